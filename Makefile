@@ -1,0 +1,32 @@
+# Two commands on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint venv bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install -q --upgrade pip
+	@$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	@$(BIN)/jupyter-memory demo
+
+lint: $(STAMP)
+	@$(BIN)/ruff check -q jupyter_memory tests benchmarks
+	@$(BIN)/ruff format -q --check jupyter_memory tests benchmarks
+	@$(BIN)/mypy --no-error-summary jupyter_memory/core jupyter_memory/store
+
+test: lint
+	@$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	@$(BIN)/python benchmarks/recall_bench.py
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,78 @@
+"""``jupyter-memory`` command line: a thin shell over the service.
+
+Each command group lives in its own module exposing ``register(subparsers)``;
+a parsed command carries ``func(args) -> int`` (the exit code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import sys
+from collections.abc import Sequence
+
+from ..exceptions import JupyterMemoryError
+from .output import fail
+
+# Command modules, in help order. Each adds its sub-commands.
+COMMAND_MODULES = [
+    "jupyter_memory.cli.memory_cmds",
+    "jupyter_memory.cli.demo_cmd",
+]
+
+
+def _options(*, suppress: bool) -> argparse.ArgumentParser:
+    # Sub-commands repeat the global options with SUPPRESS defaults, so
+    # `jupyter-memory --home X recall` and `jupyter-memory recall --home X` agree.
+    default: object = argparse.SUPPRESS if suppress else None
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument(
+        "--home",
+        default=default,
+        help="memory home (default: $JUPYTER_MEMORY_HOME or <jupyter data dir>/memory)",
+    )
+    p.add_argument("--project", default=default, help="project folder (or a known project id)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="print machine-readable JSON",
+    )
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jupyter-memory",
+        description="Governed memory for AI agents in Jupyter.",
+        parents=[_options(suppress=False)],
+    )
+    common = _options(suppress=True)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        register = importlib.import_module(name).register
+        # A module may take the shared options parser (--home/--project/--json) or not.
+        if len(inspect.signature(register).parameters) >= 2:
+            register(subparsers, common)
+        else:
+            register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except JupyterMemoryError as exc:
+        return fail(args, exc)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

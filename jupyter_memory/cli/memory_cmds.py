@@ -1,0 +1,224 @@
+"""Memory commands: remember, recall, get, forget, list, stats, import, export,
+rebuild-index, doctor."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+from typing import Any
+
+from .output import emit_json, open_memory
+
+
+def _remember(args: argparse.Namespace) -> int:
+    text = args.text if args.text != "-" else sys.stdin.read()
+    with open_memory(args) as mem:
+        entry = mem.remember(
+            text,
+            title=args.title,
+            type=args.type,
+            tier=args.tier,
+            tags=args.tags or (),
+            scope=args.scope,
+            agent=args.agent,
+        )
+        if args.json:
+            emit_json(entry.to_dict())
+        else:
+            print(f"remembered {entry.id}\n  {entry.path}")
+    return 0
+
+
+def _recall(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        hits = mem.recall(
+            " ".join(args.query),
+            type=args.type,
+            tier=args.tier,
+            scope=args.scope,
+            agent=args.agent,
+            tags=args.tag or (),
+            recent=args.recent,
+            limit=args.limit,
+            level=args.level,
+            budget=args.budget,
+        )
+    if args.json:
+        emit_json([h.to_dict() for h in hits])
+        return 0
+    if not hits:
+        print("no memories found")
+    for h in hits:
+        print(f"{h.score:5.2f}  {h.id}  [{h.type}/{h.tier}/{h.scope}]  {h.title}")
+        if h.text and h.text != h.title:
+            print(f"       {h.text}")
+    return 0
+
+
+def _get(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        entry = mem.get(args.id)
+    if args.json:
+        emit_json(entry.to_dict())
+    else:
+        print(f"# {entry.title}\n{entry.path}\n\n{entry.text}")
+    return 0
+
+
+def _forget(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        result = mem.forget(args.id)
+    emit_json(result) if args.json else print(f"forgot {args.id}")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        rows = mem.list(limit=args.limit)
+    if args.json:
+        emit_json(rows)
+        return 0
+    for r in rows:
+        print(f"{r['heat']:4}  {r['id']}  [{r['type']}/{r['tier']}/{r['scope']}]  {r['title']}")
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        stats = mem.stats()
+    if args.json:
+        emit_json(stats)
+        return 0
+    print(f"{stats['total']} memories in {stats['home']}")
+    for key in ("by_type", "by_tier", "by_scope", "by_project", "by_heat"):
+        print(f"  {key[3:]:8} " + ", ".join(f"{k}: {v}" for k, v in sorted(stats[key].items())))
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        ids = mem.import_jsonl(args.file)
+    emit_json({"imported": len(ids), "ids": ids}) if args.json else print(
+        f"imported {len(ids)} memories"
+    )
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        rows = mem.export()
+    if args.format == "jsonl":
+        import json
+
+        for r in rows:
+            sys.stdout.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
+        return 0
+    fields = [
+        "id",
+        "title",
+        "type",
+        "tier",
+        "scope",
+        "project",
+        "tags",
+        "source",
+        "confidence",
+        "created",
+        "updated",
+        "layer",
+        "heat",
+        "text",
+    ]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({**r, "tags": ";".join(r.get("tags", []))})
+    sys.stdout.write(buf.getvalue())
+    return 0
+
+
+def _rebuild(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        report = mem.rebuild_index()
+    if args.json:
+        emit_json(report)
+    else:
+        for layer, rep in report.items():
+            print(f"{layer}: indexed {rep['indexed']} files, {len(rep['problems'])} unreadable")
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        report = mem.doctor()
+    if args.json:
+        emit_json({"ok": report["ok"], "problems": report["problems"]})
+    else:
+        if report["ok"]:
+            print("ok: no problems found")
+        for p in report["problems"]:
+            print(f"{p['kind']}: {p['path']}: {p['message']}")
+    return 0 if report["ok"] else 1
+
+
+def _filters(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--type", help="episodic, semantic, procedural or reflective (comma list)")
+    p.add_argument("--tier", help="session, daily or durable (comma list)")
+    p.add_argument("--scope", help="user, project or agent:NAME")
+    p.add_argument("--agent", help="an agent's view: its own memories plus shared ones")
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("remember", parents=[common], help="store a memory")
+    p.add_argument("text", help="the memory text ('-' reads stdin)")
+    p.add_argument("--title")
+    p.add_argument("--type", default="procedural")
+    p.add_argument("--tier", default="durable")
+    p.add_argument("--tags", nargs="*")
+    p.add_argument("--scope")
+    p.add_argument("--agent")
+    p.set_defaults(func=_remember)
+
+    p = sub.add_parser("recall", parents=[common], help="search memories")
+    p.add_argument("query", nargs="*")
+    _filters(p)
+    p.add_argument("--tag", action="append")
+    p.add_argument("--recent", help="only memories updated within e.g. 7d, 12h")
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--level", default="snippet", choices=["index", "snippet", "full"])
+    p.add_argument("--budget", type=int, help="cap on the tokens returned")
+    p.set_defaults(func=_recall)
+
+    p = sub.add_parser("get", parents=[common], help="show one memory")
+    p.add_argument("id")
+    p.set_defaults(func=_get)
+
+    p = sub.add_parser("forget", parents=[common], help="delete a memory and its traces")
+    p.add_argument("id")
+    p.set_defaults(func=_forget)
+
+    p = sub.add_parser("list", parents=[common], help="list memories, HOT first")
+    p.add_argument("--limit", type=int)
+    p.set_defaults(func=_list)
+
+    p = sub.add_parser("stats", parents=[common], help="counts by type, tier, scope, project")
+    p.set_defaults(func=_stats)
+
+    p = sub.add_parser("import", parents=[common], help="bulk import a JSON-lines file")
+    p.add_argument("file")
+    p.set_defaults(func=_import)
+
+    p = sub.add_parser("export", parents=[common], help="export every memory")
+    p.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+    p.set_defaults(func=_export)
+
+    p = sub.add_parser(
+        "rebuild-index", parents=[common], help="rebuild the derived index from files"
+    )
+    p.set_defaults(func=_rebuild)
+
+    p = sub.add_parser("doctor", parents=[common], help="check files and index; exit 1 on problems")
+    p.set_defaults(func=_doctor)

@@ -1,0 +1,40 @@
+"""Printing helpers shared by every CLI command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from typing import Any
+
+from ..exceptions import JupyterMemoryError
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if hasattr(value, "value"):
+        return value.value
+    return str(value)
+
+
+def emit_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2, default=_default) + "\n")
+
+
+def fail(args: argparse.Namespace, exc: JupyterMemoryError) -> int:
+    """Domain errors: a one-line message (or JSON) and exit status 1."""
+    if getattr(args, "json", False):
+        emit_json({"error": type(exc).__name__, "message": str(exc)})
+    else:
+        sys.stderr.write(f"jupyter-memory: error: {exc}\n")
+    return 1
+
+
+def open_memory(args: argparse.Namespace) -> Any:
+    from ..service.memory import Memory
+
+    return Memory(home=args.home, project=args.project)

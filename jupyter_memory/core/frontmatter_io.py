@@ -1,0 +1,141 @@
+"""Parse and render memory files: YAML frontmatter + Markdown body.
+
+Parsing is defensive because files are edited by hand and merged by git:
+size caps before YAML sees anything, YAML aliases refused (alias bombs),
+frontmatter must be a mapping with string keys, reserved keys refused, and
+every error names the file and the field.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import PurePath
+from typing import Any
+
+import frontmatter
+import yaml
+from pydantic import ValidationError as PydanticValidationError
+
+from ..exceptions import OversizeError, ParseError
+from .models import MemoryEntry, MemoryMeta
+
+MAX_FILE_BYTES = 1_000_000
+MAX_FRONTMATTER_BYTES = 64_000
+RESERVED_KEYS = frozenset({"text", "path", "layer", "body", "content"})
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """SafeLoader that refuses anchors/aliases outright (no alias bombs)."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.YAMLError(f"YAML aliases are not allowed (line {event.start_mark.line + 1})")
+        event = self.peek_event()
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            raise yaml.YAMLError(f"YAML anchors are not allowed (line {event.start_mark.line + 1})")
+        return super().compose_node(parent, index)
+
+
+class _SafeYAMLHandler(frontmatter.YAMLHandler):  # type: ignore[misc]
+    def load(self, fm: str, **kwargs: Any) -> Any:
+        return yaml.load(fm, Loader=_NoAliasLoader)  # noqa: S506 - SafeLoader subclass
+
+
+_HANDLER = _SafeYAMLHandler()
+
+
+def decode_file(data: bytes, *, path: str | PurePath | None = None) -> str:
+    """Bytes of a stored file to text, with size, NUL and UTF-8 checks."""
+    if len(data) > MAX_FILE_BYTES:
+        raise ParseError(f"file is {len(data)} bytes, over the {MAX_FILE_BYTES} cap", path=path)
+    if b"\x00" in data:
+        raise ParseError("file contains NUL bytes", path=path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"invalid UTF-8 at byte {exc.start}", path=path) from exc
+
+
+def split_frontmatter(
+    text: str, *, path: str | PurePath | None = None
+) -> tuple[dict[str, Any], str]:
+    """Return (metadata mapping, body); raise :class:`ParseError` naming the problem."""
+    # Our own split (not the library's regex, whose greedy boundary eats blank
+    # lines) so that parse and render are exact inverses.
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip("\r") != "---":
+        raise ParseError("no YAML frontmatter (file must start with a '---' line)", path=path)
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r") == "---":
+            fm = "\n".join(lines[1:i])
+            body = "\n".join(lines[i + 1 :])
+            break
+    else:
+        raise ParseError("frontmatter is not closed by a '---' line", path=path)
+    if body.startswith("\n"):
+        body = body[1:]
+    if len(fm.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
+        raise ParseError(f"frontmatter over {MAX_FRONTMATTER_BYTES} bytes", path=path)
+    try:
+        meta = _HANDLER.load(fm)
+    except yaml.YAMLError as exc:
+        raise ParseError(f"malformed YAML frontmatter: {exc}", path=path) from exc
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise ParseError(f"frontmatter must be a mapping, not a {type(meta).__name__}", path=path)
+    for key in meta:
+        if not isinstance(key, str):
+            raise ParseError(f"frontmatter key {key!r} is not a string", path=path)
+        if key in RESERVED_KEYS:
+            raise ParseError(f"frontmatter key {key!r} is reserved", path=path)
+    return meta, body
+
+
+def _describe(exc: PydanticValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "frontmatter"
+        parts.append(f"field {loc!r}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def parse_memory(data: bytes | str, *, path: str | PurePath | None = None) -> MemoryEntry:
+    text = data if isinstance(data, str) else decode_file(data, path=path)
+    if isinstance(data, str) and len(data.encode("utf-8")) > MAX_FILE_BYTES:
+        raise ParseError(f"file over the {MAX_FILE_BYTES}-byte cap", path=path)
+    meta_dict, body = split_frontmatter(text, path=path)
+    try:
+        meta = MemoryMeta.model_validate(meta_dict)
+        return MemoryEntry(meta=meta, text=body, path=None if path is None else PurePath(path).name)
+    except PydanticValidationError as exc:
+        raise ParseError(_describe(exc), path=path) from exc
+    except ValueError as exc:  # our own validators' errors (unsafe names)
+        raise ParseError(str(exc), path=path) from exc
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
+
+
+def render_memory(entry: MemoryEntry) -> str:
+    """Frontmatter + body; ``parse_memory(render_memory(e))`` gives ``e`` back."""
+    meta = entry.meta.model_dump(mode="json", exclude_none=False)
+    if meta.get("project") is None:
+        meta.pop("project", None)
+    text = entry.text
+    size = len(text.encode("utf-8"))
+    if size > MAX_FILE_BYTES - MAX_FRONTMATTER_BYTES:
+        raise OversizeError(f"text is {size} bytes, over the cap", field="text")
+    fm = yaml.safe_dump(
+        {k: _plain(v) for k, v in meta.items()},
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=10_000,
+    )
+    return f"---\n{fm}---\n\n{text}"

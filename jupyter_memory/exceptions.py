@@ -1,0 +1,109 @@
+"""Every error jupyter-memory raises on purpose.
+
+Hierarchy::
+
+    JupyterMemoryError
+    ├── ValidationError          bad input from a person or agent (field named)
+    │   ├── UnsafeNameError      path traversal / control chars in a slug, id or project
+    │   └── OversizeError        input past a size cap
+    ├── NotFoundError            unknown id, label, project or case
+    ├── ConflictError            already decided (apply/dismiss twice), stale state
+    ├── PolicyError              refused by policy (memory disabled, write policy, rate limit)
+    ├── ParseError               a stored file cannot be read (path and reason named)
+    ├── StoreError               a durable write or delete failed (path named)
+    │   └── LockTimeoutError     another writer held the lock too long
+    └── DerivedIndexError        the derived index disagrees and cannot be repaired
+
+Adapters (magics, REST, CLI, MCP) turn these into ``UsageError``, HTTP status
+codes, exit codes and tool errors; the service never swallows them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class JupyterMemoryError(Exception):
+    """Base class for every deliberate jupyter-memory error."""
+
+
+class ValidationError(JupyterMemoryError, ValueError):
+    """Input that cannot be accepted; ``field`` names what was wrong."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}" if field else message)
+
+
+class UnsafeNameError(ValidationError):
+    """A name that could escape its folder or confuse a file system."""
+
+
+class OversizeError(ValidationError):
+    """Input larger than the cap for its kind."""
+
+
+class NotFoundError(JupyterMemoryError, KeyError):
+    """An id, label, project or case that does not exist."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; we want the message
+        return str(self.args[0]) if self.args else ""
+
+
+class ConflictError(JupyterMemoryError):
+    """The thing was already decided or changed underneath the caller."""
+
+    def __init__(self, message: str, *, state: str | None = None) -> None:
+        self.state = state
+        super().__init__(message)
+
+
+class PolicyError(JupyterMemoryError):
+    """Refused by a switch, a write policy or a rate limit."""
+
+
+class ParseError(JupyterMemoryError):
+    """A stored file that cannot be parsed; ``path`` and ``reason`` say why."""
+
+    def __init__(self, reason: str, *, path: Path | str | None = None, line: int | None = None):
+        self.path = Path(path) if path is not None else None
+        self.reason = reason
+        self.line = line
+        where = str(path) if path is not None else "<input>"
+        if line is not None:
+            where = f"{where}:{line}"
+        super().__init__(f"{where}: {reason}")
+
+
+class StoreError(JupyterMemoryError, OSError):
+    """A write, rename or delete on disk failed; nothing half-written is left."""
+
+    def __init__(self, message: str, *, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        super().__init__(f"{path}: {message}" if path is not None else message)
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class LockTimeoutError(StoreError):
+    """Another writer held the lock longer than the timeout."""
+
+
+class DerivedIndexError(JupyterMemoryError):
+    """A derived view disagrees with the files and cannot be repaired unambiguously."""
+
+
+__all__ = [
+    "ConflictError",
+    "DerivedIndexError",
+    "JupyterMemoryError",
+    "LockTimeoutError",
+    "NotFoundError",
+    "OversizeError",
+    "ParseError",
+    "PolicyError",
+    "StoreError",
+    "UnsafeNameError",
+    "ValidationError",
+]

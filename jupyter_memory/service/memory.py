@@ -1,0 +1,654 @@
+"""The ``Memory`` facade: the one place where memory policy lives.
+
+Adapters (magics, CLI, REST, MCP) call these methods and render the results;
+they never touch files. Clock and id generator are injected for tests.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError as PydanticValidationError
+
+from ..core.attention import attention_score, heat
+from ..core.disclosure import Level, snippet
+from ..core.durations import parse_duration
+from ..core.hits import RecallHit
+from ..core.ids import new_id
+from ..core.models import (
+    MAX_TEXT_CHARS,
+    EvidenceQuote,
+    MemoryEntry,
+    MemoryMeta,
+    MemoryType,
+    Source,
+    Tier,
+    utcnow,
+    validate_scope,
+)
+from ..core.names import validate_id
+from ..core.text import estimate_tokens
+from ..exceptions import NotFoundError, OversizeError, ParseError, ValidationError
+from ..store.audit import AuditLog
+from ..store.json_file import read_json, write_json
+from ..store.jsonl import read_jsonl
+from ..store.layout import project_gitignore, project_root
+from ..store.root import StoreRoot
+from ..store.search_index import IndexRow, SearchQuery
+from .paths import resolve_home, resolve_project_dir
+
+# Project memories outrank user ones of equal relevance when a project is focused.
+PROJECT_BOOST = 1.25
+IMPORT_BATCH = 2000
+PROJECTS_FILE = "projects.json"
+
+
+def _enum(enum: type[Any], value: Any, field: str) -> Any:
+    try:
+        return enum(value.value if hasattr(value, "value") else value)
+    except ValueError:
+        allowed = ", ".join(e.value for e in enum)
+        raise ValidationError(f"{value!r} is not one of: {allowed}", field=field) from None
+
+
+def _many(value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v for v in (p.strip() for p in value.split(",")) if v]
+    return [str(v) for v in value]
+
+
+def check_text(text: Any, field: str = "text") -> str:
+    if not isinstance(text, str):
+        raise ValidationError("must be a string", field=field)
+    if "\x00" in text:
+        raise ValidationError("contains NUL bytes", field=field)
+    if len(text) > MAX_TEXT_CHARS:
+        raise OversizeError(
+            f"is {len(text)} characters, over the {MAX_TEXT_CHARS}-character cap", field=field
+        )
+    if not text.strip():
+        raise ValidationError("must not be empty", field=field)
+    return text
+
+
+def default_title(text: str) -> str:
+    first = next((ln.strip().lstrip("#").strip() for ln in text.splitlines() if ln.strip()), "")
+    return (first[:77] + "…") if len(first) > 80 else first
+
+
+class Memory:
+    """Governed memory for one person: a user home and, optionally, a focused project."""
+
+    def __init__(
+        self,
+        home: str | os.PathLike[str] | None = None,
+        project: str | os.PathLike[str] | None = None,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        id_factory: Callable[[], str] | None = None,
+        actor: str = "person",
+    ) -> None:
+        self.home = resolve_home(home)
+        self.clock = clock or utcnow
+        self._id_factory = id_factory
+        self.actor = actor
+        self.user = StoreRoot(self.home, layer="user")
+        self.audit = AuditLog(self.user.layout.audit)
+        self.project_id: str | None = None
+        self.project_dir: Path | None = None
+        self.project_root: StoreRoot | None = None
+        self._project_roots: dict[str, StoreRoot] = {}
+        if project is not None:
+            self.focus(project)
+
+    # -- projects ---------------------------------------------------------------------
+
+    def known_projects(self) -> dict[str, str]:
+        data = read_json(self.home / PROJECTS_FILE, {})
+        if not isinstance(data, dict):
+            raise ParseError(
+                "must be a JSON object of project id → folder", path=self.home / PROJECTS_FILE
+            )
+        return {str(k): str(v) for k, v in data.items()}
+
+    def _project(self, project: str | os.PathLike[str]) -> tuple[str, StoreRoot]:
+        pid, folder = resolve_project_dir(project, self.known_projects())
+        root = self._project_roots.get(pid)
+        if root is None:
+            root = StoreRoot(project_root(folder), layer="project", gitignore=project_gitignore())
+            self._project_roots[pid] = root
+            known = self.known_projects()
+            if known.get(pid) != str(folder):
+                with self.user.locked():
+                    known = self.known_projects()
+                    known[pid] = str(folder)
+                    write_json(self.home / PROJECTS_FILE, known)
+        return pid, root
+
+    def focus(self, project: str | os.PathLike[str] | None) -> str | None:
+        """Focus a project folder (or a known project id); ``None`` unfocuses."""
+        if project is None:
+            self.project_id = self.project_dir = self.project_root = None
+            return None
+        pid, root = self._project(project)
+        self.project_id, self.project_root = pid, root
+        self.project_dir = root.root.parent
+        return pid
+
+    def _roots(self, project: str | os.PathLike[str] | None = None) -> list[StoreRoot]:
+        roots: list[StoreRoot] = []
+        if project is not None:
+            roots.append(self._project(project)[1])
+        elif self.project_root is not None:
+            roots.append(self.project_root)
+        roots.append(self.user)
+        return roots
+
+    def _new_id(self) -> str:
+        return self._id_factory() if self._id_factory else new_id(self.clock())
+
+    # -- writing ----------------------------------------------------------------------
+
+    def _build_entry(
+        self,
+        text: str,
+        *,
+        title: str | None,
+        type: Any,
+        tier: Any,
+        tags: Iterable[str],
+        scope: str,
+        project_id: str | None,
+        source: Any,
+        confidence: float,
+        evidence: Iterable[Any],
+        reviewed: bool,
+        created: datetime | None,
+        related: Iterable[str],
+        extra: dict[str, Any] | None = None,
+    ) -> MemoryEntry:
+        check_text(text)
+        if title is not None:
+            check_text(title, "title")
+        now = self.clock()
+        quotes = [
+            e
+            if isinstance(e, EvidenceQuote)
+            else EvidenceQuote.model_validate(e if isinstance(e, dict) else {"quote": str(e)})
+            for e in evidence
+        ]
+        try:
+            meta = MemoryMeta(
+                id=self._new_id(),
+                title=title if title is not None else default_title(text),
+                type=_enum(MemoryType, type, "type"),
+                tier=_enum(Tier, tier, "tier"),
+                scope=validate_scope(scope),
+                project=project_id,
+                tags=list(tags),
+                source=_enum(Source, source, "source"),
+                confidence=confidence,
+                created=created or now,
+                updated=created or now,
+                related=[validate_id(r, field="related") for r in related],
+                evidence=quotes,
+                reviewed=reviewed,
+                **(extra or {}),
+            )
+        except PydanticValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or "memory"
+            raise ValidationError(err["msg"], field=field) from exc
+        return MemoryEntry(meta=meta, text=text)
+
+    def _target(
+        self, scope: str | None, agent: str | None, project: str | os.PathLike[str] | None
+    ) -> tuple[str, StoreRoot, str | None]:
+        if agent is not None:
+            scope = f"agent:{agent}"
+        root_pid: tuple[str, StoreRoot] | None = None
+        if project is not None:
+            root_pid = self._project(project)
+        elif self.project_root is not None and self.project_id is not None:
+            root_pid = (self.project_id, self.project_root)
+        if scope is None:
+            scope = "project" if root_pid is not None else "user"
+        validate_scope(scope)
+        if scope == "project":
+            if root_pid is None:
+                raise ValidationError(
+                    "project scope needs a project: focus one or pass project=", field="scope"
+                )
+            return scope, root_pid[1], root_pid[0]
+        return scope, self.user, root_pid[0] if (root_pid and project is not None) else None
+
+    def remember(
+        self,
+        text: str,
+        title: str | None = None,
+        type: str | MemoryType = MemoryType.procedural,
+        tier: str | Tier = Tier.durable,
+        tags: Iterable[str] = (),
+        scope: str | None = None,
+        source: str | Source = Source.manual,
+        *,
+        project: str | os.PathLike[str] | None = None,
+        agent: str | None = None,
+        confidence: float = 1.0,
+        evidence: Iterable[Any] = (),
+        reviewed: bool = True,
+        related: Iterable[str] = (),
+        created: datetime | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> MemoryEntry:
+        """Store a memory durably and return it (with its absolute ``path``)."""
+        scope, root, pid = self._target(scope, agent, project)
+        entry = self._build_entry(
+            text,
+            title=title,
+            type=type,
+            tier=tier,
+            tags=_many(tags) if isinstance(tags, str) else tags,
+            scope=scope,
+            project_id=pid,
+            source=source,
+            confidence=confidence,
+            evidence=evidence,
+            reviewed=reviewed,
+            created=created,
+            related=related,
+            extra=extra,
+        )
+        name, digest = root.write_new(entry)
+        self.audit.append(
+            "create",
+            actor=self.actor,
+            at=self.clock(),
+            id=entry.id,
+            sha256=digest,
+            layer=root.layer,
+        )
+        entry.layer = root.layer
+        entry.path = str(root.files.path_of(name))
+        return entry
+
+    def update(self, memory_id: str, **changes: Any) -> MemoryEntry:
+        """Change a memory's text or metadata (``reviewed=True`` after review, tags, …)."""
+        root, name = self._locate(memory_id)
+        entry = root.read(name)
+        if "text" in changes:
+            entry.text = check_text(changes.pop("text"))
+        data = entry.meta.model_dump()
+        data.update(changes)
+        data["updated"] = self.clock()
+        try:
+            entry.meta = MemoryMeta.model_validate(data)
+        except PydanticValidationError as exc:
+            err = exc.errors()[0]
+            raise ValidationError(err["msg"], field=".".join(map(str, err["loc"]))) from exc
+        digest = root.write_existing(name, entry)
+        self.audit.append(
+            "update",
+            actor=self.actor,
+            at=self.clock(),
+            id=memory_id,
+            sha256=digest,
+            layer=root.layer,
+        )
+        entry.layer = root.layer
+        entry.path = str(root.files.path_of(name))
+        return entry
+
+    def forget(self, memory_id: str) -> dict[str, Any]:
+        """Delete a memory and every derived trace; the audit keeps id, hash and time only."""
+        validate_id(memory_id)
+        root, _ = self._locate(memory_id)
+        _, digest = root.delete(memory_id)
+        self.audit.append(
+            "delete",
+            actor=self.actor,
+            at=self.clock(),
+            id=memory_id,
+            sha256=digest,
+            layer=root.layer,
+        )
+        return {"id": memory_id, "deleted": True, "layer": root.layer}
+
+    def import_jsonl(self, path: str | os.PathLike[str], *, source: str = "import") -> list[str]:
+        """Bulk import: validate every line first (nothing written on error), then batch writes."""
+        src = Path(path)
+        by_root: dict[int, tuple[StoreRoot, list[MemoryEntry]]] = {}
+        for number, obj in read_jsonl(src):
+            try:
+                if "text" not in obj:
+                    raise ValidationError("missing", field="text")
+                scope, root, pid = self._target(obj.get("scope"), obj.get("agent"), None)
+                created = obj.get("created")
+                entry = self._build_entry(
+                    obj["text"],
+                    title=obj.get("title"),
+                    type=obj.get("type", MemoryType.semantic.value),
+                    tier=obj.get("tier", Tier.durable.value),
+                    tags=_many(obj.get("tags")),
+                    scope=scope,
+                    project_id=pid,
+                    source=obj.get("source", source),
+                    confidence=float(obj.get("confidence", 1.0)),
+                    evidence=obj.get("evidence", ()),
+                    reviewed=bool(obj.get("reviewed", True)),
+                    created=datetime.fromisoformat(created) if isinstance(created, str) else None,
+                    related=(),
+                    extra={k: v for k, v in obj.get("extra", {}).items()}
+                    if isinstance(obj.get("extra"), dict)
+                    else None,
+                )
+            except (ValidationError, ValueError, TypeError) as exc:
+                raise ParseError(str(exc), path=src, line=number) from exc
+            by_root.setdefault(id(root), (root, []))[1].append(entry)
+        ids: list[str] = []
+        for root, entries in by_root.values():
+            for start in range(0, len(entries), IMPORT_BATCH):
+                chunk = entries[start : start + IMPORT_BATCH]
+                written = root.write_batch(chunk)
+                at = self.clock()
+                for entry, (_, digest) in zip(chunk, written):
+                    self.audit.append(
+                        "create",
+                        actor=self.actor,
+                        at=at,
+                        id=entry.id,
+                        sha256=digest,
+                        layer=root.layer,
+                        via="import",
+                    )
+                    ids.append(entry.id)
+        return ids
+
+    # -- reading ----------------------------------------------------------------------
+
+    def _locate(self, memory_id: str) -> tuple[StoreRoot, str]:
+        validate_id(memory_id)
+        roots = list(self._project_roots.values()) + [self.user]
+        for root in roots:
+            name = root.name_of(memory_id)
+            if name is not None:
+                return root, name
+        raise NotFoundError(f"no memory with id {memory_id!r}")
+
+    def get(self, memory_id: str) -> MemoryEntry:
+        root, name = self._locate(memory_id)
+        entry = root.read(name)
+        entry.path = str(root.files.path_of(name))
+        return entry
+
+    def _query(
+        self,
+        query: str,
+        *,
+        type: str | Sequence[str] | None,
+        tier: str | Sequence[str] | None,
+        scope: str | None,
+        agent: str | None,
+        project_filter: str | None,
+        tags: str | Sequence[str],
+        since: datetime | None,
+        recent: str | timedelta | None,
+        limit: int,
+        reviewed_only: bool,
+    ) -> SearchQuery:
+        now = self.clock()
+        if recent is not None:
+            window = recent if isinstance(recent, timedelta) else parse_duration(recent)
+            since = max(since, now - window) if since else now - window
+        types = [_enum(MemoryType, t, "type").value for t in _many(type)]
+        tiers = [_enum(Tier, t, "tier").value for t in _many(tier)]
+        if scope is not None:
+            scopes = [validate_scope(scope)]
+        elif agent is not None:
+            validate_id(agent, field="agent")
+            scopes = ["user", "project", f"agent:{agent}"]
+        else:
+            scopes = []
+        if not isinstance(limit, int) or limit < 1 or limit > 1000:
+            raise ValidationError("must be an integer from 1 to 1000", field="limit")
+        if not isinstance(query, str):
+            raise ValidationError("must be a string", field="query")
+        if len(query) > 10_000:
+            raise OversizeError("is over 10,000 characters", field="query")
+        return SearchQuery(
+            text=query,
+            types=types,
+            tiers=tiers,
+            scopes=scopes,
+            project=project_filter,
+            tags=_many(tags),
+            since=since,
+            reviewed_only=reviewed_only,
+            limit=limit,
+            now=now,
+        )
+
+    def recall(
+        self,
+        query: str = "",
+        *,
+        type: str | Sequence[str] | None = None,
+        tier: str | Sequence[str] | None = None,
+        scope: str | None = None,
+        agent: str | None = None,
+        project: str | os.PathLike[str] | None = None,
+        tags: str | Sequence[str] = (),
+        since: datetime | None = None,
+        recent: str | timedelta | None = None,
+        limit: int = 10,
+        level: str | Level = Level.snippet,
+        budget: int | None = None,
+        reviewed_only: bool = False,
+        record_access: bool = True,
+    ) -> list[RecallHit]:
+        """Ranked hits from the focused project (first) and the user layer."""
+        lvl = _enum(Level, level, "level")
+        project_filter = self._project(project)[0] if project is not None else None
+        q = self._query(
+            query,
+            type=type,
+            tier=tier,
+            scope=scope,
+            agent=agent,
+            project_filter=project_filter,
+            tags=tags,
+            since=since,
+            recent=recent,
+            limit=limit,
+            reviewed_only=reviewed_only,
+        )
+        ranked: list[tuple[float, StoreRoot, IndexRow]] = []
+        for root in self._roots(project):
+            boost = PROJECT_BOOST if root.layer == "project" else 1.0
+            ranked.extend((row.score * boost, root, row) for row in root.search(q))
+        ranked.sort(key=lambda t: t[0], reverse=True)
+        hits: list[RecallHit] = []
+        used = 0
+        top = max((s for s, _, _ in ranked), default=1.0) or 1.0
+        for score, root, row in ranked[:limit]:
+            hit = self._hit(root, row, score / top, lvl, query)
+            if budget is not None:
+                if used + hit.tokens > budget:
+                    if lvl is Level.index:
+                        break
+                    hit = self._hit(root, row, score / top, Level.index, query)
+                    if used + hit.tokens > budget:
+                        break
+                used += hit.tokens
+            hits.append(hit)
+        if record_access and hits:
+            at = self.clock()
+            for root in {id(r): r for _, r, _ in ranked}.values():
+                ids = [h.id for h in hits if h.layer == root.layer]
+                root.record_access(ids, at)
+        return hits
+
+    def _hit(
+        self, root: StoreRoot, row: IndexRow, score: float, level: Level, query: str
+    ) -> RecallHit:
+        if level is Level.index:
+            text = ""
+        else:
+            body = root.index.body_of(row.name) or ""
+            text = body if level is Level.full else snippet(body, query)
+        tokens = estimate_tokens(f"{row.id} {row.title} {text}")
+        return RecallHit(
+            id=row.id,
+            title=row.title,
+            text=text,
+            type=row.type,
+            tier=row.tier,
+            scope=row.scope,
+            project=row.project,
+            tags=row.tags,
+            source=row.source,
+            score=round(score, 4),
+            attention=round(row.attention, 4),
+            heat=heat(row.attention),
+            reviewed=row.reviewed,
+            created=row.created,
+            updated=row.updated,
+            layer=root.layer,
+            path=str(root.files.path_of(row.name)),
+            level=level.value,
+            tokens=tokens,
+        )
+
+    def list(self, *, limit: int | None = None, include_cold: bool = True) -> list[dict[str, Any]]:
+        """All memories with attention and heat, HOT then WARM then COLD, newest first."""
+        now = self.clock()
+        out: list[dict[str, Any]] = []
+        for root in self._roots():
+            for row in root.rows():
+                last = max(row.updated, row.last_accessed or row.updated)
+                att = attention_score(
+                    tier=row.tier,
+                    last_active=last,
+                    now=now,
+                    access_count=row.access_count,
+                    confidence=row.confidence,
+                )
+                d = {
+                    "id": row.id,
+                    "title": row.title,
+                    "type": row.type,
+                    "tier": row.tier,
+                    "scope": row.scope,
+                    "project": row.project,
+                    "tags": row.tags,
+                    "source": row.source,
+                    "confidence": row.confidence,
+                    "reviewed": row.reviewed,
+                    "created": row.created,
+                    "updated": row.updated,
+                    "access_count": row.access_count,
+                    "last_accessed": row.last_accessed,
+                    "attention": round(att, 4),
+                    "heat": heat(att),
+                    "layer": root.layer,
+                    "path": str(root.files.path_of(row.name)),
+                }
+                if include_cold or d["heat"] != "COLD":
+                    out.append(d)
+        order = {"HOT": 0, "WARM": 1, "COLD": 2}
+        out.sort(key=lambda d: (order[d["heat"]], -d["updated"].timestamp()))
+        return out[:limit] if limit else out
+
+    def stats(self) -> dict[str, Any]:
+        rows = self.list()
+
+        def count(key: str) -> dict[str, int]:
+            return dict(Counter(str(r[key]) for r in rows))
+
+        return {
+            "total": len(rows),
+            "by_type": count("type"),
+            "by_tier": count("tier"),
+            "by_scope": count("scope"),
+            "by_project": dict(Counter(str(r["project"] or "-") for r in rows)),
+            "by_heat": count("heat"),
+            "by_layer": count("layer"),
+            "unreviewed": sum(1 for r in rows if not r["reviewed"]),
+            "home": str(self.home),
+            "project": self.project_id,
+            "project_dir": str(self.project_dir) if self.project_dir else None,
+            "index": [
+                {
+                    "layer": root.layer,
+                    "root": str(root.root),
+                    "entries": root.index.count(),
+                    "unreadable_files": len(root.index.problems()),
+                }
+                for root in self._roots()
+            ],
+        }
+
+    # -- maintenance ------------------------------------------------------------------
+
+    def rebuild_index(self) -> dict[str, Any]:
+        out = {}
+        for root in self._roots():
+            rep = root.rebuild()
+            out[root.layer] = {
+                "indexed": rep.added,
+                "problems": [{"path": n, "message": m} for n, m in rep.problems],
+                "notices": rep.notices,
+            }
+        return out
+
+    def doctor(self) -> dict[str, Any]:
+        """Check every root; never rewrites a stored file. ``ok`` is False on any problem."""
+        problems: list[dict[str, str]] = []
+        notices: list[str] = []
+        for root in self._roots():
+            rep = root.ensure_synced(force=True)
+            if rep is not None:
+                notices.extend(rep.notices)
+            for name, reason in root.index.problems():
+                problems.append(
+                    {"path": str(root.files.path_of(name)), "kind": "unreadable", "message": reason}
+                )
+            for link in root.files.symlinks():
+                problems.append(
+                    {
+                        "path": str(link),
+                        "kind": "symlink",
+                        "message": "symlink in a memory folder is not followed",
+                    }
+                )
+        try:
+            sum(1 for _ in self.audit.records())
+        except ParseError as exc:
+            problems.append({"path": str(self.audit.path), "kind": "audit", "message": str(exc)})
+        return {"ok": not problems, "problems": problems, "notices": notices}
+
+    def export(self) -> list[dict[str, Any]]:
+        out = []
+        for row in self.list():
+            entry = self.get(row["id"])
+            d = entry.to_dict()
+            d.update({"layer": row["layer"], "attention": row["attention"], "heat": row["heat"]})
+            out.append(d)
+        return out
+
+    def close(self) -> None:
+        for root in [self.user, *self._project_roots.values()]:
+            root.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,175 @@
+"""Durable file writes: the one write path every stored file goes through.
+
+A write is durable or it is an error (DESIGN.md invariant 2): unique temp file
+in the same folder, write + flush + fsync, ``os.replace``, fsync of the folder,
+then a read-back comparison. Callers hold the root's lock (:func:`root_lock`)
+around a write and the index update that follows it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from ..exceptions import LockTimeoutError, StoreError, UnsafeNameError
+
+LOCK_TIMEOUT_S = 30.0
+LOCK_NAME = ".jupyter-memory.lock"
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a rename or unlink in ``folder`` survive a power cut."""
+    if os.name == "nt":  # Windows cannot open a directory for fsync
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def ensure_dir(folder: Path) -> None:
+    """Create ``folder`` (and parents), refusing a symlink in its place."""
+    if folder.is_symlink():
+        raise UnsafeNameError(f"refusing to use a symlinked folder: {folder}", field="path")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create folder: {exc.strerror or exc}", path=folder) from exc
+
+
+def write_bytes_atomic(path: Path, data: bytes, *, verify: bool = True) -> str:
+    """Replace ``path`` with ``data`` durably; return the content's sha256.
+
+    On any failure the temp file is removed, the old file (if any) is left as
+    it was, and a :class:`StoreError` naming ``path`` is raised.
+    """
+    folder = path.parent
+    ensure_dir(folder)
+    if path.is_symlink():
+        raise UnsafeNameError(f"refusing to write through a symlink: {path}", field="path")
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        fsync_dir(folder)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise StoreError(f"write failed: {exc.strerror or exc}", path=path) from exc
+    digest = sha256_bytes(data)
+    if verify:
+        try:
+            back = path.read_bytes()
+        except OSError as exc:
+            raise StoreError(f"read-back failed: {exc.strerror or exc}", path=path) from exc
+        if sha256_bytes(back) != digest:
+            raise StoreError("read-back differs from what was written", path=path)
+    return digest
+
+
+def write_text_atomic(path: Path, text: str, *, verify: bool = True) -> str:
+    return write_bytes_atomic(path, text.encode("utf-8"), verify=verify)
+
+
+def delete_durable(path: Path) -> bool:
+    """Remove ``path`` and fsync its folder; ``False`` when it was already gone."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise StoreError(f"delete failed: {exc.strerror or exc}", path=path) from exc
+    fsync_dir(path.parent)
+    return True
+
+
+def move_durable(src: Path, dst: Path) -> None:
+    """Rename ``src`` to ``dst`` (same file system) and fsync both folders."""
+    ensure_dir(dst.parent)
+    if dst.exists():
+        raise StoreError("target already exists", path=dst)
+    try:
+        os.replace(src, dst)
+    except OSError as exc:
+        raise StoreError(f"move failed: {exc.strerror or exc}", path=src) from exc
+    fsync_dir(dst.parent)
+    if src.parent != dst.parent:
+        fsync_dir(src.parent)
+
+
+@contextlib.contextmanager
+def root_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Hold the inter-process write lock of one storage root."""
+    ensure_dir(root)
+    lock = FileLock(str(root / LOCK_NAME), timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout as exc:
+        raise LockTimeoutError(
+            f"another writer held the lock for more than {timeout:.0f}s", path=root
+        ) from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def remove_stale_temp_files(folder: Path) -> list[Path]:
+    """Delete ``.*.tmp`` leftovers of writers killed mid-write (caller holds the lock)."""
+    removed: list[Path] = []
+    if not folder.is_dir():
+        return removed
+    for tmp in folder.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+            removed.append(tmp)
+    return removed
+
+
+def write_many_atomic(items: list[tuple[Path, bytes]]) -> list[str]:
+    """Durably write a batch of new files with one flush of the file system.
+
+    Each file still appears whole or not at all (temp + rename); the batch
+    pays for one ``os.sync`` instead of one fsync per file (bulk import).
+    """
+    temps: list[tuple[Path, Path]] = []
+    try:
+        for path, data in items:
+            ensure_dir(path.parent)
+            if path.is_symlink():
+                raise UnsafeNameError(f"refusing to write through a symlink: {path}", field="path")
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            temps.append((Path(tmp_name), path))
+        if hasattr(os, "sync"):
+            os.sync()
+        else:  # pragma: no cover - platforms without sync(2)
+            for tmp, _ in temps:
+                with tmp.open("rb+") as fh:
+                    os.fsync(fh.fileno())
+        for tmp, path in temps:
+            os.replace(tmp, path)
+        for folder in {path.parent for _, path in temps}:
+            fsync_dir(folder)
+    except OSError as exc:
+        for tmp, _ in temps:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        raise StoreError(f"batch write failed: {exc.strerror or exc}") from exc
+    return [sha256_bytes(data) for _, data in items]

@@ -1,0 +1,79 @@
+"""Append-only audit log (JSON lines) of every create, update and delete.
+
+A deletion keeps only id, hash and time: a forgotten memory's text must not
+survive in the log (DESIGN.md, issue 2 "forget").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..exceptions import ParseError, StoreError
+from .atomic import ensure_dir, fsync_dir
+
+AUDIT_FILE = "audit.jsonl"
+
+
+class AuditLog:
+    """One JSON object per line; appends are fsynced before returning."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def append(
+        self,
+        action: str,
+        *,
+        actor: str,
+        at: datetime,
+        id: str | None = None,
+        path: str | None = None,
+        sha256: str | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        record: dict[str, Any] = {"at": at.isoformat(), "action": action, "actor": actor}
+        if id is not None:
+            record["id"] = id
+        if path is not None:
+            record["path"] = path
+        if sha256 is not None:
+            record["sha256"] = sha256
+        record.update({k: v for k, v in extra.items() if v is not None})
+        line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+        created = not self.path.exists()
+        ensure_dir(self.path.parent)
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise StoreError(f"audit append failed: {exc.strerror or exc}", path=self.path) from exc
+        if created:
+            fsync_dir(self.path.parent)
+        return record
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Yield every record; a torn last line (crash mid-append) is skipped."""
+        if not self.path.exists():
+            return
+        with self.path.open("rb") as fh:
+            lines = fh.read().split(b"\n")
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                if number == len(lines) or (number == len(lines) - 1 and not lines[-1]):
+                    continue
+                raise ParseError(f"bad audit line: {exc}", path=self.path, line=number) from exc
+            if isinstance(rec, dict):
+                yield rec

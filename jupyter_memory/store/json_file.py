@@ -1,0 +1,36 @@
+"""Small JSON documents a root owns (settings, project registry, cursors)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..exceptions import ParseError
+from .atomic import write_text_atomic
+
+MAX_JSON_BYTES = 1_000_000
+
+
+def read_json(path: Path, default: Any) -> Any:
+    """Parsed JSON, ``default`` when the file is absent; a clear error when unreadable."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return default
+    except OSError as exc:
+        raise ParseError(f"cannot read: {exc.strerror or exc}", path=path) from exc
+    if len(data) > MAX_JSON_BYTES:
+        raise ParseError(f"over the {MAX_JSON_BYTES}-byte cap", path=path)
+    try:
+        return json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"invalid UTF-8 at byte {exc.start}", path=path) from exc
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from exc
+
+
+def write_json(path: Path, value: Any) -> str:
+    """Durable write (caller holds the root lock); returns the sha256."""
+    text = json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    return write_text_atomic(path, text)

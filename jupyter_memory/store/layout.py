@@ -1,0 +1,62 @@
+"""Where things live inside a storage root (DESIGN.md, "Where things live").
+
+A root is the user's memory home or a project's ``.jupyter-memory`` folder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_DIR_NAME = ".jupyter-memory"
+_PROJECT_GITIGNORE = ".index/\n.jupyter-memory.lock\n.*.tmp\n"
+
+
+@dataclass(frozen=True)
+class RootLayout:
+    root: Path
+
+    @property
+    def memories(self) -> Path:
+        return self.root / "memories"
+
+    @property
+    def archive(self) -> Path:
+        return self.root / "memories" / ".old"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.root / ".index"
+
+    @property
+    def index_db(self) -> Path:
+        return self.index_dir / "index.sqlite"
+
+    @property
+    def access_db(self) -> Path:
+        return self.index_dir / "access.sqlite"
+
+    @property
+    def audit(self) -> Path:
+        return self.root / "audit.jsonl"
+
+    @property
+    def knowledge(self) -> Path:
+        return self.root / "knowledge.md"
+
+    @property
+    def queue(self) -> Path:
+        return self.root / "queue"
+
+    @property
+    def settings(self) -> Path:
+        return self.root / "settings.json"
+
+
+def project_root(project_dir: Path) -> Path:
+    return project_dir / PROJECT_DIR_NAME
+
+
+def project_gitignore() -> str:
+    """Contents of ``.jupyter-memory/.gitignore``: derived data is never committed."""
+    return _PROJECT_GITIGNORE

@@ -1,0 +1,85 @@
+"""Memory files of one root: list, read, write and delete ``memories/*.md``.
+
+The only code that reads or writes memory files. Writes go through
+:mod:`.atomic`; symlinks inside the folder are never followed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.frontmatter_io import MAX_FILE_BYTES, parse_memory, render_memory
+from ..core.models import MemoryEntry
+from ..exceptions import ParseError, UnsafeNameError
+from .atomic import delete_durable, ensure_dir, write_text_atomic
+from .layout import RootLayout
+
+
+@dataclass(frozen=True)
+class FileStat:
+    name: str
+    mtime_ns: int
+    size: int
+
+
+class MemoryFiles:
+    def __init__(self, layout: RootLayout) -> None:
+        self.layout = layout
+        self.folder = layout.memories
+
+    def path_of(self, name: str) -> Path:
+        if "/" in name or "\\" in name or name.startswith(".") or not name.endswith(".md"):
+            raise UnsafeNameError(f"not a memory file name: {name!r}", field="path")
+        return self.folder / name
+
+    def scan(self) -> Iterator[FileStat]:
+        """Every ``*.md`` regular file (symlinks skipped) with its stat."""
+        if not self.folder.is_dir():
+            return
+        with os.scandir(self.folder) as it:
+            for de in it:
+                name = de.name
+                if not name.endswith(".md") or name.startswith("."):
+                    continue
+                if de.is_symlink() or not de.is_file(follow_symlinks=False):
+                    continue
+                st = de.stat(follow_symlinks=False)
+                yield FileStat(name, st.st_mtime_ns, st.st_size)
+
+    def symlinks(self) -> list[Path]:
+        if not self.folder.is_dir():
+            return []
+        return [p for p in self.folder.iterdir() if p.is_symlink()]
+
+    def read(self, name: str) -> MemoryEntry:
+        path = self.path_of(name)
+        if path.is_symlink():
+            raise ParseError("is a symlink; refusing to follow it", path=path)
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise ParseError(f"cannot open: {exc.strerror or exc}", path=path) from exc
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+        entry = parse_memory(data, path=path)
+        entry.path = name
+        return entry
+
+    def write(self, name: str, entry: MemoryEntry) -> tuple[str, FileStat]:
+        """Write durably; returns (sha256 of the file, its stat). Caller holds the lock."""
+        ensure_dir(self.folder)
+        path = self.path_of(name)
+        digest = write_text_atomic(path, render_memory(entry))
+        st = path.stat()
+        return digest, FileStat(name, st.st_mtime_ns, st.st_size)
+
+    def delete(self, name: str) -> bool:
+        return delete_durable(self.path_of(name))
+
+    def exists(self, name: str) -> bool:
+        return self.path_of(name).exists()

@@ -1,0 +1,197 @@
+"""One storage root (user home or project folder): files + derived index.
+
+Every write here runs under the root's lock in the order DESIGN.md fixes:
+durable file write → index update → read-back check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+
+from ..core.frontmatter_io import render_memory
+from ..core.models import MemoryEntry, content_hash, file_name
+from ..core.names import slugify
+from ..exceptions import NotFoundError, StoreError
+from .atomic import (
+    ensure_dir,
+    remove_stale_temp_files,
+    root_lock,
+    sha256_bytes,
+    write_many_atomic,
+    write_text_atomic,
+)
+from .layout import RootLayout
+from .memory_files import FileStat, MemoryFiles
+from .search_index import IndexRow, SearchQuery, SyncReport
+from .sqlite_index import SqliteIndex
+
+
+class StoreRoot:
+    def __init__(self, root: Path, *, layer: str, gitignore: str | None = None) -> None:
+        self.layout = RootLayout(root)
+        self.layer = layer
+        self.files = MemoryFiles(self.layout)
+        self.index = SqliteIndex(self.layout)
+        self._gitignore = gitignore
+        self._synced_dir_mtime: int | None = None
+        self.last_report: SyncReport | None = None
+
+    @property
+    def root(self) -> Path:
+        return self.layout.root
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        ensure_dir(self.root)
+        if self._gitignore is not None and not (self.root / ".gitignore").exists():
+            write_text_atomic(self.root / ".gitignore", self._gitignore)
+        with root_lock(self.root):
+            yield
+
+    # -- keeping the index in step with the files ---------------------------------
+
+    def _dir_mtime(self) -> int | None:
+        try:
+            return self.layout.memories.stat().st_mtime_ns
+        except OSError:
+            return None
+
+    def ensure_synced(self, *, force: bool = False) -> SyncReport | None:
+        """Bring the index up to date when the folder changed since the last look."""
+        mtime = self._dir_mtime()
+        if not force and self._synced_dir_mtime is not None and mtime == self._synced_dir_mtime:
+            return None
+        if mtime is None and not self.layout.index_dir.exists():
+            self._synced_dir_mtime = None
+            return None
+        with self.locked():
+            remove_stale_temp_files(self.layout.memories)
+            report = self.index.sync(self.files.scan(), self.files.read)
+        self._synced_dir_mtime = self._dir_mtime()
+        self.last_report = report
+        return report
+
+    def rebuild(self) -> SyncReport:
+        with self.locked():
+            remove_stale_temp_files(self.layout.memories)
+            report = self.index.rebuild(self.files.scan(), self.files.read)
+        self._synced_dir_mtime = self._dir_mtime()
+        self.last_report = report
+        return report
+
+    # -- writes ---------------------------------------------------------------------
+
+    def _free_name(self, entry: MemoryEntry, taken: set[str] | None = None) -> str:
+        base = file_name(entry.meta, slugify(entry.meta.title))[: -len(".md")]
+        name = f"{base}.md"
+        n = 2
+        while self.files.exists(name) or (taken is not None and name in taken):
+            name = f"{base}-{n}.md"
+            n += 1
+        return name
+
+    def write_new(self, entry: MemoryEntry) -> tuple[str, str]:
+        """Store a new memory; returns (file name, sha256 of the file)."""
+        entry.meta.content_sha256 = content_hash(entry.text)
+        with self.locked():
+            self.ensure_index_current()
+            if self.index.name_of(entry.meta.id) is not None:
+                raise StoreError(f"id {entry.meta.id} already exists", path=self.root)
+            name = self._free_name(entry)
+            digest, stat = self.files.write(name, entry)
+            self.index.upsert(entry, stat)
+            self._verify(name, entry)
+        self._synced_dir_mtime = self._dir_mtime()
+        entry.path = name
+        return name, digest
+
+    def write_existing(self, name: str, entry: MemoryEntry) -> str:
+        entry.meta.content_sha256 = content_hash(entry.text)
+        with self.locked():
+            digest, stat = self.files.write(name, entry)
+            self.index.upsert(entry, stat)
+            self._verify(name, entry)
+        self._synced_dir_mtime = self._dir_mtime()
+        return digest
+
+    def write_batch(self, entries: Sequence[MemoryEntry]) -> list[tuple[str, str]]:
+        """Bulk import: one lock, one file-system flush, one index transaction."""
+        with self.locked():
+            self.ensure_index_current()
+            taken: set[str] = set()
+            items: list[tuple[Path, bytes]] = []
+            names: list[str] = []
+            for entry in entries:
+                entry.meta.content_sha256 = content_hash(entry.text)
+                name = self._free_name(entry, taken)
+                taken.add(name)
+                names.append(name)
+                entry.path = name
+                items.append((self.files.path_of(name), render_memory(entry).encode("utf-8")))
+            digests = write_many_atomic(items)
+            stats = []
+            for name in names:
+                st = self.files.path_of(name).stat()
+                stats.append(FileStat(name, st.st_mtime_ns, st.st_size))
+            self.index.upsert_many(zip(entries, stats))
+        self._synced_dir_mtime = self._dir_mtime()
+        return list(zip(names, digests))
+
+    def ensure_index_current(self) -> None:
+        """Inside the lock: pick up changes made by hand or by another process."""
+        mtime = self._dir_mtime()
+        if mtime != self._synced_dir_mtime:
+            self.last_report = self.index.sync(self.files.scan(), self.files.read)
+            self._synced_dir_mtime = mtime
+
+    def delete(self, memory_id: str) -> tuple[str, str]:
+        """Remove a memory's file, index row and access stats; returns (name, file sha256)."""
+        with self.locked():
+            self.ensure_index_current()
+            name = self.index.name_of(memory_id)
+            if name is None:
+                raise NotFoundError(f"no memory with id {memory_id!r} in {self.layer} layer")
+            data = self.files.path_of(name).read_bytes()
+            digest = sha256_bytes(data)
+            self.files.delete(name)
+            self.index.remove(name)
+            self.index.forget_access(memory_id)
+            if self.files.exists(name):
+                raise StoreError("file still present after delete", path=self.files.path_of(name))
+        self._synced_dir_mtime = self._dir_mtime()
+        return name, digest
+
+    def _verify(self, name: str, entry: MemoryEntry) -> None:
+        back = self.files.read(name)
+        if back.meta.content_sha256 != entry.meta.content_sha256 or back.text != entry.text:
+            raise StoreError(
+                "read-back does not match what was written", path=self.files.path_of(name)
+            )
+
+    # -- reads ----------------------------------------------------------------------
+
+    def search(self, query: SearchQuery) -> list[IndexRow]:
+        self.ensure_synced()
+        return self.index.search(query)
+
+    def name_of(self, memory_id: str) -> str | None:
+        self.ensure_synced()
+        return self.index.name_of(memory_id)
+
+    def read(self, name: str) -> MemoryEntry:
+        entry = self.files.read(name)
+        entry.layer = self.layer
+        return entry
+
+    def rows(self) -> list[IndexRow]:
+        self.ensure_synced()
+        return self.index.rows()
+
+    def record_access(self, ids: Sequence[str], at: datetime) -> None:
+        self.index.record_access(ids, at)
+
+    def close(self) -> None:
+        self.index.close()

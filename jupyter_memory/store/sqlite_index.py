@@ -1,0 +1,520 @@
+"""SQLite FTS5 implementation of :class:`~.search_index.SearchIndex`.
+
+* Lives in ``<root>/.index/``; ``CURRENT`` names the live database file, so a
+  rebuild writes a fresh file and swaps it in with one atomic rename while
+  other processes still holding the old one notice and reopen.
+* Text is analysed in Python (:func:`jupyter_memory.core.text.analyze`: words,
+  CJK bigrams) and stored space-separated, so FTS5's ``unicode61`` only splits
+  on spaces and index and query agree.
+* Access statistics live in a separate ``access.sqlite`` so recall never
+  rewrites Markdown files and a rebuild keeps them.
+* Ranking work is bounded: at most ``CANDIDATE_CAP`` matches (newest first) are
+  scored; an all-words query is tried first and widened to any-word only when
+  it returns fewer than the limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..core.attention import ACCESS_CAP, ACCESS_WEIGHT, DECAY, RELEVANCE_FLOOR
+from ..core.models import MemoryEntry
+from ..core.text import analyze, query_terms
+from ..exceptions import JupyterMemoryError
+from .atomic import ensure_dir, fsync_dir, write_text_atomic
+from .layout import RootLayout
+from .memory_files import FileStat
+from .search_index import IndexRow, LoadFn, SearchQuery, SyncReport
+
+SCHEMA_VERSION = 3
+CANDIDATE_CAP = 1000
+# bm25 column weights: title, tags, body
+BM25_WEIGHTS = (3.0, 2.0, 1.0)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL UNIQUE,
+  mtime_ns INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  type TEXT NOT NULL,
+  tier TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  project TEXT,
+  tags TEXT NOT NULL,
+  source TEXT NOT NULL,
+  confidence REAL NOT NULL,
+  created REAL NOT NULL,
+  updated REAL NOT NULL,
+  reviewed INTEGER NOT NULL,
+  body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_updated ON entries(updated);
+CREATE TABLE IF NOT EXISTS problems (name TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, reason TEXT);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+  title, tags, body, tokenize = 'unicode61 remove_diacritics 2'
+);
+"""
+
+_ACCESS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS access (
+  id TEXT PRIMARY KEY, last_accessed REAL NOT NULL, access_count INTEGER NOT NULL
+);
+"""
+
+
+def _ts(dt: datetime) -> float:
+    return dt.timestamp()
+
+
+def _dt(ts: float) -> datetime:
+    return datetime.fromtimestamp(ts, tz=timezone.utc)
+
+
+def _fts_phrase(tokens: Sequence[str]) -> str:
+    return '"' + " ".join(t.replace('"', '""') for t in tokens) + '"'
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    con = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
+    con.execute("PRAGMA busy_timeout = 30000")
+    con.execute("PRAGMA journal_mode = WAL")
+    con.execute("PRAGMA synchronous = NORMAL")
+    return con
+
+
+class SqliteIndex:
+    """Derived FTS5 index of one root. Writers call it under the root lock."""
+
+    def __init__(self, layout: RootLayout) -> None:
+        self.layout = layout
+        self._con: sqlite3.Connection | None = None
+        self._current: str | None = None
+        self._current_stat: tuple[int, int] | None = None
+        self.notices: list[str] = []
+
+    # -- connection management -------------------------------------------------
+
+    @property
+    def _pointer(self) -> Path:
+        return self.layout.index_dir / "CURRENT"
+
+    def _read_pointer(self) -> str | None:
+        try:
+            name = self._pointer.read_text("utf-8").strip()
+        except FileNotFoundError:
+            return None
+        except OSError:
+            return None
+        if not name.startswith("index-") or "/" in name or not name.endswith(".sqlite"):
+            return None
+        return name
+
+    def _pointer_stat(self) -> tuple[int, int] | None:
+        try:
+            st = self._pointer.stat()
+        except OSError:
+            return None
+        return (st.st_ino, st.st_mtime_ns)
+
+    def _attach_access(self, con: sqlite3.Connection) -> None:
+        acc = _connect(self.layout.access_db)
+        acc.executescript(_ACCESS_SCHEMA)
+        acc.close()
+        con.execute("ATTACH DATABASE ? AS acc", (str(self.layout.access_db),))
+
+    def connection(self) -> sqlite3.Connection:
+        """The live connection, reopened if another process swapped the index."""
+        if self._con is not None and self._pointer_stat() == self._current_stat:
+            return self._con
+        self.close()
+        ensure_dir(self.layout.index_dir)
+        name = self._read_pointer()
+        if name is None or not (self.layout.index_dir / name).exists():
+            if name is not None:
+                self.notices.append(f"index file {name} is missing; rebuilding from files")
+            name = self._new_db(empty=True)
+        try:
+            con = _connect(self.layout.index_dir / name)
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            if version != SCHEMA_VERSION:
+                con.close()
+                self.notices.append("index schema is old or unknown; rebuilding from files")
+                name = self._new_db(empty=True)
+                con = _connect(self.layout.index_dir / name)
+            con.execute("SELECT count(*) FROM entries").fetchone()
+        except sqlite3.DatabaseError as exc:
+            self.notices.append(f"index {name} is corrupt ({exc}); rebuilding from files")
+            name = self._new_db(empty=True)
+            con = _connect(self.layout.index_dir / name)
+        self._attach_access(con)
+        self._con = con
+        self._current = name
+        self._current_stat = self._pointer_stat()
+        return con
+
+    def _new_db(self, *, empty: bool) -> str:
+        """Create a fresh database file, point CURRENT at it, remove the old ones."""
+        name = f"index-{time.time_ns()}-{os.getpid()}.sqlite"
+        path = self.layout.index_dir / name
+        con = sqlite3.connect(str(path), isolation_level=None)
+        con.executescript(_SCHEMA)
+        con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        con.close()
+        self._swap_in(name)
+        return name
+
+    def _swap_in(self, name: str) -> None:
+        write_text_atomic(self._pointer, name + "\n")
+        for old in self.layout.index_dir.glob("index-*.sqlite*"):
+            if not old.name.startswith(name):
+                with contextlib.suppress(OSError):
+                    old.unlink()
+        fsync_dir(self.layout.index_dir)
+
+    def close(self) -> None:
+        if self._con is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._con.close()
+        self._con = None
+        self._current_stat = None
+
+    # -- writes (caller holds the root lock) -------------------------------------
+
+    @staticmethod
+    def _values(entry: MemoryEntry, stat: FileStat) -> tuple[Any, ...]:
+        m = entry.meta
+        return (
+            m.id,
+            stat.name,
+            stat.mtime_ns,
+            stat.size,
+            m.title,
+            m.type.value,
+            m.tier.value,
+            m.scope,
+            m.project,
+            json.dumps(m.tags, ensure_ascii=False),
+            m.source.value,
+            m.confidence,
+            _ts(m.created),
+            _ts(m.updated),
+            int(m.reviewed),
+            entry.text,
+        )
+
+    @staticmethod
+    def _fts_values(entry: MemoryEntry) -> tuple[str, str, str]:
+        return (
+            " ".join(analyze(entry.meta.title)),
+            " ".join(analyze(" ".join(entry.meta.tags))),
+            " ".join(analyze(entry.text)),
+        )
+
+    def _upsert(self, con: sqlite3.Connection, entry: MemoryEntry, stat: FileStat) -> None:
+        self._remove(con, stat.name)
+        old = con.execute("SELECT name FROM entries WHERE id = ?", (entry.meta.id,)).fetchone()
+        if old is not None:
+            raise JupyterMemoryError(f"id {entry.meta.id} is used by both {old[0]} and {stat.name}")
+        cur = con.execute(
+            "INSERT INTO entries (id, name, mtime_ns, size, title, type, tier, scope, project,"
+            " tags, source, confidence, created, updated, reviewed, body)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            self._values(entry, stat),
+        )
+        con.execute(
+            "INSERT INTO fts (rowid, title, tags, body) VALUES (?,?,?,?)",
+            (cur.lastrowid, *self._fts_values(entry)),
+        )
+        con.execute("DELETE FROM problems WHERE name = ?", (stat.name,))
+
+    @staticmethod
+    def _remove(con: sqlite3.Connection, name: str) -> None:
+        row = con.execute("SELECT rowid FROM entries WHERE name = ?", (name,)).fetchone()
+        if row is not None:
+            con.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
+            con.execute("DELETE FROM entries WHERE rowid = ?", (row[0],))
+        con.execute("DELETE FROM problems WHERE name = ?", (name,))
+
+    def upsert(self, entry: MemoryEntry, stat: FileStat) -> None:
+        con = self.connection()
+        with _transaction(con):
+            self._upsert(con, entry, stat)
+
+    def upsert_many(self, items: Iterable[tuple[MemoryEntry, FileStat]]) -> None:
+        con = self.connection()
+        with _transaction(con):
+            for entry, stat in items:
+                self._upsert(con, entry, stat)
+
+    def remove(self, name: str) -> None:
+        con = self.connection()
+        with _transaction(con):
+            self._remove(con, name)
+
+    def forget_access(self, memory_id: str) -> None:
+        con = self.connection()
+        con.execute("DELETE FROM acc.access WHERE id = ?", (memory_id,))
+
+    def sync(self, stats: Iterable[FileStat], load: LoadFn) -> SyncReport:
+        """Re-parse only files whose (name, mtime_ns, size) changed since indexing."""
+        con = self.connection()
+        report = SyncReport(notices=self._take_notices())
+        known = {
+            name: (mt, sz)
+            for name, mt, sz in con.execute("SELECT name, mtime_ns, size FROM entries")
+        }
+        bad = {
+            name: (mt, sz)
+            for name, mt, sz in con.execute("SELECT name, mtime_ns, size FROM problems")
+        }
+        seen: set[str] = set()
+        changed: list[FileStat] = []
+        for st in stats:
+            seen.add(st.name)
+            key = (st.mtime_ns, st.size)
+            if known.get(st.name) == key or bad.get(st.name) == key:
+                continue
+            changed.append(st)
+        gone = [n for n in known if n not in seen] + [n for n in bad if n not in seen]
+        if not changed and not gone:
+            return report
+        with _transaction(con):
+            for name in gone:
+                self._remove(con, name)
+                report.removed += 1
+            for st in changed:
+                self._index_file(con, st, load, report, existed=st.name in known)
+        return report
+
+    def _index_file(
+        self,
+        con: sqlite3.Connection,
+        st: FileStat,
+        load: LoadFn,
+        report: SyncReport,
+        *,
+        existed: bool,
+    ) -> None:
+        try:
+            entry = load(st.name)
+            self._upsert(con, entry, st)
+        except (JupyterMemoryError, OSError, ValueError) as exc:
+            self._remove(con, st.name)
+            con.execute(
+                "INSERT OR REPLACE INTO problems VALUES (?,?,?,?)",
+                (st.name, st.mtime_ns, st.size, str(exc)),
+            )
+            report.problems.append((st.name, str(exc)))
+            return
+        if existed:
+            report.updated += 1
+        else:
+            report.added += 1
+
+    def rebuild(self, stats: Iterable[FileStat], load: LoadFn) -> SyncReport:
+        """Index every file into a fresh database and swap it in."""
+        ensure_dir(self.layout.index_dir)
+        report = SyncReport(notices=self._take_notices())
+        name = f"index-{time.time_ns()}-{os.getpid()}.sqlite"
+        path = self.layout.index_dir / name
+        con = sqlite3.connect(str(path), isolation_level=None)
+        try:
+            con.execute("PRAGMA journal_mode = OFF")
+            con.execute("PRAGMA synchronous = OFF")
+            con.executescript(_SCHEMA)
+            with _transaction(con):
+                for st in stats:
+                    self._index_file(con, st, load, report, existed=False)
+            con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            con.close()
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except BaseException:
+            con.close()
+            with contextlib.suppress(OSError):
+                path.unlink()
+            raise
+        self.close()
+        self._swap_in(name)
+        return report
+
+    def _take_notices(self) -> list[str]:
+        out, self.notices = self.notices, []
+        return out
+
+    # -- reads -------------------------------------------------------------------
+
+    def name_of(self, memory_id: str) -> str | None:
+        row = (
+            self.connection()
+            .execute("SELECT name FROM entries WHERE id = ?", (memory_id,))
+            .fetchone()
+        )
+        return None if row is None else str(row[0])
+
+    def body_of(self, name: str) -> str | None:
+        row = (
+            self.connection().execute("SELECT body FROM entries WHERE name = ?", (name,)).fetchone()
+        )
+        return None if row is None else str(row[0])
+
+    def problems(self) -> list[tuple[str, str]]:
+        return [
+            (str(n), str(r))
+            for n, r in self.connection().execute("SELECT name, reason FROM problems ORDER BY name")
+        ]
+
+    def count(self) -> int:
+        return int(self.connection().execute("SELECT count(*) FROM entries").fetchone()[0])
+
+    def record_access(self, ids: Sequence[str], at: datetime) -> None:
+        if not ids:
+            return
+        con = self.connection()
+        with _transaction(con):
+            con.executemany(
+                "INSERT INTO acc.access (id, last_accessed, access_count) VALUES (?, ?, 1)"
+                " ON CONFLICT(id) DO UPDATE SET last_accessed = excluded.last_accessed,"
+                " access_count = access_count + 1",
+                [(i, _ts(at)) for i in ids],
+            )
+
+    _COLUMNS = (
+        "e.id, e.name, e.title, e.type, e.tier, e.scope, e.project, e.tags, e.source,"
+        " e.confidence, e.created, e.updated, e.reviewed,"
+        " COALESCE(a.access_count, 0), a.last_accessed"
+    )
+
+    def rows(self) -> list[IndexRow]:
+        sql = (
+            f"SELECT {self._COLUMNS}, 0.0, 0.0 FROM entries e"
+            " LEFT JOIN acc.access a ON a.id = e.id ORDER BY e.updated DESC"
+        )
+        return [self._row(r) for r in self.connection().execute(sql)]
+
+    @staticmethod
+    def _row(r: Sequence[Any]) -> IndexRow:
+        return IndexRow(
+            id=r[0],
+            name=r[1],
+            title=r[2],
+            type=r[3],
+            tier=r[4],
+            scope=r[5],
+            project=r[6],
+            tags=json.loads(r[7]),
+            source=r[8],
+            confidence=r[9],
+            created=_dt(r[10]),
+            updated=_dt(r[11]),
+            reviewed=bool(r[12]),
+            access_count=int(r[13]),
+            last_accessed=None if r[14] is None else _dt(r[14]),
+            relevance=float(r[15]),
+            attention=float(r[16]),
+            score=float(r[15]) * (RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) * float(r[16])),
+        )
+
+    def _filters(self, q: SearchQuery) -> tuple[str, list[Any]]:
+        where: list[str] = []
+        args: list[Any] = []
+
+        def among(column: str, values: Sequence[str]) -> None:
+            where.append(f"{column} IN ({','.join('?' * len(values))})")
+            args.extend(values)
+
+        if q.types:
+            among("e.type", q.types)
+        if q.tiers:
+            among("e.tier", q.tiers)
+        if q.scopes:
+            among("e.scope", q.scopes)
+        if q.project is not None:
+            where.append("e.project = ?")
+            args.append(q.project)
+        for tag in q.tags:
+            where.append("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)")
+            args.append(tag)
+        if q.since is not None:
+            where.append("e.updated >= ?")
+            args.append(_ts(q.since))
+        if q.reviewed_only:
+            where.append("e.reviewed = 1")
+        return (" AND ".join(where) if where else "1"), args
+
+    def _attention_sql(self) -> str:
+        # Mirrors core.attention.attention_score; computed in SQL so only the
+        # final top-k rows cross into Python.
+        decay = " ".join(f"WHEN '{t}' THEN {1 - d!r}" for t, d in DECAY.items())
+        age = "MAX(0.0, (:now - MAX(e.updated, COALESCE(a.last_accessed, 0))) / 86400.0)"
+        access = f"MIN({ACCESS_CAP}, 1.0 + {ACCESS_WEIGHT} * ln(1 + COALESCE(a.access_count, 0)))"
+        return (
+            f"MIN(1.0, MAX(0.0, pow(CASE e.tier {decay} ELSE 0.99 END, {age})"
+            f" * {access} * e.confidence))"
+        )
+
+    def search(self, query: SearchQuery) -> list[IndexRow]:
+        con = self.connection()
+        now = _ts(query.now or datetime.now(timezone.utc))
+        where, args = self._filters(query)
+        att = self._attention_sql()
+        groups = query_terms(query.text)
+        params: dict[str, Any] = {"now": now, "limit": max(1, query.limit), "cap": CANDIDATE_CAP}
+        named_where = where
+        for i, value in enumerate(args):
+            named_where = named_where.replace("?", f":f{i}", 1)
+            params[f"f{i}"] = value
+        if not groups:
+            sql = (
+                f"SELECT {self._COLUMNS}, 1.0, {att} AS att FROM entries e"
+                f" LEFT JOIN acc.access a ON a.id = e.id WHERE {named_where}"
+                " ORDER BY att DESC, e.updated DESC LIMIT :limit"
+            )
+            return [self._row(r) for r in con.execute(sql, params)]
+        phrases = [_fts_phrase(g) for g in groups]
+        w = ", ".join(str(x) for x in BM25_WEIGHTS)
+        sql = (
+            f"WITH c AS (SELECT fts.rowid AS rid, -bm25(fts, {w}) AS rel FROM fts"
+            f" JOIN entries e ON e.rowid = fts.rowid"
+            f" WHERE fts MATCH :match AND {named_where} ORDER BY fts.rowid DESC LIMIT :cap)"
+            f" SELECT {self._COLUMNS}, c.rel, {att} AS att FROM c"
+            " JOIN entries e ON e.rowid = c.rid LEFT JOIN acc.access a ON a.id = e.id"
+            f" ORDER BY c.rel * ({RELEVANCE_FLOOR} + {1 - RELEVANCE_FLOOR!r} * att) DESC"
+            " LIMIT :limit"
+        )
+        params["match"] = " AND ".join(phrases)
+        rows = [self._row(r) for r in con.execute(sql, params)]
+        if len(rows) < query.limit and len(phrases) > 1:
+            # Widen: any word may match; all-word hits keep their place on top.
+            params["match"] = " OR ".join(phrases)
+            seen = {r.id for r in rows}
+            for r in con.execute(sql, params):
+                row = self._row(r)
+                if row.id not in seen and len(rows) < query.limit:
+                    rows.append(row)
+        return rows
+
+
+@contextlib.contextmanager
+def _transaction(con: sqlite3.Connection) -> Any:
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")

@@ -1,0 +1,68 @@
+"""Shared fixtures: every test runs with its own HOME, memory home and clean env."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+_ISOLATED_ENV = ("JUPYTER_MEMORY_HOME", "JPY_SESSION_NAME", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+
+
+@pytest.fixture(autouse=True)
+def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    base = tmp_path_factory.mktemp("iso")
+    home = base / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for var in _ISOLATED_ENV:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("JUPYTER_MEMORY_HOME", str(base / "memory-home"))
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(home / ".local/share/jupyter"))
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(home / ".jupyter"))
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(home / ".runtime"))
+    monkeypatch.setenv("IPYTHONDIR", str(home / ".ipython"))
+    return base
+
+
+@pytest.fixture
+def memory_home() -> Path:
+    return Path(os.environ["JUPYTER_MEMORY_HOME"])
+
+
+class FakeClock:
+    """A settable clock for deterministic tests."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self.now = start or datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kwargs: float) -> None:
+        from datetime import timedelta
+
+        self.now = self.now + timedelta(**kwargs)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def mem(memory_home: Path, clock: FakeClock):
+    from jupyter_memory import Memory
+
+    m = Memory(home=memory_home, clock=clock)
+    yield m
+    m.close()
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    d = tmp_path / "sales-q3"
+    d.mkdir()
+    return d
