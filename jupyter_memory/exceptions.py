@@ -20,6 +20,7 @@ codes, exit codes and tool errors; the service never swallows them.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -65,7 +66,9 @@ class PolicyError(JupyterMemoryError):
 class ParseError(JupyterMemoryError):
     """A stored file that cannot be parsed; ``path`` and ``reason`` say why."""
 
-    def __init__(self, reason: str, *, path: Path | str | None = None, line: int | None = None):
+    def __init__(
+        self, reason: str, *, path: os.PathLike[str] | str | None = None, line: int | None = None
+    ) -> None:
         self.path = Path(path) if path is not None else None
         self.reason = reason
         self.line = line
@@ -78,7 +81,7 @@ class ParseError(JupyterMemoryError):
 class StoreError(JupyterMemoryError, OSError):
     """A write, rename or delete on disk failed; nothing half-written is left."""
 
-    def __init__(self, message: str, *, path: Path | str | None = None) -> None:
+    def __init__(self, message: str, *, path: os.PathLike[str] | str | None = None) -> None:
         self.path = Path(path) if path is not None else None
         super().__init__(f"{path}: {message}" if path is not None else message)
 

@@ -10,7 +10,7 @@ SNIPPET_TOKENS = 200
 
 
 class Level(str, Enum):
-    index = "index"
+    index = "index"  # type: ignore[assignment]  # shadows str.index on purpose
     snippet = "snippet"
     full = "full"
 

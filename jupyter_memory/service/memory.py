@@ -358,7 +358,7 @@ class Memory:
                 chunk = entries[start : start + IMPORT_BATCH]
                 written = root.write_batch(chunk)
                 at = self.clock()
-                for entry, (_, digest) in zip(chunk, written):
+                for entry, (_, digest) in zip(chunk, written, strict=True):
                     self.audit.append(
                         "create",
                         actor=self.actor,

@@ -136,9 +136,9 @@ class StoreRoot:
             for name in names:
                 st = self.files.path_of(name).stat()
                 stats.append(FileStat(name, st.st_mtime_ns, st.st_size))
-            self.index.upsert_many(zip(entries, stats))
+            self.index.upsert_many(zip(entries, stats, strict=True))
         self._synced_dir_mtime = self._dir_mtime()
-        return list(zip(names, digests))
+        return list(zip(names, digests, strict=True))
 
     def ensure_index_current(self) -> None:
         """Inside the lock: pick up changes made by hand or by another process."""
