@@ -1,0 +1,210 @@
+"""The only disk I/O for investigation case memory (spec 000).
+
+Layout inside a workspace::
+
+    team-profile.md                          team write policy (read only)
+    cases/CASE-YYYY-NNN/evidence_registry.json  formal evidence (read only, never written)
+    cases/CASE-YYYY-NNN/working_papers/      formal working papers (read only)
+    cases/CASE-YYYY-NNN/case_memory/         entries + INDEX.md (the only folder written)
+    cases/.case-memory/audit.jsonl           audit log of every case memory write
+    cases/.case-memory/locks/CASE-.../       the per-case write lock
+
+Keeping the lock and the audit log outside the case folders means a case
+folder holds nothing but what spec 000 lists. Every write goes through
+:func:`~jupyter_memory.store.atomic.write_text_atomic` and is refused unless
+its target lies inside the case's ``case_memory/`` folder (red line 1: the
+evidence registry, working papers and workflow files are never written).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+from ..core.case_format import (
+    CASE_ID_RE,
+    INDEX_NAME,
+    SNAPSHOT_NAME,
+    parse_entry_name,
+    validate_case_id,
+)
+from ..core.case_policy import PROFILE_NAME
+from ..core.names import reject_unsafe
+from ..exceptions import NotFoundError, ParseError, StoreError, UnsafeNameError
+from .atomic import delete_durable, remove_stale_temp_files, root_lock, write_text_atomic
+from .audit import AuditLog
+
+CASES_DIR = "cases"
+MEMORY_DIR = "case_memory"
+REGISTRY_NAME = "evidence_registry.json"
+WORKING_PAPERS = "working_papers"
+META_DIR = ".case-memory"
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"not UTF-8 text: {exc.reason}", path=path) from exc
+    except OSError as exc:
+        raise StoreError(f"cannot read: {exc.strerror or exc}", path=path) from exc
+
+
+class CaseStore:
+    """Files of one case: read everything, write only inside ``case_memory/``."""
+
+    def __init__(self, workspace: str | os.PathLike[str], case_id: str) -> None:
+        self.workspace = Path(workspace).expanduser().resolve()
+        self.case_id = validate_case_id(case_id)
+        self.case_dir = self.workspace / CASES_DIR / case_id
+        self.memory_dir = self.case_dir / MEMORY_DIR
+        self.meta_dir = self.workspace / CASES_DIR / META_DIR
+        self.audit = AuditLog(self.meta_dir / "audit.jsonl")
+
+    # -- paths --------------------------------------------------------------------
+
+    @property
+    def index_path(self) -> Path:
+        return self.memory_dir / INDEX_NAME
+
+    @property
+    def snapshot_path(self) -> Path:
+        return self.memory_dir / SNAPSHOT_NAME
+
+    @property
+    def registry_path(self) -> Path:
+        return self.case_dir / REGISTRY_NAME
+
+    @property
+    def profile_path(self) -> Path:
+        return self.workspace / PROFILE_NAME
+
+    def entry_path(self, name: str) -> Path:
+        reject_unsafe(name, field="entry")
+        return self.memory_dir / name
+
+    def relative(self, path: Path) -> str:
+        return path.relative_to(self.workspace).as_posix()
+
+    def _inside_memory_dir(self, path: Path) -> Path:
+        """Refuse any write target outside ``case_memory/`` (red line 1)."""
+        if path.parent != self.memory_dir or path.is_symlink():
+            raise UnsafeNameError(
+                f"case memory writes only inside {self.memory_dir}, not {path}", field="path"
+            )
+        return path
+
+    # -- reads ----------------------------------------------------------------------
+
+    def list_names(self) -> tuple[list[str], list[str]]:
+        """``(entry file names, stray .md names)`` in ``case_memory/``, sorted."""
+        try:
+            names = sorted(os.listdir(self.memory_dir))
+        except FileNotFoundError:
+            return [], []
+        except OSError as exc:
+            raise StoreError(f"cannot list: {exc.strerror or exc}", path=self.memory_dir) from exc
+        entries = [n for n in names if parse_entry_name(n)]
+        stray = [
+            n
+            for n in names
+            if n.endswith(".md") and n not in (INDEX_NAME, SNAPSHOT_NAME) and n not in entries
+        ]
+        return entries, stray
+
+    def read_entry(self, name: str) -> str:
+        text = _read(self.entry_path(name))
+        if text is None:
+            raise NotFoundError(f"no case memory entry {name} in {self.memory_dir}")
+        return text
+
+    def read_index(self) -> str | None:
+        return _read(self.index_path)
+
+    def read_profile(self) -> str | None:
+        return _read(self.profile_path)
+
+    def read_registry(self) -> object | None:
+        """The decoded registry; invalid JSON is a :class:`ParseError` (exclusion
+        cannot be checked, so writing must stop)."""
+        text = _read(self.registry_path)
+        if text is None:
+            return None
+        try:
+            data: object = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ParseError(
+                f"not valid JSON ({exc.msg}); exclusion cannot be checked, nothing written",
+                path=self.registry_path,
+                line=exc.lineno,
+            ) from exc
+        return data
+
+    def read_working_papers(self) -> list[tuple[str, str]]:
+        """``(relative name, text)`` of every Markdown working paper."""
+        folder = self.case_dir / WORKING_PAPERS
+        if not folder.is_dir():
+            return []
+        papers = []
+        for path in sorted(folder.rglob("*.md")):
+            text = _read(path)
+            if text is not None:
+                papers.append((path.relative_to(self.case_dir).as_posix(), text))
+        return papers
+
+    # -- writes (caller holds :meth:`locked`) -----------------------------------------------
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        with root_lock(self.meta_dir / "locks" / self.case_id):
+            remove_stale_temp_files(self.memory_dir)
+            yield
+
+    def _log(self, action: str, path: Path, digest: str | None, actor: str, at: datetime) -> None:
+        self.audit.append(
+            action, actor=actor, at=at, id=self.case_id, path=self.relative(path), sha256=digest
+        )
+
+    def write(self, name: str, text: str, *, action: str, actor: str, at: datetime) -> Path:
+        path = self._inside_memory_dir(self.entry_path(name))
+        digest = write_text_atomic(path, text)
+        self._log(action, path, digest, actor, at)
+        return path
+
+    def delete(self, name: str, *, actor: str, at: datetime) -> bool:
+        path = self._inside_memory_dir(self.entry_path(name))
+        gone = delete_durable(path)
+        if gone:
+            self._log("case.delete", path, None, actor, at)
+        return gone
+
+
+def list_case_ids(workspace: str | os.PathLike[str]) -> list[str]:
+    """Ids of every case under ``<workspace>/cases`` that has a ``case_memory/`` folder."""
+    root = Path(workspace).expanduser() / CASES_DIR
+    try:
+        names = sorted(os.listdir(root))
+    except FileNotFoundError:
+        return []
+    return [n for n in names if CASE_ID_RE.match(n) and (root / n / MEMORY_DIR).is_dir()]
+
+
+def iter_entry_texts(workspace: str | os.PathLike[str]) -> Iterator[tuple[str, str, Path, str]]:
+    """``(case id, file name, path, text)`` of every entry file in the workspace
+    (the grep of spec 000's cross-case retrieval, without parsing)."""
+    root = Path(workspace).expanduser() / CASES_DIR
+    for case_id in list_case_ids(workspace):
+        folder = root / case_id / MEMORY_DIR
+        with os.scandir(folder) as it:
+            names = sorted(e.name for e in it if parse_entry_name(e.name))
+        for name in names:
+            path = folder / name
+            text = _read(path)
+            if text is not None:
+                yield case_id, name, path, text
