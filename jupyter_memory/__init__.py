@@ -35,3 +35,13 @@ __all__ = [
     "ValidationError",
     "__version__",
 ]
+
+
+# Jupyter discovery hooks (private). The server extension lives in
+# ``jupyter_memory.server`` so that importing this package never imports tornado.
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    return [{"src": "labextension", "dest": "jupyter-memory"}]
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    return [{"module": "jupyter_memory.server"}]

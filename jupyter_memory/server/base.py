@@ -1,0 +1,141 @@
+"""Base handler: JSON in and out, service errors mapped to HTTP statuses.
+
+Every route handler in this package subclasses :class:`MemoryHandler`; the
+verbs carry ``@tornado.web.authenticated`` (checked by a test) and
+``@authorized(...)`` with one of two resources, so a deployment can let a
+person read the memory without letting them approve knowledge:
+
+- ``jupyter_memory:read``    — list, read, search, status
+- ``jupyter_memory:approve`` — apply, dismiss, save, reorganize, switches
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from jupyter_server.base.handlers import APIHandler
+from pydantic import BaseModel
+from pydantic import ValidationError as PydanticValidationError
+from tornado import web
+
+from ..core.names import validate_id, validate_project_id
+from ..exceptions import JupyterMemoryError
+from .backend import MemoryBackend
+from .errors import status_and_payload
+from .jsonable import to_jsonable
+
+READ = "jupyter_memory:read"
+APPROVE = "jupyter_memory:approve"
+# A knowledge file is capped at 8,000 characters by the service; a body this
+# large is refused before it is even parsed.
+MAX_BODY_BYTES = 1024 * 1024
+LAYERS = ("user", "project")
+
+BodyT = TypeVar("BodyT", bound=BaseModel)
+
+
+class ApiError(web.HTTPError):
+    """An HTTP error whose JSON body says what went wrong and what to do."""
+
+    def __init__(self, status: int, message: str, *, error: str, **extra: Any) -> None:
+        # tornado %-formats log_message when it logs; keep stored text literal.
+        super().__init__(status, message.replace("%", "%%"))
+        self.payload = {"message": message, "error": error, **extra}
+
+
+def api_error_from(exc: JupyterMemoryError) -> ApiError:
+    """Translate a service exception into the status a client can act on."""
+    status, payload = status_and_payload(exc)
+    return ApiError(status, payload.pop("message"), **payload)
+
+
+class MemoryHandler(APIHandler):
+    """Shared plumbing for the ``/jupyter-memory/`` routes."""
+
+    auth_resource = READ
+
+    @property
+    def backend(self) -> MemoryBackend:
+        backend: MemoryBackend = self.settings["jupyter_memory"]
+        return backend
+
+    # -- output ---------------------------------------------------------------------
+
+    def reply(self, payload: Any, status: int = 200) -> None:
+        self.set_status(status)
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(to_jsonable(payload), ensure_ascii=False))
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        exc = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(exc, JupyterMemoryError):
+            # Raised by the service: tornado already set 500; say what it really was.
+            exc = api_error_from(exc)
+            self.set_status(exc.status_code)
+        if isinstance(exc, ApiError):
+            self.set_header("Content-Type", "application/json")
+            self.finish(json.dumps(exc.payload, ensure_ascii=False))
+            return
+        super().write_error(status_code, **kwargs)
+
+    def log_exception(self, typ: Any, value: Any, tb: Any) -> None:
+        if isinstance(value, JupyterMemoryError):
+            value = api_error_from(value)
+        if isinstance(value, ApiError) and value.status_code < 500:
+            self.log.info("jupyter-memory %s: %s", value.status_code, value.payload["message"])
+            return
+        super().log_exception(typ, value, tb)
+
+    # -- input ----------------------------------------------------------------------
+
+    def body(self, model: type[BodyT]) -> BodyT:
+        raw = self.request.body or b""
+        if len(raw) > MAX_BODY_BYTES:
+            raise ApiError(
+                413, f"request body is {len(raw)} bytes, over {MAX_BODY_BYTES}", error="too_large"
+            )
+        try:
+            data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ApiError(422, f"request body is not JSON: {exc}", error="invalid") from None
+        try:
+            return model.model_validate(data)
+        except PydanticValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "body"
+            raise ApiError(422, f"{field}: {first['msg']}", error="invalid", field=field) from None
+
+    def layer_arg(self, layer: str) -> str:
+        if layer not in LAYERS:
+            raise ApiError(
+                404, f"unknown knowledge layer {layer!r}: use user or project", error="not_found"
+            )
+        return layer
+
+    def id_arg(self, value: str, field: str = "id") -> str:
+        return validate_id(value, field=field)
+
+    def project_arg(self, value: str | None = None, *, required: bool = False) -> str | None:
+        """A known project id from ``?project=`` (or ``value``); never a path."""
+        project = value if value is not None else self.get_argument("project", None)
+        if project in (None, ""):
+            if required:
+                raise ApiError(
+                    422,
+                    "pick a project: this needs ?project=<id> (see GET /jupyter-memory/projects)",
+                    error="project_required",
+                    field="project",
+                )
+            return None
+        assert project is not None
+        validate_project_id(project, field="project")
+        if project not in self.backend.memory.known_projects():
+            raise ApiError(
+                404,
+                f"unknown project {project!r}: focus it once in a notebook "
+                "(%memory focus <folder>) or add it with Pick project",
+                error="not_found",
+                field="project",
+            )
+        return project

@@ -1,0 +1,39 @@
+"""Service exceptions → (HTTP status, JSON payload), without importing tornado.
+
+Shared by the request handlers and the reorganize worker process, so both
+report the same error the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..exceptions import (
+    ConflictError,
+    JupyterMemoryError,
+    NotFoundError,
+    OversizeError,
+    ParseError,
+    PolicyError,
+    StoreError,
+    ValidationError,
+)
+
+
+def status_and_payload(exc: JupyterMemoryError) -> tuple[int, dict[str, Any]]:
+    message = str(exc)
+    if isinstance(exc, OversizeError):
+        return 413, {"message": message, "error": "too_large", "field": exc.field}
+    if isinstance(exc, ValidationError):
+        return 422, {"message": message, "error": "invalid", "field": exc.field}
+    if isinstance(exc, NotFoundError):
+        return 404, {"message": message, "error": "not_found"}
+    if isinstance(exc, ConflictError):
+        return 409, {"message": message, "error": "conflict", "state": exc.state}
+    if isinstance(exc, PolicyError):
+        return 409, {"message": message, "error": "refused_by_policy"}
+    if isinstance(exc, ParseError):
+        return 500, {"message": message, "error": "unreadable_file", "path": str(exc.path or "")}
+    if isinstance(exc, StoreError):
+        return 500, {"message": message, "error": "write_failed", "path": str(exc.path or "")}
+    return 500, {"message": message, "error": "memory_error"}

@@ -1,0 +1,70 @@
+"""Queued Knowledge: list pending proposals, apply, dismiss, process all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jupyter_server.auth.decorator import authorized
+from tornado import web
+
+from .base import APPROVE, READ, ApiError, MemoryHandler
+from .bodies import ApplyBody, ProcessAllBody
+from .jsonable import to_jsonable
+
+
+def _refuse_repeat(result: Any, proposal_id: str) -> None:
+    """The service answers a repeated decision with ``already_*``; REST says 409."""
+    status = str(result.get("status", "")) if isinstance(result, dict) else ""
+    if status.startswith("already"):
+        raise ApiError(
+            409,
+            f"proposal {proposal_id} was already decided ({status}); nothing changed",
+            error="conflict",
+            state=status,
+            result=result,
+        )
+
+
+class QueueHandler(MemoryHandler):
+    @web.authenticated
+    @authorized(action="read", resource=READ)
+    def get(self) -> None:
+        memory = self.backend.memory
+        items = [p for p in to_jsonable(memory.queue()) if p.get("status") == "pending"]
+        settings = to_jsonable(memory.settings)
+        self.reply({"items": items, "count": len(items), "enabled": settings.get("enabled")})
+
+
+class ApplyHandler(MemoryHandler):
+    @web.authenticated
+    @authorized(action="write", resource=APPROVE)
+    def post(self, proposal_id: str) -> None:
+        self.id_arg(proposal_id)
+        body = self.body(ApplyBody)
+        project = self.project_arg(body.project) if body.project else None
+        result = to_jsonable(self.backend.memory.apply(proposal_id, to=body.to, project=project))
+        _refuse_repeat(result, proposal_id)
+        self.backend.changed("queue", "apply", id=proposal_id)
+        self.reply(result)
+
+
+class DismissHandler(MemoryHandler):
+    @web.authenticated
+    @authorized(action="write", resource=APPROVE)
+    def post(self, proposal_id: str) -> None:
+        self.id_arg(proposal_id)
+        result = to_jsonable(self.backend.memory.dismiss(proposal_id))
+        _refuse_repeat(result, proposal_id)
+        self.backend.changed("queue", "dismiss", id=proposal_id)
+        self.reply(result)
+
+
+class ProcessAllHandler(MemoryHandler):
+    @web.authenticated
+    @authorized(action="write", resource=APPROVE)
+    def post(self) -> None:
+        body = self.body(ProcessAllBody)
+        project = self.project_arg(body.project) if body.project else None
+        result = self.backend.memory.process_all(to=body.to, project=project)
+        self.backend.changed("queue", "process_all")
+        self.reply(result)

@@ -1,0 +1,32 @@
+"""The URL table of ``/jupyter-memory/``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jupyter_server.utils import url_path_join
+
+from .knowledge_routes import KnowledgeHandler, ReorganizeHandler, StatusHandler
+from .memories_routes import MemoriesHandler
+from .queue_routes import ApplyHandler, DismissHandler, ProcessAllHandler, QueueHandler
+from .settings_routes import ProjectsHandler, SettingsHandler
+
+PREFIX = "jupyter-memory"
+_SEGMENT = r"([^/]+)"
+
+ROUTES: list[tuple[str, type]] = [
+    ("queue", QueueHandler),
+    ("queue/process-all", ProcessAllHandler),
+    (f"queue/{_SEGMENT}/apply", ApplyHandler),
+    (f"queue/{_SEGMENT}/dismiss", DismissHandler),
+    (f"knowledge/{_SEGMENT}", KnowledgeHandler),
+    (f"knowledge/{_SEGMENT}/status", StatusHandler),
+    (f"knowledge/{_SEGMENT}/reorganize", ReorganizeHandler),
+    ("settings", SettingsHandler),
+    ("projects", ProjectsHandler),
+    ("memories", MemoriesHandler),
+]
+
+
+def route_table(base_url: str) -> list[tuple[str, Any]]:
+    return [(url_path_join(base_url, PREFIX, path), handler) for path, handler in ROUTES]

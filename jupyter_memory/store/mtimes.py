@@ -1,0 +1,29 @@
+"""Cheap change detection: a fingerprint of a few paths from ``stat`` alone.
+
+The lab server polls this about once a second so that changes made by other
+processes (a kernel's card click, the CLI, another server) reach the panel.
+Reading no file contents keeps a poll in the microseconds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+Stamp = tuple[int, int] | None
+
+
+def stamp(path: Path) -> Stamp:
+    """(mtime_ns, size) of a file or folder, ``None`` when it does not exist."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+def fingerprint(paths: Iterable[Path]) -> dict[str, Stamp]:
+    """Stamp of each path; a folder's stamp changes when an entry is added,
+    renamed or removed, which is how every durable write lands (temp + rename)."""
+    return {str(p): stamp(p) for p in paths}
