@@ -19,6 +19,7 @@ from .output import fail
 COMMAND_MODULES = [
     "jupyter_memory.cli.memory_cmds",
     "jupyter_memory.cli.demo_cmd",
+    "jupyter_memory.cli.digest_cmd",
 ]
 
 

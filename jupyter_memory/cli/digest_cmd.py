@@ -1,0 +1,75 @@
+"""``jupyter-memory digest …``: session digests (spec 001).
+
+``digest validate`` checks any extractor's output against its batch and scene
+pool and prints what was accepted and what was rejected, with the rule. It
+exits 0 whatever the verdict; only an input file that cannot be read (or a
+batch or pool that is not one) is an error, and the message names the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..core.work_memory import ValidationReport, parse_batch, parse_pool, validate_work_memories
+from ..exceptions import ValidationError
+from ..store.input_files import read_input_json, read_input_text
+from .output import emit_json
+
+
+def _load(kind: str, path: str) -> Any:
+    data = read_input_json(path)
+    try:
+        return parse_batch(data) if kind == "batch" else parse_pool(data)
+    except ValidationError as exc:
+        raise ValidationError(f"{path}: {exc}") from None
+
+
+def _print_report(report: ValidationReport) -> None:
+    print(f"accepted {len(report.accepted)}, rejected {len(report.rejected)}")
+    for memory in report.accepted:
+        scene = memory.scene.label or "(unclassified)"
+        print(f"  + [{memory.type.value} {memory.priority}] {scene}: {memory.content}")
+    for rejection in report.rejected:
+        where = f"scene {rejection.scene_index}" if rejection.scene_index is not None else "output"
+        if rejection.memory_index is not None:
+            where += f", memory {rejection.memory_index}"
+        print(f"  - {rejection.rule} ({where}): {rejection.message}")
+
+
+def _validate(args: argparse.Namespace) -> int:
+    batch = _load("batch", args.batch)
+    pool = _load("pool", args.pool) if args.pool else []
+    output_text = read_input_text(args.output)
+    report = validate_work_memories(batch, output_text, pool)
+    if args.json:
+        emit_json(report.to_dict())
+    else:
+        _print_report(report)
+    return 0
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    digest = subparsers.add_parser(
+        "digest",
+        parents=[common],
+        help="session digests: extract work memories (spec 001) and check extractor output",
+    )
+    actions = digest.add_subparsers(dest="digest_action", metavar="ACTION")
+    validate = actions.add_parser(
+        "validate",
+        parents=[common],
+        help="check an extractor's JSON output against its batch and scene pool",
+    )
+    validate.add_argument("--batch", required=True, metavar="BATCH.json", help="the batch")
+    validate.add_argument(
+        "--output", required=True, metavar="OUTPUT.json", help="the extractor's JSON array"
+    )
+    validate.add_argument("--pool", metavar="POOL.json", help="the scene pool (default: empty)")
+    validate.set_defaults(func=_validate)
+    digest.set_defaults(func=lambda args: _help(digest))
+
+
+def _help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
