@@ -9,6 +9,7 @@ every error names the file and the field.
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime
 from pathlib import PurePath
 from typing import Any
@@ -18,9 +19,11 @@ from pydantic import ValidationError as PydanticValidationError
 
 from ..exceptions import OversizeError, ParseError
 from .models import MemoryEntry, MemoryMeta
+from .yaml_lines import NotFlat, dump_flat, load_flat
 
 MAX_FILE_BYTES = 1_000_000
 MAX_FRONTMATTER_BYTES = 64_000
+_CLOSE_RE = re.compile(r"\n---\r?(?:\n|$)")
 RESERVED_KEYS = frozenset({"text", "path", "layer", "body", "content"})
 
 
@@ -68,22 +71,25 @@ def split_frontmatter(
     """Return (metadata mapping, body); raise :class:`ParseError` naming the problem."""
     # Our own split (not the library's regex, whose greedy boundary eats blank
     # lines) so that parse and render are exact inverses.
-    lines = text.split("\n")
-    if not lines or lines[0].rstrip("\r") != "---":
-        raise ParseError("no YAML frontmatter (file must start with a '---' line)", path=path)
-    for i in range(1, len(lines)):
-        if lines[i].rstrip("\r") == "---":
-            fm = "\n".join(lines[1:i])
-            body = "\n".join(lines[i + 1 :])
-            break
+    if text.startswith("---\n"):
+        start = 4
+    elif text.startswith("---\r\n"):
+        start = 5
     else:
+        raise ParseError("no YAML frontmatter (file must start with a '---' line)", path=path)
+    match = _CLOSE_RE.search(text, start - 1)
+    if match is None:
         raise ParseError("frontmatter is not closed by a '---' line", path=path)
+    fm = text[start : match.start() + 1]
+    body = text[match.end() :]
     if body.startswith("\n"):
         body = body[1:]
     if len(fm.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
         raise ParseError(f"frontmatter over {MAX_FRONTMATTER_BYTES} bytes", path=path)
     try:
-        meta = load_yaml(fm)
+        meta = load_flat(fm)
+        if meta is None:
+            meta = load_yaml(fm)
     except yaml.YAMLError as exc:
         raise ParseError(f"malformed YAML frontmatter: {exc}", path=path) from exc
     if meta is None:
@@ -128,18 +134,24 @@ def _plain(value: Any) -> Any:
 
 def render_memory(entry: MemoryEntry) -> str:
     """Frontmatter + body; ``parse_memory(render_memory(e))`` gives ``e`` back."""
-    meta = entry.meta.model_dump(mode="json", exclude_none=False)
+    meta = entry.meta.model_dump(exclude_none=False)
+    for key, value in meta.items():
+        if hasattr(value, "value") and not isinstance(value, (str, int, float)):
+            meta[key] = value.value
     if meta.get("project") is None:
         meta.pop("project", None)
     text = entry.text
     size = len(text.encode("utf-8"))
     if size > MAX_FILE_BYTES - MAX_FRONTMATTER_BYTES:
         raise OversizeError(f"text is {size} bytes, over the cap", field="text")
-    fm = yaml.safe_dump(
-        {k: _plain(v) for k, v in meta.items()},
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=10_000,
-    )
+    try:
+        fm = dump_flat(meta)
+    except NotFlat:  # exotic extra keys: PyYAML writes them correctly, only slower
+        fm = yaml.safe_dump(
+            {k: _plain(v) for k, v in meta.items()},
+            sort_keys=False,
+            allow_unicode=True,
+            default_flow_style=False,
+            width=10_000,
+        )
     return f"---\n{fm}---\n\n{text}"

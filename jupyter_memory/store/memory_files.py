@@ -35,14 +35,22 @@ class MemoryFiles:
             raise UnsafeNameError(f"not a memory file name: {name!r}", field="path")
         return self.folder / name
 
-    def scan(self) -> Iterator[FileStat]:
-        """Every ``*.md`` regular file (symlinks skipped) with its stat."""
+    def scan(self, stale_temps: list[Path] | None = None) -> Iterator[FileStat]:
+        """Every ``*.md`` regular file (symlinks skipped) with its stat.
+
+        Leftover ``.*.tmp`` files of killed writers are collected into
+        ``stale_temps`` (the caller, holding the lock, removes them).
+        """
         if not self.folder.is_dir():
             return
         with os.scandir(self.folder) as it:
             for de in it:
                 name = de.name
-                if not name.endswith(".md") or name.startswith("."):
+                if name.startswith("."):
+                    if stale_temps is not None and name.endswith(".tmp"):
+                        stale_temps.append(self.folder / name)
+                    continue
+                if not name.endswith(".md"):
                     continue
                 if de.is_symlink() or not de.is_file(follow_symlinks=False):
                     continue

@@ -68,8 +68,11 @@ class StoreRoot:
             self._synced_dir_mtime = None
             return None
         with self.locked():
-            remove_stale_temp_files(self.layout.memories)
-            report = self.index.sync(self.files.scan(), self.files.read)
+            stale: list[Path] = []
+            report = self.index.sync(self.files.scan(stale), self.files.read)
+            for tmp in stale:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
         self._synced_dir_mtime = self._dir_mtime()
         self.last_report = report
         return report

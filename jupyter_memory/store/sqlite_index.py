@@ -221,22 +221,29 @@ class SqliteIndex:
             " ".join(analyze(entry.text)),
         )
 
-    def _upsert(self, con: sqlite3.Connection, entry: MemoryEntry, stat: FileStat) -> None:
-        self._remove(con, stat.name)
-        old = con.execute("SELECT name FROM entries WHERE id = ?", (entry.meta.id,)).fetchone()
-        if old is not None:
-            raise JupyterMemoryError(f"id {entry.meta.id} is used by both {old[0]} and {stat.name}")
-        cur = con.execute(
-            "INSERT INTO entries (id, name, mtime_ns, size, title, type, tier, scope, project,"
-            " tags, source, confidence, created, updated, reviewed, body)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            self._values(entry, stat),
-        )
+    def _upsert(
+        self, con: sqlite3.Connection, entry: MemoryEntry, stat: FileStat, *, fresh: bool = False
+    ) -> None:
+        if not fresh:  # a fresh rebuild database has nothing to replace
+            self._remove(con, stat.name)
+        try:
+            cur = con.execute(
+                "INSERT INTO entries (id, name, mtime_ns, size, title, type, tier, scope, project,"
+                " tags, source, confidence, created, updated, reviewed, body)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                self._values(entry, stat),
+            )
+        except sqlite3.IntegrityError:
+            old = con.execute("SELECT name FROM entries WHERE id = ?", (entry.meta.id,)).fetchone()
+            raise JupyterMemoryError(
+                f"id {entry.meta.id} is used by both {old[0] if old else '?'} and {stat.name}"
+            ) from None
         con.execute(
             "INSERT INTO fts (rowid, title, tags, body) VALUES (?,?,?,?)",
             (cur.lastrowid, *self._fts_values(entry)),
         )
-        con.execute("DELETE FROM problems WHERE name = ?", (stat.name,))
+        if not fresh:
+            con.execute("DELETE FROM problems WHERE name = ?", (stat.name,))
 
     @staticmethod
     def _remove(con: sqlite3.Connection, name: str) -> None:
@@ -305,10 +312,11 @@ class SqliteIndex:
         report: SyncReport,
         *,
         existed: bool,
+        fresh: bool = False,
     ) -> None:
         try:
             entry = load(st.name)
-            self._upsert(con, entry, st)
+            self._upsert(con, entry, st, fresh=fresh)
         except (JupyterMemoryError, OSError, ValueError) as exc:
             self._remove(con, st.name)
             con.execute(
@@ -335,7 +343,7 @@ class SqliteIndex:
             con.executescript(_SCHEMA)
             with _transaction(con):
                 for st in stats:
-                    self._index_file(con, st, load, report, existed=False)
+                    self._index_file(con, st, load, report, existed=False, fresh=True)
             con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             con.close()
             fd = os.open(path, os.O_RDONLY)

@@ -124,3 +124,51 @@ def test_round_trip(text, title, tags, mtype, tier, conf, seconds, extra):
     assert back.text == entry.text
     assert back.meta.model_dump() == entry.meta.model_dump()
     assert render_memory(back) == render_memory(entry)
+
+
+_scalar = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**12), max_value=10**12),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30),
+)
+_value = st.recursive(
+    _scalar,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True), _value, max_size=6))
+def test_fast_subset_agrees_with_yaml(mapping):
+    """The one-line JSON subset means the same to our reader and to PyYAML."""
+    import yaml
+
+    from jupyter_memory.core.yaml_lines import dump_flat, load_flat
+
+    text = dump_flat(mapping)
+    assert yaml.safe_load(text) == (mapping or None)
+    fast = load_flat(text)
+    if fast is not None:
+        assert fast == mapping
+
+
+@pytest.mark.parametrize(
+    "fm",
+    [
+        'title: "a", "tier": "x"\n',
+        "a: 1e5\n",
+        "a: plain words\n",
+        "a:\n  - x\n",
+        "a: &x 1\nb: *x\n",
+        "a: 012\n",
+    ],
+)
+def test_fast_subset_defers_to_yaml(fm):
+    from jupyter_memory.core.yaml_lines import load_flat
+
+    assert load_flat(fm) is None
