@@ -6,6 +6,7 @@ from typing import Any
 
 from jupyter_server.utils import url_path_join
 
+from .cases_routes import CaseEntryHandler, CaseHandler, CasesHandler
 from .knowledge_routes import KnowledgeHandler, ReorganizeHandler, StatusHandler
 from .memories_routes import MemoriesHandler
 from .queue_routes import ApplyHandler, DismissHandler, ProcessAllHandler, QueueHandler
@@ -25,6 +26,9 @@ ROUTES: list[tuple[str, type]] = [
     ("settings", SettingsHandler),
     ("projects", ProjectsHandler),
     ("memories", MemoriesHandler),
+    ("cases", CasesHandler),
+    (f"cases/{_SEGMENT}", CaseHandler),
+    (f"cases/{_SEGMENT}/entries/{_SEGMENT}", CaseEntryHandler),
 ]
 
 
