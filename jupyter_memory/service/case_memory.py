@@ -48,7 +48,7 @@ from ..exceptions import (
     UnsafeNameError,
     ValidationError,
 )
-from ..store.case_store import CaseStore
+from ..store.case_store import CaseStore, read_team_profile
 from .case_index_check import index_problems
 from .case_results import ArchiveResult, CaseNoteResult, CaseProblem, CaseRecord, DoctorReport
 
@@ -68,6 +68,12 @@ def _file_link(value: FileArg) -> FileLink:
     if not 2 <= len(parts) <= 3:
         raise ValidationError("give a path, (name, path) or (name, path, note)", field="files")
     return FileLink(*parts)
+
+
+def workspace_policy(workspace: str | os.PathLike[str]) -> policy.WritePolicy:
+    """The Memory Write Policy of ``<workspace>/team-profile.md`` (``notify`` + hint if unset)."""
+    path, text = read_team_profile(workspace)
+    return policy.parse_team_profile(text, path=str(path))
 
 
 class CaseMemory:
@@ -103,9 +109,7 @@ class CaseMemory:
 
     def policy(self) -> policy.WritePolicy:
         """The team's Memory Write Policy (read before every write attempt)."""
-        return policy.parse_team_profile(
-            self.store.read_profile(), path=str(self.store.profile_path)
-        )
+        return workspace_policy(self.workspace)
 
     # -- reading -------------------------------------------------------------------------
 
@@ -536,4 +540,4 @@ class CaseMemory:
 
 from .case_search import search_cases  # noqa: E402  (re-exported next to CaseMemory)
 
-__all__ = ["CaseMemory", "search_cases"]
+__all__ = ["CaseMemory", "search_cases", "workspace_policy"]

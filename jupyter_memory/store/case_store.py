@@ -128,7 +128,7 @@ class CaseStore:
         return _read(self.index_path)
 
     def read_profile(self) -> str | None:
-        return _read(self.profile_path)
+        return read_team_profile(self.workspace)[1]
 
     def read_registry(self) -> object | None:
         """The decoded registry; invalid JSON is a :class:`ParseError` (exclusion
@@ -183,6 +183,12 @@ class CaseStore:
         if gone:
             self._log("case.delete", path, None, actor, at)
         return gone
+
+
+def read_team_profile(workspace: str | os.PathLike[str]) -> tuple[Path, str | None]:
+    """``(path, text or None)`` of the workspace's ``team-profile.md``."""
+    path = Path(workspace).expanduser().resolve() / PROFILE_NAME
+    return path, _read(path)
 
 
 def list_case_ids(workspace: str | os.PathLike[str]) -> list[str]:

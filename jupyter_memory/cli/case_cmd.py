@@ -1,0 +1,240 @@
+"""``jupyter-memory case ...``: investigation case memory (spec 000), a thin shell
+over :class:`~jupyter_memory.service.case_memory.CaseMemory`.
+
+``jupyter-memory case --workspace DIR --case CASE-2026-001 note hesitate "title"
+--body TEXT --evidence E-007 --hypothesis H-2``; every sub-command takes
+``--json``; ``doctor`` exits 1 when INDEX.md and the files disagree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..exceptions import ValidationError
+from .output import emit_json
+
+
+def _case_options(*, suppress: bool) -> argparse.ArgumentParser:
+    # Repeated on every sub-command with SUPPRESS defaults, so the options work
+    # before or after the sub-command name.
+    default: Any = argparse.SUPPRESS if suppress else None
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--workspace", default=default, help="workspace folder (default: .)")
+    p.add_argument("--case", default=default, help="case id, e.g. CASE-2026-001")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="print machine-readable JSON",
+    )
+    return p
+
+
+def _open(args: argparse.Namespace, *, name: str | None = None) -> Any:
+    from ..service.case_memory import CaseMemory
+
+    if not args.case:
+        raise ValidationError("give the case with --case CASE-YYYY-NNN", field="case")
+    return CaseMemory(args.workspace or ".", args.case, name=name)
+
+
+def _print_result(args: argparse.Namespace, result: Any) -> int:
+    if args.json:
+        emit_json(result.to_dict())
+    else:
+        for line in result.notice():
+            print(line)
+    return 0
+
+
+def _cmd_open(args: argparse.Namespace) -> int:
+    status = _open(args, name=args.name).status()
+    if args.json:
+        emit_json(status)
+        return 0
+    print(f"{status['case']}: {status['entries']} entries ({status['legacy']} legacy v1)")
+    print(f"  folder: {status['memory_dir']}")
+    print(f"  write policy: {status['policy']}")
+    for line in (status["hint"], status["suggestion"], *status["problems"]):
+        if line:
+            print(f"  {line}")
+    return 0
+
+
+def _cmd_note(args: argparse.Namespace) -> int:
+    body = sys.stdin.read() if args.body == "-" else args.body
+    result = _open(args).note(
+        args.type,
+        args.title,
+        body,
+        evidence=args.evidence or (),
+        hypotheses=args.hypothesis or (),
+        related=args.related,
+        files=args.file or (),
+        status=args.status,
+        slug=args.slug,
+        actor="person",
+    )
+    return _print_result(args, result)
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    records = _open(args).entries(
+        type=args.type, evidence=args.evidence, hypothesis=args.hypothesis
+    )
+    if args.json:
+        emit_json([r.to_dict() for r in records])
+        return 0
+    for r in records:
+        legacy = " (legacy v1)" if r.legacy else ""
+        print(f"{r.date}  {r.type:<8}  {r.status}  {r.name}{legacy}\n    {r.title}")
+    return 0
+
+
+def _cmd_index(args: argparse.Namespace) -> int:
+    cm = _open(args)
+    if args.json:
+        index = cm.index()
+        emit_json(
+            {
+                "case": index.case_id,
+                "name": index.name,
+                "period": index.period,
+                "rows": [
+                    {
+                        "date": r.date,
+                        "type": r.type,
+                        "summary": r.summary,
+                        "evidence": list(r.evidence),
+                        "status": r.status,
+                    }
+                    for r in index.rows
+                ],
+            }
+        )
+    else:
+        sys.stdout.write(cm.index_markdown())
+    return 0
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    return _print_result(args, _open(args).set_status(args.entry, args.state, actor="person"))
+
+
+def _cmd_archive(args: argparse.Namespace) -> int:
+    finals: dict[str, str] = {}
+    for item in args.final or ():
+        entry, sep, state = item.partition("=")
+        if not sep:
+            raise ValidationError(f"{item!r} is not ENTRY=STATE", field="--final")
+        finals[entry] = state
+    result = _open(args).archive(final_states=finals, delete=args.delete or ())
+    if args.json:
+        emit_json(result.to_dict())
+        return 0
+    print(f"archived {result.case_id}; snapshot {result.snapshot}")
+    print(f"  updated: {len(result.updated)}, deleted: {len(result.deleted)}")
+    print(f"  已纳入 (retrospective input): {len(result.included)}")
+    for r in result.included:
+        print(f"    {r.date} {r.type} {r.title}")
+    return 0
+
+
+def _cmd_search(args: argparse.Namespace) -> int:
+    from ..service.case_memory import search_cases
+
+    hits = search_cases(args.workspace or ".", " ".join(args.text), type=args.type)
+    if args.json:
+        emit_json([h.to_dict() for h in hits])
+        return 0
+    if not hits:
+        print("no case memory entries found")
+    for h in hits:
+        print(f"{h.case_id}  {h.date}  {h.type:<8}  {h.status}  {h.title}\n    {h.snippet}")
+    return 0
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    report = _open(args).doctor()
+    if args.json:
+        emit_json(report.to_dict())
+    else:
+        print(
+            f"{report.case_id}: {report.entries} entries, " + ("ok" if report.ok else "problems:")
+        )
+        for p in report.problems:
+            print(f"  {p}")
+    return 0 if report.ok else 1
+
+
+def _cmd_repair(args: argparse.Namespace) -> int:
+    report = _open(args).repair()
+    if args.json:
+        emit_json(report.to_dict())
+    else:
+        state = "repaired" if report.repaired else "nothing to repair"
+        print(f"{report.case_id}: {state}")
+        for p in report.problems:
+            print(f"  fixed {p}" if report.repaired else f"  {p}")
+    return 0
+
+
+def _cmd_policy(args: argparse.Namespace) -> int:
+    from ..service.case_memory import workspace_policy
+
+    pol = workspace_policy(args.workspace or ".")
+    if args.json:
+        emit_json({"policy": pol.value, "source": pol.source, "line": pol.line, "hint": pol.hint})
+    else:
+        print(f"Memory Write Policy: {pol.value}" + (f" ({pol.source})" if pol.source else ""))
+        if pol.hint:
+            print(pol.hint)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    top = _case_options(suppress=False)
+    sub_opts = _case_options(suppress=True)
+    case = subparsers.add_parser(
+        "case", parents=[top], help="investigation case memory (case_memory/, INDEX.md)"
+    )
+    case.set_defaults(func=lambda args: (case.print_help(), 2)[1])
+    cmds = case.add_subparsers(dest="case_command", metavar="SUBCOMMAND")
+
+    def add(name: str, func: Any, help: str) -> argparse.ArgumentParser:
+        p = cmds.add_parser(name, parents=[sub_opts], help=help)
+        p.set_defaults(func=func)
+        return p
+
+    add("open", _cmd_open, "show a case: entries, policy, index health").add_argument(
+        "--name", help="case name for INDEX.md's 案件 line"
+    )
+    note = add("note", _cmd_note, "write a note through the spec 000 decision flow")
+    note.add_argument("type", help="discuss | hesitate | insight | observe | think")
+    note.add_argument("title")
+    note.add_argument("--body", required=True, help="the record text ('-' reads stdin)")
+    note.add_argument("--evidence", action="append", metavar="E-NNN")
+    note.add_argument("--hypothesis", action="append", metavar="H-N")
+    note.add_argument("--related", help="an existing entry file this continues")
+    note.add_argument("--file", action="append", metavar="PATH", help="a related file link")
+    note.add_argument("--status", help="已纳入 | 存档待查 | 已排除")
+    note.add_argument("--slug", help="kebab-case slug for the file name")
+    lst = add("list", _cmd_list, "list entries, filtered")
+    lst.add_argument("--type")
+    lst.add_argument("--evidence")
+    lst.add_argument("--hypothesis")
+    add("index", _cmd_index, "print the index derived from the entry files")
+    st = add("status", _cmd_status, "set an entry's 后续状态 (file first, then INDEX.md)")
+    st.add_argument("entry")
+    st.add_argument("state", help="已纳入 | 存档待查 | 已排除")
+    arc = add("archive", _cmd_archive, "close the case: snapshot, final states, cleanup")
+    arc.add_argument("--final", action="append", metavar="ENTRY=STATE")
+    arc.add_argument("--delete", action="append", metavar="ENTRY")
+    se = add("search", _cmd_search, "search every case's case_memory/ (no --case needed)")
+    se.add_argument("text", nargs="+")
+    se.add_argument("--type")
+    add("doctor", _cmd_doctor, "check INDEX.md against the files (exit 1 on problems)")
+    add("repair", _cmd_repair, "repair INDEX.md from the entry files")
+    add("policy", _cmd_policy, "show the team's Memory Write Policy")
