@@ -40,6 +40,7 @@ from ..store.jsonl import read_jsonl
 from ..store.layout import project_gitignore, project_root
 from ..store.root import StoreRoot
 from ..store.search_index import IndexRow, SearchQuery
+from .knowledge import KnowledgeMixin
 from .paths import resolve_home, resolve_project_dir
 
 # Project memories outrank user ones of equal relevance when a project is focused.
@@ -83,7 +84,7 @@ def default_title(text: str) -> str:
     return (first[:77] + "…") if len(first) > 80 else first
 
 
-class Memory:
+class Memory(KnowledgeMixin):
     """Governed memory for one person: a user home and, optionally, a focused project."""
 
     def __init__(

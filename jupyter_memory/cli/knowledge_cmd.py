@@ -1,0 +1,219 @@
+"""Governed-knowledge commands: queue, propose, apply, dismiss, process-all, knowledge,
+context, expand, reorganize, settings."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .output import emit_json, open_memory
+
+
+def _switch(value: str | None) -> bool | None:
+    return None if value is None else value == "on"
+
+
+def _print_proposal(p: Any) -> None:
+    where = p.suggested_layer + (f":{p.project}" if p.project else "")
+    print(f"{p.id}  [{p.kind}, {p.source}, → {where}]  {p.text}")
+    print(f"    quote: “{p.evidence_quote}”")
+
+
+def _queue(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        items = mem.queue(include_decided=args.all)
+        problems = mem.queue_problems()
+    if args.json:
+        emit_json({"items": [p.to_dict() for p in items], "problems": problems})
+        return 0
+    if not items:
+        print("the queue is empty")
+    for p in items:
+        _print_proposal(p)
+        if args.all:
+            print(f"    status: {p.status}")
+    for prob in problems:
+        print(f"unreadable: {prob['message']}", file=sys.stderr)
+    return 0
+
+
+def _propose(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        result = mem.propose(
+            args.text, args.kind, args.quote or args.text, layer=args.layer, source="manual"
+        )
+    if args.json:
+        emit_json(result)
+    elif result["status"] == "queued":
+        extra = f" (supersedes {result['supersedes']})" if result["supersedes"] else ""
+        print(f"queued {result['id']}{extra}")
+    else:
+        print(f"skipped: {result['reason']}")
+    return 0
+
+
+def _apply(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        result = mem.apply(args.id, to=args.to, project=args.project)
+    if args.json:
+        emit_json(result)
+    elif result["status"] == "applied":
+        where = "User" if result["layer"] == "user" else f"Project {result['project']}"
+        print(f"saved to {where} knowledge ({result['section']}): {result['path']}")
+    else:
+        print(f"{result['status'].replace('_', ' ')}: nothing changed")
+    return 0
+
+
+def _dismiss(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        result = mem.dismiss(args.id)
+    if args.json:
+        emit_json(result)
+    else:
+        print(result["status"].replace("_", " "))
+    return 0
+
+
+def _process_all(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        result = mem.process_all(to=args.to, project=args.project)
+    if args.json:
+        emit_json(result)
+        return 0
+    print(f"applied {len(result['applied'])}, skipped {len(result['skipped'])}")
+    for item in result["skipped"]:
+        print(f"  skipped {item['id']}: {item['reason']}")
+    return 0
+
+
+def _knowledge(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        if args.action == "save":
+            status = mem.save_knowledge(args.layer, sys.stdin.read(), project=args.project)
+            text = mem.knowledge(args.layer, project=args.project)
+        else:
+            status = mem.library_status(args.layer, project=args.project)
+            text = mem.knowledge(args.layer, project=args.project)
+    if args.json:
+        emit_json({"text": text, "status": status} if args.action != "status" else status)
+        return 0
+    if args.action == "show":
+        sys.stdout.write(text)
+        return 0
+    print(
+        f"{status['layer']} knowledge{' (' + status['project'] + ')' if status['project'] else ''}: "
+        f"{status['path']}\n  Rules {status['rules']} · Info {status['info']} · "
+        f"{status['chars']:,} / {status['budget']:,} characters · mode {status['mode']} · "
+        f"last updated {status['last_updated'] or 'never'}"
+    )
+    if status["legacy_layout"]:
+        print("  older layout: rewritten as ## Rules / ## Info on the next save")
+    return 0
+
+
+def _context(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        block = mem.context(project=args.project)
+    if args.json:
+        emit_json({"context": block, "chars": len(block)})
+    else:
+        print(block or "(no approved knowledge is injected)")
+    return 0
+
+
+def _expand(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        result = mem.expand_knowledge_catalog(args.labels, project=args.project)
+    if args.json:
+        emit_json(result)
+        return 0
+    for entry in result["entries"]:
+        print(f"[{entry['layer']} · {entry['section']}]\n{entry['text']}")
+    for label in result["unknown"]:
+        print(f"unknown label: {label}", file=sys.stderr)
+    return 1 if result["unknown"] and not result["entries"] else 0
+
+
+def _reorganize(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        result = mem.reorganize(args.layer, project=args.project)
+    if args.json:
+        emit_json(result)
+    else:
+        print(
+            f"reorganized {result['path']} ({result['chars_before']:,} → {result['chars_after']:,} "
+            f"characters, {result['duplicates_removed']} duplicates removed"
+            f"{', grouped under labels' if result['grouped'] else ''}); backup: {result['backup']}"
+        )
+    return 0
+
+
+def _settings(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        changes = {
+            k: v
+            for k, v in (
+                ("enabled", _switch(args.enabled)),
+                ("auto_suggestions", _switch(args.auto_suggestions)),
+            )
+            if v is not None
+        }
+        settings = mem.update_settings(**changes) if changes else mem.settings
+    if args.json:
+        emit_json(settings)
+    else:
+        on = {True: "on", False: "off"}
+        print(f"enabled: {on[settings['enabled']]}")
+        print(f"automatic suggestions: {on[settings['auto_suggestions']]}")
+    return 0
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("queue", parents=[common], help="pending knowledge proposals")
+    p.add_argument("--all", action="store_true", help="include applied, dismissed, superseded")
+    p.set_defaults(func=_queue)
+
+    p = sub.add_parser("propose", parents=[common], help="queue a knowledge proposal yourself")
+    p.add_argument("text")
+    p.add_argument("--kind", choices=["rule", "info"], required=True)
+    p.add_argument("--quote", help="evidence quote (default: the text itself)")
+    p.add_argument("--layer", choices=["user", "project"])
+    p.set_defaults(func=_propose)
+
+    p = sub.add_parser("apply", parents=[common], help="approve a proposal into a knowledge file")
+    p.add_argument("id")
+    p.add_argument("--to", choices=["user", "project"], required=True)
+    p.set_defaults(func=_apply)
+
+    p = sub.add_parser("dismiss", parents=[common], help="dismiss a proposal for good")
+    p.add_argument("id")
+    p.set_defaults(func=_dismiss)
+
+    p = sub.add_parser("process-all", parents=[common], help="apply every pending proposal")
+    p.add_argument("--to", choices=["user", "project"], required=True)
+    p.set_defaults(func=_process_all)
+
+    p = sub.add_parser(
+        "knowledge", parents=[common], help="show, check or save (from stdin) a knowledge file"
+    )
+    p.add_argument("action", choices=["show", "status", "save"])
+    p.add_argument("--layer", choices=["user", "project"], default="user")
+    p.set_defaults(func=_knowledge)
+
+    p = sub.add_parser("context", parents=[common], help="the block an agent receives")
+    p.set_defaults(func=_context)
+
+    p = sub.add_parser("expand", parents=[common], help="full entries under catalog labels")
+    p.add_argument("labels", nargs="+")
+    p.set_defaults(func=_expand)
+
+    p = sub.add_parser("reorganize", parents=[common], help="back up, dedupe, regroup a file")
+    p.add_argument("--layer", choices=["user", "project"], default="user")
+    p.set_defaults(func=_reorganize)
+
+    p = sub.add_parser("settings", parents=[common], help="show or change the switches")
+    p.add_argument("--enabled", choices=["on", "off"])
+    p.add_argument("--auto-suggestions", choices=["on", "off"])
+    p.set_defaults(func=_settings)

@@ -1,0 +1,104 @@
+"""An OpenAI-compatible chat-completions client (stdlib ``urllib``), configured by the person.
+
+Settings (``update_settings(llm={...})``)::
+
+    {"base_url": "http://localhost:11434/v1", "model": "qwen2.5", "api_key_env": "OPENAI_API_KEY"}
+
+The key itself is never stored: ``api_key_env`` names the environment
+variable that holds it. Nothing here runs unless the person configured it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlparse
+
+from ..core.llm import ChatMessage
+from ..exceptions import StoreError, ValidationError
+
+DEFAULT_TIMEOUT_S = 300.0  # reorganize may take minutes on a local model (spec §6.2)
+MAX_REPLY_BYTES = 2_000_000
+
+
+def check_llm_config(config: Mapping[str, Any]) -> dict[str, str]:
+    if not isinstance(config, Mapping):
+        raise ValidationError("must be an object with base_url and model", field="llm")
+    out: dict[str, str] = {}
+    for key in ("base_url", "model", "api_key_env"):
+        value = config.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise ValidationError("must be a non-empty string", field=f"llm.{key}")
+        out[key] = value.strip()
+    unknown = set(config) - {"base_url", "model", "api_key_env"}
+    if unknown:
+        raise ValidationError(
+            f"unknown keys {sorted(unknown)} (the key itself is never stored)", field="llm"
+        )
+    if "base_url" not in out or "model" not in out:
+        raise ValidationError("needs base_url and model", field="llm")
+    if urlparse(out["base_url"]).scheme not in ("http", "https"):
+        raise ValidationError("must be an http(s) URL", field="llm.base_url")
+    return out
+
+
+class OpenAICompatibleClient:
+    """``POST {base_url}/chat/completions``; implements :class:`~jupyter_memory.core.llm.LLMClient`."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.api_key = api_key
+        self.timeout = timeout
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> OpenAICompatibleClient:
+        cfg = check_llm_config(config)
+        key = os.environ.get(cfg["api_key_env"]) if "api_key_env" in cfg else None
+        return cls(cfg["base_url"], cfg["model"], api_key=key)
+
+    def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 2_000) -> str:
+        body = json.dumps(
+            {
+                "model": self.model,
+                "messages": list(messages),
+                "max_tokens": max_tokens,
+                "temperature": 0,
+            }
+        ).encode("utf-8")
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 - http(s) checked
+                raw = response.read(MAX_REPLY_BYTES + 1)
+        except urllib.error.HTTPError as exc:
+            raise StoreError(f"LLM endpoint answered HTTP {exc.code}", path=self.url) from exc
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            raise StoreError(f"LLM endpoint unreachable: {exc}", path=self.url) from exc
+        if len(raw) > MAX_REPLY_BYTES:
+            raise ValidationError("LLM reply is too large", field="llm")
+        try:
+            data = json.loads(raw.decode("utf-8"))
+            content = data["choices"][0]["message"]["content"]
+        except (UnicodeDecodeError, json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
+            raise ValidationError(
+                "LLM reply is not an OpenAI chat completion", field="llm"
+            ) from exc
+        if not isinstance(content, str):
+            raise ValidationError("LLM reply has no text content", field="llm")
+        return content

@@ -1,0 +1,102 @@
+"""Knowledge files on disk: ``knowledge.md``, its ``knowledge.md.bak``, and ``settings.json``.
+
+Reads never rewrite: a legacy or malformed file stays exactly as it is until
+a person saves (invariant 7). Writes go through :mod:`.atomic`; the caller
+holds the root's lock (``StoreRoot.locked()``) around read-modify-write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..core.frontmatter_io import decode_file
+from ..core.knowledge_format import KnowledgeDoc, parse_knowledge
+from ..exceptions import ParseError, StoreError
+from .atomic import write_text_atomic
+from .json_file import read_json, write_json
+from .layout import RootLayout
+
+BACKUP_SUFFIX = ".bak"
+
+
+@dataclass(frozen=True)
+class LoadedKnowledge:
+    path: Path
+    exists: bool
+    text: str  # the file exactly as stored ("" when absent)
+    doc: KnowledgeDoc
+    updated: datetime | None
+
+
+class KnowledgeFile:
+    """The knowledge file of one root (user home or a project's ``.jupyter-memory``)."""
+
+    def __init__(self, layout: RootLayout) -> None:
+        self.path = layout.knowledge
+        self.backup_path = self.path.with_name(self.path.name + BACKUP_SUFFIX)
+        self._cache: tuple[tuple[int, int], LoadedKnowledge] | None = None
+
+    def load(self) -> LoadedKnowledge:
+        """The parsed file (cached by mtime and size); :class:`ParseError` names the line."""
+        if self.path.is_symlink():
+            raise ParseError("knowledge file is a symlink; refusing to follow it", path=self.path)
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:
+            self._cache = None
+            return LoadedKnowledge(self.path, False, "", KnowledgeDoc(), None)
+        except OSError as exc:
+            raise ParseError(f"cannot read: {exc.strerror or exc}", path=self.path) from exc
+        key = (st.st_mtime_ns, st.st_size)
+        if self._cache is not None and self._cache[0] == key:
+            return self._cache[1]
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:
+            raise ParseError(f"cannot read: {exc.strerror or exc}", path=self.path) from exc
+        text = decode_file(data, path=self.path)
+        doc = parse_knowledge(text, path=str(self.path))
+        updated = datetime.fromtimestamp(st.st_mtime, tz=timezone.utc)
+        loaded = LoadedKnowledge(self.path, True, text, doc, updated)
+        self._cache = (key, loaded)
+        return loaded
+
+    def write(self, text: str) -> str:
+        """Durably replace the file (caller holds the lock); returns its sha256."""
+        self._cache = None
+        return write_text_atomic(self.path, text)
+
+    def write_backup(self, text: str) -> str:
+        return write_text_atomic(self.backup_path, text)
+
+    def read_backup(self) -> str | None:
+        try:
+            return decode_file(self.backup_path.read_bytes(), path=self.backup_path)
+        except FileNotFoundError:
+            return None
+
+
+class SettingsFile:
+    """``settings.json`` of the user home; unknown keys written by others are kept."""
+
+    def __init__(self, layout: RootLayout) -> None:
+        self.path = layout.settings
+
+    def read(self) -> dict[str, Any]:
+        data = read_json(self.path, {})
+        if not isinstance(data, dict):
+            raise ParseError("settings must be a JSON object", path=self.path)
+        return data
+
+    def update(self, changes: dict[str, Any]) -> dict[str, Any]:
+        """Merge ``changes`` into the stored settings (caller holds the lock)."""
+        data = self.read()
+        data.update(changes)
+        write_json(self.path, data)
+        back = self.read()
+        if any(back.get(k) != v for k, v in changes.items()):
+            raise StoreError("settings read-back differs from what was written", path=self.path)
+        return back
