@@ -3,8 +3,10 @@
 import jupyter_memory
 
 PINNED = [
+    "CaseMemory",
     "ConflictError",
     "JupyterMemoryError",
+    "LLMClient",
     "Memory",
     "MemoryEntry",
     "MemoryMeta",
@@ -12,12 +14,16 @@ PINNED = [
     "NotFoundError",
     "ParseError",
     "PolicyError",
+    "Proposal",
     "RecallHit",
     "Source",
     "StoreError",
     "Tier",
     "ValidationError",
     "__version__",
+    "validate_work_memories",
+    "search_cases",
+    "tool_schemas",
 ]
 
 

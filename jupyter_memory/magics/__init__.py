@@ -1,0 +1,51 @@
+"""IPython magics, the cell-capture hook and the suggestion worker of jupyter-memory.
+
+``%load_ext jupyter_memory`` calls :func:`load_extension`; ``%unload_ext``
+calls :func:`unload_extension`, which removes the magics, the hook, the
+configurable and the worker thread again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from .memory_magics import MemoryMagics
+
+_LOADED: dict[int, MemoryMagics] = {}
+
+
+def load_extension(shell: Any) -> MemoryMagics:
+    """Register magics and the ``post_run_cell`` hook on ``shell`` (idempotent)."""
+    existing = _LOADED.get(id(shell))
+    if existing is not None:
+        return existing
+    magics = MemoryMagics(shell=shell, parent=shell)
+    # Magics.__init__ already put it in shell.configurables, so %config reaches it.
+    shell.register_magics(magics)
+    shell.events.register("post_run_cell", magics.capture.post_run_cell)
+    _LOADED[id(shell)] = magics
+    return magics
+
+
+def unload_extension(shell: Any) -> None:
+    magics = _LOADED.pop(id(shell), None)
+    if magics is None:
+        return
+    with contextlib.suppress(ValueError):  # already removed by hand
+        shell.events.unregister("post_run_cell", magics.capture.post_run_cell)
+    while magics in shell.configurables:
+        shell.configurables.remove(magics)
+    for kind, table in magics.magics.items():
+        for name in table:
+            shell.magics_manager.magics[kind].pop(name, None)
+    shell.magics_manager.registry.pop(type(magics).__name__, None)
+    magics.close()
+
+
+def loaded_magics(shell: Any) -> MemoryMagics | None:
+    """The ``MemoryMagics`` loaded into ``shell``, if any (for widgets and tests)."""
+    return _LOADED.get(id(shell))
+
+
+__all__ = ["MemoryMagics", "load_extension", "loaded_magics", "unload_extension"]

@@ -1,0 +1,58 @@
+"""Argument helpers shared by the magics.
+
+Free text (``%remember Don't count refunds --tags sales``) is split from the
+options *before* shell-style parsing, so an apostrophe in a rule does not
+become an "unbalanced quote" error. Quoted text is parsed the usual way.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable
+from typing import Any
+
+from IPython.core.error import UsageError
+
+
+def parse_argstring(func: Callable[..., Any], line: str) -> Any:
+    """Like IPython's, but POSIX quoting: ``--title "Refund policy"`` loses its quotes."""
+    return func.parser.parse_args(shlex.split(line))  # type: ignore[attr-defined]
+
+
+_FIRST_OPTION = re.compile(r"(?:^|\s)(--?[A-Za-z])")
+
+
+def split_text_and_options(line: str) -> tuple[str | None, str]:
+    """``(free_text, options)``; ``free_text`` is None when the line starts with a quote."""
+    stripped = line.strip()
+    if not stripped or stripped[0] in "\"'":
+        return None, stripped
+    match = _FIRST_OPTION.search(stripped)
+    if match is None:
+        return stripped, ""
+    return stripped[: match.start(1)].strip(), stripped[match.start(1) :]
+
+
+def parse_with_text(func: Callable[..., Any], line: str, text_dest: str) -> Any:
+    """Parse ``line`` for ``func``; the free text (if any) lands in ``args.<text_dest>``."""
+    text, options = split_text_and_options(line)
+    try:
+        args = parse_argstring(func, options)
+    except ValueError as exc:  # shlex: "No closing quotation"
+        raise UsageError(f"{exc}: close the quote, or put the text in a %%cell magic") from exc
+    if text is not None:
+        existing = getattr(args, text_dest) or []
+        setattr(args, text_dest, [text, *existing])
+    return args
+
+
+def parse(func: Callable[..., Any], line: str) -> Any:
+    try:
+        return parse_argstring(func, line)
+    except ValueError as exc:
+        raise UsageError(f"{exc}: close the quote") from exc
+
+
+def joined(words: list[str] | None) -> str:
+    return " ".join(words or []).strip()

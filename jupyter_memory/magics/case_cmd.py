@@ -1,0 +1,180 @@
+"""``%case`` / ``%%case note``: investigation case memory (spec 000) from a notebook.
+
+``%case open CASE-2026-001 [--workspace DIR]`` picks the case; ``note``,
+``index``, ``status``, ``archive``, ``search`` and ``policy`` work on it. The
+write policy decides what is printed: under ``silent`` a successful note
+prints nothing; a failure is always raised (DESIGN.md invariant 2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import argument, magic_arguments
+
+from .args import joined, parse
+from .render import TableResult, TextBlock
+
+ACTIONS = ("open", "note", "index", "status", "archive", "search", "policy")
+
+
+class CaseEntries(TableResult):
+    columns = ("case", "file", "title", "type", "date", "status")
+    category_columns = ("type", "status")
+    time_columns = ()
+    empty_message = "No case memory entries matched."
+
+
+class CaseSearchResult(TableResult):
+    columns = ("case", "name", "title", "type", "date", "status", "snippet")
+    category_columns = ("type", "status")
+    time_columns = ()
+    empty_message = "No case memory entries matched."
+
+
+@magic_arguments()
+@argument("action", help="open, note, index, status, archive, search or policy")
+@argument("words", nargs="*", help="open: CASE-ID · note: the body · search: the text")
+@argument("--workspace", help="folder holding cases/ (default: the kernel's folder)")
+@argument("--name", help="open: the case's display name")
+@argument("--type", help="note/search: discuss, hesitate, insight, observe or think")
+@argument("--title", help="note: the entry title")
+@argument("--evidence", action="append", help="note: an evidence id (repeatable)")
+@argument("--hypothesis", action="append", help="note: a hypothesis id (repeatable)")
+@argument("--related", help="note: a related entry")
+@argument("--file", action="append", help="note: a file the entry refers to (repeatable)")
+@argument("--status", help="note: 已纳入, 存档待查 or 已排除")
+@argument("--final", action="append", help="archive: ENTRY=STATE (repeatable)")
+@argument("--delete", action="append", help="archive: an entry confirmed worthless (repeatable)")
+@argument("--limit", type=int, help="search: at most this many hits")
+def case(self: Any, line: str, cell: str | None = None) -> Any:
+    """Investigation case memory. Examples::
+
+    %case open CASE-2026-001
+    %case note --type insight --title "Refund spike is one merchant" Seen in three reports.
+    %%case note --type hesitate --title "Unclear chargeback window"
+    The policy says 60 days, the data shows 90.
+    %case status
+    %case search 退款
+    """
+    args = parse(case, line)
+    if args.action not in ACTIONS:
+        raise UsageError(f"%case: unknown action {args.action!r}; use one of {', '.join(ACTIONS)}")
+    if cell is not None and args.action != "note":
+        raise UsageError("only %%case note takes a cell body")
+    if args.action == "open":
+        return _open(self, args)
+    if args.action == "search":
+        return _search(self, args)
+    cm = _current(self)
+    if args.action == "note":
+        return _note(cm, args, cell)
+    if args.action == "index":
+        return TextBlock(cm.index_markdown())
+    if args.action == "status":
+        return _status(cm)
+    if args.action == "policy":
+        pol = cm.policy()
+        where = pol.source or "default"
+        extra = f"\n{pol.hint}" if pol.hint else ""
+        return TextBlock(f"Memory Write Policy: {pol.value} (from {where}){extra}")
+    return _archive(cm, args)
+
+
+def _workspace(self: Any, args: Any) -> str:
+    if args.workspace:
+        return str(args.workspace)
+    current = getattr(self, "case_memory", None)
+    return str(current.workspace) if current is not None else "."
+
+
+def _open(self: Any, args: Any) -> Any:
+    from ..service.case_memory import CaseMemory
+
+    if len(args.words) != 1:
+        raise UsageError("%case open needs one case id, e.g. %case open CASE-2026-001")
+    self.case_memory = CaseMemory(_workspace(self, args), args.words[0], name=args.name)
+    return _status(self.case_memory)
+
+
+def _current(self: Any) -> Any:
+    cm = getattr(self, "case_memory", None)
+    if cm is None:
+        raise UsageError("no case open: start with %case open CASE-YYYY-NNN")
+    return cm
+
+
+def _status(cm: Any) -> TextBlock:
+    st = cm.status()
+    lines = [
+        f"Case {st['case']} · policy {st['policy']} · {st['entries']} entries",
+        f"  folder: {st['memory_dir']}",
+        "  by type: " + ", ".join(f"{k} {v}" for k, v in sorted(st["by_type"].items())),
+        "  by status: " + ", ".join(f"{k} {v}" for k, v in sorted(st["by_status"].items())),
+        f"  index: {'ok' if st['index_ok'] else 'needs repair'}",
+    ]
+    lines += [f"  problem: {p}" for p in st["problems"]]
+    lines += [f"  {line}" for line in (st.get("hint"), st.get("suggestion")) if line]
+    return TextBlock("\n".join(lines))
+
+
+def _note(cm: Any, args: Any, cell: str | None) -> None:
+    body = cell.strip("\n") if cell is not None else joined(args.words)
+    if cell is not None and args.words:
+        raise UsageError("%%case note takes the body from the cell; put only options on line one")
+    if not args.type or not args.title or not body.strip():
+        raise UsageError(
+            '%case note needs --type, --title and a body: %case note --type insight --title "…" text'
+        )
+    result = cm.note(
+        args.type,
+        args.title,
+        body,
+        evidence=args.evidence or (),
+        hypotheses=args.hypothesis or (),
+        related=args.related,
+        files=args.file or (),
+        status=args.status,
+        actor="person",
+    )
+    for message in result.notice():  # nothing at all under the silent policy
+        print(message)
+
+
+def _archive(cm: Any, args: Any) -> TextBlock:
+    final: dict[str, str] = {}
+    for item in args.final or []:
+        entry, sep, state = item.partition("=")
+        if not sep or not entry.strip() or not state.strip():
+            raise UsageError(f"--final takes ENTRY=STATE, got {item!r}")
+        final[entry.strip()] = state.strip()
+    result = cm.archive(final, args.delete or ())
+    lines = [
+        f"Archived {result.case_id}: snapshot {result.snapshot}",
+        f"  已纳入 ({len(result.included)}): " + ", ".join(r.title for r in result.included),
+        f"  updated {len(result.updated)}, deleted {len(result.deleted)}",
+    ]
+    return TextBlock("\n".join(lines))
+
+
+def _search(self: Any, args: Any) -> CaseSearchResult:
+    from ..service.case_search import search_cases
+
+    hits = search_cases(
+        _workspace(self, args), joined(args.words), type=args.type, limit=args.limit
+    )
+    rows = [
+        {
+            "case": h.case_id,
+            "name": h.name,
+            "title": h.title,
+            "type": h.type,
+            "date": h.date,
+            "status": h.status,
+            "snippet": h.snippet,
+            "path": str(h.path),
+        }
+        for h in hits
+    ]
+    return CaseSearchResult(rows)

@@ -1,0 +1,60 @@
+"""Turn the service's domain errors into IPython ``UsageError`` with a useful hint.
+
+A magic never shows a Python traceback for bad input: the person sees one
+line saying what was wrong and what to type instead.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from IPython.core.error import UsageError
+
+from ..exceptions import (
+    ConflictError,
+    JupyterMemoryError,
+    NotFoundError,
+    ParseError,
+    PolicyError,
+    StoreError,
+    ValidationError,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_HINTS: list[tuple[type[JupyterMemoryError], str]] = [
+    (NotFoundError, "not found"),
+    (ConflictError, "conflict"),
+    (PolicyError, "refused"),
+    (ParseError, "cannot read a stored file"),
+    (StoreError, "write failed"),
+    (ValidationError, "invalid input"),
+]
+
+
+def usage_error(exc: JupyterMemoryError, command: str) -> UsageError:
+    kind = next((hint for cls, hint in _HINTS if isinstance(exc, cls)), "error")
+    message = f"%{command}: {kind}: {exc}"
+    if isinstance(exc, NotFoundError) and "project" in str(exc):
+        message += "  (focus it once with %memory focus ./path/to/project)"
+    elif isinstance(exc, NotFoundError):
+        message += "  (list ids with %memories or %recall)"
+    return UsageError(message)
+
+
+def magic_errors(command: str) -> Callable[[F], F]:
+    """Decorator: domain errors become ``UsageError`` naming the magic."""
+
+    def wrap(func: F) -> F:
+        @functools.wraps(func)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return func(*args, **kwargs)
+            except JupyterMemoryError as exc:
+                raise usage_error(exc, command) from exc
+
+        return inner  # type: ignore[return-value]
+
+    return wrap

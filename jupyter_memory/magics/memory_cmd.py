@@ -1,0 +1,238 @@
+"""``%memory``: the switches, the focused project, the agent context and the queue.
+
+    %memory focus ./sales-q3        %memory on | off
+    %memory suggestions on | off    %memory status
+    %memory context                 %memory queue
+    %memory suggest                 %memory process-all --to project
+
+Also the worker's two callbacks: :func:`suggestion_round` (one extraction
+round plus the repeated-error rule) and :func:`show_cards`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import argument, magic_arguments
+
+from .args import parse
+from .render import TextBlock
+
+ACTIONS = (
+    "focus",
+    "on",
+    "off",
+    "suggestions",
+    "status",
+    "context",
+    "queue",
+    "suggest",
+    "process-all",
+)
+GOTCHA_TEXT = "Watch out: `{line}` fails with {signature} (seen {n} times)."
+
+
+@magic_arguments()
+@argument("action", help=", ".join(ACTIONS))
+@argument("value", nargs="?", help="focus: a project folder or id · suggestions: on or off")
+@argument("--to", choices=["user", "project"], help="process-all: where to apply")
+@argument("--project", help="process-all: the project to apply to (default: the focused one)")
+def memory(self: Any, line: str) -> Any:
+    """Switches, project focus, agent context and the knowledge queue. Examples::
+
+    %memory focus ./sales-q3
+    %memory off
+    %memory suggestions off
+    %memory context
+    %memory queue
+    %memory process-all --to project
+    """
+    args = parse(memory, line)
+    action = args.action
+    if action not in ACTIONS:
+        raise UsageError(f"%memory: unknown action {action!r}; use one of {', '.join(ACTIONS)}")
+    handler = _HANDLERS[action]
+    return handler(self, args)
+
+
+def _focus(self: Any, args: Any) -> TextBlock:
+    with self.session.lock:
+        if args.value in (None, ""):
+            pid = self.service.project_id
+            if pid is None:
+                return TextBlock("No project focused. Use %memory focus ./path/to/project")
+            return TextBlock(f"Focused project: {pid} ({self.service.project_dir})")
+        pid = self.service.focus(None if args.value == "--none" else args.value)
+    if pid is None:
+        return TextBlock("No project focused.")
+    return TextBlock(f"Focused project: {pid} ({self.service.project_dir})")
+
+
+def _switch(self: Any, enabled: bool) -> TextBlock:
+    with self.session.lock:
+        self.service.update_settings(enabled=enabled)
+    self.session.forget_flags()
+    self.capture.resume()
+    if enabled:
+        return TextBlock(
+            "Memory is ON: cells are captured as evidence; approved knowledge is injected."
+        )
+    return TextBlock("Memory is OFF: nothing is captured, extracted or injected.")
+
+
+def _on(self: Any, args: Any) -> TextBlock:
+    return _switch(self, True)
+
+
+def _off(self: Any, args: Any) -> TextBlock:
+    return _switch(self, False)
+
+
+def _suggestions(self: Any, args: Any) -> TextBlock:
+    if args.value not in ("on", "off"):
+        raise UsageError("%memory suggestions on|off")
+    with self.session.lock:
+        self.service.update_settings(auto_suggestions=args.value == "on")
+    self.session.forget_flags()
+    state = "ON" if args.value == "on" else "OFF"
+    return TextBlock(f"Automatic suggestions are {state}.")
+
+
+def _status(self: Any, args: Any) -> TextBlock:
+    with self.session.lock:
+        mem = self.service
+        settings = mem.settings
+        pending = sum(1 for p in mem.queue() if p.status == "pending")
+        project = f"{mem.project_id} ({mem.project_dir})" if mem.project_id else "none"
+    last = self.worker.last
+    lines = [
+        f"memory:       {'on' if settings['enabled'] else 'OFF'}",
+        f"suggestions:  {'on' if settings['auto_suggestions'] else 'off'}",
+        f"project:      {project}",
+        f"home:         {mem.home}",
+        f"queue:        {pending} pending",
+        f"captured:     {len(self.capture.cells)} cells this session",
+        f"notebook:     {self._locate_notebook() or 'unknown (markdown cells not read)'}",
+    ]
+    if last is not None:
+        what = last.error or f"{len(last.proposals)} proposal(s)"
+        lines.append(f"last round:   {last.cell}: {what}")
+    return TextBlock("\n".join(lines))
+
+
+def _context(self: Any, args: Any) -> TextBlock:
+    with self.session.lock:
+        block = self.service.context()
+    return TextBlock(block or "(empty: memory is off, or nothing has been approved yet)")
+
+
+def _queue(self: Any, args: Any) -> Any:
+    self.worker.wait()  # a round still running would add cards right after
+    with self.session.lock:
+        pending = [p for p in self.service.queue() if p.status == "pending"]
+    if not pending:
+        return TextBlock("The queue is empty.")
+    return _cards(self, pending)
+
+
+def _suggest(self: Any, args: Any) -> Any:
+    enabled, _ = self.session.flags(fresh=True)
+    if not enabled:
+        raise UsageError("%memory suggest: memory is off (turn it on with %memory on)")
+    self.worker.wait()
+    proposals = suggestion_round(self, tuple(self.capture.cells), None)
+    if not proposals:
+        return TextBlock("No new suggestions in the recent cells.")
+    return _cards(self, proposals)
+
+
+def _process_all(self: Any, args: Any) -> TextBlock:
+    if args.to is None:
+        raise UsageError("%memory process-all needs --to user or --to project")
+    with self.session.lock:
+        result = self.service.process_all(to=args.to, project=args.project)
+    return TextBlock(_describe_batch(result))
+
+
+def _describe_batch(result: Any) -> str:
+    get = result.get if isinstance(result, dict) else lambda k, d=None: getattr(result, k, d)
+    applied = list(get("applied", []) or [])
+    skipped = list(get("skipped", []) or [])
+    lines = [f"Applied {len(applied)} proposal(s)."]
+    if skipped:
+        lines.append(f"Skipped {len(skipped)} that still need a project picked:")
+        lines += [f"  {_ident(s)}" for s in skipped]
+    return "\n".join(lines)
+
+
+def _ident(item: Any) -> str:
+    if isinstance(item, dict):
+        return f"{item.get('id')}  {item.get('text', '')}"
+    return f"{getattr(item, 'id', item)}  {getattr(item, 'text', '')}"
+
+
+_HANDLERS = {
+    "focus": _focus,
+    "on": _on,
+    "off": _off,
+    "suggestions": _suggestions,
+    "status": _status,
+    "context": _context,
+    "queue": _queue,
+    "suggest": _suggest,
+    "process-all": _process_all,
+}
+
+
+# -- worker callbacks ------------------------------------------------------------------
+
+
+def suggestion_round(self: Any, cells: tuple[Any, ...], gotcha: Any) -> list[Any]:
+    """One extraction round over the recent cells, plus a gotcha proposal when due."""
+    from ..service.notebook_evidence import round_messages
+
+    window = self.recent_cells
+    messages = round_messages(cells[-window:], self._locate_notebook(), window)
+    made: list[Any] = []
+    with self.session.lock:
+        mem = self.service
+        if messages:
+            made += _enqueued(mem.extract(messages, project=mem.project_id))
+        if gotcha is not None:
+            text = GOTCHA_TEXT.format(line=gotcha.line, signature=gotcha.signature, n=3)
+            made += _enqueued(
+                mem.propose(
+                    text,
+                    "rule",
+                    gotcha.line,
+                    source="gotcha",
+                    project=mem.project_id,
+                    sources=[gotcha.cell.as_message(None)],
+                )
+            )
+    return made
+
+
+def _enqueued(result: Any) -> list[Any]:
+    """The proposals a service call put in the queue (a list, one proposal, or a round)."""
+    if result is None:
+        return []
+    if isinstance(result, list):
+        return result
+    proposals = getattr(result, "proposals", None)
+    if proposals is not None:
+        return list(proposals)
+    return [result]
+
+
+def _cards(self: Any, proposals: list[Any]) -> Any:
+    from ..widgets import ProposalCards
+
+    return ProposalCards(self.session, [p.id for p in proposals])
+
+
+def show_cards(self: Any, proposals: list[Any]) -> None:
+    from IPython.display import display
+
+    display(_cards(self, proposals))

@@ -1,0 +1,51 @@
+"""``%recall QUERY``: ranked memories as a table; the hits are also in ``_``.
+
+Spec 003's filters: ``--agent``, ``--type``, ``--tier``, ``--recent 7d``; plus
+``--project``, ``--tag``, ``--limit`` and ``--level index|snippet|full``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from IPython.core.magic_arguments import argument, magic_arguments
+
+from .args import joined, parse_with_text
+from .render import RecallResult
+
+
+@magic_arguments()
+@argument("query", nargs="*", help="words to search for (English or Chinese); empty lists all")
+@argument("--type", help="episodic, semantic, procedural or reflective (comma-separated ok)")
+@argument("--tier", help="session, daily or durable (comma-separated ok)")
+@argument("--agent", help="shared memories plus agent NAME's private ones")
+@argument("--project", help="only memories of this project (folder or known id)")
+@argument("--tag", action="append", help="only memories with this tag (repeatable)")
+@argument("--recent", help="only memories updated within a window, e.g. 7d, 12h, 2w")
+@argument("--limit", type=int, help="how many hits (default: MemoryMagics.limit)")
+@argument("--level", help="index (titles), snippet, or full text (default: MemoryMagics.level)")
+def recall(self: Any, line: str) -> RecallResult:
+    """Search memories. The result is a table; ``pandas.DataFrame(_)`` or ``_.to_frame()``.
+
+    Examples::
+
+        %recall refunds --recent 7d
+        %recall 退款 口径 --type semantic
+        %recall --agent dev --tier durable
+    """
+    args = parse_with_text(recall, line, "query")
+    query = joined(args.query)
+    with self.session.lock:
+        hits = self.service.recall(
+            query,
+            type=args.type,
+            tier=args.tier,
+            agent=args.agent,
+            project=args.project,
+            tags=args.tag or (),
+            recent=args.recent,
+            limit=args.limit if args.limit is not None else self.limit,
+            level=args.level or self.level,
+        )
+    caption = f"{len(hits)} memor{'y' if len(hits) == 1 else 'ies'} for {query!r}" if query else ""
+    return RecallResult((h.to_dict() for h in hits), caption=caption)

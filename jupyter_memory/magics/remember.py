@@ -1,0 +1,90 @@
+"""``%remember`` / ``%%remember`` and ``%forget``: write and delete memories.
+
+``%remember Always run tests before push`` saves a durable, procedural memory
+(spec 003 defaults). Options choose title, type, tier, tags and where it goes:
+``--project [P]`` (the focused or the named project), ``--user``, or
+``--agent NAME`` (that agent's private memories).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import argument, magic_arguments
+
+from .args import joined, parse, parse_with_text
+
+_FOCUSED = "\x00focused"  # --project given without a value
+
+
+@magic_arguments()
+@argument("text", nargs="*", help="the memory text (or the cell body with %%%%remember)")
+@argument("--title", help="a short title (default: the first line of the text)")
+@argument(
+    "--type",
+    default="procedural",
+    help="episodic, semantic, procedural (default) or reflective",
+)
+@argument("--tier", default="durable", help="session, daily or durable (default)")
+@argument("--tags", help="comma-separated tags, e.g. sales,refunds")
+@argument(
+    "--project",
+    nargs="?",
+    const=_FOCUSED,
+    help="save in the project layer: the focused project, or the folder/id given",
+)
+@argument("--user", action="store_true", help="save in your user layer (all projects)")
+@argument("--agent", help="save as a private memory of agent NAME")
+def remember(self: Any, line: str, cell: str | None = None) -> Any:
+    """Save a memory. Examples::
+
+    %remember Always run tests before push
+    %remember "Revenue excludes refunds" --type semantic --tags sales --project
+    %%remember --title "Refund policy" --type semantic
+    Refunds are netted out of revenue in the month they are issued.
+    """
+    if cell is None:
+        args = parse_with_text(remember, line, "text")
+        text = joined(args.text)
+    else:
+        args = parse(remember, line)
+        if args.text:
+            raise UsageError(
+                "%%remember takes the text from the cell body; put only options on the first line"
+            )
+        text = cell.strip("\n")
+    if not text.strip():
+        raise UsageError("%remember needs text: %remember Always run tests before push")
+    chosen = [o for o in ("project", "user", "agent") if getattr(args, o)]
+    if len(chosen) > 1:
+        raise UsageError(f"choose one of --project, --user, --agent (got {', '.join(chosen)})")
+    scope = "user" if args.user else ("project" if args.project == _FOCUSED else None)
+    project = args.project if args.project not in (None, _FOCUSED) else None
+    if project is not None:
+        scope = "project"
+    with self.session.lock:
+        entry = self.service.remember(
+            text,
+            title=args.title,
+            type=args.type,
+            tier=args.tier,
+            tags=args.tags or (),
+            scope=scope,
+            project=project,
+            agent=args.agent,
+        )
+    where = entry.meta.project if entry.layer == "project" else entry.meta.scope
+    print(f"Remembered {entry.id} ({entry.meta.type.value}, {entry.meta.tier.value}) in {where}")
+    print(f"  {entry.path}")
+    return None
+
+
+@magic_arguments()
+@argument("id", help="the memory id (see %%memories or %%recall)")
+def forget(self: Any, line: str) -> None:
+    """Delete a memory and its index entries; the audit log keeps only id, hash and time."""
+    args = parse(forget, line)
+    with self.session.lock:
+        result = self.service.forget(args.id)
+    print(f"Forgot {result['id']} ({result['layer']} layer)")

@@ -1,0 +1,148 @@
+"""Notebook rendering of magic results: HTML (every stored string escaped) and plain text.
+
+The result objects are lists of plain dicts, so ``pandas.DataFrame(result)``
+works, and ``result.to_frame()`` gives the same with real dtypes. pandas is
+imported only by ``to_frame``.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+STYLE = (
+    "<style>.jm-table{border-collapse:collapse;font-size:90%}"
+    ".jm-table td,.jm-table th{border-bottom:1px solid #ddd;padding:2px 8px;"
+    "text-align:left;vertical-align:top}</style>"
+)
+
+
+def cell_text(value: Any) -> str:
+    """A value as display text (lists joined, times to the minute)."""
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
+    if isinstance(value, (list, tuple)):
+        return ", ".join(cell_text(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return str(value)
+
+
+def html_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], caption: str = "") -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(cell_text(r.get(c)))}</td>" for c in columns) + "</tr>"
+        for r in rows
+    )
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f'{STYLE}<table class="jm-table">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def text_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], width: int = 60) -> str:
+    def clip(s: str) -> str:
+        s = " ".join(s.split())
+        return s if len(s) <= width else s[: width - 1] + "…"
+
+    cells = [[clip(cell_text(r.get(c))) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in cells]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+class TableResult(list):  # type: ignore[type-arg]
+    """A list of dict rows that renders as a table; ``to_frame()`` gives a DataFrame."""
+
+    columns: tuple[str, ...] = ()
+    caption = ""
+    empty_message = "(nothing)"
+    time_columns: tuple[str, ...] = ("created", "updated", "last_accessed")
+    category_columns: tuple[str, ...] = ("type", "tier", "scope", "heat", "layer", "source")
+
+    def __init__(self, rows: Iterable[dict[str, Any]] = (), caption: str | None = None) -> None:
+        super().__init__(rows)
+        if caption is not None:
+            self.caption = caption
+
+    def _repr_html_(self) -> str:
+        if not self:
+            return f"<p>{html.escape(self.empty_message)}</p>"
+        return html_table(self, self.columns, self.caption)
+
+    def __repr__(self) -> str:
+        if not self:
+            return self.empty_message
+        head = f"{self.caption}\n" if self.caption else ""
+        return head + text_table(self, self.columns)
+
+    def to_frame(self) -> Any:
+        import pandas as pd
+
+        frame = pd.DataFrame(list(self))
+        for col in self.time_columns:
+            if col in frame:
+                frame[col] = pd.to_datetime(frame[col], utc=True)
+        for col in self.category_columns:
+            if col in frame:
+                frame[col] = frame[col].astype("category")
+        return frame
+
+
+class RecallResult(TableResult):
+    """Hits of ``%recall``: id, title, snippet text, type, tier, heat, score, …"""
+
+    columns = ("id", "title", "text", "type", "tier", "heat", "layer", "score")
+    empty_message = "No memories matched."
+
+
+class MemoriesResult(TableResult):
+    """Rows of ``%memories``: HOT and WARM first, newest first within a heat."""
+
+    columns = ("id", "title", "type", "tier", "heat", "layer", "project", "updated")
+    empty_message = "No memories yet. Save one with %remember TEXT."
+
+
+class StatsView(dict):  # type: ignore[type-arg]
+    """``%memories --stats``: counts by type, tier, scope, project and index health."""
+
+    _GROUPS = ("by_type", "by_tier", "by_scope", "by_project", "by_heat", "by_layer")
+
+    def _pairs(self) -> list[tuple[str, str]]:
+        pairs = [("total", str(self.get("total", 0))), ("unreviewed", str(self.get("unreviewed")))]
+        for group in self._GROUPS:
+            counts = self.get(group) or {}
+            pairs.append((group[3:], ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))))
+        for idx in self.get("index", []):
+            health = (
+                "ok" if not idx["unreadable_files"] else f"{idx['unreadable_files']} unreadable"
+            )
+            pairs.append((f"index ({idx['layer']})", f"{idx['entries']} entries, {health}"))
+        pairs.append(("home", str(self.get("home"))))
+        if self.get("project"):
+            pairs.append(("project", f"{self['project']} ({self.get('project_dir')})"))
+        return pairs
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in self._pairs()
+        )
+        return f'{STYLE}<table class="jm-table">{rows}</table>'
+
+    def __repr__(self) -> str:
+        pairs = self._pairs()
+        width = max(len(k) for k, _ in pairs)
+        return "\n".join(f"{k.ljust(width)}  {v}" for k, v in pairs)
+
+
+class TextBlock(str):
+    """A block of text shown verbatim (``%memory context``), escaped in HTML."""
+
+    def _repr_html_(self) -> str:
+        return f"<pre>{html.escape(str(self))}</pre>"
+
+    def __repr__(self) -> str:
+        return str(self)

@@ -1,0 +1,92 @@
+"""The kernel's one ``Memory`` service, created on first use, shared by magics, hook and worker.
+
+Creating the service opens SQLite indexes and imports pydantic models, so it
+waits until a magic or the first captured cell needs it: ``%load_ext`` stays
+light. Every call into the service goes through ``lock`` because the
+extraction worker runs on another thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..service.memory import Memory
+
+# The Enabled / Automatic suggestions switches can be flipped from another
+# process (CLI, lab panel); the hook re-reads them at most this often.
+SETTINGS_REFRESH_SECONDS = 1.0
+
+
+class NotebookSession:
+    def __init__(self, home: str | None = None, project: str | None = None) -> None:
+        self.home = home
+        self.project = project
+        self.lock = threading.RLock()
+        self._memory: Memory | None = None
+        self._flags: tuple[bool, bool] = (True, False)
+        self._flags_at = -1e9
+
+    # -- the service ----------------------------------------------------------------
+
+    @property
+    def memory(self) -> Memory:
+        if self._memory is None:
+            with self.lock:
+                if self._memory is None:
+                    from ..service.memory import Memory
+
+                    mem = Memory(home=self.home)
+                    if self.project:
+                        mem.focus(self.project)
+                    self._memory = mem
+        return self._memory
+
+    @property
+    def started(self) -> bool:
+        return self._memory is not None
+
+    def reset(self, home: str | None, project: str | None) -> None:
+        """A new home or default project (``%config``): the next call opens a fresh service."""
+        with self.lock:
+            if self._memory is not None:
+                self._memory.close()
+            self._memory = None
+            self.home, self.project = home, project
+            self._flags_at = -1e9
+
+    def close(self) -> None:
+        with self.lock:
+            if self._memory is not None:
+                self._memory.close()
+                self._memory = None
+
+    # -- switches -----------------------------------------------------------------
+
+    def _read_flags(self) -> tuple[bool, bool]:
+        settings: Any = self.memory.settings
+        if callable(settings):
+            settings = settings()
+        enabled = bool(_get(settings, "enabled", True))
+        auto = bool(_get(settings, "auto_suggestions", False))
+        return enabled, enabled and auto
+
+    def flags(self, *, fresh: bool = False) -> tuple[bool, bool]:
+        """``(enabled, auto_suggestions)``, re-read from the service at most once a second."""
+        now = time.monotonic()
+        if fresh or now - self._flags_at > SETTINGS_REFRESH_SECONDS:
+            with self.lock:
+                self._flags = self._read_flags()
+            self._flags_at = now
+        return self._flags
+
+    def forget_flags(self) -> None:
+        self._flags_at = -1e9
+
+
+def _get(obj: Any, name: str, default: Any) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
