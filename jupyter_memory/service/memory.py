@@ -40,6 +40,7 @@ from ..store.jsonl import read_jsonl
 from ..store.layout import project_gitignore, project_root
 from ..store.root import StoreRoot
 from ..store.search_index import IndexRow, SearchQuery
+from .digest import DigestMixin
 from .knowledge import KnowledgeMixin
 from .paths import resolve_home, resolve_project_dir
 
@@ -84,7 +85,7 @@ def default_title(text: str) -> str:
     return (first[:77] + "…") if len(first) > 80 else first
 
 
-class Memory(KnowledgeMixin):
+class Memory(KnowledgeMixin, DigestMixin):
     """Governed memory for one person: a user home and, optionally, a focused project."""
 
     def __init__(
@@ -505,7 +506,8 @@ class Memory(KnowledgeMixin):
             body = root.index.body_of(row.name) or ""
             text = body if level is Level.full else snippet(body, query)
         tokens = estimate_tokens(f"{row.id} {row.title} {text}")
-        return RecallHit(
+        # model_construct: every field comes from our own index, already validated.
+        return RecallHit.model_construct(
             id=row.id,
             title=row.title,
             text=text,
@@ -522,7 +524,7 @@ class Memory(KnowledgeMixin):
             created=row.created,
             updated=row.updated,
             layer=root.layer,
-            path=str(root.files.path_of(row.name)),
+            path=os.path.join(root.files.folder, row.name),
             level=level.value,
             tokens=tokens,
         )
@@ -634,6 +636,10 @@ class Memory(KnowledgeMixin):
         except ParseError as exc:
             problems.append({"path": str(self.audit.path), "kind": "audit", "message": str(exc)})
         return {"ok": not problems, "problems": problems, "notices": notices}
+
+    def audit_records(self) -> list[dict[str, Any]]:
+        """Every audit log record, oldest first (read by ``frames.audit_frame``)."""
+        return list(self.audit.records())
 
     def export(self) -> list[dict[str, Any]]:
         out = []

@@ -7,9 +7,10 @@ The only code that reads or writes memory files. Writes go through
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..core.frontmatter_io import MAX_FILE_BYTES, parse_memory, render_memory
 from ..core.models import MemoryEntry
@@ -18,8 +19,7 @@ from .atomic import delete_durable, ensure_dir, write_text_atomic
 from .layout import RootLayout
 
 
-@dataclass(frozen=True)
-class FileStat:
+class FileStat(NamedTuple):
     name: str
     mtime_ns: int
     size: int
@@ -52,9 +52,9 @@ class MemoryFiles:
                     continue
                 if not name.endswith(".md"):
                     continue
-                if de.is_symlink() or not de.is_file(follow_symlinks=False):
-                    continue
                 st = de.stat(follow_symlinks=False)
+                if not stat.S_ISREG(st.st_mode):  # symlinks and folders are never followed
+                    continue
                 yield FileStat(name, st.st_mtime_ns, st.st_size)
 
     def symlinks(self) -> list[Path]:

@@ -36,6 +36,8 @@ from .search_index import IndexRow, LoadFn, SearchQuery, SyncReport
 
 SCHEMA_VERSION = 3
 CANDIDATE_CAP = 1000
+RERANK_POOL = 4
+ACCESS_FLUSH_S = 2.0
 # bm25 column weights: title, tags, body
 BM25_WEIGHTS = (3.0, 2.0, 1.0)
 
@@ -102,6 +104,8 @@ class SqliteIndex:
         self._current: str | None = None
         self._current_stat: tuple[int, int] | None = None
         self.notices: list[str] = []
+        self._pending_access: dict[str, tuple[int, float]] = {}
+        self._last_flush = time.monotonic()
 
     # -- connection management -------------------------------------------------
 
@@ -132,6 +136,8 @@ class SqliteIndex:
         acc.executescript(_ACCESS_SCHEMA)
         acc.close()
         con.execute("ATTACH DATABASE ? AS acc", (str(self.layout.access_db),))
+        # Access counts are soft data: never pay an fsync for them.
+        con.execute("PRAGMA acc.synchronous = NORMAL")
 
     def connection(self) -> sqlite3.Connection:
         """The live connection, reopened if another process swapped the index."""
@@ -184,6 +190,8 @@ class SqliteIndex:
 
     def close(self) -> None:
         if self._con is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.flush_access()
             with contextlib.suppress(sqlite3.Error):
                 self._con.close()
         self._con = None
@@ -270,6 +278,7 @@ class SqliteIndex:
             self._remove(con, name)
 
     def forget_access(self, memory_id: str) -> None:
+        self._pending_access.pop(memory_id, None)
         con = self.connection()
         con.execute("DELETE FROM acc.access WHERE id = ?", (memory_id,))
 
@@ -390,15 +399,29 @@ class SqliteIndex:
         return int(self.connection().execute("SELECT count(*) FROM entries").fetchone()[0])
 
     def record_access(self, ids: Sequence[str], at: datetime) -> None:
-        if not ids:
+        """Count a recall of ``ids``; buffered so recall itself stays read-only.
+
+        Pending counts are written every ACCESS_FLUSH_S seconds, before any
+        listing, and on close; a crash loses at most that window of counts.
+        """
+        for memory_id in ids:
+            count, _ = self._pending_access.get(memory_id, (0, 0.0))
+            self._pending_access[memory_id] = (count + 1, _ts(at))
+        if time.monotonic() - self._last_flush > ACCESS_FLUSH_S:
+            self.flush_access()
+
+    def flush_access(self) -> None:
+        self._last_flush = time.monotonic()
+        if not self._pending_access or self._con is None:
             return
-        con = self.connection()
+        pending, self._pending_access = self._pending_access, {}
+        con = self._con
         with _transaction(con):
             con.executemany(
-                "INSERT INTO acc.access (id, last_accessed, access_count) VALUES (?, ?, 1)"
-                " ON CONFLICT(id) DO UPDATE SET last_accessed = excluded.last_accessed,"
-                " access_count = access_count + 1",
-                [(i, _ts(at)) for i in ids],
+                "INSERT INTO acc.access (id, last_accessed, access_count) VALUES (?, ?, ?)"
+                " ON CONFLICT(id) DO UPDATE SET last_accessed = MAX(last_accessed,"
+                " excluded.last_accessed), access_count = access_count + excluded.access_count",
+                [(i, at, n) for i, (n, at) in pending.items()],
             )
 
     _COLUMNS = (
@@ -408,6 +431,8 @@ class SqliteIndex:
     )
 
     def rows(self) -> list[IndexRow]:
+        self.connection()
+        self.flush_access()
         sql = (
             f"SELECT {self._COLUMNS}, 0.0, 0.0 FROM entries e"
             " LEFT JOIN acc.access a ON a.id = e.id ORDER BY e.updated DESC"
@@ -495,13 +520,20 @@ class SqliteIndex:
             return [self._row(r) for r in con.execute(sql, params)]
         phrases = [_fts_phrase(g) for g in groups]
         w = ", ".join(str(x) for x in BM25_WEIGHTS)
+        join = "" if not args else " JOIN entries e ON e.rowid = fts.rowid"
+        filt = "" if not args else f" AND {named_where}"
+        params["pool"] = max(1, query.limit) * RERANK_POOL
+        # Three bounded steps: the newest CANDIDATE_CAP matches get bm25; the
+        # RERANK_POOL × limit most relevant of those get the attention factor;
+        # the best `limit` come back. Relevance dominates by design (attention
+        # scales it by 0.7–1.0), so re-ranking a pool is enough and stays cheap.
         sql = (
-            f"WITH c AS (SELECT fts.rowid AS rid, -bm25(fts, {w}) AS rel FROM fts"
-            f" JOIN entries e ON e.rowid = fts.rowid"
-            f" WHERE fts MATCH :match AND {named_where} ORDER BY fts.rowid DESC LIMIT :cap)"
-            f" SELECT {self._COLUMNS}, c.rel, {att} AS att FROM c"
-            " JOIN entries e ON e.rowid = c.rid LEFT JOIN acc.access a ON a.id = e.id"
-            f" ORDER BY c.rel * ({RELEVANCE_FLOOR} + {1 - RELEVANCE_FLOOR!r} * att) DESC"
+            f"WITH c AS (SELECT fts.rowid AS rid, -bm25(fts, {w}) AS rel FROM fts{join}"
+            f" WHERE fts MATCH :match{filt} ORDER BY fts.rowid DESC LIMIT :cap),"
+            " top AS (SELECT rid, rel FROM c ORDER BY rel DESC LIMIT :pool)"
+            f" SELECT {self._COLUMNS}, top.rel, {att} AS att FROM top"
+            " JOIN entries e ON e.rowid = top.rid LEFT JOIN acc.access a ON a.id = e.id"
+            f" ORDER BY top.rel * ({RELEVANCE_FLOOR} + {1 - RELEVANCE_FLOOR!r} * att) DESC"
             " LIMIT :limit"
         )
         params["match"] = " AND ".join(phrases)
