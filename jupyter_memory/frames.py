@@ -115,7 +115,7 @@ def queue_frame(memory: Memory | None = None) -> Any:
     import pandas as pd
 
     rows = []
-    for p in _memory(memory).queue(status="all"):
+    for p in _memory(memory).queue(include_decided=True):
         d = p.to_dict()
         origin = d.pop("quote_origin", None) or {}
         d.update({k: origin.get(k) for k in ("cell_id", "message_id", "notebook_path")})
@@ -141,7 +141,7 @@ def knowledge_frame(memory: Memory | None = None, projects: list[str] | None = N
     rows = []
     for layer, pid in places:
         doc = mem.knowledge_doc(layer, project=pid)
-        path = str(mem.knowledge_path(layer, pid))
+        path = str(mem.library_status(layer, project=pid)["path"])
         for section, entries in (("rules", doc.rules), ("info", doc.info)):
             position = 0
             for entry in entries:

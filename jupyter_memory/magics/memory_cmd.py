@@ -31,6 +31,7 @@ ACTIONS = (
     "process-all",
 )
 GOTCHA_TEXT = "Watch out: `{line}` fails with {signature} (seen {n} times)."
+GOTCHA_PLAIN = "Watch out: a step fails with {signature} (seen {n} times in one session)."
 
 
 @magic_arguments()
@@ -103,7 +104,7 @@ def _status(self: Any, args: Any) -> TextBlock:
     with self.session.lock:
         mem = self.service
         settings = mem.settings
-        pending = sum(1 for p in mem.queue() if p.status == "pending")
+        pending = len(mem.queue())
         project = f"{mem.project_id} ({mem.project_dir})" if mem.project_id else "none"
     last = self.worker.last
     lines = [
@@ -130,7 +131,7 @@ def _context(self: Any, args: Any) -> TextBlock:
 def _queue(self: Any, args: Any) -> Any:
     self.worker.wait()  # a round still running would add cards right after
     with self.session.lock:
-        pending = [p for p in self.service.queue() if p.status == "pending"]
+        pending = self.service.queue()
     if not pending:
         return TextBlock("The queue is empty.")
     return _cards(self, pending)
@@ -141,7 +142,7 @@ def _suggest(self: Any, args: Any) -> Any:
     if not enabled:
         raise UsageError("%memory suggest: memory is off (turn it on with %memory on)")
     self.worker.wait()
-    proposals = suggestion_round(self, tuple(self.capture.cells), None)
+    proposals = suggestion_round(self, tuple(self.capture.cells), None, background=False)
     if not proposals:
         return TextBlock("No new suggestions in the recent cells.")
     return _cards(self, proposals)
@@ -188,42 +189,60 @@ _HANDLERS = {
 # -- worker callbacks ------------------------------------------------------------------
 
 
-def suggestion_round(self: Any, cells: tuple[Any, ...], gotcha: Any) -> list[Any]:
-    """One extraction round over the recent cells, plus a gotcha proposal when due."""
+def suggestion_round(
+    self: Any, cells: tuple[Any, ...], gotcha: Any, *, background: bool = True
+) -> list[Any]:
+    """One extraction round over the recent cells, plus a gotcha proposal when due.
+
+    ``background`` rounds (after a cell) respect Automatic suggestions; ``%memory
+    suggest`` is a person's request and runs whenever memory is enabled.
+    """
     from ..service.notebook_evidence import round_messages
 
     window = self.recent_cells
-    messages = round_messages(cells[-window:], self._locate_notebook(), window)
+    notebook = self._locate_notebook()
+    messages = round_messages(cells[-window:], notebook, window)
     made: list[Any] = []
     with self.session.lock:
         mem = self.service
         if messages:
-            made += _enqueued(mem.extract(messages, project=mem.project_id))
-        if gotcha is not None:
-            text = GOTCHA_TEXT.format(line=gotcha.line, signature=gotcha.signature, n=3)
-            made += _enqueued(
-                mem.propose(
-                    text,
-                    "rule",
-                    gotcha.line,
-                    source="gotcha",
-                    project=mem.project_id,
-                    sources=[gotcha.cell.as_message(None)],
-                )
+            made += mem.extract(
+                messages,
+                project=mem.project_id,
+                notebook=str(notebook) if notebook else None,
+                max_messages=window,
+                background=background,
             )
+        if gotcha is not None and len(made) < 3:
+            made += _propose_gotcha(mem, gotcha)
     return made
 
 
-def _enqueued(result: Any) -> list[Any]:
-    """The proposals a service call put in the queue (a list, one proposal, or a round)."""
-    if result is None:
+def _propose_gotcha(mem: Any, gotcha: Any) -> list[Any]:
+    """The repeated-error rule: one ``gotcha`` proposal quoting the person's failing line.
+
+    Its text names the line when the service accepts that; a line the service
+    refuses as execution state (a path, a SQL statement) is left to the quote.
+    """
+    from ..core.proposals import Proposal
+    from ..exceptions import ValidationError
+
+    evidence = [gotcha.cell.as_message(None)]
+    texts = [
+        GOTCHA_TEXT.format(line=gotcha.line, signature=gotcha.signature, n=3),
+        GOTCHA_PLAIN.format(signature=gotcha.signature, n=3),
+    ]
+    for text in texts:
+        try:
+            result = mem.propose(text, "rule", gotcha.line, source="gotcha", messages=evidence)
+        except ValidationError as exc:
+            if "refused" in str(exc):
+                continue
+            raise
+        if result.get("status") == "queued":
+            return [Proposal.model_validate(result["proposal"])]
         return []
-    if isinstance(result, list):
-        return result
-    proposals = getattr(result, "proposals", None)
-    if proposals is not None:
-        return list(proposals)
-    return [result]
+    return []
 
 
 def _cards(self: Any, proposals: list[Any]) -> Any:

@@ -104,7 +104,7 @@ class MemoryMagics(Magics, Configurable):
     def _suggestion_round(
         self, cell: CapturedCell, cells: tuple[CapturedCell, ...], gotcha: Gotcha | None
     ) -> list[Any]:
-        return memory_cmd.suggestion_round(self, cells, gotcha)
+        return memory_cmd.suggestion_round(self, cells, gotcha, background=True)
 
     def _show_cards(self, proposals: list[Any], cell: CapturedCell) -> None:
         memory_cmd.show_cards(self, proposals)

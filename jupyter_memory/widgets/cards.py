@@ -92,7 +92,7 @@ class ProposalCard:
             f" · {_e(p.source)}</div>"
         )
 
-    def _project_choice(self) -> str | None:
+    def _project_choice(self) -> tuple[str | None, list[str]]:
         with self.session.lock:
             mem = self.session.memory
             focused = mem.project_id
@@ -159,27 +159,35 @@ class ProposalCard:
                 return
         try:
             with self.session.lock:
-                self.session.memory.apply(self.id, to=to, project=project)
+                result = self.session.memory.apply(self.id, to=to, project=project)
         except JupyterMemoryError as exc:
             self._error(exc)
             return
-        self.refresh()
-        self.message.value = f"<b>{_e(self.decided_text())}</b> — {_e(self._where(to, project))}"
+        self._decided(result)
 
     def dismiss(self) -> None:
         if self._stale():
             return
         try:
             with self.session.lock:
-                self.session.memory.dismiss(self.id)
+                result = self.session.memory.dismiss(self.id)
         except JupyterMemoryError as exc:
             self._error(exc)
             return
-        self.refresh()
+        self._decided(result)
 
-    def _where(self, to: str, project: str | None) -> str:
-        with self.session.lock:
-            return str(self.session.memory.knowledge_path(to, project))
+    def _decided(self, result: dict[str, Any]) -> None:
+        """Redraw from the queue and add the short confirmation (or "already …")."""
+        self.refresh()
+        status = str(result.get("status", ""))
+        if status.startswith("already_"):
+            note = status.replace("_", " ").capitalize() + "; nothing written"
+        elif result.get("path"):
+            note = f"written to {result['path']}"
+        else:
+            note = ""
+        head = f"<b>{_e(self.decided_text())}</b>"
+        self.message.value = f"{head} — {_e(note)}" if note else head
 
     def _error(self, exc: Exception) -> None:
         self.message.value = f'<span style="color:#cf222e">Error: {_e(exc)}</span>'

@@ -1,0 +1,144 @@
+"""The post_run_cell hook: code cells captured as evidence, outputs never, nothing when off."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def run(ip, source):
+    return ip.run_cell(source, store_history=True, raise_on_error=False)
+
+
+def test_code_cells_are_recorded_with_text_and_id(ip, magics):
+    run(ip, "a = 1")
+    run(ip, "b = a + 1  # second")
+    cells = list(magics.capture.cells)
+    assert [c.text for c in cells] == ["a = 1", "b = a + 1  # second"]
+    assert cells[1].cell_id == f"In[{cells[1].execution_count}]"
+    assert cells[1].label == f"cell {cells[1].execution_count}"
+
+
+def test_a_definitional_comment_becomes_a_proposal_with_its_cell(ip, magics):
+    run(ip, "# note: revenue excludes refunds issued in the same month\nx = 1")
+    assert magics.worker.wait()
+    [p] = magics.service.queue()
+    assert p.text == "Revenue excludes refunds issued in the same month"
+    assert p.kind == "info" and p.source == "chat-extraction"
+    assert p.quote_origin.cell_id == magics.capture.cells[-1].cell_id
+    assert "revenue excludes refunds" in p.evidence_quote
+
+
+def test_chinese_comment_becomes_a_rule(ip, magics):
+    run(ip, "# 注意：收入口径不含退款\ny = 2")
+    assert magics.worker.wait()
+    assert [p.text for p in magics.service.queue()] == ["收入口径不含退款"]
+
+
+def test_outputs_are_never_evidence(ip, magics, capsys):
+    run(ip, "msg = ''.join(['Revenue always ', 'excludes refunds.'])\nprint(msg)")
+    assert "Revenue always excludes refunds." in capsys.readouterr().out
+    assert magics.worker.wait()
+    assert magics.service.queue() == []
+    assert all("Revenue always excludes" not in c.text for c in magics.capture.cells)
+
+
+def test_own_magics_are_not_recorded(ip, magics):
+    run(ip, "%remember Always check refunds before closing the month")
+    assert magics.worker.wait()
+    assert list(magics.capture.cells) == []
+    assert magics.service.queue() == []
+
+
+def test_nothing_recorded_or_extracted_when_memory_is_off(ip, magics):
+    ip.run_line_magic("memory", "off")
+    run(ip, "# note: revenue excludes refunds\nx = 1")
+    assert magics.worker.wait()
+    assert list(magics.capture.cells) == []
+    assert magics.service.queue() == []
+    ip.run_line_magic("memory", "on")
+    run(ip, "# note: revenue excludes refunds\nx = 1")
+    assert magics.worker.wait()
+    assert len(magics.capture.cells) == 1 and len(magics.service.queue()) == 1
+
+
+def test_suggestions_off_records_but_does_not_extract(ip, magics):
+    ip.run_line_magic("memory", "suggestions off")
+    run(ip, "# note: revenue excludes refunds\nx = 1")
+    assert magics.worker.wait()
+    assert len(magics.capture.cells) == 1
+    assert magics.service.queue() == []
+    cards = ip.run_line_magic("memory", "suggest")  # a person's request still works
+    assert len(cards) == 1 and magics.service.queue()[0].text == "Revenue excludes refunds"
+
+
+def test_memory_off_switch_made_elsewhere_is_seen(ip, magics, memory_home):
+    from jupyter_memory import Memory
+
+    run(ip, "z = 0")
+    with Memory(home=memory_home) as other:  # e.g. the CLI in a terminal
+        other.update_settings(enabled=False)
+    magics.session.forget_flags()  # the hook re-reads within a second; do not wait here
+    run(ip, "# note: revenue excludes refunds\nx = 1")
+    assert [c.text for c in magics.capture.cells] == ["z = 0"]
+
+
+def test_same_error_three_times_gives_one_gotcha(ip, magics):
+    failing = "totals = {}\ntotals['revenue_net']"
+    for _ in range(2):
+        run(ip, failing)
+    assert magics.worker.wait()
+    assert magics.service.queue() == []
+    run(ip, failing)
+    assert magics.worker.wait()
+    [p] = magics.service.queue()
+    assert p.source == "gotcha" and p.kind == "rule"
+    assert p.evidence_quote == "totals['revenue_net']"
+    assert "KeyError" in p.text
+    assert p.status == "pending"  # still needs a person's Apply
+    for _ in range(3):
+        run(ip, failing)
+    assert magics.worker.wait()
+    assert len(magics.service.queue()) == 1
+
+
+def test_different_errors_do_not_add_up(ip, magics):
+    run(ip, "1/0")
+    run(ip, "{}['a']")
+    run(ip, "int('x')")
+    assert magics.worker.wait()
+    assert magics.service.queue() == []
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        (KeyError("revenue"), KeyError("revenue"), True),
+        (ValueError("row 12 is bad"), ValueError("row 99 is bad"), True),
+        (ValueError("object at 0x7f00aa"), ValueError("object at 0x7f11bb"), True),
+        (KeyError("revenue"), KeyError("cost"), False),
+        (KeyError("x"), ValueError("x"), False),
+    ],
+)
+def test_exception_signature_normalises_numbers_and_addresses(a, b, same):
+    from jupyter_memory.magics.capture import exception_signature
+
+    assert (exception_signature(a) == exception_signature(b)) is same
+
+
+def test_markdown_above_executed_cells_is_evidence(ip, magics, tmp_path, monkeypatch):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    md = nbformat.v4.new_markdown_cell("Churn is defined as no order in 90 days.")
+    code = nbformat.v4.new_code_cell("x = 1")
+    nb.cells = [md, code]
+    path = tmp_path / "analysis.ipynb"
+    nbformat.write(nb, str(path))
+    monkeypatch.setenv("JPY_SESSION_NAME", str(path))
+    from jupyter_memory.magics.capture import CapturedCell
+    from jupyter_memory.magics.memory_cmd import suggestion_round
+
+    made = suggestion_round(magics, (CapturedCell("x = 1", code.id, 1),), None)
+    assert [p.text for p in made] == ["Churn is defined as no order in 90 days."]
+    assert made[0].quote_origin.cell_id == md.id
+    assert made[0].quote_origin.notebook_path == str(path)
