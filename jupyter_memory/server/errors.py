@@ -33,7 +33,9 @@ def status_and_payload(exc: JupyterMemoryError) -> tuple[int, dict[str, Any]]:
     if isinstance(exc, PolicyError):
         return 409, {"message": message, "error": "refused_by_policy"}
     if isinstance(exc, ParseError):
-        return 500, {"message": message, "error": "unreadable_file", "path": str(exc.path or "")}
+        # Text that does not parse (a save, or a stored file edited by hand): the
+        # message names the file and line to fix.
+        return 422, {"message": message, "error": "unparseable", "path": str(exc.path or "")}
     if isinstance(exc, StoreError):
         return 500, {"message": message, "error": "write_failed", "path": str(exc.path or "")}
     return 500, {"message": message, "error": "memory_error"}

@@ -83,7 +83,7 @@ class ReorganizeJobs:
             await asyncio.wait_for(self._follow(proc, job), timeout=job.timeout)
         except asyncio.TimeoutError:
             proc.kill()
-            await proc.wait()
+            await proc.communicate()  # drain the pipe so its transport closes with the loop
             job.state, job.stage = "timed_out", "stopped"
             job.status = 504
             job.error = {
@@ -101,6 +101,7 @@ class ReorganizeJobs:
     async def _follow(self, proc: asyncio.subprocess.Process, job: ReorganizeJob) -> None:
         assert proc.stdout is not None
         other: list[str] = []  # warnings or a traceback, for the error message
+        final: dict[str, Any] | None = None
         async for raw in proc.stdout:
             try:
                 msg = json.loads(raw)
@@ -109,13 +110,18 @@ class ReorganizeJobs:
                 continue
             if not isinstance(msg, dict):
                 continue
-            job.stage = str(msg.get("stage", job.stage))
-            if job.stage == "done":
-                job.state, job.result = "done", msg.get("result")
-            elif job.stage == "failed":
-                job.state, job.error, job.status = "failed", msg.get("error"), msg.get("status")
+            if msg.get("stage") in ("done", "failed"):
+                final = msg
+            else:
+                job.stage = str(msg.get("stage", job.stage))
         code = await proc.wait()
-        if job.state == "running":
-            job.state, job.status = "failed", 500
+        # The job ends only once the worker has exited, so "done" means the file is final.
+        if final is not None and final["stage"] == "done":
+            job.state, job.stage, job.result = "done", "done", final.get("result")
+        elif final is not None:
+            job.state, job.stage = "failed", "failed"
+            job.error, job.status = final.get("error"), final.get("status")
+        else:
+            job.state, job.stage, job.status = "failed", "failed", 500
             tail = [line for line in other if line][-1:] or [f"exit code {code}"]
             job.error = {"message": f"reorganize worker failed: {tail[0]}", "error": "worker"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
@@ -11,11 +13,20 @@ from .base import APPROVE, READ, MemoryHandler
 from .bodies import ProjectBody, SettingsBody
 
 
+def switches(settings: dict[str, Any]) -> dict[str, Any]:
+    """The two switches the panel shows; the LLM endpoint config (a key) stays on the server."""
+    return {
+        "enabled": settings["enabled"],
+        "auto_suggestions": settings["auto_suggestions"],
+        "llm_configured": bool(settings.get("llm")),
+    }
+
+
 class SettingsHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
     def get(self) -> None:
-        self.reply(self.backend.memory.settings)
+        self.reply(switches(self.backend.memory.settings))
 
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
@@ -23,9 +34,12 @@ class SettingsHandler(MemoryHandler):
         body = self.body(SettingsBody)
         changes = body.model_dump(exclude_none=True)
         memory = self.backend.memory
-        result = memory.update_settings(**changes) if changes else memory.settings
+        if not changes:
+            self.reply(switches(memory.settings))
+            return
+        result = memory.update_settings(**changes)
         self.backend.changed("settings", "settings")
-        self.reply(result)
+        self.reply(switches(result))
 
 
 class ProjectsHandler(MemoryHandler):

@@ -1,0 +1,115 @@
+"""Knowledge routes (read, save cap, Library status, reorganize job), settings, change events."""
+
+from __future__ import annotations
+
+import asyncio
+
+from jupyter_memory.server.changes import SCHEMA_ID
+
+RULES = "## Rules\n\n- Revenue excludes refunds\n\n## Info\n\n- 财年从四月开始\n"
+
+
+async def wait_for(predicate, timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < deadline, "timed out waiting"
+        await asyncio.sleep(0.05)
+
+
+async def test_read_save_and_library_status(api, memory_home):
+    code, data = await api("GET", "knowledge", "user")
+    assert code == 200 and "## Rules" in data["text"]
+    assert data["status"]["rules"] == 0 and data["status"]["exists"] is False
+    code, data = await api("PUT", "knowledge", "user", body={"text": RULES})
+    assert code == 200, data
+    assert data["status"]["rules"] == 1 and data["status"]["info"] == 1
+    assert data["status"]["mode"] == "flat" and data["status"]["last_updated"]
+    assert "财年从四月开始" in (memory_home / "knowledge.md").read_text(encoding="utf-8")
+    code, status = await api("GET", "knowledge", "user", "status")
+    assert code == 200 and status["chars"] == data["status"]["chars"]
+
+
+async def test_oversize_save_is_413_and_file_untouched(api, memory_home):
+    await api("PUT", "knowledge", "user", body={"text": RULES})
+    before = (memory_home / "knowledge.md").read_bytes()
+    big = "## Rules\n\n" + "".join(f"- rule number {i} is long enough\n" for i in range(400))
+    assert len(big) > 8000
+    code, data = await api("PUT", "knowledge", "user", body={"text": big})
+    assert code == 413, data
+    assert "8000" in data["message"].replace(",", "")
+    assert (memory_home / "knowledge.md").read_bytes() == before
+
+
+async def test_malformed_save_is_422_naming_the_line(api, memory_home):
+    await api("PUT", "knowledge", "user", body={"text": RULES})
+    before = (memory_home / "knowledge.md").read_bytes()
+    bad = "## Rules\n\n- ok\n      - - ?\n"
+    code, data = await api("PUT", "knowledge", "user", body={"text": bad})
+    assert code == 422, data
+    assert "knowledge.md:4" in data["message"]
+    assert (memory_home / "knowledge.md").read_bytes() == before
+
+
+async def test_unknown_layer_and_missing_project(api):
+    code, data = await api("GET", "knowledge", "team")
+    assert code == 404
+    code, data = await api("GET", "knowledge", "project")
+    assert code == 422 and data["error"] == "project_required"
+
+
+async def test_reorganize_runs_as_a_job_with_progress(api, memory_home):
+    text = "## Rules\n\n- Revenue excludes refunds\n- revenue excludes refunds\n\n## Info\n\n- x\n"
+    await api("PUT", "knowledge", "user", body={"text": text})
+    code, job = await api("POST", "knowledge", "user", "reorganize")
+    assert code == 202 and job["state"] == "running"
+    code, again = await api("POST", "knowledge", "user", "reorganize")
+    assert code == 409, again
+    for _ in range(200):
+        code, job = await api("GET", "knowledge", "user", "reorganize")
+        if job["state"] != "running":
+            break
+        await asyncio.sleep(0.05)
+    assert job["state"] == "done", job
+    assert job["elapsed"] > 0
+    assert (memory_home / "knowledge.md.bak").exists()
+    code, data = await api("GET", "knowledge", "user")
+    assert data["text"].lower().count("revenue excludes refunds") == 1
+
+
+async def test_settings_switches(api, server_memory):
+    code, data = await api("GET", "settings")
+    assert code == 200 and data == {
+        "enabled": True,
+        "auto_suggestions": True,
+        "llm_configured": False,
+    }
+    code, data = await api("PUT", "settings", body={"enabled": False})
+    assert code == 200 and data["enabled"] is False
+    assert server_memory.settings["enabled"] is False
+    code, data = await api("GET", "queue")
+    assert data["enabled"] is False
+    code, data = await api("PUT", "settings", body={"enabled": "maybe"})
+    assert code == 422 and data["field"] == "enabled"
+
+
+async def test_events_for_own_changes_and_other_processes(api, jp_serverapp, server_memory):
+    seen: list[dict] = []
+
+    async def listener(logger, schema_id, data):
+        seen.append(dict(data))
+
+    jp_serverapp.event_logger.add_listener(schema_id=SCHEMA_ID, listener=listener)
+    r = server_memory.propose("Always label axes", "rule", "Always label axes", source="manual")
+    pid = r["proposal"]["id"]
+    # Another process (here: a second Memory) added a proposal: noticed by polling.
+    await wait_for(lambda: {"area": "queue", "reason": "external"} in seen)
+    seen.clear()
+    code, _ = await api("POST", "queue", pid, "dismiss")
+    assert code == 200
+    await wait_for(lambda: any(e.get("reason") == "dismiss" for e in seen))
+    assert {"area": "queue", "reason": "dismiss", "id": pid} in seen
+    await asyncio.sleep(0.5)  # a few polls: the server's own change is not reported twice
+    assert not any(e["reason"] == "external" for e in seen), seen
+    server_memory.save_knowledge("user", RULES)
+    await wait_for(lambda: {"area": "knowledge", "reason": "external"} in seen)

@@ -1,0 +1,37 @@
+"""A reorganize past its timeout is stopped; the knowledge file is left as it was."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+
+@pytest.fixture
+def jp_server_config():
+    return {
+        "ServerApp": {
+            "jpserver_extensions": {"jupyter_memory": True},
+            "allow_unauthenticated_access": False,
+        },
+        # far below a worker's start-up time, so the job cannot finish in time
+        "JupyterMemoryServer": {"reorganize_timeout": 0.05},
+    }
+
+
+async def test_past_timeout_the_job_is_stopped_and_file_unchanged(api, memory_home):
+    text = "## Rules\n\n- a rule\n- a rule\n\n## Info\n"
+    code, _ = await api("PUT", "knowledge", "user", body={"text": text})
+    assert code == 200
+    before = (memory_home / "knowledge.md").read_bytes()
+    code, job = await api("POST", "knowledge", "user", "reorganize")
+    assert code == 202
+    for _ in range(100):
+        code, job = await api("GET", "knowledge", "user", "reorganize")
+        if job["state"] != "running":
+            break
+        await asyncio.sleep(0.05)
+    assert job["state"] == "timed_out", job
+    assert "0.05 s" in job["error"]["message"]
+    assert (memory_home / "knowledge.md").read_bytes() == before
+    assert not (memory_home / "knowledge.md.bak").exists()
