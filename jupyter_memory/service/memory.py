@@ -274,6 +274,7 @@ class Memory(KnowledgeMixin, DigestMixin):
             actor=self.actor,
             at=self.clock(),
             id=entry.id,
+            path=name,
             sha256=digest,
             layer=root.layer,
         )
@@ -301,6 +302,7 @@ class Memory(KnowledgeMixin, DigestMixin):
             actor=self.actor,
             at=self.clock(),
             id=memory_id,
+            path=name,
             sha256=digest,
             layer=root.layer,
         )
@@ -360,12 +362,13 @@ class Memory(KnowledgeMixin, DigestMixin):
                 chunk = entries[start : start + IMPORT_BATCH]
                 written = root.write_batch(chunk)
                 at = self.clock()
-                for entry, (_, digest) in zip(chunk, written, strict=True):
+                for entry, (name, digest) in zip(chunk, written, strict=True):
                     self.audit.append(
                         "create",
                         actor=self.actor,
                         at=at,
                         id=entry.id,
+                        path=name,
                         sha256=digest,
                         layer=root.layer,
                         via="import",
@@ -638,8 +641,18 @@ class Memory(KnowledgeMixin, DigestMixin):
         return {"ok": not problems, "problems": problems, "notices": notices}
 
     def audit_records(self) -> list[dict[str, Any]]:
-        """Every audit log record, oldest first (read by ``frames.audit_frame``)."""
-        return list(self.audit.records())
+        """Audit records, oldest first (read by ``frames.audit_frame``).
+
+        A forgotten memory must not come back through audit views: for an id
+        that was later deleted only the deletion (id, hash, time) is shown.
+        """
+        records = list(self.audit.records())
+        deleted = {r.get("id") for r in records if r.get("action") == "delete"}
+        return [
+            r
+            for r in records
+            if r.get("action") == "delete" or r.get("id") not in deleted or "id" not in r
+        ]
 
     def export(self) -> list[dict[str, Any]]:
         out = []

@@ -182,3 +182,14 @@ def test_stats(mem: Memory):
     s = mem.stats()
     assert s["total"] == 2 and s["by_type"] == {"semantic": 1, "episodic": 1}
     assert s["index"][0]["entries"] == 2
+
+
+def test_audit_records_hide_forgotten_memories(mem: Memory):
+    keep = mem.remember("kept words", title="kept")
+    gone = mem.remember("forgotten words", title="forgotten title")
+    mem.forget(gone.id)
+    records = mem.audit_records()
+    assert [r["action"] for r in records if r.get("id") == gone.id] == ["delete"]
+    assert "forgotten" not in str(records)
+    create = next(r for r in records if r.get("id") == keep.id)
+    assert create["path"].endswith("_kept.md") and create["sha256"] and create["actor"] == "person"
