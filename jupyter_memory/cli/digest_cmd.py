@@ -1,6 +1,7 @@
 """``jupyter-memory digest …``: session digests (spec 001).
 
-``digest validate`` checks any extractor's output against its batch and scene
+``digest`` runs the extraction over every batch not yet consumed and reports
+what it stored (as unreviewed memories). ``digest validate`` checks any extractor's output against its batch and scene
 pool and prints what was accepted and what was rejected, with the rule. It
 exits 0 whatever the verdict; only an input file that cannot be read (or a
 batch or pool that is not one) is an error, and the message names the file.
@@ -14,7 +15,7 @@ from typing import Any
 from ..core.work_memory import ValidationReport, parse_batch, parse_pool, validate_work_memories
 from ..exceptions import ValidationError
 from ..store.input_files import read_input_json, read_input_text
-from .output import emit_json
+from .output import emit_json, open_memory
 
 
 def _load(kind: str, path: str) -> Any:
@@ -67,9 +68,26 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     validate.add_argument("--pool", metavar="POOL.json", help="the scene pool (default: empty)")
     validate.set_defaults(func=_validate)
-    digest.set_defaults(func=lambda args: _help(digest))
+    digest.add_argument("--session", metavar="KEY", help="only this session key (or chat file)")
+    digest.set_defaults(func=_run_digest)
 
 
-def _help(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
+def _run_digest(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        report = mem.digest(session=args.session)
+    if args.json:
+        emit_json(report)
+        return 0
+    batches = report["batches"]
+    if not batches:
+        print("nothing new to digest")
+    for batch in batches:
+        print(
+            f"{batch['source']}: {batch['messages']} new messages, "
+            f"{batch['stored']} memories stored, {batch['rejected']} rejected"
+        )
+    for item in report["stored"]:
+        print(f"  + {item['id']}  [{item['type']}, unreviewed]  {item['title']}")
+    for rejection in report["rejected"]:
+        print(f"  - {rejection['rule']}: {rejection['message']}")
+    return 0

@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "jupyter_memory.cli.knowledge_cmd",
     "jupyter_memory.cli.demo_cmd",
     "jupyter_memory.cli.digest_cmd",
+    "jupyter_memory.cli.archive_cmd",
     "jupyter_memory.cli.case_cmd",
 ]
 

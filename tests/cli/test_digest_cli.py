@@ -213,3 +213,20 @@ def test_console_script_runs(files):
     )
     assert proc.returncode == 0, proc.stderr
     assert len(json.loads(proc.stdout)["accepted"]) == 1
+
+
+def test_digest_run_stores_unreviewed_memories_and_reports(capsys, memory_home):
+    from jupyter_memory import Memory
+
+    with Memory(home=memory_home) as mem:
+        mem.digest_record("kernel-1", BATCH["messages"])
+    code, out, _ = run(capsys, "digest", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert [b["stored"] for b in report["batches"]] == [2]
+    assert {s["type"] for s in report["stored"]} == {"work_task", "work_fact"}
+    code, out, _ = run(capsys, "digest")
+    assert code == 0 and "nothing new to digest" in out
+    code, out, _ = run(capsys, "list", "--json")
+    rows = json.loads(out)
+    assert all(r["source"] == "session-digest" and r["reviewed"] is False for r in rows)

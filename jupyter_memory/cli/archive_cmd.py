@@ -1,0 +1,45 @@
+"""``jupyter-memory archive``: move cold, stale memories to ``.old/`` (spec 003), reversibly."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .output import emit_json, open_memory
+
+
+def _archive(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        if args.restore:
+            result: Any = mem.restore(args.restore)
+        elif args.list:
+            result = mem.archived()
+        else:
+            result = mem.archive(dry_run=args.dry_run)
+    if args.json:
+        emit_json(result)
+    elif args.restore:
+        print(f"restored {result['id']}\n  {result['path']}")
+    elif args.list:
+        for item in result:
+            print(f"{item['id']}  [{item['layer']}]  {item['name']}")
+        if not result:
+            print("no archived memories")
+    else:
+        verb = "would archive" if result["dry_run"] else "archived"
+        print(f"{verb} {result['count']} memories (attention < 0.1, untouched for 90+ days)")
+        for item in result["archived"]:
+            print(f"  {item['id']}  {item['attention']:.3f}  {item['title']}")
+    return 0
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser(
+        "archive",
+        parents=[common],
+        help="move memories with attention < 0.1 untouched for 90+ days to .old/ (reversible)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="only list what would move")
+    p.add_argument("--list", action="store_true", help="list archived memories")
+    p.add_argument("--restore", metavar="ID", help="bring an archived memory back")
+    p.set_defaults(func=_archive)

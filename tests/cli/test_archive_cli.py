@@ -1,0 +1,42 @@
+"""``jupyter-memory archive [--dry-run] [--list] [--restore ID] [--json]``."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from jupyter_memory.cli.main import main
+
+
+def run(capsys, *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_archive_dry_run_then_archive_then_restore(capsys, memory_home: Path):
+    from jupyter_memory import Memory
+
+    long_ago = datetime.now(timezone.utc) - timedelta(days=200)
+    with Memory(home=memory_home) as mem:
+        old = mem.remember("一次性导出的会话笔记", tier="session", created=long_ago)
+        keep = mem.remember("收入不含退款", tier="durable")
+    code, out = run(capsys, "archive", "--dry-run", "--json")
+    assert code == 0
+    assert [a["id"] for a in json.loads(out)["archived"]] == [old.id]
+    assert Path(old.path).exists()
+    code, out = run(capsys, "archive")
+    assert code == 0 and "archived 1 memories" in out
+    assert not Path(old.path).exists()
+    code, out = run(capsys, "archive", "--list", "--json")
+    assert [a["id"] for a in json.loads(out)] == [old.id]
+    code, out = run(capsys, "archive", "--restore", old.id, "--json")
+    assert code == 0 and Path(json.loads(out)["path"]).exists()
+    code, out = run(capsys, "get", keep.id, "--json")
+    assert json.loads(out)["id"] == keep.id
+
+
+def test_restore_unknown_id_fails_clearly(capsys):
+    code = main(["archive", "--restore", "m-nothere"])
+    err = capsys.readouterr().err
+    assert code == 1 and "m-nothere" in err
