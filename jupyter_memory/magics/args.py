@@ -16,8 +16,9 @@ from IPython.core.error import UsageError
 
 
 def parse_argstring(func: Callable[..., Any], line: str) -> Any:
-    """Like IPython's, but POSIX quoting: ``--title "Refund policy"`` loses its quotes."""
-    return func.parser.parse_args(shlex.split(line))  # type: ignore[attr-defined]
+    """Like IPython's, but POSIX quoting (``--title "Refund policy"`` loses its quotes)
+    and words may follow options (``%case note --type insight --title T the body``)."""
+    return func.parser.parse_intermixed_args(shlex.split(line))  # type: ignore[attr-defined]
 
 
 _FIRST_OPTION = re.compile(r"(?:^|\s)(--?[A-Za-z])")
