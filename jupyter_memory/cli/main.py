@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "jupyter_memory.cli.memory_cmds",
     "jupyter_memory.cli.knowledge_cmd",
     "jupyter_memory.cli.demo_cmd",
+    "jupyter_memory.cli.agents_cmd",
     "jupyter_memory.cli.digest_cmd",
     "jupyter_memory.cli.archive_cmd",
     "jupyter_memory.cli.case_cmd",

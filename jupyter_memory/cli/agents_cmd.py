@@ -1,0 +1,120 @@
+"""Agent commands: ``mcp`` (the MCP server) and ``agents-md sync``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ..exceptions import ValidationError
+from .output import emit_json, open_memory
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+DEFAULT_PORT = 8765
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    # jsonschema (imported by the MCP SDK) loads rfc3987_syntax when present, which
+    # compiles a grammar at import: ~2 s of a server start budgeted at 1.5 s. The
+    # server validates no IRI formats, so this process goes without that checker.
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+    # Imported here: the MCP SDK is an optional extra and slow to import.
+    try:
+        from ..agents.mcp_server import serve
+    except ImportError as exc:
+        sys.stderr.write(
+            f"jupyter-memory: error: the MCP server needs the mcp package ({exc}); "
+            "install it with: pip install 'jupyter-memory[mcp]'\n"
+        )
+        return 1
+    from ..service.agent_access import AgentAccess
+
+    if args.http and args.host not in LOOPBACK:
+        raise ValidationError(
+            f"{args.host!r}: the HTTP server only listens on this machine ({', '.join(LOOPBACK)})",
+            field="--host",
+        )
+    mem = open_memory(args)
+    access = AgentAccess(
+        mem,
+        agent=args.agent,
+        project=mem.project_id,
+        workspace=Path(args.workspace) if args.workspace else Path.cwd(),
+        agent_writes=args.allow_agent_writes,
+        conversation=f"mcp-{uuid.uuid4().hex[:12]}",
+    )
+    try:
+        serve(access, http=args.http, host=args.host, port=args.port)
+    finally:
+        mem.close()
+    return 0
+
+
+def _agents_md_sync(args: argparse.Namespace) -> int:
+    from ..agents.agents_md import sync_agents_md
+
+    folder = args.project or os.getcwd()
+    with open_memory(argparse.Namespace(home=args.home, project=None)) as mem:
+        report = sync_agents_md(
+            mem,
+            folder,
+            create=args.create,
+            remove=args.remove,
+            force=args.force,
+            include_user=args.include_user,
+        )
+    if args.json:
+        emit_json(report.to_dict())
+    else:
+        for outcome in report.files:
+            print(outcome.message)
+            if outcome.diff:
+                print(outcome.diff, end="" if outcome.diff.endswith("\n") else "\n")
+    return 1 if report.refused else 0
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "mcp",
+        parents=[common],
+        help="serve the governed memory to MCP clients (stdio, or HTTP on 127.0.0.1)",
+        description="Tools: memory_context, expand_knowledge_catalog, propose_knowledge, "
+        "recall, case_note, case_index (and remember with --allow-agent-writes). "
+        "Resource: memory://context.",
+    )
+    p.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP host (loopback only)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port")
+    p.add_argument("--agent", default="mcp", help="name of the agent (its private memory scope)")
+    p.add_argument(
+        "--allow-agent-writes",
+        action="store_true",
+        help="offer the remember tool (memories stay unreviewed until you review them)",
+    )
+    p.add_argument(
+        "--workspace", help="investigation workspace holding cases/ (default: current folder)"
+    )
+    p.set_defaults(func=_mcp)
+
+    p = sub.add_parser("agents-md", help="AGENTS.md / CLAUDE.md for coding agents")
+    p.set_defaults(func=lambda _args, _p=p: (_p.print_help(), 2)[1])
+    agents_sub = p.add_subparsers(dest="agents_md_command", metavar="ACTION")
+    s = agents_sub.add_parser(
+        "sync",
+        parents=[common],
+        help="write approved Project knowledge into a managed block of AGENTS.md",
+        description="Keeps a managed block in <project>/AGENTS.md and makes CLAUDE.md "
+        "import it. A block edited by hand is not overwritten (the diff is shown).",
+    )
+    s.add_argument("--create", action="store_true", help="create AGENTS.md / CLAUDE.md if missing")
+    s.add_argument("--remove", action="store_true", help="take the blocks out again")
+    s.add_argument("--force", action="store_true", help="overwrite or remove a hand-edited block")
+    s.add_argument(
+        "--include-user",
+        action="store_true",
+        help="also include your User knowledge (AGENTS.md is usually committed: think first)",
+    )
+    s.set_defaults(func=_agents_md_sync)

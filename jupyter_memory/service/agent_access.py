@@ -1,0 +1,236 @@
+"""``AgentAccess``: what an agent may see and do, in one place (DESIGN.md invariants 3 and 5).
+
+Every agent surface (the MCP server, Jupyter AI's tools and persona, ``%%ask``)
+goes through this class, so the rules hold the same everywhere:
+
+- context: only approved knowledge (``Memory.context``), nothing with memory disabled;
+- knowledge: ``propose_knowledge`` (into the queue, evidence-checked against the
+  person's own text) and ``expand_knowledge_catalog``; nothing here can apply,
+  edit or delete knowledge;
+- recall: reviewed memories only, and never another agent's private memories;
+- remember: only when the person switched agent writes on; the memory is stored
+  as ``source: agent``, ``reviewed: false`` in the agent's own scope, so it
+  reaches no context until the person reviews it;
+- case memory: written under the team's write policy, never injected anywhere.
+
+Results are plain JSON-able dicts; refusals raise the package's own errors.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..core.evidence import to_sources
+from ..core.names import validate_id
+from ..exceptions import PolicyError
+from ..store.person_text import PersonTextLog
+from .memory import Memory
+
+DEFAULT_AGENT = "agent"
+
+
+class AgentAccess:
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        agent: str = DEFAULT_AGENT,
+        project: str | os.PathLike[str] | None = None,
+        workspace: str | os.PathLike[str] | None = None,
+        agent_writes: bool = False,
+        conversation: str | None = None,
+    ) -> None:
+        self.memory = memory
+        self.agent = validate_id(agent, field="agent")
+        self.project = project
+        self.workspace = Path(workspace) if workspace is not None else None
+        self.agent_writes = agent_writes
+        self.conversation = conversation
+
+    # -- switches ----------------------------------------------------------------------
+
+    def enabled(self) -> bool:
+        """The person's master switch; off means an agent sees no memory at all."""
+        return bool(self.memory.enabled)
+
+    def _project(self, project: str | None) -> str | os.PathLike[str] | None:
+        return project if project is not None else self.project
+
+    # -- the person's words (evidence) and the agent's (never evidence) --------------------
+
+    def record_person_text(self, text: str, *, role: str = "user", **origin: str | None) -> bool:
+        """Keep a chat message or cell the person wrote as evidence for agent proposals.
+
+        Written to the memory home so an MCP server in another process can check
+        quotes against it. Nothing is recorded while memory is disabled.
+        """
+        source = to_sources([{"role": role, "text": text, **origin}])[0]
+        if not source.is_persons_own:
+            raise PolicyError(f"role {role!r} is not the person's own text; it is never evidence")
+        if not self.enabled():
+            return False
+        PersonTextLog(self.memory.home).append([{"role": role, "text": text, **origin}])
+        return True
+
+    def record_agent_output(self, text: str, **origin: str | None) -> bool:
+        """Keep an agent reply beside the person's text, marked as agent output.
+
+        It never counts as evidence; it is kept so a refused quote can be told
+        apart ("appears only in agent output") from an invented one.
+        """
+        if not self.enabled():
+            return False
+        record = {"role": "assistant", "text": text, "agent": self.agent, **origin}
+        PersonTextLog(self.memory.home).append([record])
+        return True
+
+    # -- knowledge ---------------------------------------------------------------------
+
+    def context(self, project: str | None = None) -> str:
+        """The approved knowledge block; ``""`` when nothing is approved or memory is off."""
+        return self.memory.context(self._project(project), conversation=self.conversation)
+
+    def expand(self, labels: list[str], project: str | None = None) -> dict[str, Any]:
+        return self.memory.expand_knowledge_catalog(labels, self._project(project))
+
+    def propose(
+        self,
+        text: str,
+        kind: str,
+        evidence_quote: str,
+        layer: str | None = None,
+        project: str | None = None,
+    ) -> dict[str, Any]:
+        """Into the queue (pending), checked against the person's recorded words."""
+        result = self.memory.propose_knowledge(
+            text,
+            kind,
+            evidence_quote,
+            layer,
+            project,
+            conversation=self.conversation,
+            messages=PersonTextLog(self.memory.home).read(),
+        )
+        result = dict(result)
+        if result.get("status") == "queued":
+            result["note"] = "pending: the person decides whether it enters any context"
+        return result
+
+    # -- memories ------------------------------------------------------------------------
+
+    def recall(
+        self,
+        query: str = "",
+        *,
+        type: str | None = None,
+        tier: str | None = None,
+        tags: list[str] | tuple[str, ...] = (),
+        recent: str | None = None,
+        project: str | None = None,
+        limit: int = 10,
+        level: str = "snippet",
+    ) -> list[dict[str, Any]]:
+        """Reviewed memories of the person, the project and this agent's own scope."""
+        if not self.enabled():
+            return []
+        hits = self.memory.recall(
+            query,
+            type=type,
+            tier=tier,
+            tags=list(tags),
+            recent=recent,
+            # Only an explicit project filters: the focused project is searched anyway.
+            project=project,
+            limit=limit,
+            level=level,
+            # user + project + agent:<this agent>: other agents' private notes stay private.
+            agent=self.agent,
+            reviewed_only=True,
+        )
+        keep = ("id", "title", "text", "type", "tier", "scope", "project", "tags", "score")
+        out = []
+        for hit in hits:
+            d = hit.to_dict()
+            out.append({k: d[k] for k in keep} | {"updated": str(d.get("updated", ""))})
+        return out
+
+    def remember(
+        self,
+        text: str,
+        *,
+        title: str | None = None,
+        type: str = "semantic",
+        tags: list[str] | tuple[str, ...] = (),
+        project: str | None = None,
+    ) -> dict[str, Any]:
+        """An unreviewed memory in this agent's scope, only if the person allowed agent writes."""
+        if not self.agent_writes:
+            raise PolicyError(
+                "agent writes are off: the person can allow them with "
+                "`jupyter-memory mcp --allow-agent-writes` (memories stay unreviewed until "
+                "the person reviews them)"
+            )
+        if not self.enabled():
+            raise PolicyError("memory is disabled by the person; nothing is stored")
+        entry = self.memory.remember(
+            text,
+            title=title,
+            type=type,
+            tags=list(tags),
+            source="agent",
+            agent=self.agent,
+            project=self._project(project),
+            reviewed=False,
+        )
+        return {
+            "id": entry.id,
+            "title": entry.title,
+            "scope": entry.meta.scope,
+            "source": entry.meta.source.value,
+            "reviewed": entry.meta.reviewed,
+            "note": "stored unreviewed: it reaches no agent context until the person reviews it",
+        }
+
+    # -- investigation cases --------------------------------------------------------------
+
+    def _case(self, case: str) -> Any:
+        from .case_memory import CaseMemory
+
+        if self.workspace is None:
+            raise PolicyError(
+                "no investigation workspace: start the server with --workspace DIR "
+                "(the folder holding cases/ and team-profile.md)"
+            )
+        return CaseMemory(self.workspace, case)
+
+    def case_note(
+        self,
+        case: str,
+        type: str,
+        title: str,
+        body: str,
+        evidence: list[str] | tuple[str, ...] = (),
+        hypotheses: list[str] | tuple[str, ...] = (),
+    ) -> dict[str, Any]:
+        """Spec 000's write decision flow under the team's write policy."""
+        if not self.enabled():
+            raise PolicyError("memory is disabled by the person; nothing is captured")
+        result = self._case(case).note(
+            type,
+            title,
+            body,
+            evidence=evidence,
+            hypotheses=hypotheses,
+            actor=f"agent:{self.agent}",
+        )
+        if result.action == "disabled":
+            raise PolicyError(result.message or result.reason)
+        out: dict[str, Any] = result.to_dict()
+        return out
+
+    def case_index(self, case: str) -> dict[str, Any]:
+        """The case's index as derived from its entry files (read on request only)."""
+        cm = self._case(case)
+        return {"case": cm.case_id, "index": cm.index_markdown()}
