@@ -272,7 +272,8 @@ def parse_entry(text: str, *, path: str = "<entry>") -> CaseEntry:
     fields: dict[str, str] = {}
     i = first + 1
     while i < len(lines) and not lines[i].startswith("## "):
-        m = _FIELD_RE.match(lines[i].strip())
+        line = lines[i].strip()
+        m = _FIELD_RE.match(line) if line.startswith("**") else None
         if m:
             fields[m.group(1).strip()] = m.group(2).strip()
         i += 1
@@ -329,6 +330,16 @@ def parse_entry(text: str, *, path: str = "<entry>") -> CaseEntry:
         files=tuple(files),
         schema_version=version,
     )
+
+
+_CHECKED_RE = re.compile(r"^\s*[-*]\s*\[[xX]\]\s*(已纳入|存档待查|已排除)", re.MULTILINE)
+
+
+def peek_entry(text: str) -> tuple[str, str, bool]:
+    """``(title, status or "", legacy)`` without a full parse (search hits)."""
+    title = next((ln[2:].strip() for ln in text.split("\n", 8) if ln.startswith("# ")), "")
+    checked = _CHECKED_RE.findall(text)
+    return title, checked[0] if len(checked) == 1 else "", "**Schema Version**: 2" not in text
 
 
 # -- INDEX.md -------------------------------------------------------------------------

@@ -117,9 +117,10 @@ class CaseMemory:
         names, stray = self.store.list_names()
         records: list[CaseRecord] = []
         problems: list[CaseProblem] = []
+        rel_dir = self.store.relative(self.memory_dir)
         for name in names:
-            path = self.store.entry_path(name)
-            rel = self.store.relative(path)
+            path = self.memory_dir / name
+            rel = f"{rel_dir}/{name}"
             try:
                 entry = parse_entry(self.store.read_entry(name), path=rel)
             except ParseError as exc:
@@ -207,9 +208,11 @@ class CaseMemory:
             )
         return raw
 
-    def _expected_index(self, records: Iterable[CaseRecord]) -> CaseIndex:
+    def _expected_index(
+        self, records: Iterable[CaseRecord], index_text: str | None = None
+    ) -> CaseIndex:
         rows = tuple(entry_row(r.entry) for r in sorted(records, key=lambda r: (r.date, r.name)))
-        existing = self.store.read_index()
+        existing = self.store.read_index() if index_text is None else index_text
         old_name = parse_index_header(existing)[1] if existing else None
         name = self._name or old_name or self.case_id
         return CaseIndex(self.case_id, name, period_of(rows), rows)
@@ -224,14 +227,16 @@ class CaseMemory:
 
     def doctor(self) -> DoctorReport:
         """Check INDEX.md against the entry files; changes nothing."""
-        records, problems = self._load()
-        report = DoctorReport(self.case_id, entries=len(records), problems=problems)
+        return self._doctor(*self._load())
+
+    def _doctor(self, records: list[CaseRecord], problems: list[CaseProblem]) -> DoctorReport:
+        report = DoctorReport(self.case_id, entries=len(records), problems=list(problems))
         if self.memory_dir.is_dir():
-            expected = self._expected_index(records)
+            index_text = self.store.read_index()
             report.problems.extend(
                 index_problems(
-                    expected,
-                    self.store.read_index(),
+                    self._expected_index(records, index_text or ""),
+                    index_text,
                     {entry_row(r.entry).key: self.store.relative(r.path) for r in records},
                     self.store.relative(self.store.index_path),
                 )
@@ -250,11 +255,11 @@ class CaseMemory:
 
     def _ensure_index(self, actor: str) -> tuple[list[CaseRecord], DoctorReport]:
         """Repair INDEX.md from the files (caller holds the lock); stop when ambiguous."""
-        report = self.doctor()
+        records, problems = self._load()
+        report = self._doctor(records, problems)
         if report.blocking:
             lines = "; ".join(str(p) for p in report.blocking)
             raise DerivedIndexError(f"case memory writing stopped for {self.case_id}: {lines}")
-        records, _ = self._load()
         if any(
             p.kind.startswith(("index-", "missing-", "orphan-", "row-")) for p in report.problems
         ):
@@ -514,8 +519,8 @@ class CaseMemory:
     def status(self) -> dict[str, Any]:
         """What ``%case open`` / ``case open`` show: policy, counts, index health."""
         pol = self.policy()
-        records, _ = self._load()
-        report = self.doctor()
+        records, problems = self._load()
+        report = self._doctor(records, problems)
         return {
             "case": self.case_id,
             "workspace": str(self.workspace),

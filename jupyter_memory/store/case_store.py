@@ -27,6 +27,7 @@ from pathlib import Path
 
 from ..core.case_format import (
     CASE_ID_RE,
+    ENTRY_NAME_RE,
     INDEX_NAME,
     SNAPSHOT_NAME,
     parse_entry_name,
@@ -201,16 +202,29 @@ def list_case_ids(workspace: str | os.PathLike[str]) -> list[str]:
     return [n for n in names if CASE_ID_RE.match(n) and (root / n / MEMORY_DIR).is_dir()]
 
 
-def iter_entry_texts(workspace: str | os.PathLike[str]) -> Iterator[tuple[str, str, Path, str]]:
-    """``(case id, file name, path, text)`` of every entry file in the workspace
-    (the grep of spec 000's cross-case retrieval, without parsing)."""
+def stat_entries(
+    workspace: str | os.PathLike[str],
+) -> Iterator[tuple[str, str, str, str, str, int, int]]:
+    """``(case id, file name, date, type, path, mtime_ns, size)`` of every entry
+    file in the workspace: one ``stat`` per file, so a reader can skip files it
+    has already seen unchanged."""
     root = Path(workspace).expanduser() / CASES_DIR
+    match = ENTRY_NAME_RE.match
     for case_id in list_case_ids(workspace):
-        folder = root / case_id / MEMORY_DIR
-        with os.scandir(folder) as it:
-            names = sorted(e.name for e in it if parse_entry_name(e.name))
-        for name in names:
-            path = folder / name
-            text = _read(path)
-            if text is not None:
-                yield case_id, name, path, text
+        found = []
+        with os.scandir(root / case_id / MEMORY_DIR) as it:
+            for e in it:
+                m = match(e.name)
+                if m:
+                    st = e.stat()
+                    found.append(
+                        (e.name, m.group(1), m.group(2), e.path, st.st_mtime_ns, st.st_size)
+                    )
+        found.sort()
+        for name, date, etype, path, mtime, size in found:
+            yield case_id, name, date, etype, path, mtime, size
+
+
+def read_text_file(path: str | os.PathLike[str]) -> str | None:
+    """UTF-8 text of ``path``; ``None`` when it vanished meanwhile."""
+    return _read(Path(path))

@@ -417,3 +417,20 @@ def test_frames(cm: CaseMemory, ws: Path):
     assert len(cases_frame(ws)) == 18
     retro = retrospective_frame()
     assert retro.set_index("type").loc["hesitate", "question"] == "验证——我当初的直觉对吗？"
+
+
+def test_search_sees_edited_added_and_removed_files(ws: Path, cm: CaseMemory):
+    import os
+
+    assert search_cases(ws, "Quokka") == []
+    path = cm.memory_dir / HESITATE
+    text = path.read_text("utf-8")
+    same_size = text.replace("香港 H 公司", "香港 Q 公司", 1)
+    path.write_text(same_size, "utf-8")
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert [h.name for h in search_cases(ws, "香港 Q 公司")] == [HESITATE]
+    r = cm.note("insight", "Quokka pattern", "Quokka invoices recur every Tuesday.")
+    assert [h.name for h in search_cases(ws, "quokka")] == [r.path.name]
+    r.path.unlink()
+    assert search_cases(ws, "quokka") == []

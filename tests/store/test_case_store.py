@@ -10,9 +10,10 @@ import pytest
 from jupyter_memory.exceptions import NotFoundError, ParseError, UnsafeNameError
 from jupyter_memory.store.case_store import (
     CaseStore,
-    iter_entry_texts,
     list_case_ids,
     read_team_profile,
+    read_text_file,
+    stat_entries,
 )
 
 AT = datetime(2026, 6, 20, tzinfo=timezone.utc)
@@ -52,7 +53,10 @@ def test_stray_files_and_case_listing(tmp_path: Path):
     (tmp_path / "cases/not-a-case/case_memory").mkdir(parents=True)
     (tmp_path / "cases/CASE-2026-002").mkdir()  # no case_memory/: not listed
     assert list_case_ids(tmp_path) == ["CASE-2026-001"]
-    assert [(c, n) for c, n, _, _ in iter_entry_texts(tmp_path)] == [("CASE-2026-001", NAME)]
+    [(case, name, day, kind, path, mtime, size)] = list(stat_entries(tmp_path))
+    assert (case, name, day, kind) == ("CASE-2026-001", NAME, "2026-06-20", "insight")
+    assert read_text_file(path) == "# x\n" and size == 4 and mtime > 0
+    assert read_text_file(tmp_path / "gone.md") is None
 
 
 def test_registry_and_working_papers_are_read_only_inputs(tmp_path: Path):
