@@ -520,8 +520,8 @@ class SqliteIndex:
             return [self._row(r) for r in con.execute(sql, params)]
         phrases = [_fts_phrase(g) for g in groups]
         w = ", ".join(str(x) for x in BM25_WEIGHTS)
-        join = "" if not args else " JOIN entries e ON e.rowid = fts.rowid"
-        filt = "" if not args else f" AND {named_where}"
+        join = "" if where == "1" else " JOIN entries e ON e.rowid = fts.rowid"
+        filt = "" if where == "1" else f" AND {named_where}"
         params["pool"] = max(1, query.limit) * RERANK_POOL
         # Three bounded steps: the newest CANDIDATE_CAP matches get bm25; the
         # RERANK_POOL × limit most relevant of those get the attention factor;

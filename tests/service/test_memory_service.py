@@ -194,3 +194,10 @@ def test_audit_records_hide_forgotten_memories(mem: Memory):
     assert "forgotten" not in str(records)
     create = next(r for r in records if r.get("id") == keep.id)
     assert create["path"].endswith("_kept.md") and create["sha256"] and create["actor"] == "person"
+
+
+def test_reviewed_only_alone_filters(mem: Memory):
+    reviewed = mem.remember("digest words reviewed")
+    mem.remember("digest words unreviewed", reviewed=False)
+    assert [h.id for h in mem.recall("digest", reviewed_only=True)] == [reviewed.id]
+    assert len(mem.recall("digest")) == 2
