@@ -64,11 +64,6 @@ def test_digest_stores_unreviewed_memories_with_evidence(mem):
     assert (task.meta.model_extra or {})["event_start"] == "2026-01-01T00:00:01.000Z"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="store/sqlite_index.py drops the reviewed_only filter when it is the only filter "
-    "(`join = '' if not args`); reported to the lead",
-)
 def test_unreviewed_digests_are_not_recalled_for_agents(mem):
     mem.digest_record("kernel-1", CELLS)
     assert len(mem.digest()["stored"]) == 2
