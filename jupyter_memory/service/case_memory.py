@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -20,15 +20,9 @@ from typing import Any
 
 from ..core import case_policy as policy
 from ..core.case_format import (
-    DEFAULT_STATUS,
-    ENTRY_TYPES,
     CaseEntry,
     CaseIndex,
-    FileLink,
-    check_new_entry,
-    entry_file_name,
     entry_row,
-    normalize_body,
     parse_entry,
     parse_entry_name,
     parse_index,
@@ -38,7 +32,6 @@ from ..core.case_format import (
     render_index,
     validate_status,
 )
-from ..core.names import slugify, validate_slug
 from ..exceptions import (
     ConflictError,
     DerivedIndexError,
@@ -50,24 +43,12 @@ from ..exceptions import (
 )
 from ..store.case_store import CaseStore, read_team_profile
 from .case_index_check import index_problems
+from .case_note import FileArg, run_note
 from .case_results import ArchiveResult, CaseNoteResult, CaseProblem, CaseRecord, DoctorReport
-
-FileArg = str | FileLink | Sequence[str]
 
 
 def _local_now() -> datetime:
     return datetime.now().astimezone()
-
-
-def _file_link(value: FileArg) -> FileLink:
-    if isinstance(value, FileLink):
-        return value
-    if isinstance(value, str):
-        return FileLink(Path(value).name or value, value)
-    parts = list(value)
-    if not 2 <= len(parts) <= 3:
-        raise ValidationError("give a path, (name, path) or (name, path, note)", field="files")
-    return FileLink(*parts)
 
 
 def workspace_policy(workspace: str | os.PathLike[str]) -> policy.WritePolicy:
@@ -309,114 +290,25 @@ class CaseMemory:
         slug: str | None = None,
         actor: str = "assistant",
     ) -> CaseNoteResult:
-        """Run spec 000's write decision flow; return what it did."""
-        pol = self.policy()
-        if pol.value == "disabled":
-            return CaseNoteResult(
-                "disabled",
-                f"Memory Write Policy is disabled in {pol.source}; case memory is read-only",
-                self.case_id,
-                pol.value,
-            )
-        registry = self.store.read_registry()  # invalid JSON raises: exclusion unknowable
-        n_entries = len(self.store.list_names()[0])
-        item = policy.match_registry(
+        """Run spec 000's write decision flow; return what it did.
+
+        ``action`` is ``disabled`` (policy), ``excluded`` (already evidence, already
+        in a working paper, a plain operation record, or not one of the five
+        types), ``skipped`` (exact duplicate), ``updated`` (only status or links
+        changed) or ``created`` (with ``关联 Memory`` filled when it continues an
+        existing topic). Failures raise, whatever the policy."""
+        return run_note(
+            self,
+            type,
             title,
             body,
-            policy.registry_items(registry, path=str(self.store.registry_path))
-            if registry is not None
-            else [],
-        )
-        if item is not None:
-            return self._result(
-                "excluded",
-                f"already registered in evidence_registry.json as {item.id}",
-                pol,
-                n_entries,
-            )
-        paper = policy.match_working_paper(body, self.store.read_working_papers())
-        if paper is not None:
-            return self._result("excluded", f"already in working papers: {paper}", pol, n_entries)
-        if type not in ENTRY_TYPES:
-            return self._result(
-                "excluded",
-                f"type {type!r} is not one of the five types ({', '.join(ENTRY_TYPES)})",
-                pol,
-                n_entries,
-            )
-        if policy.is_operation_record(body):
-            return self._result(
-                "excluded",
-                "a plain operation record, not a finding or a decision reason",
-                pol,
-                n_entries,
-            )
-        candidate = check_new_entry(
-            CaseEntry(
-                title=title.strip() if isinstance(title, str) else title,
-                type=type,
-                date=self._clock().date().isoformat(),
-                body=normalize_body(body) if isinstance(body, str) else body,
-                status=validate_status(status) if status is not None else DEFAULT_STATUS,
-                evidence=tuple(dict.fromkeys(evidence)),
-                hypotheses=tuple(dict.fromkeys(hypotheses)),
-                related=self._entry_name(related) if related is not None else None,
-                files=tuple(dict.fromkeys(_file_link(f) for f in files)),
-            )
-        )
-        slug = validate_slug(slug) if slug is not None else slugify(candidate.title)
-        with self.store.locked():
-            records, _ = self._ensure_index(actor)
-            names = {r.name for r in records}
-            if candidate.related is not None and candidate.related not in names:
-                raise NotFoundError(
-                    f"related entry {candidate.related} not found in {self.memory_dir}"
-                )
-            decision = policy.decide(
-                candidate, [(r.name, r.entry) for r in records], status_given=status is not None
-            )
-            if decision.action == "skip":
-                return self._result(
-                    "skipped",
-                    decision.reason,
-                    pol,
-                    len(records),
-                    path=self.store.entry_path(decision.target or ""),
-                )
-            if decision.action == "update":
-                return self._update(
-                    decision.target or "", candidate, records, status, actor, pol, decision.reason
-                )
-            return self._create(candidate, slug, decision, records, actor, pol)
-
-    def _create(
-        self,
-        candidate: CaseEntry,
-        slug: str,
-        decision: policy.Decision,
-        records: list[CaseRecord],
-        actor: str,
-        pol: policy.WritePolicy,
-    ) -> CaseNoteResult:
-        keys = {entry_row(r.entry).key for r in records}
-        entry = replace(candidate, related=decision.related)
-        n = 1
-        while entry_row(entry).key in keys:  # same day, type and title: keep rows distinct
-            n += 1
-            entry = replace(entry, title=f"{candidate.title}（续 {n}）")
-        names = {r.name for r in records}
-        name, n = entry_file_name(entry.date, entry.type, slug), 1
-        while name in names or self.store.entry_path(name).exists():
-            n += 1
-            name = entry_file_name(entry.date, entry.type, f"{slug}-{n}")
-        path = self.store.write(
-            name, render_entry(entry), action="case.create", actor=actor, at=self._clock()
-        )
-        records = [*records, CaseRecord(self.case_id, name, path, entry)]
-        self._write_index(records, actor, action="case.index")
-        self._verify(name, records)
-        return self._result(
-            "created", decision.reason, pol, len(records), path=path, related=entry.related
+            evidence,
+            hypotheses,
+            related,
+            files,
+            status=status,
+            slug=slug,
+            actor=actor,
         )
 
     def _rewrite(self, record: CaseRecord, new: CaseEntry, actor: str) -> None:
@@ -432,32 +324,6 @@ class CaseMemory:
         self.store.write(
             record.name, render_entry(new), action="case.update", actor=actor, at=self._clock()
         )
-
-    def _update(
-        self,
-        target: str,
-        candidate: CaseEntry,
-        records: list[CaseRecord],
-        status: str | None,
-        actor: str,
-        pol: policy.WritePolicy,
-        reason: str,
-    ) -> CaseNoteResult:
-        record = next(r for r in records if r.name == target)
-        old = record.entry
-        new = replace(
-            old,
-            evidence=tuple(dict.fromkeys((*old.evidence, *candidate.evidence))),
-            hypotheses=tuple(dict.fromkeys((*old.hypotheses, *candidate.hypotheses))),
-            files=tuple(dict.fromkeys((*old.files, *candidate.files))),
-            related=candidate.related or old.related,
-            status=status or old.status,
-        )
-        self._rewrite(record, new, actor)
-        records = [replace(r, entry=new) if r.name == target else r for r in records]
-        self._write_index(records, actor, action="case.index")
-        self._verify(target, records)
-        return self._result("updated", reason, pol, len(records), path=record.path)
 
     def set_status(
         self, entry: str | os.PathLike[str] | CaseRecord, status: str, *, actor: str = "person"
