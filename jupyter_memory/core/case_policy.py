@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..exceptions import ParseError
 from .case_format import CaseEntry
-from .text import analyze, normalize, squash_whitespace
+from .text import analyze, normalize
 
 POLICIES = ("silent", "notify", "disabled")
 DEFAULT_POLICY = "notify"
@@ -116,7 +116,9 @@ def registry_items(data: object, *, path: str = "evidence_registry.json") -> lis
 
 
 def _norm(text: str) -> str:
-    return squash_whitespace(normalize(text))
+    """Comparison key: NFKC + casefold, whitespace removed (Chinese text is
+    written with or without spaces around Latin words and numbers)."""
+    return "".join(normalize(text).split())
 
 
 MIN_MATCH_CHARS = 6
@@ -175,6 +177,18 @@ def is_operation_record(body: str) -> bool:
         return False
     sentences = [s.strip(" ，,") for s in _SENTENCE_SPLIT.split(text) if s.strip(" ，,")]
     return bool(sentences) and all(any(p.search(s) for p in _OPERATION) for s in sentences)
+
+
+_STEP_RE = re.compile(
+    r"^\s*(?:step\s*\d+|第\s*[一二三四五六七八九十\d]+\s*步)", re.IGNORECASE | re.MULTILINE
+)
+
+
+def is_reasoning_chain(body: str) -> bool:
+    """A step-by-step reasoning chain ("Step 1 … Step 2 …", "第一步 … 第二步 …"):
+    spec 000 keeps it out of v2 ``think`` entries, which hold only the
+    reviewable decision reason."""
+    return len(_STEP_RE.findall(normalize(body))) >= 2
 
 
 # -- deduplication and linking -----------------------------------------------------------------

@@ -99,6 +99,14 @@ def run_note(
             pol,
             n_entries,
         )
+    if type == "think" and policy.is_reasoning_chain(body):
+        return cm._result(
+            "excluded",
+            "a step-by-step reasoning chain; a think entry keeps only the reviewable decision "
+            "reason (write that summary instead)",
+            pol,
+            n_entries,
+        )
     if policy.is_operation_record(body):
         return cm._result(
             "excluded",

@@ -8,6 +8,7 @@ from jupyter_memory.core.case_format import CaseEntry
 from jupyter_memory.core.case_policy import (
     decide,
     is_operation_record,
+    is_reasoning_chain,
     match_registry,
     match_working_paper,
     noise_suggestion,
@@ -148,3 +149,12 @@ def test_decide_never_updates_legacy():
 def test_noise_suggestion_past_thirty():
     assert noise_suggestion(30) is None
     assert "31" in noise_suggestion(31) and "cleanup" in noise_suggestion(31)
+
+
+def test_reasoning_chains_are_recognised():
+    assert is_reasoning_chain("第一步：看流水。\n第二步：对合同。\n第三步：下结论。")
+    assert is_reasoning_chain("Step 1: read ledger\nStep 2: compare contracts")
+    reason = (
+        "暂缓渠道合谋方向，因为数据无法区分纠纷与欺诈。恢复条件：\n1. 往来邮件\n2. 第二家银行流水"
+    )
+    assert not is_reasoning_chain(reason)

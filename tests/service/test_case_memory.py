@@ -173,6 +173,12 @@ def test_cleanup_suggestion_past_thirty_entries(tmp_path: Path):
             "working papers: working_papers/wp-01",
         ),
         ("工具", "我调用了 query_ledger 工具。", "think", "operation record"),
+        (
+            "推理",
+            "Step 1: read the ledger.\nStep 2: compare contracts.",
+            "think",
+            "reasoning chain",
+        ),
         ("chat", "The weather is nice in the office today.", "gossip", "not one of the five types"),
     ],
 )
@@ -434,3 +440,14 @@ def test_search_sees_edited_added_and_removed_files(ws: Path, cm: CaseMemory):
     assert [h.name for h in search_cases(ws, "quokka")] == [r.path.name]
     r.path.unlink()
     assert search_cases(ws, "quokka") == []
+
+
+def test_read_back_mismatch_is_reported(cm: CaseMemory):
+    r = cm.note("insight", "Dealer K", "Dealer K's rebates arrive before its orders.")
+    records = cm.entries()
+    idx = cm.store.index_path
+    idx.write_text(
+        idx.read_text("utf-8").replace("| Dealer K | — | 存档待查 |", "| Dealer K | — | 已纳入 |")
+    )
+    with pytest.raises(DerivedIndexError, match="read-back mismatch"):
+        cm._verify(r.path.name, records)
