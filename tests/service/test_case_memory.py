@@ -451,3 +451,32 @@ def test_read_back_mismatch_is_reported(cm: CaseMemory):
     )
     with pytest.raises(DerivedIndexError, match="read-back mismatch"):
         cm._verify(r.path.name, records)
+
+
+def test_concurrent_writers_lose_no_rows(tmp_path: Path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from jupyter_memory import CaseMemory\n"
+        "cm = CaseMemory(sys.argv[1], 'CASE-2026-005')\n"
+        "for i in range(6):\n"
+        "    r = cm.note('insight', f'Writer {sys.argv[2]} hunch {i}',"
+        " f'Pattern {sys.argv[2]}-{i} in the rebate ledger.')\n"
+        "    assert r.action == 'created', r\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(tmp_path), w]) for w in ("a", "b", "c")
+    ]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0, 0]
+    cm = CaseMemory(tmp_path, "CASE-2026-005")
+    assert len(cm.entries()) == 18 and cm.doctor().ok
+    assert len(index_rows(cm)) == 18
+
+
+def test_missing_workspace_is_not_found(tmp_path: Path):
+    from jupyter_memory.exceptions import NotFoundError
+
+    with pytest.raises(NotFoundError, match="workspace"):
+        CaseMemory(tmp_path / "nope", CASE)
+    assert not (tmp_path / "nope").exists()
