@@ -6,7 +6,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint venv bench clean
 
-$(STAMP): pyproject.toml
+# The lab extension is built by the editable install: rebuild when its source changes.
+LABEXT_SRC := labextension/package.json $(wildcard labextension/src/*.ts labextension/style/*.css)
+
+$(STAMP): pyproject.toml $(LABEXT_SRC)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install -q --upgrade pip
 	@$(BIN)/python -m pip install -q -e '.[dev]'
@@ -21,6 +24,7 @@ lint: $(STAMP)
 	@$(BIN)/ruff check -q jupyter_memory tests benchmarks
 	@$(BIN)/ruff format -q --check jupyter_memory tests benchmarks
 	@$(BIN)/mypy --no-error-summary jupyter_memory/core jupyter_memory/store
+	@cd labextension && PATH="$(CURDIR)/$(BIN):$$PATH" jlpm lint:check
 
 test: lint
 	@$(BIN)/python -m pytest

@@ -1,0 +1,114 @@
+import { Widget } from '@lumino/widgets';
+
+import { errorMessage, IMemoryHit, requestAPI } from './api';
+import { button, clear, el, setStatus } from './dom';
+
+/** Search memories (English and Chinese), shown at snippet level, read-only. */
+export class MemoriesView extends Widget {
+  constructor() {
+    super();
+    this.addClass('jm-memories');
+    this.id = 'jm-memories';
+    this._query = el('input', {
+      className: 'jm-search',
+      attrs: {
+        type: 'search',
+        placeholder: 'Search memories… / 搜索记忆…',
+        'aria-label': 'Search memories'
+      }
+    });
+    this._type = el('select', {
+      className: 'jm-filter-type',
+      attrs: { 'aria-label': 'Type' }
+    });
+    for (const t of ['', 'episodic', 'semantic', 'procedural', 'reflective']) {
+      this._type.appendChild(
+        el('option', { text: t || 'any type', attrs: { value: t } })
+      );
+    }
+    this._recent = el('select', {
+      className: 'jm-filter-recent',
+      attrs: { 'aria-label': 'Recent' }
+    });
+    for (const [value, label] of [
+      ['', 'any time'],
+      ['1d', 'last day'],
+      ['7d', 'last 7 days'],
+      ['30d', 'last 30 days']
+    ]) {
+      this._recent.appendChild(el('option', { text: label, attrs: { value } }));
+    }
+    this._query.addEventListener('keydown', event => {
+      if (event.key === 'Enter') {
+        void this.search();
+      }
+    });
+    this._status = el('div', {
+      className: 'jm-status',
+      attrs: { role: 'status' }
+    });
+    this._results = el('ul', {
+      className: 'jm-results',
+      attrs: { role: 'list' }
+    });
+    this.node.append(
+      el('div', { className: 'jm-toolbar' }, [
+        this._query,
+        button('Search', () => void this.search(), {
+          className: 'jm-search-button'
+        })
+      ]),
+      el('div', { className: 'jm-toolbar' }, [this._type, this._recent]),
+      this._status,
+      this._results
+    );
+  }
+
+  focusSearch(): void {
+    this._query.focus();
+  }
+
+  async search(): Promise<void> {
+    try {
+      const data = await requestAPI<{ hits: IMemoryHit[]; count: number }>(
+        'memories',
+        {},
+        {
+          q: this._query.value,
+          type: this._type.value,
+          recent: this._recent.value
+        }
+      );
+      clear(this._results);
+      for (const hit of data.hits) {
+        this._results.appendChild(
+          el(
+            'li',
+            {
+              className: 'jm-hit',
+              attrs: { tabindex: '0', 'data-id': hit.id }
+            },
+            [
+              el('div', { className: 'jm-hit-title', text: hit.title }),
+              el('div', { className: 'jm-hit-text', text: hit.text }),
+              el('div', {
+                className: 'jm-hit-meta',
+                text: `${hit.type} · ${hit.tier} · ${hit.layer}${hit.project ? ` · ${hit.project}` : ''} · ${hit.id}`
+              })
+            ]
+          )
+        );
+      }
+      setStatus(this._status, `${data.count} found`, 'info');
+      this.node.dataset.loaded = 'true';
+    } catch (error) {
+      setStatus(this._status, `Search failed: ${errorMessage(error)}`, 'error');
+    }
+  }
+
+  private readonly _query: HTMLInputElement;
+  private readonly _type: HTMLSelectElement;
+  private readonly _recent: HTMLSelectElement;
+  private readonly _status: HTMLDivElement;
+  private readonly _results: HTMLUListElement;
+}

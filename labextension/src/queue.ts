@@ -1,0 +1,358 @@
+import { Notification } from '@jupyterlab/apputils';
+import { Widget } from '@lumino/widgets';
+
+import {
+  errorMessage,
+  IProject,
+  IProposal,
+  IQueue,
+  postJSON,
+  requestAPI
+} from './api';
+import { button, clear, el, setStatus } from './dom';
+
+const SOURCE_LABELS: Record<string, string> = {
+  'chat-extraction': 'chat extraction',
+  agent: 'agent',
+  correction: 'correction',
+  gotcha: 'gotcha',
+  manual: 'manual'
+};
+
+/** Where the evidence quote came from, as one line of text. */
+export function originLine(p: IProposal): string {
+  const origin = p.quote_origin ?? {};
+  const parts: string[] = [];
+  if (origin.notebook_path) {
+    parts.push(String(origin.notebook_path));
+  }
+  if (origin.cell_id) {
+    parts.push(`cell ${origin.cell_id}`);
+  }
+  if (origin.message_id) {
+    parts.push(`chat message ${origin.message_id}`);
+  }
+  return parts.length ? parts.join(' · ') : 'no location recorded';
+}
+
+export function destinationLabel(result: any): string {
+  return result.layer === 'project'
+    ? `Project · ${result.project ?? ''}`
+    : 'User';
+}
+
+/**
+ * Queued Knowledge: pending proposals only, with Apply to User / Project,
+ * Dismiss and Process all. Items are focusable; arrow keys move between them.
+ */
+export class QueueView extends Widget {
+  constructor(
+    private readonly onCount: (count: number, enabled: boolean) => void
+  ) {
+    super();
+    this.addClass('jm-queue');
+    this.id = 'jm-queue';
+    const processAll = button('Process all', () => void this.processAll(), {
+      className: 'jm-process-all',
+      title:
+        'Apply every pending item to the chosen layer; items that still need a project are skipped and listed'
+    });
+    this._processTarget = el('select', {
+      className: 'jm-process-target',
+      attrs: { 'aria-label': 'Process all to' }
+    });
+    for (const [value, label] of [
+      ['project', 'to Project'],
+      ['user', 'to User']
+    ]) {
+      this._processTarget.appendChild(
+        el('option', { text: label, attrs: { value } })
+      );
+    }
+    this._status = el('div', {
+      className: 'jm-status',
+      attrs: { role: 'status' }
+    });
+    this._skipped = el('ul', { className: 'jm-skipped' });
+    this._list = el('ul', {
+      className: 'jm-queue-list',
+      attrs: { role: 'list', 'aria-label': 'Queued knowledge' }
+    });
+    this._list.addEventListener('keydown', event => this.onKey(event));
+    this.node.append(
+      el('div', { className: 'jm-toolbar' }, [processAll, this._processTarget]),
+      this._status,
+      this._skipped,
+      this._list
+    );
+  }
+
+  /** The proposal whose item has focus (for the command palette actions). */
+  get focusedId(): string | null {
+    const item = (document.activeElement as HTMLElement | null)?.closest?.(
+      '.jm-queue-item'
+    ) as HTMLElement | null;
+    if (item && this._list.contains(item)) {
+      return item.dataset.id ?? null;
+    }
+    const first = this._list.querySelector(
+      '.jm-queue-item'
+    ) as HTMLElement | null;
+    return first?.dataset.id ?? null;
+  }
+
+  async refresh(): Promise<void> {
+    const gen = ++this._generation;
+    try {
+      const [queue, projects] = await Promise.all([
+        requestAPI<IQueue>('queue'),
+        requestAPI<{ projects: IProject[] }>('projects')
+      ]);
+      if (gen !== this._generation) {
+        return; // a newer refresh is on its way
+      }
+      const answered = performance.now();
+      this._projects = projects.projects;
+      this.render(queue);
+      this.onCount(queue.count, queue.enabled);
+      requestAnimationFrame(() => {
+        this.node.dataset.renderMs = String(
+          Math.round(performance.now() - answered)
+        );
+      });
+    } catch (error) {
+      setStatus(
+        this._status,
+        `Could not load the queue: ${errorMessage(error)}`,
+        'error'
+      );
+    }
+  }
+
+  private render(queue: IQueue): void {
+    clear(this._list);
+    const fragment = document.createDocumentFragment();
+    for (const p of queue.items) {
+      fragment.appendChild(this.renderItem(p));
+    }
+    this._list.appendChild(fragment);
+    this.node.dataset.count = String(queue.count);
+    this.node.dataset.loaded = 'true';
+    if (!queue.enabled) {
+      setStatus(
+        this._status,
+        'Memory is disabled: nothing is captured or injected. Review still works.',
+        'info'
+      );
+    } else if (queue.count === 0) {
+      setStatus(this._status, 'No pending proposals.', 'info');
+    } else {
+      setStatus(this._status, `${queue.count} pending`, 'info');
+    }
+  }
+
+  private renderItem(p: IProposal): HTMLElement {
+    const item = el('li', {
+      className: 'jm-queue-item',
+      attrs: { tabindex: '0', role: 'listitem', 'data-id': p.id }
+    });
+    const kind = p.kind === 'rule' ? 'Rule' : 'Info';
+    const source = SOURCE_LABELS[p.source] ?? p.source;
+    const target =
+      p.suggested_layer === 'project'
+        ? `suggested: Project${p.project ? ` · ${p.project}` : ''}`
+        : 'suggested: User';
+    item.append(
+      el('div', { className: 'jm-item-head' }, [
+        el('span', { className: `jm-kind jm-kind-${p.kind}`, text: kind }),
+        el('span', { className: 'jm-source', text: source }),
+        el('span', { className: 'jm-target', text: target })
+      ]),
+      el('div', { className: 'jm-item-text', text: p.text }),
+      el('blockquote', { className: 'jm-evidence', text: p.evidence_quote }),
+      el('div', { className: 'jm-origin', text: `from ${originLine(p)}` })
+    );
+    const actions = el('div', { className: 'jm-actions' });
+    actions.appendChild(
+      button('Apply to User', () => void this.apply(p.id, 'user', null), {
+        className: 'jm-apply-user'
+      })
+    );
+    if (p.project) {
+      actions.appendChild(
+        button(
+          'Apply to Project',
+          () => void this.apply(p.id, 'project', p.project ?? null),
+          {
+            className: 'jm-apply-project',
+            title: `Apply to project ${p.project}`
+          }
+        )
+      );
+    } else {
+      actions.appendChild(this.projectPicker(p.id));
+    }
+    actions.appendChild(
+      button('Dismiss', () => void this.dismiss(p.id), {
+        className: 'jm-dismiss'
+      })
+    );
+    item.appendChild(actions);
+    return item;
+  }
+
+  /** For an item with no project: pick one of the known projects, then apply. */
+  private projectPicker(id: string): HTMLElement {
+    const wrap = el('span', { className: 'jm-pick' });
+    if (this._projects.length === 0) {
+      wrap.appendChild(
+        button('Pick project', () => this.onPickProject(), {
+          className: 'jm-pick-project',
+          title: 'No project is known yet: add a folder as a project'
+        })
+      );
+      return wrap;
+    }
+    const select = el('select', {
+      className: 'jm-project-select',
+      attrs: { 'aria-label': 'Pick project' }
+    });
+    select.appendChild(
+      el('option', { text: 'Pick project…', attrs: { value: '' } })
+    );
+    for (const project of this._projects) {
+      select.appendChild(
+        el('option', { text: project.id, attrs: { value: project.id } })
+      );
+    }
+    const apply = button(
+      'Apply to Project',
+      () => {
+        if (!select.value) {
+          setStatus(this._status, 'Pick a project first.', 'error');
+          select.focus();
+          return;
+        }
+        void this.apply(id, 'project', select.value);
+      },
+      { className: 'jm-apply-project' }
+    );
+    wrap.append(select, apply);
+    return wrap;
+  }
+
+  /** Set by the panel: add a project folder, then refresh. */
+  onPickProject: () => void = () => undefined;
+
+  async apply(
+    id: string,
+    to: 'user' | 'project',
+    project: string | null
+  ): Promise<void> {
+    try {
+      const result = await postJSON<any>(
+        `queue/${encodeURIComponent(id)}/apply`,
+        {
+          to,
+          project
+        }
+      );
+      Notification.success(`Applied to ${destinationLabel(result)}`, {
+        autoClose: 4000
+      });
+      this.removeItem(id);
+    } catch (error) {
+      setStatus(this._status, `Apply failed: ${errorMessage(error)}`, 'error');
+    }
+    await this.refresh();
+  }
+
+  async dismiss(id: string): Promise<void> {
+    try {
+      await postJSON(`queue/${encodeURIComponent(id)}/dismiss`);
+      Notification.info('Dismissed; it will not be suggested again', {
+        autoClose: 3000
+      });
+      this.removeItem(id);
+    } catch (error) {
+      setStatus(
+        this._status,
+        `Dismiss failed: ${errorMessage(error)}`,
+        'error'
+      );
+    }
+    await this.refresh();
+  }
+
+  async processAll(): Promise<void> {
+    clear(this._skipped);
+    try {
+      const result = await postJSON<any>('queue/process-all', {
+        to: this._processTarget.value
+      });
+      const applied = result.applied.length;
+      const skipped: any[] = result.skipped;
+      Notification.success(
+        `Processed: ${applied} applied, ${skipped.length} skipped`,
+        { autoClose: 4000 }
+      );
+      if (skipped.length) {
+        this._skipped.appendChild(
+          el('li', {
+            className: 'jm-skipped-head',
+            text: 'Skipped (pick a project for these):'
+          })
+        );
+        for (const s of skipped) {
+          this._skipped.appendChild(
+            el('li', {
+              className: 'jm-skipped-item',
+              text: `${s.text} — ${s.reason}`
+            })
+          );
+        }
+      }
+    } catch (error) {
+      setStatus(
+        this._status,
+        `Process all failed: ${errorMessage(error)}`,
+        'error'
+      );
+    }
+    await this.refresh();
+  }
+
+  private removeItem(id: string): void {
+    for (const node of Array.from(
+      this._list.querySelectorAll('.jm-queue-item')
+    )) {
+      if ((node as HTMLElement).dataset.id === id) {
+        node.remove();
+      }
+    }
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    const items = Array.from(
+      this._list.querySelectorAll('.jm-queue-item')
+    ) as HTMLElement[];
+    const current = (event.target as HTMLElement).closest(
+      '.jm-queue-item'
+    ) as HTMLElement | null;
+    const index = current ? items.indexOf(current) : -1;
+    if (event.key === 'ArrowDown' && index < items.length - 1) {
+      items[index + 1].focus();
+      event.preventDefault();
+    } else if (event.key === 'ArrowUp' && index > 0) {
+      items[index - 1].focus();
+      event.preventDefault();
+    }
+  }
+
+  private _generation = 0;
+  private _projects: IProject[] = [];
+  private readonly _list: HTMLUListElement;
+  private readonly _skipped: HTMLUListElement;
+  private readonly _status: HTMLDivElement;
+  private readonly _processTarget: HTMLSelectElement;
+}

@@ -1,0 +1,83 @@
+import { Widget } from '@lumino/widgets';
+
+import { errorMessage, ISettings, putJSON, requestAPI } from './api';
+import { el, setStatus } from './dom';
+
+const SWITCHES: [keyof ISettings, string, string][] = [
+  [
+    'enabled',
+    'Enabled',
+    'Master switch. Off: nothing is captured, extracted or injected; an agent sees no memory at all.'
+  ],
+  [
+    'auto_suggestions',
+    'Automatic suggestions',
+    'Off: no background extraction. Approved knowledge is still injected and the queue still works.'
+  ]
+];
+
+/** The two persisted switches, each with a one-line explanation. */
+export class SettingsView extends Widget {
+  constructor(private readonly onChange: (settings: ISettings) => void) {
+    super();
+    this.addClass('jm-settings');
+    this.id = 'jm-settings';
+    for (const [key, label, help] of SWITCHES) {
+      const input = el('input', {
+        className: `jm-switch jm-switch-${String(key)}`,
+        attrs: { type: 'checkbox', role: 'switch' }
+      });
+      input.addEventListener('change', () => void this.set(key, input.checked));
+      this._inputs.set(String(key), input);
+      this.node.appendChild(
+        el('div', { className: 'jm-setting' }, [
+          el('label', { className: 'jm-setting-label' }, [
+            input,
+            el('span', { text: ` ${label}` })
+          ]),
+          el('div', { className: 'jm-setting-help', text: help })
+        ])
+      );
+    }
+    this._status = el('div', {
+      className: 'jm-status',
+      attrs: { role: 'status' }
+    });
+    this.node.appendChild(this._status);
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      this.render(await requestAPI<ISettings>('settings'));
+    } catch (error) {
+      setStatus(
+        this._status,
+        `Could not load settings: ${errorMessage(error)}`,
+        'error'
+      );
+    }
+  }
+
+  async set(key: keyof ISettings, value: boolean): Promise<void> {
+    try {
+      const settings = await putJSON<ISettings>('settings', { [key]: value });
+      this.render(settings);
+      setStatus(this._status, 'Saved.', 'ok');
+    } catch (error) {
+      setStatus(this._status, `Not saved: ${errorMessage(error)}`, 'error');
+      await this.refresh();
+    }
+  }
+
+  private render(settings: ISettings): void {
+    for (const [key, input] of this._inputs) {
+      input.checked = Boolean(settings[key]);
+    }
+    this.node.dataset.loaded = 'true';
+    this.node.dataset.enabled = String(settings.enabled);
+    this.onChange(settings);
+  }
+
+  private readonly _inputs = new Map<string, HTMLInputElement>();
+  private readonly _status: HTMLDivElement;
+}
