@@ -24,7 +24,7 @@ from ..core.knowledge_extract import (
 from ..core.knowledge_format import INFO, RULES, append_entry, check_save_size, render_knowledge
 from ..core.llm import extraction_prompt, parse_extraction
 from ..core.proposals import KINDS, LAYERS, SOURCES, Proposal, build_proposal
-from ..exceptions import JupyterMemoryError, PolicyError, ValidationError
+from ..exceptions import JupyterMemoryError, ParseError, PolicyError, ValidationError
 from .knowledge_files import (
     AGENT_PROPOSALS_PER_CONVERSATION,
     DEFAULT_CONVERSATION,
@@ -64,12 +64,18 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
         return check_layer(layer), pid
 
     def _known(self, pid: str | None, pending: list[Proposal]) -> list[Known]:
-        known = [
-            Known(leaf, "knowledge", "user") for _, leaf in self.knowledge_doc("user").leaves()
-        ]
+        known: list[Known] = []
+        targets: list[tuple[str, str | None, str]] = [("user", None, "user")]
         if pid is not None:
-            doc = self.knowledge_doc("project", project=pid)
-            known += [Known(leaf, "knowledge", f"project {pid}") for _, leaf in doc.leaves()]
+            targets.append(("project", pid, f"project {pid}"))
+        for layer, proj, label in targets:
+            try:
+                doc = self.knowledge_doc(layer, project=proj)
+            except ParseError:
+                # A malformed file is reported where it is read for context or
+                # apply; it must not also block the queue, so skip it here.
+                continue
+            known += [Known(leaf, "knowledge", label) for _, leaf in doc.leaves()]
         known += [Known(p.text, "pending", p.id) for p in pending]
         return known
 
