@@ -92,7 +92,8 @@ def neutralize_markers(content: str) -> str:
 
 def render_block(content: str, *, newline: str = "\n", pad: int = 0) -> str:
     """The block for ``content`` (always ending in a newline)."""
-    body = neutralize_markers(content.replace("\r\n", "\n"))
+    # One line-ending style inside the block: the file's (a lone CR would read as one).
+    body = neutralize_markers(content.replace("\r\n", "\n").replace("\r", "\n"))
     if not body.endswith("\n"):
         body += "\n"
     begin = f"<!-- BEGIN jupyter-memory v:{BLOCK_VERSION} hash:{content_hash(body)} pad:{pad} -->"
@@ -123,7 +124,7 @@ def remove_block(text: str, *, path: str = "AGENTS.md") -> str:
     if found is None:
         return text
     start = found.start
-    nl = newline_of(text)
+    nl = newline_of(text[: found.start] + text[found.end :])  # the style it was inserted with
     pad_text = nl * found.pad
     # Only an appended block (the last thing in the file) carries padding we added.
     if found.end == len(text) and pad_text and text[:start].endswith(pad_text):

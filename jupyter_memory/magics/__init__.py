@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from ..agents.ask_magic import register_ask, unregister_ask
 from .memory_magics import MemoryMagics
 
 _LOADED: dict[int, MemoryMagics] = {}
@@ -24,6 +25,7 @@ def load_extension(shell: Any) -> MemoryMagics:
     # Magics.__init__ already put it in shell.configurables, so %config reaches it.
     shell.register_magics(magics)
     shell.events.register("post_run_cell", magics.capture.post_run_cell)
+    register_ask(shell, magics)  # %%ask and {memory_context} (jupyter_memory.agents, issue 7)
     _LOADED[id(shell)] = magics
     return magics
 
@@ -34,6 +36,7 @@ def unload_extension(shell: Any) -> None:
         return
     with contextlib.suppress(ValueError):  # already removed by hand
         shell.events.unregister("post_run_cell", magics.capture.post_run_cell)
+    unregister_ask(shell, magics)
     while magics in shell.configurables:
         shell.configurables.remove(magics)
     for kind, table in magics.magics.items():

@@ -1,0 +1,208 @@
+"""``%%ask [--project P] [--model M]``: ask an LLM from a cell, with the approved context.
+
+Also keeps ``memory_context`` in the user namespace up to date before every
+cell, so Jupyter AI's ``%%ai <model>`` can use ``{memory_context}`` in a prompt.
+
+Configuration (first found wins): ``--model``; ``%config AskMagics.base_url /
+.model / .api_key_env``; the environment (``JUPYTER_MEMORY_LLM_BASE_URL`` or
+``OPENAI_BASE_URL``, ``JUPYTER_MEMORY_LLM_MODEL`` or ``OPENAI_MODEL``, the key in
+``OPENAI_API_KEY``); the memory settings' ``llm`` entry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shlex
+import sys
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, magics_class
+from traitlets import Int, Unicode
+from traitlets.config import Configurable
+
+from ..exceptions import JupyterMemoryError
+
+if TYPE_CHECKING:  # the service is imported on first use: %load_ext stays light
+    from ..service.agent_access import AgentAccess
+
+HOW_TO_CONFIGURE = """%%ask needs an OpenAI-compatible LLM endpoint, and none is configured.
+Set one of:
+  %config AskMagics.base_url = "http://localhost:11434/v1"
+  %config AskMagics.model = "qwen2.5"
+  %config AskMagics.api_key_env = "OPENAI_API_KEY"   # the variable holding the key
+or the environment variables OPENAI_BASE_URL, OPENAI_MODEL and OPENAI_API_KEY
+(or JUPYTER_MEMORY_LLM_BASE_URL / JUPYTER_MEMORY_LLM_MODEL),
+or the memory settings: Memory().update_settings(llm={"base_url": ..., "model": ...})."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="%%ask", add_help=False, exit_on_error=False)
+    p.add_argument("--project", help="project id or folder whose knowledge to use")
+    p.add_argument("--model", help="model name for this cell")
+    return p
+
+
+@magics_class
+class AskMagics(Magics, Configurable):
+    """An agent loop in the notebook over the person's configured LLM."""
+
+    base_url = Unicode(
+        None, allow_none=True, help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1"
+    ).tag(config=True)
+    model = Unicode(None, allow_none=True, help="Model name sent to the endpoint.").tag(config=True)
+    api_key_env = Unicode(
+        "OPENAI_API_KEY", help="Environment variable holding the API key (never stored)."
+    ).tag(config=True)
+    max_tool_rounds = Int(5, help="Most model turns per %%ask cell.").tag(config=True)
+
+    def __init__(self, shell: Any = None, memory_magics: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        self.memory_magics = memory_magics
+
+    # -- wiring ------------------------------------------------------------------------
+
+    def _session(self) -> Any:
+        return self.memory_magics.session
+
+    def access(self, project: str | None = None) -> AgentAccess:
+        from ..service.agent_access import AgentAccess
+
+        mem = self._session().memory
+        return AgentAccess(
+            mem,
+            agent="ask",
+            project=project if project is not None else mem.project_id,
+            conversation=f"ask-{id(self.shell)}",
+        )
+
+    def llm_config(self, model: str | None) -> dict[str, str] | None:
+        settings_llm: dict[str, Any] = {}
+        try:
+            settings_llm = self._session().memory.settings.get("llm") or {}
+        except JupyterMemoryError as exc:  # a damaged settings file: say so, use the rest
+            sys.stderr.write(f"jupyter-memory: {exc}\n")
+        base_url = (
+            self.base_url
+            or os.environ.get("JUPYTER_MEMORY_LLM_BASE_URL")
+            or os.environ.get("OPENAI_BASE_URL")
+            or settings_llm.get("base_url")
+        )
+        name = (
+            model
+            or self.model
+            or os.environ.get("JUPYTER_MEMORY_LLM_MODEL")
+            or os.environ.get("OPENAI_MODEL")
+            or settings_llm.get("model")
+        )
+        if not base_url or not name:
+            return None
+        key_env = self.api_key_env
+        if key_env == "OPENAI_API_KEY" and settings_llm.get("api_key_env"):
+            key_env = settings_llm["api_key_env"]
+        return {"base_url": base_url, "model": name, "api_key_env": key_env}
+
+    # -- the magic ---------------------------------------------------------------------
+
+    @cell_magic
+    def ask(self, line: str, cell: str) -> None:
+        """Ask the configured LLM; the approved knowledge is its system context."""
+        from .ask_loop import run_ask
+        from .chat_stream import ChatStreamClient
+
+        try:
+            opts = _parser().parse_args(shlex.split(line))
+        except (argparse.ArgumentError, SystemExit, ValueError) as exc:
+            raise UsageError(f"%%ask: {exc} (usage: %%ask [--project P] [--model M])") from None
+        if not cell.strip():
+            raise UsageError("%%ask: write your question in the cell below the magic line")
+        config = self.llm_config(opts.model)
+        if config is None:
+            print(HOW_TO_CONFIGURE)
+            return
+        client = ChatStreamClient(
+            config["base_url"], config["model"], api_key=os.environ.get(config["api_key_env"])
+        )
+
+        def on_text(text: str) -> None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+        try:
+            # The suggestion worker uses the same service from its thread.
+            with self._session().lock:
+                access = self.access(opts.project)
+                result = run_ask(
+                    access,
+                    client,
+                    cell.strip(),
+                    on_text=on_text,
+                    on_proposal=self._show_proposal,
+                    max_rounds=self.max_tool_rounds,
+                    cell_id=_cell_id(self.shell),
+                )
+        except JupyterMemoryError as exc:
+            raise UsageError(f"%%ask: {exc}") from None
+        if result.reply and not result.reply.endswith("\n"):
+            sys.stdout.write("\n")
+        if result.stopped_early:
+            print(f"[stopped after {self.max_tool_rounds} model turns]")
+
+    def _show_proposal(self, outcome: dict[str, Any]) -> None:
+        proposal = outcome.get("proposal") or {}
+        print(f"\n[proposed for your review: {proposal.get('text', '')} — id {outcome['id']}]")
+        try:
+            from IPython.display import display
+
+            from ..widgets import ProposalCards
+
+            display(ProposalCards(self._session(), [outcome["id"]]))
+        except ImportError:  # no widget layer: the line above is the card
+            pass
+
+    # -- {memory_context} for %%ai --------------------------------------------------------
+
+    def refresh_memory_context(self, *_: Any) -> None:
+        """``pre_run_cell`` hook: the approved block, current when the cell runs."""
+        try:
+            with self._session().lock:
+                text = self.access().context()
+        except JupyterMemoryError as exc:
+            sys.stderr.write(f"jupyter-memory: memory_context not updated: {exc}\n")
+            return
+        self.shell.user_ns["memory_context"] = text
+
+
+def _cell_id(shell: Any) -> str | None:
+    """The front end's id of the running cell, when the kernel got one."""
+    try:
+        parent = shell.kernel.get_parent()
+        value = parent.get("metadata", {}).get("cellId")
+        return str(value) if value else None
+    except Exception:  # noqa: BLE001 - not in a kernel, or an older ipykernel
+        return None
+
+
+def register_ask(shell: Any, memory_magics: Any) -> AskMagics:
+    """Add ``%%ask`` and the ``memory_context`` variable (called by ``%load_ext``)."""
+    magics = AskMagics(shell=shell, memory_magics=memory_magics, parent=shell)
+    shell.register_magics(magics)
+    shell.events.register("pre_run_cell", magics.refresh_memory_context)
+    memory_magics.ask_magics = magics
+    return magics
+
+
+def unregister_ask(shell: Any, memory_magics: Any) -> None:
+    magics = getattr(memory_magics, "ask_magics", None)
+    if magics is None:
+        return
+    with contextlib.suppress(ValueError):  # already removed by hand
+        shell.events.unregister("pre_run_cell", magics.refresh_memory_context)
+    while magics in shell.configurables:
+        shell.configurables.remove(magics)
+    shell.magics_manager.magics["cell"].pop("ask", None)
+    shell.magics_manager.registry.pop(type(magics).__name__, None)
+    shell.user_ns.pop("memory_context", None)
+    memory_magics.ask_magics = None
