@@ -40,6 +40,7 @@ from ..exceptions import PolicyError, ValidationError
 from ..store.archive import archive_file, archived, restore_file
 from ..store.chat_files import find_chat_files, read_chat_messages
 from ..store.digest_store import DigestStore
+from . import learning
 
 if TYPE_CHECKING:
     from ..store.root import StoreRoot
@@ -174,6 +175,7 @@ class DigestMixin:
             "batches": [],
             "stored": [],
             "rejected": [],
+            "proposed": [],
         }
         for source, batch, cursor in self._batches(session):
             pool = store.pool(project_key)
@@ -185,6 +187,7 @@ class DigestMixin:
                 scene_id = memory.scene.id or (ids.get(memory.scene.label or "") or None)
                 entry = self._store_work_memory(memory, batch, scene_id)
                 stored.append({"id": entry.id, "type": memory.type.value, "title": entry.title})
+            report["proposed"].extend(learning.learn(self, batch))
             if source.startswith("inbox:"):
                 store.consume(batch.session_key, cursor)
             else:
@@ -201,6 +204,16 @@ class DigestMixin:
             report["stored"].extend(stored)
             report["rejected"].extend(r.to_dict() for r in verdict.rejected)
         return report
+
+    # -- self-learning ------------------------------------------------------------------
+
+    def learning_candidates(self) -> list[dict[str, Any]]:
+        """Candidate rules from corrections, with evidence count and confidence."""
+        return learning.candidates(self)
+
+    def dismiss_candidate(self, key: str, reason: str) -> None:
+        """The person rejects a candidate rule: confidence drops until new evidence."""
+        learning.dismiss_candidate(self, key, reason)
 
     # -- archive -------------------------------------------------------------------------
 
