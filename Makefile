@@ -19,6 +19,7 @@ venv: $(STAMP)
 
 demo: $(STAMP)
 	@$(BIN)/jupyter-memory demo
+	@$(BIN)/jupyter-memory notebook-demo
 
 lint: $(STAMP)
 	@$(BIN)/ruff check -q jupyter_memory tests benchmarks

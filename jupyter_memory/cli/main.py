@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "jupyter_memory.cli.digest_cmd",
     "jupyter_memory.cli.archive_cmd",
     "jupyter_memory.cli.case_cmd",
+    "jupyter_memory.cli.notebook_demo",
 ]
 
 

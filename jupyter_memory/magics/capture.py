@@ -100,6 +100,7 @@ class CellCapture:
         count = result.execution_count
         cell = CapturedCell(raw, getattr(info, "cell_id", None) or f"In[{count}]", count)
         self.cells.append(cell)
+        self.session.cell_labels[cell.cell_id] = cell.label
         gotcha = None
         exc = result.error_in_exec
         if exc is not None:

@@ -28,6 +28,8 @@ class NotebookSession:
         self._memory: Memory | None = None
         self._flags: tuple[bool, bool] = (True, False)
         self._flags_at = -1e9
+        # cell id -> "cell 12" (its execution count), so cards name cells as the person sees them
+        self.cell_labels: dict[str, str] = {}
 
     # -- the service ----------------------------------------------------------------
 

@@ -25,13 +25,19 @@ def _e(value: Any) -> str:
     return html.escape("" if value is None else str(value))
 
 
-def origin_label(proposal: Any) -> str:
-    """Where the quote came from: "cell 12", "cell In[3]", "message m-7", a notebook name."""
+def origin_label(proposal: Any, labels: dict[str, str] | None = None) -> str:
+    """Where the quote came from: "cell 12", "message m-7", the notebook's name.
+
+    ``labels`` maps cell ids captured in this kernel to their execution count;
+    other cells (markdown, earlier sessions) show a short id.
+    """
     origin = getattr(proposal, "quote_origin", None)
     cell = getattr(origin, "cell_id", None)
     parts = []
-    if cell:
-        parts.append(f"cell {cell[3:-1]}" if cell.startswith("In[") else f"cell {cell}")
+    if cell and labels and cell in labels:
+        parts.append(labels[cell])
+    elif cell:
+        parts.append(f"cell {cell[3:-1]}" if cell.startswith("In[") else f"cell {cell[:8]}")
     msg = getattr(origin, "message_id", None)
     if msg:
         parts.append(f"message {msg}")
@@ -58,6 +64,7 @@ class ProposalCard:
         self.project_button.on_click(lambda _: self.apply("project"))
         self.dismiss_button.on_click(lambda _: self.dismiss())
         self.proposal: Any = None
+        self.note = ""  # the last confirmation or error as plain text
         self.refresh()
 
     # -- reading the queue ------------------------------------------------------------
@@ -80,7 +87,7 @@ class ProposalCard:
             self._draw_pending()
         else:
             self.widget.children = [self.body, self.message]
-            self.message.value = f"<b>{_e(self.decided_text())}</b>"
+            self._say(self.decided_text(), bold=True)
 
     def _draw_body(self) -> None:
         p = self.proposal
@@ -88,7 +95,7 @@ class ProposalCard:
         self.body.value = (
             f'<div><span style="font-weight:600">{_e(kind)}</span> · '
             f"<span>{_e(p.text)}</span></div>"
-            f'<div style="color:#57606a">“{_e(p.evidence_quote)}” — {_e(origin_label(p))}'
+            f'<div style="color:#57606a">“{_e(p.evidence_quote)}” — {_e(self.origin())}'
             f" · {_e(p.source)}</div>"
         )
 
@@ -144,7 +151,7 @@ class ProposalCard:
         if self.proposal.status == "superseded":
             already = "Already replaced"
         self.refresh()
-        self.message.value = f"<b>{_e(self.decided_text())}</b> ({_e(already)}; nothing written)"
+        self._say(f"{self.decided_text()} ({already}; nothing written)", bold=True)
         return True
 
     def apply(self, to: str) -> None:
@@ -155,7 +162,7 @@ class ProposalCard:
             preset, _ = self._project_choice()
             project = preset or self.project_picker.value
             if project is None:
-                self.message.value = "<b>Pick a project first</b> (or focus one with %memory focus)"
+                self._say("Pick a project first (or focus one with %memory focus)", bold=True)
                 return
         try:
             with self.session.lock:
@@ -186,11 +193,15 @@ class ProposalCard:
             note = f"written to {result['path']}"
         else:
             note = ""
-        head = f"<b>{_e(self.decided_text())}</b>"
-        self.message.value = f"{head} — {_e(note)}" if note else head
+        self._say(f"{self.decided_text()} — {note}" if note else self.decided_text(), bold=True)
+
+    def _say(self, text: str, *, bold: bool = False) -> None:
+        self.note = text
+        self.message.value = f"<b>{_e(text)}</b>" if bold else _e(text)
 
     def _error(self, exc: Exception) -> None:
-        self.message.value = f'<span style="color:#cf222e">Error: {_e(exc)}</span>'
+        self.note = f"Error: {exc}"
+        self.message.value = f'<span style="color:#cf222e">{_e(self.note)}</span>'
 
     # -- display ----------------------------------------------------------------------
 
@@ -209,7 +220,11 @@ class ProposalCard:
             "pending: User / Project / Dismiss" if p.status == "pending" else self.decided_text()
         )
         kind = KIND_LABEL.get(p.kind, p.kind)
-        return f"[{kind}] {p.text}\n  “{p.evidence_quote}” — {origin_label(p)}\n  {state}"
+        text = f"[{kind}] {p.text}\n  “{p.evidence_quote}” — {self.origin()}\n  {state}"
+        return f"{text}\n  {self.note}" if self.note and self.note != state else text
+
+    def origin(self) -> str:
+        return origin_label(self.proposal, getattr(self.session, "cell_labels", None))
 
 
 class ProposalCards:

@@ -1,0 +1,92 @@
+"""Both notebooks executed with nbclient in a real ipykernel, asserting on their outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from jupyter_memory.cli.notebook_demo import find_notebook, run_notebook
+
+pytestmark = pytest.mark.slow
+
+
+def outputs(nb) -> list[tuple[str, str]]:
+    """(cell source, all its text output) for every code cell; errors fail loudly."""
+    out = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        texts = []
+        for o in cell.outputs:
+            assert o.output_type != "error", f"{cell.source!r} raised {o.ename}: {o.evalue}"
+            if o.output_type == "stream":
+                texts.append(o.text)
+            elif "data" in o:
+                texts.append(str(o.data.get("text/plain", "")))
+                texts.append(str(o.data.get("text/html", "")))
+        out.append((cell.source, "\n".join(texts)))
+    return out
+
+
+def cell_output(cells, startswith: str, nth: int = 0) -> str:
+    matches = [text for src, text in cells if src.startswith(startswith)]
+    return matches[nth]
+
+
+@pytest.fixture(scope="module")
+def quickstart(tmp_path_factory) -> tuple[Path, list[tuple[str, str]]]:
+    out = tmp_path_factory.mktemp("quickstart")
+    executed = run_notebook(find_notebook("quickstart.ipynb"), out)
+    return out, outputs(nbformat.read(str(executed), as_version=4))
+
+
+def test_quickstart_card_apply_and_context(quickstart):
+    out, cells = quickstart
+    card = cell_output(cells, "cards = %memory queue")
+    assert "Revenue excludes refunds issued in the same month" in card
+    assert "“note: revenue excludes refunds issued in the same month” — cell 5" in card
+    assert "Saved to Project · sales-q3" in cell_output(cells, "card = cards[0]")
+    assert "Already saved; nothing written" in cell_output(cells, "card.dismiss_button")
+    context = cell_output(cells, "%memory context")
+    assert "Revenue excludes refunds issued in the same month" in context
+    assert 'project="sales-q3"' in context
+    knowledge = out / "work" / "sales-q3" / ".jupyter-memory" / "knowledge.md"
+    assert "- Revenue excludes refunds issued in the same month" in knowledge.read_text("utf-8")
+
+
+def test_quickstart_remember_recall_forget(quickstart):
+    _, cells = quickstart
+    assert "Remembered" in cell_output(cells, "%remember Always run")
+    assert "Always run the tests before pushing a notebook" in cell_output(cells, "%recall tests")
+    assert "收入口径不含当月退款" in cell_output(cells, "%recall 退款", 0)
+    assert "Forgot " in cell_output(cells, "hits = %recall")
+    assert "No memories matched." in cell_output(cells, "%recall 退款", 1)
+    stats = cell_output(cells, "%memories --stats")
+    assert "total            1" in stats and "index (project)  1 entries, ok" in stats
+
+
+def test_retrospective_answers_with_plots(tmp_path):
+    executed = run_notebook(find_notebook("retrospective.ipynb"), tmp_path)
+    nb = nbformat.read(str(executed), as_version=4)
+    cells = outputs(nb)
+    assert "datetime64" in cell_output(cells, "import warnings")
+    by_source = cell_output(cells, "weekly = ")
+    assert "chat-extraction" in by_source and "gotcha" in by_source
+    rate = cell_output(cells, "decided = ")
+    assert "apply rate overall: 0." in rate and "median minutes to a decision:" in rate
+    assert "project  info" in cell_output(cells, "applies = ")
+    assert "access_count" in cell_output(cells, "top = ")
+    assert "durable" in cell_output(cells, "tiers = ")
+    images = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if "image/png" in o.get("data", {})
+    ]
+    assert len(images) == 5
+    assert not any(
+        "Warning" in o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
+    )
