@@ -1,0 +1,58 @@
+"""Steps shared by the browser scenarios: open the panel, wait on real readiness, screenshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PIL import Image
+
+OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "browser"
+PANEL = "#jupyter-memory-panel"
+
+
+def open_panel(page, lab, path: str = "lab") -> None:
+    """Load the lab (workspace reset) and show the Agent Memory panel once it has loaded."""
+    page.goto(lab.lab_url(path))
+    page.wait_for_selector(f"{PANEL}[data-jm-loaded='true']", state="attached")
+    if not page.locator(PANEL).is_visible():
+        # Click the sidebar tab only while the panel is hidden (a click would close it).
+        page.locator(".jp-SideBar [data-id='jupyter-memory-panel']").click()
+    page.wait_for_selector(PANEL, state="visible")
+
+
+def refreshes(page) -> int:
+    return int(page.locator(PANEL).get_attribute("data-refreshes") or "0")
+
+
+def wait_refreshed_after(page, before: int, timeout: float = 10_000) -> None:
+    page.wait_for_function(
+        "([sel, n]) => Number(document.querySelector(sel)?.dataset.refreshes || 0) > n",
+        arg=[PANEL, before],
+        timeout=timeout,
+    )
+
+
+def show_tab(page, name: str) -> None:
+    page.locator(f"{PANEL} .jm-tab-{name}").click()
+    page.wait_for_selector(f"{PANEL}[data-tab='{name}']")
+
+
+def queue_item(page, text: str):
+    return page.locator(f"{PANEL} .jm-queue-item", has_text=text)
+
+
+def run_command(page, command: str, args: dict | None = None) -> None:
+    page.evaluate(
+        "([c, a]) => window.jupyterapp.commands.execute(c, a)", [command, args or {}]
+    )
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a screenshot and check that it is not blank (one flat color)."""
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    path = OUTPUT / f"{name}.png"
+    page.screenshot(path=str(path))
+    with Image.open(path) as img:
+        colors = img.convert("RGB").getcolors(maxcolors=1_000_000)
+    assert colors is not None and len(colors) > 20, f"{path} looks blank"
+    return path

@@ -1,0 +1,133 @@
+"""The Agent Memory panel in a real JupyterLab and a real Chromium (issue 6 scenarios)."""
+
+from __future__ import annotations
+
+from browser_helpers import (
+    PANEL,
+    open_panel,
+    queue_item,
+    refreshes,
+    screenshot,
+    show_tab,
+    wait_refreshed_after,
+)
+
+
+def propose(mem, text: str, *, project: str | None = None, kind: str = "rule") -> str:
+    layer = "project" if project else None
+    result = mem.propose(text, kind, text, layer=layer, project=project, source="manual")
+    assert result["status"] == "queued", result
+    return result["proposal"]["id"]
+
+
+def test_open_panel_shows_a_proposal_with_its_evidence(page, lab, lab_mem):
+    r = lab_mem.propose(
+        "Revenue excludes refunds",
+        "rule",
+        "revenue excludes refunds",
+        source="chat-extraction",
+        messages=[{"role": "user", "text": "Remember: revenue excludes refunds."}],
+        quote_origin={"notebook_path": "sales.ipynb", "cell_id": "c-42"},
+    )
+    assert r["status"] == "queued", r
+    open_panel(page, lab)
+    item = queue_item(page, "Revenue excludes refunds")
+    item.wait_for()
+    assert item.locator(".jm-evidence").inner_text() == "revenue excludes refunds"
+    assert "sales.ipynb · cell c-42" in item.locator(".jm-origin").inner_text()
+    assert "chat extraction" in item.locator(".jm-source").inner_text()
+    badge = page.locator(f"{PANEL} .jm-badge")
+    assert badge.is_visible() and badge.inner_text() == "1"
+    screenshot(page, "01-open-panel")
+    assert page.js_errors == []
+
+
+def _known_project(lab, lab_mem) -> str:
+    pid = lab_mem.focus(lab.root / "sales-q3")
+    lab_mem.focus(None)
+    return pid
+
+
+def test_apply_to_project_writes_the_file_and_the_item_leaves(page, lab, lab_mem):
+    pid = _known_project(lab, lab_mem)
+    proposal = propose(lab_mem, "Fiscal weeks start on Monday", project=pid)
+    open_panel(page, lab)
+    item = queue_item(page, "Fiscal weeks start on Monday")
+    item.locator(".jm-apply-project").click()
+    item.wait_for(state="detached")
+    toast = page.locator(".Toastify__toast", has_text="Applied to Project · sales-q3")
+    toast.wait_for()
+    knowledge = lab.root / "sales-q3" / ".jupyter-memory" / "knowledge.md"
+    assert "Fiscal weeks start on Monday" in knowledge.read_text(encoding="utf-8")
+    assert lab_mem.proposal(proposal).status == "applied"
+    screenshot(page, "02-apply-to-project")
+
+
+def test_dismiss_removes_the_item(page, lab, lab_mem):
+    proposal = propose(lab_mem, "Never trust the staging table")
+    open_panel(page, lab)
+    item = queue_item(page, "Never trust the staging table")
+    item.locator(".jm-dismiss").click()
+    item.wait_for(state="detached")
+    assert lab_mem.proposal(proposal).status == "dismissed"
+    page.locator(f"{PANEL} .jm-badge").wait_for(state="hidden")
+    screenshot(page, "03-dismiss")
+
+
+def test_stored_markup_is_shown_as_text(page, lab, lab_mem):
+    evil = '<img src=x onerror="window.__jm_xss=1"> always escape'
+    propose(lab_mem, evil)
+    open_panel(page, lab)
+    item = queue_item(page, "always escape")
+    item.wait_for()
+    assert item.locator(".jm-item-text").inner_text() == evil
+    assert item.locator("img").count() == 0
+    assert page.evaluate("window.__jm_xss") is None
+    screenshot(page, "04-markup-as-text")
+
+
+def test_save_updates_library_status_and_oversize_save_is_refused(page, lab, lab_mem):
+    open_panel(page, lab)
+    show_tab(page, "user")
+    view = page.locator("#jm-knowledge-user")
+    editor = view.locator("textarea")
+    text = "## Rules\n\n- Always use UTC\n- 金额保留两位小数\n\n## Info\n\n- Fiscal year starts in April\n"
+    editor.fill(text)
+    assert view.locator(".jm-dirty-note").is_visible()
+    assert view.locator(".jm-reorganize").is_disabled()
+    view.locator(".jm-save").click()
+    page.wait_for_function(
+        "() => document.querySelector('#jm-knowledge-user dd[data-field=rules]')?.textContent === '2'"
+    )
+    assert view.locator("dd[data-field=info]").inner_text() == "1"
+    assert not view.locator(".jm-dirty-note").is_visible()
+    assert view.locator(".jm-reorganize").is_enabled()
+    screenshot(page, "05-save-library-status")
+
+    saved = (lab.home / "knowledge.md").read_bytes()
+    big = "## Rules\n\n" + "".join(f"- rule {i} with enough words to count\n" for i in range(300))
+    assert len(big) > 8000
+    editor.fill(big)
+    view.locator(".jm-save").click()
+    status = view.locator(".jm-status[data-tone='error']")
+    status.wait_for()
+    assert "8000" in status.inner_text().replace(",", "")
+    assert (lab.home / "knowledge.md").read_bytes() == saved
+    assert view.locator("dd[data-field=rules]").inner_text() == "2"
+    screenshot(page, "06-oversize-save")
+
+
+def test_memories_search_and_cases_browser(page, lab, lab_mem):
+    lab_mem.remember("口径：收入不含退款，按自然月统计", type="semantic")
+    open_panel(page, lab)
+    show_tab(page, "memories")
+    page.locator("#jm-memories .jm-search").fill("退款")
+    page.locator("#jm-memories .jm-search").press("Enter")
+    hit = page.locator("#jm-memories .jm-hit", has_text="收入不含退款")
+    hit.wait_for()
+    show_tab(page, "cases")
+    case = page.locator("#jm-cases .jm-case[data-case='CASE-2025-014']")
+    case.wait_for()
+    case.locator("summary").click()
+    assert case.locator("tbody tr").count() == 3
+    screenshot(page, "07-memories-cases")
