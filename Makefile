@@ -11,8 +11,10 @@ LABEXT_SRC := labextension/package.json $(wildcard labextension/src/*.ts labexte
 
 $(STAMP): pyproject.toml $(LABEXT_SRC)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install -q --upgrade pip
-	@$(BIN)/python -m pip install -q -e '.[dev]'
+	@# Quiet on success; the whole pip log is shown when the install fails.
+	@( $(BIN)/python -m pip install -q --upgrade pip && \
+	   $(BIN)/python -m pip install -q -e '.[dev]' ) > $(VENV)/install.log 2>&1 \
+	  || { cat $(VENV)/install.log; echo "make: installing into $(VENV) failed (log above)"; exit 1; }
 	@touch $(STAMP)
 
 venv: $(STAMP)
