@@ -42,9 +42,7 @@ def queue_item(page, text: str):
 
 
 def run_command(page, command: str, args: dict | None = None) -> None:
-    page.evaluate(
-        "([c, a]) => window.jupyterapp.commands.execute(c, a)", [command, args or {}]
-    )
+    page.evaluate("([c, a]) => window.jupyterapp.commands.execute(c, a)", [command, args or {}])
 
 
 def screenshot(page, name: str) -> Path:
@@ -56,3 +54,37 @@ def screenshot(page, name: str) -> Path:
         colors = img.convert("RGB").getcolors(maxcolors=1_000_000)
     assert colors is not None and len(colors) > 20, f"{path} looks blank"
     return path
+
+
+def write_notebook(path: Path, sources: list[str]) -> None:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+    }
+    nbformat.write(nb, path)
+
+
+def run_notebook(page, lab, name: str) -> None:
+    """Open a notebook beside the panel, wait for its kernel to be idle, run every cell."""
+    page.goto(lab.lab_url(f"lab/tree/{name}"))
+    page.wait_for_selector(f"{PANEL}[data-jm-loaded='true']", state="attached")
+    if not page.locator(PANEL).is_visible():
+        page.locator(".jp-SideBar [data-id='jupyter-memory-panel']").click()
+    # Real readiness: the status bar names the kernel and says Idle (not "No Kernel").
+    page.locator(".jp-StatusBar-Widget", has_text="Python 3 (ipykernel) | Idle").wait_for(
+        timeout=60_000
+    )
+    run_command(page, "notebook:run-all-cells")
+
+
+def wait_idle_after_run(page) -> None:
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-InputArea-prompt')]"
+        ".every(p => !p.textContent.includes('*'))",
+        timeout=60_000,
+    )

@@ -7,9 +7,12 @@ from browser_helpers import (
     open_panel,
     queue_item,
     refreshes,
+    run_notebook,
     screenshot,
     show_tab,
+    wait_idle_after_run,
     wait_refreshed_after,
+    write_notebook,
 )
 
 
@@ -131,3 +134,48 @@ def test_memories_search_and_cases_browser(page, lab, lab_mem):
     case.locator("summary").click()
     assert case.locator("tbody tr").count() == 3
     screenshot(page, "07-memories-cases")
+
+
+def test_card_in_a_notebook_applies_and_the_panel_follows(page, lab, lab_mem):
+    pid = _known_project(lab, lab_mem)
+    by_card = propose(lab_mem, "Region codes follow ISO 3166", project=pid)
+    write_notebook(lab.root / "cards.ipynb", ["%load_ext jupyter_memory", "%memory queue"])
+    run_notebook(page, lab, "cards.ipynb")
+    item = queue_item(page, "Region codes follow ISO 3166")
+    item.wait_for()
+    card_button = page.locator(".jp-OutputArea .widget-button", has_text="Project").first
+    card_button.wait_for(timeout=60_000)
+    screenshot(page, "08-card-in-notebook")
+    before = refreshes(page)
+    card_button.click()  # applied by the kernel, through ipywidgets' comm
+    # The panel hears of it (file watcher → server event) and drops the item, no reload.
+    item.wait_for(state="detached", timeout=10_000)
+    wait_refreshed_after(page, before)
+    page.locator(".jp-OutputArea", has_text="Saved to Project · sales-q3").wait_for()
+    knowledge = lab.root / "sales-q3" / ".jupyter-memory" / "knowledge.md"
+    assert "Region codes follow ISO 3166" in knowledge.read_text(encoding="utf-8")
+    assert lab_mem.proposal(by_card).status == "applied"
+    screenshot(page, "09-card-applied-panel-follows")
+
+
+def test_enabled_off_hides_badge_and_empties_context(page, lab, lab_mem):
+    lab_mem.save_knowledge("user", "## Rules\n\n- Always report in UTC\n\n## Info\n")
+    propose(lab_mem, "Weekly numbers run Monday to Sunday")
+    open_panel(page, lab)
+    badge = page.locator(f"{PANEL} .jm-badge")
+    badge.wait_for()
+    show_tab(page, "settings")
+    switch = page.locator("#jm-settings .jm-switch-enabled")
+    assert switch.is_checked()
+    switch.uncheck()
+    badge.wait_for(state="hidden")
+    page.wait_for_selector("#jm-settings[data-enabled='false']")
+    assert lab_mem.settings["enabled"] is False
+    screenshot(page, "10-enabled-off")
+    write_notebook(lab.root / "context.ipynb", ["%load_ext jupyter_memory", "%memory context"])
+    run_notebook(page, lab, "context.ipynb")
+    wait_idle_after_run(page)
+    output = page.locator(".jp-OutputArea-output", has_text="empty")
+    output.wait_for()
+    assert "Always report in UTC" not in page.locator(".jp-Notebook").inner_text()
+    screenshot(page, "11-context-empty-when-off")
