@@ -37,10 +37,10 @@ class KnowledgeFile:
     def __init__(self, layout: RootLayout) -> None:
         self.path = layout.knowledge
         self.backup_path = self.path.with_name(self.path.name + BACKUP_SUFFIX)
-        self._cache: tuple[tuple[int, int], LoadedKnowledge] | None = None
+        self._cache: tuple[tuple[int, int, int], LoadedKnowledge] | None = None
 
     def load(self) -> LoadedKnowledge:
-        """The parsed file (cached by mtime and size); :class:`ParseError` names the line."""
+        """The parsed file (cached by mtime, size and inode: every write is a rename); :class:`ParseError` names the line."""
         if self.path.is_symlink():
             raise ParseError("knowledge file is a symlink; refusing to follow it", path=self.path)
         try:
@@ -50,7 +50,7 @@ class KnowledgeFile:
             return LoadedKnowledge(self.path, False, "", KnowledgeDoc(), None)
         except OSError as exc:
             raise ParseError(f"cannot read: {exc.strerror or exc}", path=self.path) from exc
-        key = (st.st_mtime_ns, st.st_size)
+        key = (st.st_mtime_ns, st.st_size, st.st_ino)
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
         try:

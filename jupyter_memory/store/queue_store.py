@@ -23,6 +23,19 @@ class QueueStore:
     def __init__(self, layout: RootLayout) -> None:
         self.folder = layout.queue
         self.dismissed_path = layout.root / DISMISSED_FILE
+        # Parsed proposals by path, valid while (mtime_ns, size, inode) is unchanged:
+        # every enqueue compares against the whole pending queue.
+        self._parsed: dict[Path, tuple[tuple[int, int, int], Proposal]] = {}
+
+    def _read(self, path: Path) -> Proposal:
+        st = path.stat()
+        key = (st.st_mtime_ns, st.st_size, st.st_ino)
+        hit = self._parsed.get(path)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        proposal = parse_proposal(path.read_bytes(), path=path)
+        self._parsed[path] = (key, proposal)
+        return proposal
 
     def _files(self) -> list[Path]:
         if not self.folder.is_dir():
@@ -35,7 +48,7 @@ class QueueStore:
         bad: list[tuple[Path, str]] = []
         for path in self._files():
             try:
-                good.append((path, parse_proposal(path.read_bytes(), path=path)))
+                good.append((path, self._read(path)))
             except ParseError as exc:
                 bad.append((path, str(exc)))
             except OSError as exc:
