@@ -22,9 +22,23 @@ class ExecutedCell(Protocol):
     def as_message(self, notebook_path: str | None) -> dict[str, Any]: ...
 
 
-def markdown_above(cells: Sequence[Any], cell_id: str) -> list[Any]:
-    """The contiguous markdown cells directly above the cell with ``cell_id``."""
+def markdown_above(cells: Sequence[Any], cell_id: str, source: str = "") -> list[Any]:
+    """The contiguous markdown cells directly above the executed cell.
+
+    The cell is found by id; front ends that send no cell id (nbclient, the
+    terminal) are matched by their source text instead.
+    """
     index = next((i for i, c in enumerate(cells) if c.cell_id == cell_id), None)
+    if index is None and source.strip():
+        wanted = source.strip()
+        index = next(
+            (
+                i
+                for i, c in enumerate(cells)
+                if c.cell_type == "code" and c.source.strip() == wanted
+            ),
+            None,
+        )
     out: list[Any] = []
     if index is None:
         return out
@@ -44,7 +58,7 @@ def round_messages(
     messages: list[dict[str, Any]] = []
     seen: set[str] = set()
     for cell in executed:
-        for md in markdown_above(saved, cell.cell_id):
+        for md in markdown_above(saved, cell.cell_id, cell.text):
             if md.cell_id not in seen and md.source.strip():
                 seen.add(md.cell_id)
                 messages.append(

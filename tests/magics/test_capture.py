@@ -142,3 +142,23 @@ def test_markdown_above_executed_cells_is_evidence(ip, magics, tmp_path, monkeyp
     assert [p.text for p in made] == ["Churn is defined as no order in 90 days."]
     assert made[0].quote_origin.cell_id == md.id
     assert made[0].quote_origin.notebook_path == str(path)
+
+
+def test_markdown_found_by_source_when_the_front_end_sends_no_cell_id(
+    ip, magics, tmp_path, monkeypatch
+):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("退款率定义为退款订单数除以支付订单数。"),
+        nbformat.v4.new_code_cell("rate = 0.05"),
+    ]
+    path = tmp_path / "zh.ipynb"
+    nbformat.write(nb, str(path))
+    monkeypatch.setenv("JPY_SESSION_NAME", str(path))
+    run(ip, "rate = 0.05")
+    assert magics.worker.wait()
+    [p] = magics.service.queue()
+    assert p.text == "退款率定义为退款订单数除以支付订单数。"
+    assert p.quote_origin.cell_id == nb.cells[0].id

@@ -1,0 +1,105 @@
+"""%memory: focus, switches, status, context, queue, process-all, and their errors."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.error import UsageError
+
+from jupyter_memory.widgets import ProposalCards
+
+
+def comment_cell(ip, text):
+    ip.run_cell(f"# note: {text}\nx = 1", store_history=True)
+
+
+def test_focus_shows_and_changes_project(ip, magics, project_dir):
+    assert "No project focused" in str(ip.run_line_magic("memory", "focus"))
+    out = ip.run_line_magic("memory", f"focus {project_dir}")
+    assert f"Focused project: sales-q3 ({project_dir})" == str(out)
+    assert magics.service.project_id == "sales-q3"
+    assert "sales-q3" in str(ip.run_line_magic("memory", "focus"))
+    with pytest.raises(UsageError, match="unknown project"):
+        ip.run_line_magic("memory", "focus never-seen")
+
+
+def test_config_project_focuses_on_first_use(ip, magics, project_dir):
+    ip.run_line_magic("config", f"MemoryMagics.project = {str(project_dir)!r}")
+    assert magics.service.project_id == "sales-q3"
+
+
+def test_status_reports_switches_queue_and_capture(ip, magics):
+    comment_cell(ip, "revenue excludes refunds")
+    magics.worker.wait()
+    status = str(ip.run_line_magic("memory", "status"))
+    assert "memory:       on" in status and "suggestions:  on" in status
+    assert "queue:        1 pending" in status
+    assert "captured:     1 cells" in status
+    assert "last round:" in status and "1 proposal(s)" in status
+    ip.run_line_magic("memory", "off")
+    assert "memory:       OFF" in str(ip.run_line_magic("memory", "status"))
+
+
+def test_context_shows_only_approved_knowledge(ip, magics, project_dir):
+    ip.run_line_magic("memory", f"focus {project_dir}")
+    comment_cell(ip, "revenue excludes refunds")
+    comment_cell(ip, "churn is defined as 90 days without an order")
+    magics.worker.wait()
+    assert "(empty" in str(ip.run_line_magic("memory", "context"))
+    cards = ip.run_line_magic("memory", "queue")
+    assert isinstance(cards, ProposalCards) and len(cards) == 2
+    cards[0].project_button.click()
+    context = str(ip.run_line_magic("memory", "context"))
+    assert "Revenue excludes refunds" in context
+    assert "Churn is defined as 90 days" not in context  # still pending: never injected
+    html = ip.run_line_magic("memory", "context")._repr_html_()
+    assert "&lt;" in html  # the delimiters are escaped in the HTML view
+    ip.run_line_magic("memory", "off")
+    assert "(empty" in str(ip.run_line_magic("memory", "context"))
+
+
+def test_queue_empty_and_process_all(ip, magics, project_dir):
+    assert str(ip.run_line_magic("memory", "queue")) == "The queue is empty."
+    comment_cell(ip, "revenue excludes refunds")
+    comment_cell(ip, "churn is defined as 90 days without an order")
+    magics.worker.wait()
+    out = str(ip.run_line_magic("memory", "process-all --to project"))
+    assert "Applied 0 proposal(s)." in out and "Skipped 2 that still need a project" in out
+    ip.run_line_magic("memory", f"focus {project_dir}")
+    out = str(ip.run_line_magic("memory", "process-all --to project"))
+    assert "Applied 2 proposal(s)." in out
+    assert magics.service.queue() == []
+    text = magics.service.knowledge("project", project="sales-q3")
+    assert "Revenue excludes refunds" in text and "Churn is defined" in text
+
+
+def test_cards_rerendered_after_cli_decision(ip, magics):
+    comment_cell(ip, "revenue excludes refunds")
+    magics.worker.wait()
+    cards = ip.run_line_magic("memory", "queue")
+    from jupyter_memory import Memory
+
+    with Memory(home=magics.service.home) as cli:  # another process, e.g. the CLI
+        cli.dismiss(cards[0].id)
+    bundle = cards._repr_mimebundle_()
+    assert "Dismissed" in bundle["text/plain"]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("", "arguments are required|action"),
+        ("fly", "unknown action"),
+        ("suggestions maybe", "suggestions on\\|off"),
+        ("process-all", "needs --to"),
+        ("process-all --to nowhere", "invalid choice"),
+    ],
+)
+def test_memory_errors(ip, line, message):
+    with pytest.raises(UsageError, match=message):
+        ip.run_line_magic("memory", line)
+
+
+def test_suggest_needs_memory_on(ip):
+    ip.run_line_magic("memory", "off")
+    with pytest.raises(UsageError, match="memory is off"):
+        ip.run_line_magic("memory", "suggest")
