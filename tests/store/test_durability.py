@@ -20,6 +20,7 @@ WRITER = textwrap.dedent(
     import sys
     from jupyter_memory import Memory
     mem = Memory(home=sys.argv[1])
+    print("ready", flush=True)
     tag = sys.argv[2]
     n = int(sys.argv[3])
     for i in range(n):
@@ -44,7 +45,9 @@ def test_sigkill_mid_write_never_tears_files(tmp_path: Path):
     kills = 0
     for round_ in range(12):
         proc = _spawn(home, f"r{round_}", 400)
-        time.sleep(0.35 + 0.05 * (round_ % 4))
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        # kill at varying points of the write loop (each write takes ~1-5 ms)
+        time.sleep(0.02 + 0.03 * (round_ % 5))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         kills += proc.returncode == -signal.SIGKILL
