@@ -79,8 +79,14 @@ class NotebookSession:
         """``(enabled, auto_suggestions)``, re-read from the service at most once a second."""
         now = time.monotonic()
         if fresh or now - self._flags_at > SETTINGS_REFRESH_SECONDS:
-            with self.lock:
+            # The hook must not wait for a suggestion round holding the lock:
+            # while one runs, the switches read a moment ago still stand.
+            if not self.lock.acquire(blocking=fresh or self._memory is None):
+                return self._flags
+            try:
                 self._flags = self._read_flags()
+            finally:
+                self.lock.release()
             self._flags_at = now
         return self._flags
 
