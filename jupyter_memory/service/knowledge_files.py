@@ -26,7 +26,13 @@ from ..core.reorganize import (
     reorganize_doc,
     validate_reorganized,
 )
-from ..exceptions import JupyterMemoryError, ParseError, PolicyError, ValidationError
+from ..exceptions import (
+    ConflictError,
+    JupyterMemoryError,
+    ParseError,
+    PolicyError,
+    ValidationError,
+)
 from ..store.audit import AuditLog
 from ..store.knowledge_store import KnowledgeFile, LoadedKnowledge, SettingsFile
 from ..store.queue_store import QueueStore
@@ -275,13 +281,20 @@ class KnowledgeFilesMixin:
         """Back up, dedupe, condense and (past the threshold) regroup one file."""
         layer, root, pid = self._layer_root(layer, project)
         kfile = self._file(root)
+        loaded = kfile.load()
+        if not loaded.exists:
+            raise ValidationError(
+                f"{kfile.path} does not exist; nothing to reorganize", field="layer"
+            )
+        # Computed outside the lock: an LLM may take minutes, and other writers
+        # must not wait for it. The file is re-checked under the lock.
+        new_text, grouped, removed = self._reorganized_text(loaded.doc, layer)
         with root.locked():
-            loaded = kfile.load()
-            if not loaded.exists:
-                raise ValidationError(
-                    f"{kfile.path} does not exist; nothing to reorganize", field="layer"
+            if kfile.load().text != loaded.text:
+                raise ConflictError(
+                    f"{kfile.path} changed while it was being reorganized; nothing was written",
+                    state="changed",
                 )
-            new_text, grouped, removed = self._reorganized_text(loaded.doc, layer)
             kfile.write_backup(loaded.text)
             digest = kfile.write(new_text)
         self.audit.append(

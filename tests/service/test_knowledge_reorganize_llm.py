@@ -212,3 +212,21 @@ def test_openai_compatible_client_against_a_real_http_server(
         mem.update_settings(llm={"base_url": "file:///etc/passwd", "model": "x"})
     with pytest.raises(ValidationError, match="never stored"):
         mem.update_settings(llm={"base_url": base, "model": "x", "api_key": "sk-secret"})
+
+
+def test_file_changed_during_reorganize_is_not_overwritten(mem: Memory) -> None:
+    from jupyter_memory.exceptions import ConflictError
+
+    mem.save_knowledge("user", "## Rules\n- Revenue excludes refunds\n## Info\n")
+
+    class EditingLLM:
+        def complete(self, messages, *, max_tokens=2000):  # noqa: ANN001, ANN201
+            mem.save_knowledge(
+                "user", "## Rules\n- Revenue excludes refunds\n- Always use UTC\n## Info\n"
+            )
+            return "## Rules\n- Revenue excludes refunds\n## Info\n"
+
+    mem.llm = EditingLLM()
+    with pytest.raises(ConflictError, match="changed while"):
+        mem.reorganize("user")
+    assert "Always use UTC" in mem.knowledge("user")
