@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint venv bench clean
+.PHONY: demo test lint venv bench clean test-integrations
 
 # The lab extension is built by the editable install: rebuild when its source changes.
 LABEXT_SRC := labextension/package.json $(wildcard labextension/src/*.ts labextension/style/*.css)
@@ -31,6 +31,16 @@ lint: $(STAMP)
 
 test: lint
 	@$(BIN)/python -m pytest
+
+# Jupyter AI (persona, jupyter-server-mcp tools; mcp 1.x) and mcp 2.x, each in its
+# own venv: the dev venv stays without Jupyter AI's server extensions.
+test-integrations: $(STAMP)
+	@test -x .venv-integrations/bin/python || $(PYTHON) -m venv .venv-integrations
+	@.venv-integrations/bin/python -m pip install -q -e '.[dev,jupyter-ai]'
+	@LITELLM_LOCAL_MODEL_COST_MAP=True .venv-integrations/bin/python -m pytest -q tests/agents tests/magics/test_ask_magic.py
+	@test -x .venv-mcp2/bin/python || $(PYTHON) -m venv .venv-mcp2
+	@.venv-mcp2/bin/python -m pip install -q -e '.[mcp]' pytest hypothesis 'mcp>=2,<3'
+	@.venv-mcp2/bin/python -m pytest -q -p no:cacheprovider tests/agents
 
 bench: $(STAMP)
 	@$(BIN)/python benchmarks/recall_bench.py

@@ -24,7 +24,9 @@ def _mcp(args: argparse.Namespace) -> int:
     # Imported here: the MCP SDK is an optional extra and slow to import.
     try:
         from ..agents.mcp_server import serve
-    except ImportError as exc:
+    except ModuleNotFoundError as exc:
+        if not (exc.name or "").startswith("mcp"):
+            raise
         sys.stderr.write(
             f"jupyter-memory: error: the MCP server needs the mcp package ({exc}); "
             "install it with: pip install 'jupyter-memory[mcp]'\n"
