@@ -7,7 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from ..service.memory import Memory
+from ..store.layout import RootLayout
+from ..store.mtimes import folder_fingerprint
 from .changes import SCHEMA_ID, ChangeWatcher
+from .jsonable import to_jsonable
 from .reorganize_jobs import ReorganizeJob, ReorganizeJobs
 
 
@@ -27,6 +30,19 @@ class MemoryBackend:
         self.log = log
         self.watcher = ChangeWatcher(self.memory, self._emit)
         self.jobs = ReorganizeJobs(str(self.memory.home), reorganize_timeout, self._job_done)
+        self._queue_cache: tuple[Any, list[dict[str, Any]]] | None = None
+
+    def pending_proposals(self) -> list[dict[str, Any]]:
+        """Pending proposals as JSON data, re-read only when the queue folder changed.
+
+        The panel asks on first paint and after every change event; parsing 200
+        proposal files each time is what this saves.
+        """
+        fingerprint = folder_fingerprint(RootLayout(self.memory.home).queue)
+        if self._queue_cache is None or self._queue_cache[0] != fingerprint:
+            items = [p for p in to_jsonable(self.memory.queue()) if p.get("status") == "pending"]
+            self._queue_cache = (fingerprint, items)
+        return self._queue_cache[1]
 
     def _emit(self, data: dict[str, Any]) -> None:
         self.log.debug("jupyter-memory changed: %s", data)

@@ -29,10 +29,9 @@ class QueueHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
     def get(self) -> None:
-        memory = self.backend.memory
-        items = [p for p in to_jsonable(memory.queue()) if p.get("status") == "pending"]
-        settings = to_jsonable(memory.settings)
-        self.reply({"items": items, "count": len(items), "enabled": settings.get("enabled")})
+        items = self.backend.pending_proposals()
+        enabled = self.backend.memory.settings["enabled"]
+        self.reply({"items": items, "count": len(items), "enabled": enabled})
 
 
 class ApplyHandler(MemoryHandler):

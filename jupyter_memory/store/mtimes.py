@@ -27,3 +27,23 @@ def fingerprint(paths: Iterable[Path]) -> dict[str, Stamp]:
     """Stamp of each path; a folder's stamp changes when an entry is added,
     renamed or removed, which is how every durable write lands (temp + rename)."""
     return {str(p): stamp(p) for p in paths}
+
+
+def folder_fingerprint(path: Path) -> tuple[Stamp, tuple[tuple[str, int, int], ...]]:
+    """The folder's stamp plus (name, mtime_ns, size) of each entry in it.
+
+    Catches files rewritten in place (a hand edit), which leave the folder's
+    own mtime alone; costs one ``scandir``, no reads.
+    """
+    entries: list[tuple[str, int, int]] = []
+    try:
+        with os.scandir(path) as it:
+            for entry in it:
+                try:
+                    st = entry.stat()
+                except OSError:
+                    continue
+                entries.append((entry.name, st.st_mtime_ns, st.st_size))
+    except OSError:
+        pass
+    return stamp(path), tuple(sorted(entries))
