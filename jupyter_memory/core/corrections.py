@@ -16,6 +16,12 @@ Confidence = evidence × recency (spec 003, "Score = evidence * recency"):
 
 A candidate is ready when confidence > 0.9 with ≥ 5 pieces of evidence
 (defaults; both configurable).
+
+Repeated gotchas (spec 003: an error seen 3 times is a gotcha; a gotcha that
+persists over 5+ sessions becomes a warning proposal): a session where the same
+exception signature failed ``GOTCHA_REPEATS`` times in the person's own cells
+is one piece of evidence for the candidate ``gotcha:<signature>`` — at most one
+per session — and the same confidence and thresholds apply.
 """
 
 from __future__ import annotations
@@ -32,6 +38,9 @@ HALF_LIFE_DAYS = 30.0
 MIN_CONFIDENCE = 0.9
 MIN_EVIDENCE = 5
 MAX_RULE_CHARS = 200
+GOTCHA_REPEATS = 3  # failures of one signature in one session that make a gotcha
+GOTCHA_RULE = "Watch out: `{line}` fails with {signature}."
+GOTCHA_RULE_PLAIN = "Watch out: a step fails with {signature}."
 
 _EN_USE_NOT = re.compile(
     r"^(?:no|nope|wrong)?[,.!\s]*(?:please\s+)?(?:use|we use|it should be|should be)\s+"

@@ -24,11 +24,21 @@ from .names import slugify, validate_id, validate_project_id
 
 Kind = Literal["rule", "info"]
 Status = Literal["pending", "applied", "dismissed", "superseded"]
-ProposalSource = Literal["chat-extraction", "agent", "correction", "gotcha", "manual"]
+ProposalSource = Literal[
+    "chat-extraction", "agent", "correction", "gotcha", "manual", "session-digest"
+]
 Layer = Literal["user", "project"]
 
 KINDS: tuple[str, ...] = ("rule", "info")
-SOURCES: tuple[str, ...] = ("chat-extraction", "agent", "correction", "gotcha", "manual")
+# session-digest: a person promoted a memory the session digest extracted (issue 8)
+SOURCES: tuple[str, ...] = (
+    "chat-extraction",
+    "agent",
+    "correction",
+    "gotcha",
+    "manual",
+    "session-digest",
+)
 LAYERS: tuple[str, ...] = ("user", "project")
 MAX_PROPOSAL_CHARS = 1_000
 MAX_REF_CHARS = 500

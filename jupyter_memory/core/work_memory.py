@@ -60,6 +60,12 @@ class BatchMessage(BaseModel):
     session_key: str | None = Field(
         default=None, min_length=1, validation_alias=AliasChoices("session_key", "sessionKey")
     )
+    # The notebook's repeated-error signal (issue 8, gotchas): this cell raised
+    # ``error`` (an exception signature) for the ``error_repeats``-th time in its
+    # session; ``error_line`` is the failing line of the person's own cell.
+    error: str | None = Field(default=None, max_length=300)
+    error_line: str | None = Field(default=None, max_length=1000)
+    error_repeats: int | None = Field(default=None, ge=1)
 
     @property
     def event_time(self) -> datetime | None:

@@ -7,7 +7,8 @@ goes through this class, so the rules hold the same everywhere:
 - knowledge: ``propose_knowledge`` (into the queue, evidence-checked against the
   person's own text) and ``expand_knowledge_catalog``; nothing here can apply,
   edit or delete knowledge;
-- recall: reviewed memories only, and never another agent's private memories;
+- recall: reviewed memories only (unless the person turned ``agent_unreviewed``
+  on), and never another agent's private memories;
 - remember: only when the person switched agent writes on; the memory is stored
   as ``source: agent``, ``reviewed: false`` in the agent's own scope, so it
   reaches no context until the person reviews it;
@@ -132,7 +133,10 @@ class AgentAccess:
         limit: int = 10,
         level: str = "snippet",
     ) -> list[dict[str, Any]]:
-        """Reviewed memories of the person, the project and this agent's own scope."""
+        """Reviewed memories of the person, the project and this agent's own scope.
+
+        Unreviewed ones too only when the person turned ``agent_unreviewed`` on.
+        """
         if not self.enabled():
             return []
         hits = self.memory.recall(
@@ -147,7 +151,9 @@ class AgentAccess:
             level=level,
             # user + project + agent:<this agent>: other agents' private notes stay private.
             agent=self.agent,
-            reviewed_only=True,
+            # Unreviewed memories (session digest, agent notes) only if the person
+            # switched that on (settings: agent_unreviewed, off by default).
+            reviewed_only=not self.memory.agent_sees_unreviewed,
         )
         keep = ("id", "title", "text", "type", "tier", "scope", "project", "tags", "score")
         out = []

@@ -12,19 +12,19 @@
    new scenes a pool id, and only then advance the cursor. A crash in between
    digests the batch again; it never loses it.
 
-``archive()`` moves memories whose attention fell below 0.1 and that were not
-touched for 90 days into ``memories/.old/`` (spec 003); ``restore()`` brings one
-back. Both go through the store and the audit log.
+``archive()`` moves memories whose attention fell below 0.1, that were not
+touched for 90 days and whose sector TTL ran out (:mod:`jupyter_memory.core.sectors`)
+into ``memories/.old/`` (spec 003); ``restore()`` brings one back. Both go
+through the store and the audit log. Review (:mod:`.review`) and tier
+housekeeping (:mod:`.tiers`) come in through this mixin's bases.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError as PydanticValidationError
 
-from ..core.attention import attention_score
 from ..core.digest_extract import extract_work_memories
 from ..core.digest_prompt import extract_with_llm
 from ..core.models import MemoryType, Source, Tier
@@ -41,6 +41,8 @@ from ..store.archive import archive_file, archived, restore_file
 from ..store.chat_files import find_chat_files, read_chat_messages
 from ..store.digest_store import DigestStore
 from . import learning
+from .review import ReviewMixin
+from .tiers import TiersMixin
 
 if TYPE_CHECKING:
     from ..store.root import StoreRoot
@@ -59,13 +61,11 @@ TIER = {
     WorkMemoryType.work_task: Tier.daily,
     WorkMemoryType.work_artifact: Tier.durable,
 }
-ARCHIVE_BELOW = 0.1  # spec 003: "< 0.1 (90+ 天) → 移动到 .old/"
-ARCHIVE_AFTER = timedelta(days=90)
 MAX_QUOTE_CHARS = 500
 NO_PROJECT = "-"
 
 
-class DigestMixin:
+class DigestMixin(TiersMixin, ReviewMixin):
     """Mixed into :class:`~jupyter_memory.service.memory.Memory`."""
 
     # -- recording -----------------------------------------------------------------------
@@ -218,21 +218,14 @@ class DigestMixin:
     # -- archive -------------------------------------------------------------------------
 
     def archive(self, *, dry_run: bool = False) -> dict[str, Any]:
-        """Move memories with attention < 0.1 untouched for 90+ days into ``.old/``."""
+        """Move memories with attention < 0.1, untouched for 90+ days and past their
+        sector TTL, into ``.old/`` (see :mod:`jupyter_memory.core.sectors`)."""
         now = self.clock()  # type: ignore[attr-defined]
-        candidates: list[tuple[StoreRoot, Any, float]] = []
-        for root in self._roots():  # type: ignore[attr-defined]
-            for row in root.rows():
-                last = max(row.updated, row.last_accessed or row.updated)
-                score = attention_score(
-                    tier=row.tier,
-                    last_active=last,
-                    now=now,
-                    access_count=row.access_count,
-                    confidence=row.confidence,
-                )
-                if score < ARCHIVE_BELOW and now - last > ARCHIVE_AFTER:
-                    candidates.append((root, row, score))
+        candidates: list[tuple[StoreRoot, Any, float]] = [
+            (root, row, verdict.attention)
+            for root, row, verdict in self.tier_rows()
+            if verdict.archive
+        ]
         moved = []
         for root, row, score in candidates:
             item = {

@@ -43,6 +43,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "auto_suggestions": True,
     "extract_max_messages": 8,
     "llm": None,
+    # May agent recall return memories the person has not reviewed? (issue 8; off)
+    "agent_unreviewed": False,
 }
 AGENT_PROPOSALS_PER_CONVERSATION = 5
 MAX_EXPAND_LABELS = 50
@@ -138,7 +140,7 @@ class KnowledgeFilesMixin:
         for key in DEFAULT_SETTINGS:
             if key in stored:
                 out[key] = stored[key]
-        for key in ("enabled", "auto_suggestions"):
+        for key in ("enabled", "auto_suggestions", "agent_unreviewed"):
             if not isinstance(out[key], bool):
                 raise ParseError(
                     f"field {key!r} must be true or false", path=self.user.layout.settings
@@ -152,10 +154,15 @@ class KnowledgeFilesMixin:
         auto_suggestions: bool | None = None,
         extract_max_messages: int | None = None,
         llm: dict[str, str] | None = None,
+        agent_unreviewed: bool | None = None,
     ) -> dict[str, Any]:
         """Persist switches (a person's act); returns the new settings."""
         changes: dict[str, Any] = {}
-        for key, value in (("enabled", enabled), ("auto_suggestions", auto_suggestions)):
+        for key, value in (
+            ("enabled", enabled),
+            ("auto_suggestions", auto_suggestions),
+            ("agent_unreviewed", agent_unreviewed),
+        ):
             if value is not None:
                 if not isinstance(value, bool):
                     raise ValidationError("must be true or false", field=key)

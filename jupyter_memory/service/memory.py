@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
-from ..core.attention import attention_score, heat
+from ..core.attention import heat
 from ..core.disclosure import Level, snippet
 from ..core.durations import parse_duration
 from ..core.hits import RecallHit
@@ -533,41 +533,37 @@ class Memory(KnowledgeMixin, DigestMixin):
         )
 
     def list(self, *, limit: int | None = None, include_cold: bool = True) -> list[dict[str, Any]]:
-        """All memories with attention and heat, HOT then WARM then COLD, newest first."""
-        now = self.clock()
+        """All memories with attention and heat, HOT then WARM then COLD, newest first.
+
+        Heat is the tier decision of :mod:`jupyter_memory.core.sectors`: the
+        attention score, except that a memory past its sector TTL is COLD.
+        """
         out: list[dict[str, Any]] = []
-        for root in self._roots():
-            for row in root.rows():
-                last = max(row.updated, row.last_accessed or row.updated)
-                att = attention_score(
-                    tier=row.tier,
-                    last_active=last,
-                    now=now,
-                    access_count=row.access_count,
-                    confidence=row.confidence,
-                )
-                d = {
-                    "id": row.id,
-                    "title": row.title,
-                    "type": row.type,
-                    "tier": row.tier,
-                    "scope": row.scope,
-                    "project": row.project,
-                    "tags": row.tags,
-                    "source": row.source,
-                    "confidence": row.confidence,
-                    "reviewed": row.reviewed,
-                    "created": row.created,
-                    "updated": row.updated,
-                    "access_count": row.access_count,
-                    "last_accessed": row.last_accessed,
-                    "attention": round(att, 4),
-                    "heat": heat(att),
-                    "layer": root.layer,
-                    "path": str(root.files.path_of(row.name)),
-                }
-                if include_cold or d["heat"] != "COLD":
-                    out.append(d)
+        for root, row, verdict in self.tier_rows():
+            att = verdict.attention
+            d = {
+                "id": row.id,
+                "title": row.title,
+                "type": row.type,
+                "tier": row.tier,
+                "scope": row.scope,
+                "project": row.project,
+                "tags": row.tags,
+                "source": row.source,
+                "confidence": row.confidence,
+                "reviewed": row.reviewed,
+                "created": row.created,
+                "updated": row.updated,
+                "access_count": row.access_count,
+                "last_accessed": row.last_accessed,
+                "attention": round(att, 4),
+                "heat": verdict.heat,
+                "expired": verdict.expired,
+                "layer": root.layer,
+                "path": str(root.files.path_of(row.name)),
+            }
+            if include_cold or d["heat"] != "COLD":
+                out.append(d)
         order = {"HOT": 0, "WARM": 1, "COLD": 2}
         out.sort(key=lambda d: (order[d["heat"]], -d["updated"].timestamp()))
         return out[:limit] if limit else out
