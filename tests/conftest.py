@@ -20,6 +20,9 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     for var in _ISOLATED_ENV:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("JUPYTER_MEMORY_HOME", str(base / "memory-home"))
+    # No background embedding unless a test asks (Memory(semantic=True)): it
+    # would load a model and use a core in every test that writes a memory.
+    monkeypatch.setenv("JUPYTER_MEMORY_SEMANTIC", "0")
     monkeypatch.setenv("JUPYTER_DATA_DIR", str(home / ".local/share/jupyter"))
     monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(home / ".jupyter"))
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(home / ".runtime"))

@@ -24,7 +24,7 @@ ACCESS_CAP = 1.5
 HOT = 0.7
 WARM = 0.3
 # recall score = relevance × (RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) × attention)
-RELEVANCE_FLOOR = 0.7
+RELEVANCE_FLOOR = 0.85
 
 
 def recency_factor(tier: str, age_days: float) -> float:

@@ -1,16 +1,36 @@
-"""Text analysis shared by the index and the naive baseline.
+"""Text analysis shared by the index, the query planner and the naive baseline.
+
+Two layers:
+
+* :func:`analyze` / :func:`query_terms` give *surface* tokens (NFKC + casefold
+  words, CJK bigrams). Snippets, topic similarity and highlighting use them.
+* :func:`index_tokens` / :func:`search_groups` give *search* tokens: the same
+  split, then English stopwords dropped and every other Latin word reduced to
+  its Snowball (Porter 2) stem, so "refunds", "refunded" and "refund" meet.
+  The index stores ``index_tokens`` and the query is analysed with
+  ``search_groups``; both go through :func:`search_word`, so index and query
+  can never disagree.
 
 FTS5's ``unicode61`` tokenizer treats a run of Han characters as one token and
 ``trigram`` cannot match 2-character words, so CJK text is indexed as
-overlapping character bigrams (a lone character stays a unigram), and queries
-are analysed the same way: a 2-character Chinese query then finds every entry
-that contains it.
+overlapping character bigrams, and queries are analysed the same way: a
+2-character Chinese query then finds every entry that contains it. Each CJK run
+also indexes its last character alone, so every character starts some token and
+a 1-character query (a prefix match on those tokens) finds every entry
+containing that character. Mixed text splits at script changes: "Q3收入" is
+``q3`` + ``收入``.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+import Stemmer
+
+from .stopwords import ENGLISH_STOPWORDS
 
 # Han, Hiragana/Katakana, Hangul: scripts written without spaces.
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
@@ -68,7 +88,119 @@ def query_terms(text: str) -> list[list[str]]:
     return groups
 
 
+def title_repeats_text(title: str, text: str) -> bool:
+    """True when ``title`` is just the start of ``text`` (a default title).
+
+    Such a title adds no information: weighting it as a title would only
+    count the first line of the note several times over.
+    """
+    head = title.strip().rstrip("…").strip()
+    if not head:
+        return True
+    first = next((ln.strip().lstrip("#").strip() for ln in text.splitlines() if ln.strip()), "")
+    return first.startswith(head)
+
+
 def estimate_tokens(text: str) -> int:
     """Rough LLM token estimate: ~4 chars per token for Latin text, 1 per CJK char."""
     cjk = len(_CJK_RE.findall(text))
     return cjk + max(0, len(text) - cjk) // 4 + (1 if text else 0)
+
+
+_STEMMER = Stemmer.Stemmer("english")
+# Words with a digit ("q3", "2023") or a non-Latin letter are kept as written:
+# the English stemmer would only mangle them.
+_STEMMABLE_RE = re.compile(r"[a-z]+")
+# A CJK run this long is a sentence, not a word: requiring it as one phrase
+# would make natural-language Chinese questions match nothing.
+MAX_CJK_PHRASE = 4
+
+
+@lru_cache(maxsize=65536)
+def search_word(word: str) -> str | None:
+    """The search token of one normalised Latin word; ``None`` for a stopword."""
+    if word in ENGLISH_STOPWORDS:
+        return None
+    if _STEMMABLE_RE.fullmatch(word):
+        return str(_STEMMER.stemWord(word))
+    return word
+
+
+def index_tokens(text: str) -> list[str]:
+    """Tokens stored in the search index (see the module docstring)."""
+    tokens: list[str] = []
+    for match in _TOKEN_RE.finditer(normalize(text)):
+        tok = match.group(0)
+        if is_cjk_run(tok):
+            tokens.extend(cjk_bigrams(tok))
+            if len(tok) > 1:
+                tokens.append(tok[-1])
+        else:
+            word = search_word(tok)
+            if word is not None:
+                tokens.append(word)
+    return tokens
+
+
+@dataclass(frozen=True)
+class SearchGroup:
+    """One query unit: a word, a CJK phrase of bigrams, or a 1-character prefix."""
+
+    tokens: tuple[str, ...]
+    prefix: bool = False
+
+    @property
+    def cjk(self) -> bool:
+        return is_cjk_run(self.tokens[0])
+
+
+def search_groups(text: str) -> list[SearchGroup]:
+    """The query as groups for the all-words pass, in order, without repeats.
+
+    A CJK run of up to ``MAX_CJK_PHRASE`` characters must appear as written
+    (a phrase of consecutive bigrams); a longer run is a sentence and becomes
+    its separate bigrams. A lone CJK character is a prefix group.
+    """
+    groups: list[SearchGroup] = []
+    seen: set[SearchGroup] = set()
+
+    def add(group: SearchGroup) -> None:
+        if group not in seen:
+            seen.add(group)
+            groups.append(group)
+
+    for match in _TOKEN_RE.finditer(normalize(text)):
+        tok = match.group(0)
+        if not is_cjk_run(tok):
+            word = search_word(tok)
+            if word is not None:
+                add(SearchGroup((word,)))
+        elif len(tok) == 1:
+            add(SearchGroup((tok,), prefix=True))
+        elif len(tok) <= MAX_CJK_PHRASE:
+            add(SearchGroup(tuple(cjk_bigrams(tok))))
+        else:
+            for bigram in cjk_bigrams(tok):
+                add(SearchGroup((bigram,)))
+    return groups
+
+
+def relaxed_groups(groups: list[SearchGroup]) -> list[SearchGroup]:
+    """Groups for the any-word pass: CJK phrases split into their bigrams.
+
+    bm25 sums over every group, so an entry that has the whole phrase still
+    ranks above one that has a single bigram of it.
+    """
+    out: list[SearchGroup] = []
+    seen: set[SearchGroup] = set()
+    for group in groups:
+        parts = (
+            [SearchGroup((t,)) for t in group.tokens]
+            if group.cjk and len(group.tokens) > 1
+            else [group]
+        )
+        for part in parts:
+            if part not in seen:
+                seen.add(part)
+                out.append(part)
+    return out

@@ -43,6 +43,7 @@ from ..store.search_index import IndexRow, SearchQuery
 from .digest import DigestMixin
 from .knowledge import KnowledgeMixin
 from .paths import resolve_home, resolve_project_dir
+from .semantic import SemanticRecall, default_embedder_factory
 
 # Project memories outrank user ones of equal relevance when a project is focused.
 PROJECT_BOOST = 1.25
@@ -96,8 +97,11 @@ class Memory(KnowledgeMixin, DigestMixin):
         clock: Callable[[], datetime] | None = None,
         id_factory: Callable[[], str] | None = None,
         actor: str = "person",
+        semantic: bool | None = None,
     ) -> None:
         self.home = resolve_home(home)
+        # Optional embeddings (docs/recall.md): None = on when the extra is installed.
+        self.semantic = SemanticRecall(default_embedder_factory(semantic))
         self.clock = clock or utcnow
         self._id_factory = id_factory
         self.actor = actor
@@ -278,6 +282,7 @@ class Memory(KnowledgeMixin, DigestMixin):
             sha256=digest,
             layer=root.layer,
         )
+        self.semantic.notify([root])
         entry.layer = root.layer
         entry.path = str(root.files.path_of(name))
         return entry
@@ -306,6 +311,7 @@ class Memory(KnowledgeMixin, DigestMixin):
             sha256=digest,
             layer=root.layer,
         )
+        self.semantic.notify([root])
         entry.layer = root.layer
         entry.path = str(root.files.path_of(name))
         return entry
@@ -374,6 +380,7 @@ class Memory(KnowledgeMixin, DigestMixin):
                         via="import",
                     )
                     ids.append(entry.id)
+            self.semantic.notify([root])
         return ids
 
     # -- reading ----------------------------------------------------------------------
@@ -457,9 +464,15 @@ class Memory(KnowledgeMixin, DigestMixin):
         budget: int | None = None,
         reviewed_only: bool = False,
         record_access: bool = True,
+        mode: str | None = None,
     ) -> list[RecallHit]:
-        """Ranked hits from the focused project (first) and the user layer."""
+        """Ranked hits from the focused project (first) and the user layer.
+
+        ``mode``: "lexical", "semantic" or "hybrid" (default when the semantic
+        extra is installed, else lexical); see docs/recall.md.
+        """
         lvl = _enum(Level, level, "level")
+        mode = self.semantic.resolve_mode(mode)
         project_filter = self._project(project)[0] if project is not None else None
         q = self._query(
             query,
@@ -477,7 +490,8 @@ class Memory(KnowledgeMixin, DigestMixin):
         ranked: list[tuple[float, StoreRoot, IndexRow]] = []
         for root in self._roots(project):
             boost = PROJECT_BOOST if root.layer == "project" else 1.0
-            ranked.extend((row.score * boost, root, row) for row in root.search(q))
+            rows = root.search(q) if mode == "lexical" else self.semantic.search(root, q, mode)
+            ranked.extend((row.score * boost, root, row) for row in rows)
         ranked.sort(key=lambda t: t[0], reverse=True)
         hits: list[RecallHit] = []
         used = 0
@@ -595,6 +609,7 @@ class Memory(KnowledgeMixin, DigestMixin):
                 }
                 for root in self._roots()
             ],
+            "semantic": self.semantic.status(self._roots()),
         }
 
     # -- maintenance ------------------------------------------------------------------
@@ -660,6 +675,7 @@ class Memory(KnowledgeMixin, DigestMixin):
         return out
 
     def close(self) -> None:
+        self.semantic.close()
         for root in [self.user, *self._project_roots.values()]:
             root.close()
 

@@ -3,14 +3,18 @@
 * Lives in ``<root>/.index/``; ``CURRENT`` names the live database file, so a
   rebuild writes a fresh file and swaps it in with one atomic rename while
   other processes still holding the old one notice and reopen.
-* Text is analysed in Python (:func:`jupyter_memory.core.text.analyze`: words,
-  CJK bigrams) and stored space-separated, so FTS5's ``unicode61`` only splits
-  on spaces and index and query agree.
+* Text is analysed in Python (:func:`jupyter_memory.core.text.index_tokens`:
+  stemmed words without stopwords, CJK bigrams) and stored space-separated, so
+  FTS5's ``unicode61`` only splits on spaces and index and query agree.
 * Access statistics live in a separate ``access.sqlite`` so recall never
   rewrites Markdown files and a rebuild keeps them.
 * Ranking work is bounded: at most ``CANDIDATE_CAP`` matches (newest first) are
   scored; an all-words query is tried first and widened to any-word only when
-  it returns fewer than the limit.
+  it returns fewer than the limit. Both passes score with the same bm25 over
+  the same terms, so the widened list is one bm25 order (docs/recall.md).
+* Embeddings (the optional semantic extra) live in ``embeddings.sqlite`` beside
+  the index, keyed by memory id and ``ekey`` (a hash of the embedded text), so
+  a rebuild keeps them and a forget removes them with the entry.
 """
 
 from __future__ import annotations
@@ -25,16 +29,23 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..core.attention import ACCESS_CAP, ACCESS_WEIGHT, DECAY, RELEVANCE_FLOOR
+from ..core.attention import ACCESS_CAP, ACCESS_WEIGHT, DECAY, RELEVANCE_FLOOR, combine
+from ..core.embedding import embed_key
 from ..core.models import MemoryEntry
-from ..core.text import analyze, query_terms
+from ..core.text import (
+    SearchGroup,
+    analyze,
+    index_tokens,
+    relaxed_groups,
+    search_groups,
+)
 from ..exceptions import JupyterMemoryError
 from .atomic import ensure_dir, fsync_dir, write_text_atomic
 from .layout import RootLayout
 from .memory_files import FileStat
 from .search_index import IndexRow, LoadFn, SearchQuery, SyncReport
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 CANDIDATE_CAP = 1000
 RERANK_POOL = 4
 ACCESS_FLUSH_S = 2.0
@@ -59,7 +70,8 @@ CREATE TABLE IF NOT EXISTS entries (
   created REAL NOT NULL,
   updated REAL NOT NULL,
   reviewed INTEGER NOT NULL,
-  body TEXT NOT NULL
+  body TEXT NOT NULL,
+  ekey TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entries_updated ON entries(updated);
 CREATE TABLE IF NOT EXISTS problems (name TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, reason TEXT);
@@ -83,8 +95,18 @@ def _dt(ts: float) -> datetime:
     return datetime.fromtimestamp(ts, tz=timezone.utc)
 
 
-def _fts_phrase(tokens: Sequence[str]) -> str:
-    return '"' + " ".join(t.replace('"', '""') for t in tokens) + '"'
+_EMBED_SCHEMA = """
+CREATE TABLE IF NOT EXISTS vectors (
+  rid INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, ekey TEXT NOT NULL,
+  vec BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS model (name TEXT NOT NULL);
+"""
+
+
+def _fts_group(group: SearchGroup) -> str:
+    phrase = '"' + " ".join(t.replace('"', '""') for t in group.tokens) + '"'
+    return phrase + " *" if group.prefix else phrase
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -131,6 +153,10 @@ class SqliteIndex:
             return None
         return (st.st_ino, st.st_mtime_ns)
 
+    @property
+    def embeddings_db(self) -> Path:
+        return self.layout.index_dir / "embeddings.sqlite"
+
     def _attach_access(self, con: sqlite3.Connection) -> None:
         acc = _connect(self.layout.access_db)
         acc.executescript(_ACCESS_SCHEMA)
@@ -138,6 +164,23 @@ class SqliteIndex:
         con.execute("ATTACH DATABASE ? AS acc", (str(self.layout.access_db),))
         # Access counts are soft data: never pay an fsync for them.
         con.execute("PRAGMA acc.synchronous = NORMAL")
+        self._attach_embeddings(con, create=False)
+
+    def _attach_embeddings(self, con: sqlite3.Connection, *, create: bool) -> bool:
+        """Attach ``embeddings.sqlite`` as ``emb`` (created only by the embedder).
+
+        ATTACH is refused inside a transaction, so writers call this first.
+        """
+        if _attached(con, "emb"):
+            return True
+        if con.in_transaction or (not create and not self.embeddings_db.exists()):
+            return False
+        emb = _connect(self.embeddings_db)
+        emb.executescript(_EMBED_SCHEMA)
+        emb.close()
+        con.execute("ATTACH DATABASE ? AS emb", (str(self.embeddings_db),))
+        con.execute("PRAGMA emb.synchronous = NORMAL")
+        return True
 
     def connection(self) -> sqlite3.Connection:
         """The live connection, reopened if another process swapped the index."""
@@ -219,26 +262,29 @@ class SqliteIndex:
             _ts(m.updated),
             int(m.reviewed),
             entry.text,
+            embed_key(m.title, entry.text),
         )
 
     @staticmethod
     def _fts_values(entry: MemoryEntry) -> tuple[str, str, str]:
         return (
-            " ".join(analyze(entry.meta.title)),
-            " ".join(analyze(" ".join(entry.meta.tags))),
-            " ".join(analyze(entry.text)),
+            " ".join(index_tokens(entry.meta.title)),
+            " ".join(index_tokens(" ".join(entry.meta.tags))),
+            " ".join(index_tokens(entry.text)),
         )
 
     def _upsert(
         self, con: sqlite3.Connection, entry: MemoryEntry, stat: FileStat, *, fresh: bool = False
     ) -> None:
         if not fresh:  # a fresh rebuild database has nothing to replace
-            self._remove(con, stat.name)
+            # An unchanged text keeps its embedding (same ekey); a changed one
+            # is re-embedded because its ekey no longer matches.
+            self._remove(con, stat.name, keep_embedding=True)
         try:
             cur = con.execute(
                 "INSERT INTO entries (id, name, mtime_ns, size, title, type, tier, scope, project,"
-                " tags, source, confidence, created, updated, reviewed, body)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " tags, source, confidence, created, updated, reviewed, body, ekey)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 self._values(entry, stat),
             )
         except sqlite3.IntegrityError:
@@ -253,16 +299,19 @@ class SqliteIndex:
         if not fresh:
             con.execute("DELETE FROM problems WHERE name = ?", (stat.name,))
 
-    @staticmethod
-    def _remove(con: sqlite3.Connection, name: str) -> None:
-        row = con.execute("SELECT rowid FROM entries WHERE name = ?", (name,)).fetchone()
+    def _remove(self, con: sqlite3.Connection, name: str, *, keep_embedding: bool = False) -> None:
+        row = con.execute("SELECT rowid, id FROM entries WHERE name = ?", (name,)).fetchone()
         if row is not None:
             con.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
             con.execute("DELETE FROM entries WHERE rowid = ?", (row[0],))
+            # An embedding is a derived trace of the text: it goes with the entry.
+            if not keep_embedding and _attached(con, "emb"):
+                con.execute("DELETE FROM emb.vectors WHERE id = ?", (row[1],))
         con.execute("DELETE FROM problems WHERE name = ?", (name,))
 
     def upsert(self, entry: MemoryEntry, stat: FileStat) -> None:
         con = self.connection()
+        self._attach_embeddings(con, create=False)
         with _transaction(con):
             self._upsert(con, entry, stat)
 
@@ -274,6 +323,7 @@ class SqliteIndex:
 
     def remove(self, name: str) -> None:
         con = self.connection()
+        self._attach_embeddings(con, create=False)
         with _transaction(con):
             self._remove(con, name)
 
@@ -305,6 +355,7 @@ class SqliteIndex:
         gone = [n for n in known if n not in seen] + [n for n in bad if n not in seen]
         if not changed and not gone:
             return report
+        self._attach_embeddings(con, create=False)
         with _transaction(con):
             for name in gone:
                 self._remove(con, name)
@@ -459,7 +510,7 @@ class SqliteIndex:
             last_accessed=None if r[14] is None else _dt(r[14]),
             relevance=float(r[15]),
             attention=float(r[16]),
-            score=float(r[15]) * (RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) * float(r[16])),
+            score=combine(float(r[15]), float(r[16])),
         )
 
     def _filters(self, q: SearchQuery) -> tuple[str, list[Any]]:
@@ -500,33 +551,37 @@ class SqliteIndex:
             f" * {access} * e.confidence))"
         )
 
+    def _named_filters(self, query: SearchQuery) -> tuple[str, dict[str, Any], bool]:
+        where, args = self._filters(query)
+        now = _ts(query.now or datetime.now(timezone.utc))
+        params: dict[str, Any] = {"now": now, "limit": max(1, query.limit), "cap": CANDIDATE_CAP}
+        for i, value in enumerate(args):
+            where = where.replace("?", f":f{i}", 1)
+            params[f"f{i}"] = value
+        return where, params, where != "1"
+
     def search(self, query: SearchQuery) -> list[IndexRow]:
         con = self.connection()
-        now = _ts(query.now or datetime.now(timezone.utc))
-        where, args = self._filters(query)
+        where, params, filtered = self._named_filters(query)
         att = self._attention_sql()
-        groups = query_terms(query.text)
-        params: dict[str, Any] = {"now": now, "limit": max(1, query.limit), "cap": CANDIDATE_CAP}
-        named_where = where
-        for i, value in enumerate(args):
-            named_where = named_where.replace("?", f":f{i}", 1)
-            params[f"f{i}"] = value
+        groups = search_groups(query.text)
         if not groups:
+            if analyze(query.text):
+                return []  # only stopwords: nothing to look for
             sql = (
                 f"SELECT {self._COLUMNS}, 1.0, {att} AS att FROM entries e"
-                f" LEFT JOIN acc.access a ON a.id = e.id WHERE {named_where}"
+                f" LEFT JOIN acc.access a ON a.id = e.id WHERE {where}"
                 " ORDER BY att DESC, e.updated DESC LIMIT :limit"
             )
             return [self._row(r) for r in con.execute(sql, params)]
-        phrases = [_fts_phrase(g) for g in groups]
         w = ", ".join(str(x) for x in BM25_WEIGHTS)
-        join = "" if where == "1" else " JOIN entries e ON e.rowid = fts.rowid"
-        filt = "" if where == "1" else f" AND {named_where}"
+        join = "" if not filtered else " JOIN entries e ON e.rowid = fts.rowid"
+        filt = "" if not filtered else f" AND {where}"
         params["pool"] = max(1, query.limit) * RERANK_POOL
         # Three bounded steps: the newest CANDIDATE_CAP matches get bm25; the
         # RERANK_POOL × limit most relevant of those get the attention factor;
         # the best `limit` come back. Relevance dominates by design (attention
-        # scales it by 0.7–1.0), so re-ranking a pool is enough and stays cheap.
+        # scales it by RELEVANCE_FLOOR–1.0), so re-ranking a pool is enough.
         sql = (
             f"WITH c AS (SELECT fts.rowid AS rid, -bm25(fts, {w}) AS rel FROM fts{join}"
             f" WHERE fts MATCH :match{filt} ORDER BY fts.rowid DESC LIMIT :cap),"
@@ -536,17 +591,63 @@ class SqliteIndex:
             f" ORDER BY top.rel * ({RELEVANCE_FLOOR} + {1 - RELEVANCE_FLOOR!r} * att) DESC"
             " LIMIT :limit"
         )
-        params["match"] = " AND ".join(phrases)
+        params["match"] = " AND ".join(_fts_group(g) for g in groups)
         rows = [self._row(r) for r in con.execute(sql, params)]
-        if len(rows) < query.limit and len(phrases) > 1:
-            # Widen: any word may match; all-word hits keep their place on top.
-            params["match"] = " OR ".join(phrases)
-            seen = {r.id for r in rows}
+        wide = relaxed_groups(groups)
+        if len(rows) < query.limit and len(wide) > 1:
+            # Widen to any word. bm25 is computed over the same terms in both
+            # passes, so an entry scores the same in either and the union is
+            # one bm25 order: all-word hits are not pinned, they simply score
+            # high (every term adds). A term split from a CJK phrase counts on
+            # its own here, which is what makes long Chinese questions match.
+            params["match"] = " OR ".join(_fts_group(g) for g in wide)
+            best = {r.id: r for r in rows}
             for r in con.execute(sql, params):
                 row = self._row(r)
-                if row.id not in seen and len(rows) < query.limit:
-                    rows.append(row)
+                if row.id not in best or best[row.id].score < row.score:
+                    best[row.id] = row
+            rows = sorted(best.values(), key=lambda r: r.score, reverse=True)[: query.limit]
         return rows
+
+    def filtered_ids(self, query: SearchQuery) -> list[str]:
+        """Ids of every entry that passes ``query``'s filters (text ignored)."""
+        where, params, _ = self._named_filters(query)
+        sql = f"SELECT e.id FROM entries e WHERE {where}"
+        return [str(r[0]) for r in self.connection().execute(sql, params)]
+
+    def rows_by_id(self, query: SearchQuery, scores: dict[str, float]) -> list[IndexRow]:
+        """Rows for ``scores``' ids that pass ``query``'s filters, with attention.
+
+        The semantic path finds ids by vector; this checks them against the
+        live entries (a forgotten or filtered-out memory never comes back) and
+        attaches the same attention factor as lexical recall.
+        """
+        if not scores:
+            return []
+        con = self.connection()
+        where, params, _ = self._named_filters(query)
+        att = self._attention_sql()
+        out: list[IndexRow] = []
+        ids = list(scores)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join(f":i{i}" for i in range(len(chunk)))
+            params.update({f"i{i}": v for i, v in enumerate(chunk)})
+            sql = (
+                f"SELECT {self._COLUMNS}, 0.0, {att} FROM entries e"
+                f" LEFT JOIN acc.access a ON a.id = e.id WHERE e.id IN ({marks}) AND {where}"
+            )
+            for r in con.execute(sql, params):
+                row = self._row(r)
+                row.relevance = scores[row.id]
+                row.score = combine(row.relevance, row.attention)
+                out.append(row)
+        out.sort(key=lambda r: r.score, reverse=True)
+        return out
+
+
+def _attached(con: sqlite3.Connection, schema: str) -> bool:
+    return any(r[1] == schema for r in con.execute("PRAGMA database_list"))
 
 
 @contextlib.contextmanager

