@@ -29,11 +29,17 @@ _cache: dict[str, _Cached] = {}
 _cache_lock = threading.Lock()
 
 
+# Full-width ASCII (U+FF01-U+FF5E) and the ideographic space: what NFKC changes
+# in almost every Chinese text (，：（）). Mapping them first lets most files
+# skip the much slower full NFKC pass.
+_FULLWIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
 def _normalize_fast(text: str) -> str:
-    # NFKC is by far the slowest step; most text already is NFKC, which the
-    # quick check detects at a fraction of the cost.
-    if unicodedata.is_normalized("NFKC", text):
-        return text.casefold()
+    """Same result as :func:`~jupyter_memory.core.text.normalize` (NFKC + casefold)."""
+    narrowed = text.translate(_FULLWIDTH)
+    if unicodedata.is_normalized("NFKC", narrowed):
+        return narrowed.casefold()
     return normalize(text)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jupyter_memory.core.case_format import parse_index
 from jupyter_memory.exceptions import (
@@ -480,3 +482,12 @@ def test_missing_workspace_is_not_found(tmp_path: Path):
     with pytest.raises(NotFoundError, match="workspace"):
         CaseMemory(tmp_path / "nope", CASE)
     assert not (tmp_path / "nope").exists()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("Aa１２ＡＢ，：（）　ﬁ①㎏ｶ境外付款 \n") | st.characters()))
+def test_fast_search_normalization_equals_nfkc_casefold(text: str):
+    from jupyter_memory.core.text import normalize
+    from jupyter_memory.service.case_search import _normalize_fast
+
+    assert _normalize_fast(text) == normalize(text)
