@@ -215,16 +215,18 @@ def test_bad_slug_and_entry_paths(ws: Path, cm: CaseMemory):
     assert tree(ws) == before
 
 
-@pytest.mark.parametrize("marks", [("x", "x"), (" ", " ")])
-def test_entry_with_two_or_no_checked_states_stops_writing(ws: Path, cm: CaseMemory, marks):
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("- [ ] 存档待查", "- [x] 存档待查"),  # two checked (已纳入 and 存档待查)
+        ("- [x] 已纳入", "- [ ] 已纳入"),  # none checked
+    ],
+)
+def test_entry_with_two_or_no_checked_states_stops_writing(ws: Path, cm: CaseMemory, old, new):
     path = cm.memory_dir / HESITATE
-    text = path.read_text("utf-8").replace("- [ ] 已纳入", f"- [{marks[0]}] 已纳入", 1)
-    text = text.replace("- [x] 已纳入", f"- [{marks[0]}] 已纳入").replace(
-        "- [ ] 存档待查", f"- [{marks[1]}] 存档待查"
-    )
-    if marks == (" ", " "):
-        text = text.replace("- [x] 已纳入", "- [ ] 已纳入")
-    path.write_text(text, "utf-8")
+    text = path.read_text("utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), "utf-8")
     before = tree(ws)
     report = cm.doctor()
     assert not report.ok and report.blocking[0].path.endswith(HESITATE)
