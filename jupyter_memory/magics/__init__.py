@@ -11,6 +11,7 @@ import contextlib
 from typing import Any
 
 from ..agents.ask_magic import register_ask, unregister_ask
+from . import digest_feed
 from .memory_magics import MemoryMagics
 
 _LOADED: dict[int, MemoryMagics] = {}
@@ -26,6 +27,7 @@ def load_extension(shell: Any) -> MemoryMagics:
     shell.register_magics(magics)
     shell.events.register("post_run_cell", magics.capture.post_run_cell)
     register_ask(shell, magics)  # %%ask and {memory_context} (jupyter_memory.agents, issue 7)
+    digest_feed.install(shell, magics)  # session digest: cells → inbox, start, exit (issue 8)
     _LOADED[id(shell)] = magics
     return magics
 
@@ -37,6 +39,7 @@ def unload_extension(shell: Any) -> None:
     with contextlib.suppress(ValueError):  # already removed by hand
         shell.events.unregister("post_run_cell", magics.capture.post_run_cell)
     unregister_ask(shell, magics)
+    digest_feed.uninstall(shell, magics)
     while magics in shell.configurables:
         shell.configurables.remove(magics)
     for kind, table in magics.magics.items():

@@ -18,6 +18,7 @@ import re
 import sys
 import traceback
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -83,6 +84,9 @@ class CellCapture:
         self.cells: deque[CapturedCell] = deque(maxlen=KEEP_CELLS)
         self.error_counts: Counter[str] = Counter()
         self._broken: str | None = None
+        # Called with every captured cell (and its gotcha, if it made one): the
+        # session digest's feed (digest_feed.py) listens here. Must stay cheap.
+        self.listeners: list[Callable[[CapturedCell, Gotcha | None], None]] = []
 
     def post_run_cell(self, result: Any) -> None:
         info = result.info
@@ -105,6 +109,8 @@ class CellCapture:
         exc = result.error_in_exec
         if exc is not None:
             gotcha = self._count_error(exc, cell)
+        for listener in self.listeners:
+            listener(cell, gotcha)
         if auto:
             # The copied context carries ipykernel's parent header, so the cards
             # the worker displays land under *this* cell, not the next one.

@@ -1,4 +1,5 @@
-"""``%memories``: recent memories (HOT and WARM first), ``--stats`` and ``--frame``."""
+"""``%memories``: recent memories (HOT and WARM first), ``--stats``, ``--frame``,
+``--review`` (cards for unreviewed memories) and ``--archive [--dry-run]``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 
+from . import digest_cmd
 from .args import parse
 from .render import MemoriesResult, StatsView
 
@@ -16,11 +18,23 @@ from .render import MemoriesResult, StatsView
 @argument("--frame", action="store_true", help="return every memory as a pandas DataFrame")
 @argument("--all", action="store_true", help="include COLD memories too")
 @argument("--limit", type=int, help="how many rows (default: MemoryMagics.limit)")
+@argument(
+    "--review", action="store_true", help="cards for unreviewed memories: Keep/Discard/Promote"
+)
+@argument("--archive", action="store_true", help="move cold memories stale for 90+ days to .old/")
+@argument("--dry-run", action="store_true", help="with --archive: only show what would move")
 def memories(self: Any, line: str) -> Any:
     """List memories: HOT and WARM first, newest first within each heat (spec 003)."""
     args = parse(memories, line)
-    if args.stats and args.frame:
-        raise UsageError("%memories: choose --stats or --frame, not both")
+    modes = [m for m in ("stats", "frame", "review", "archive") if getattr(args, m)]
+    if len(modes) > 1:
+        raise UsageError(f"%memories: choose --{' or --'.join(modes)}, not both")
+    if args.dry_run and not args.archive:
+        raise UsageError("%memories: --dry-run goes with --archive")
+    if args.review:
+        return digest_cmd.review(self, args.limit)
+    if args.archive:
+        return digest_cmd.archive(self, args.dry_run)
     with self.session.lock:
         if args.stats:
             return StatsView(self.service.stats())
@@ -31,5 +45,7 @@ def memories(self: Any, line: str) -> Any:
         limit = args.limit if args.limit is not None else self.limit
         if limit < 1:
             raise UsageError("%memories: --limit must be at least 1")
-        rows = self.service.list(limit=limit, include_cold=args.all)
-    return MemoriesResult(rows)
+        rows = [
+            digest_cmd.mark_review(r) for r in self.service.list(limit=limit, include_cold=args.all)
+        ]
+    return MemoriesResult(rows, caption=digest_cmd.review_caption(rows))

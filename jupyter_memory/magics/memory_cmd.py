@@ -4,6 +4,7 @@
     %memory suggestions on | off    %memory status
     %memory context                 %memory queue
     %memory suggest                 %memory process-all --to project
+    %memory digest                  %memory agent-unreviewed on | off
 
 Also the worker's two callbacks: :func:`suggestion_round` (one extraction
 round plus the repeated-error rule) and :func:`show_cards`.
@@ -16,6 +17,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 
+from . import digest_cmd
 from .args import parse
 from .render import TextBlock
 
@@ -29,6 +31,8 @@ ACTIONS = (
     "queue",
     "suggest",
     "process-all",
+    "digest",
+    "agent-unreviewed",
 )
 GOTCHA_TEXT = "Watch out: `{line}` fails with {signature} (seen {n} times)."
 GOTCHA_PLAIN = "Watch out: a step fails with {signature} (seen {n} times in one session)."
@@ -36,7 +40,11 @@ GOTCHA_PLAIN = "Watch out: a step fails with {signature} (seen {n} times in one 
 
 @magic_arguments()
 @argument("action", help=", ".join(ACTIONS))
-@argument("value", nargs="?", help="focus: a project folder or id · suggestions: on or off")
+@argument(
+    "value",
+    nargs="?",
+    help="focus: a project folder or id · suggestions, agent-unreviewed: on or off",
+)
 @argument("--to", choices=["user", "project"], help="process-all: where to apply")
 @argument("--project", help="process-all: the project to apply to (default: the focused one)")
 def memory(self: Any, line: str) -> Any:
@@ -48,6 +56,7 @@ def memory(self: Any, line: str) -> Any:
     %memory context
     %memory queue
     %memory process-all --to project
+    %memory digest
     """
     args = parse(memory, line)
     action = args.action
@@ -183,6 +192,8 @@ _HANDLERS = {
     "queue": _queue,
     "suggest": _suggest,
     "process-all": _process_all,
+    "digest": digest_cmd.digest,
+    "agent-unreviewed": digest_cmd.agent_unreviewed,
 }
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from IPython.core.magic_arguments import argument, magic_arguments
 
+from . import digest_cmd
 from .args import joined, parse_with_text
 from .render import RecallResult
 
@@ -47,5 +48,8 @@ def recall(self: Any, line: str) -> RecallResult:
             limit=args.limit if args.limit is not None else self.limit,
             level=args.level or self.level,
         )
+    rows = [digest_cmd.mark_review(h.to_dict()) for h in hits]
     caption = f"{len(hits)} memor{'y' if len(hits) == 1 else 'ies'} for {query!r}" if query else ""
-    return RecallResult((h.to_dict() for h in hits), caption=caption)
+    marks = digest_cmd.review_caption(rows)
+    caption = f"{caption} · {marks}" if caption and marks else caption or marks
+    return RecallResult(rows, caption=caption)

@@ -95,14 +95,14 @@ class TableResult(list):  # type: ignore[type-arg]
 class RecallResult(TableResult):
     """Hits of ``%recall``: id, title, snippet text, type, tier, heat, score, …"""
 
-    columns = ("id", "title", "text", "type", "tier", "heat", "layer", "score")
+    columns = ("id", "title", "text", "type", "tier", "heat", "layer", "score", "review")
     empty_message = "No memories matched."
 
 
 class MemoriesResult(TableResult):
     """Rows of ``%memories``: HOT and WARM first, newest first within a heat."""
 
-    columns = ("id", "title", "type", "tier", "heat", "layer", "project", "updated")
+    columns = ("id", "title", "type", "tier", "heat", "layer", "project", "updated", "review")
     empty_message = "No memories yet. Save one with %remember TEXT."
 
 

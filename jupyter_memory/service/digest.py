@@ -94,6 +94,13 @@ class DigestMixin(TiersMixin, ReviewMixin):
             clean.append(msg.model_dump(mode="json", exclude_none=True))
         return self._digest_store().append(session_key, clean)
 
+    def digest_pending(self, session: str | None = None) -> int:
+        """How many recorded messages (of one session, or all) wait for the next digest."""
+        return sum(
+            len(inbox["messages"]) - int(inbox["consumed"])
+            for inbox in self._digest_store().pending(session)
+        )
+
     # -- digesting -----------------------------------------------------------------------
 
     def _batches(self, session: str | None) -> list[tuple[str, Batch, int]]:

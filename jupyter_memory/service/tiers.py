@@ -81,7 +81,12 @@ class TiersMixin:
         if not self.enabled:  # type: ignore[attr-defined]
             return {"session_key": session_key, "cleared": [], "merged": [], "skipped": "disabled"}
         started = self.clock()  # type: ignore[attr-defined]
-        others = SessionRegistry(self.home).register(session_key, started, pid)  # type: ignore[attr-defined]
+        registry = SessionRegistry(self.home)  # type: ignore[attr-defined]
+        others, already = registry.register(session_key, started, pid)
+        if already is not None:
+            # The extension was loaded again in the same kernel: not a new session,
+            # so this session's own session-tier memories stay.
+            return {"session_key": session_key, "cleared": [], "merged": [], "skipped": "running"}
         cutoff = min([started, *others])
         return {
             "session_key": session_key,

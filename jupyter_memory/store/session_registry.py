@@ -58,19 +58,26 @@ class SessionRegistry:
 
     def register(
         self, session_key: str, started: datetime, pid: int | None = None
-    ) -> list[datetime]:
-        """Add this session, drop dead ones; returns the start times of the *other* live sessions."""
+    ) -> tuple[list[datetime], datetime | None]:
+        """Add this session and drop dead ones.
+
+        Returns the start times of the *other* live sessions, and this session's
+        own start when it was registered already (the extension was loaded
+        again in the same kernel: not a new session).
+        """
         with root_lock(self.folder):
             entries = self._read()
+            mine = entries.get(session_key)
             live = {k: v for k, v in entries.items() if k != session_key and self._live(v, started)}
             others = [datetime.fromisoformat(v["started"]) for v in live.values()]
-            live[session_key] = {
+            before = datetime.fromisoformat(mine["started"]) if mine else None
+            live[session_key] = mine or {
                 "pid": os.getpid() if pid is None else pid,
                 "host": socket.gethostname(),
                 "started": started.isoformat(),
             }
             write_json(self.path, live)
-        return others
+        return others, before
 
     def unregister(self, session_key: str) -> None:
         with root_lock(self.folder):

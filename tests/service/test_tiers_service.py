@@ -57,7 +57,10 @@ def test_archive_keeps_a_semantic_fact_for_its_year(mem, clock):
         "The fiscal year starts in April", type="semantic", created=clock.now - timedelta(days=300)
     )
     episode = mem.remember(
-        "Ran the April export", type="episodic", tier="daily", created=clock.now - timedelta(days=95)
+        "Ran the April export",
+        type="episodic",
+        tier="daily",
+        created=clock.now - timedelta(days=95),
     )
     assert [a["id"] for a in mem.archive(dry_run=True)["archived"]] == [episode.id]
     clock.advance(days=70)  # the fact is now 370 days old: past its TTL, score 0.02
@@ -97,10 +100,26 @@ def test_a_running_sessions_memories_are_not_cleared(mem, clock, memory_home):
     assert report["cleared"] == [before.id]
     assert mem.get(theirs.id).meta.tier.value == "session"
     # once the other kernel is gone, the next start clears it
-    SessionRegistry(memory_home).register("running-kernel", clock.now, pid=_dead_pid())
+    SessionRegistry(memory_home).unregister("running-kernel")
     mem.end_session("new-kernel")
     clock.advance(minutes=1)
     assert mem.start_session("third-kernel")["cleared"] == [theirs.id]
+
+
+def test_loading_again_in_the_same_kernel_is_not_a_new_session(mem, clock):
+    assert mem.start_session("k")["cleared"] == []
+    mine = mem.remember("scratch of this session", tier="session")
+    clock.advance(minutes=10)
+    again = mem.start_session("k")
+    assert again["cleared"] == [] and again["skipped"] == "running"
+    assert mem.get(mine.id)
+
+
+def test_a_dead_session_in_the_registry_is_dropped(memory_home, clock):
+    registry = SessionRegistry(memory_home)
+    registry.register("gone", clock.now, pid=_dead_pid())
+    others, before = registry.register("new", clock.now)
+    assert others == [] and before is None
 
 
 def test_nothing_is_cleared_or_merged_while_memory_is_off(mem, clock):

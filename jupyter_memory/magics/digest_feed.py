@@ -1,0 +1,221 @@
+"""The notebook's session digest: captured cells → ``Memory.digest_record`` → digest.
+
+* **Feeding.** The capture hook calls :meth:`DigestFeed.on_cell` with every
+  cell it captured (the person's executed source, never outputs, never this
+  extension's own magics, nothing while memory is off). That only appends to a
+  list: the hook stays cheap. A daemon thread writes the list to the digest
+  inbox (``digest_record``, durable) about a second later, so a kernel that
+  dies loses at most the last second of cells.
+* **A new session.** Before the first cell after ``%load_ext`` runs, the feed
+  calls ``Memory.start_session``: stale session-tier memories are cleared and
+  past days' daily memories merged (see :mod:`jupyter_memory.service.tiers`).
+* **Digest now.** ``%memory digest`` flushes and runs ``Memory.digest()``.
+* **Shutdown.** An ``atexit`` hook flushes the inbox (one durable write) and
+  then digests this session only when that is quick for sure: the embedded
+  deterministic extractor (no LLM call, which could hang on the network) and at
+  most ``EXIT_DIGEST_MAX_MESSAGES`` pending messages (the benchmark digests 200
+  cells in a few tens of milliseconds). Otherwise the batch stays in the inbox
+  — the cursor is only advanced after its memories are stored — and the next
+  ``%memory digest`` or ``jupyter-memory digest`` picks it up. Errors at exit
+  are printed, never raised.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import sys
+import threading
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .capture import CapturedCell, Gotcha
+    from .session import NotebookSession
+
+FLUSH_DELAY_S = 1.0
+EXIT_DIGEST_MAX_MESSAGES = 1_000
+EXIT_LOCK_WAIT_S = 2.0
+GOTCHA_REPEATS = 3  # capture.GOTCHA_REPEATS: a gotcha is the third failure
+MAX_CELL_CHARS = 200_000  # BatchMessage's cap
+
+
+def kernel_session_key(shell: Any) -> str:
+    """The kernel's session id (ipykernel), else a fresh id for this process's shell."""
+    session = getattr(getattr(shell, "kernel", None), "session", None)
+    key = getattr(session, "session", None)
+    if isinstance(key, str) and key:
+        return f"kernel-{key}"
+    return f"ipython-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+class DigestFeed:
+    def __init__(self, session: NotebookSession, session_key: str) -> None:
+        self.session = session
+        self.session_key = session_key
+        self._buffer: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.started: dict[str, Any] | None = None
+        self.last_error: str | None = None
+        self.closed = False
+
+    # -- feeding (called by the capture hook: keep cheap) ----------------------------------
+
+    def on_cell(self, cell: CapturedCell, gotcha: Gotcha | None) -> None:
+        now_ms = int(time.time() * 1000)
+        msg: dict[str, Any] = {
+            "id": cell.cell_id,
+            "role": "user",
+            "kind": "code",
+            "text": cell.text[:MAX_CELL_CHARS],
+            "timestamp": now_ms,
+            "recorded_at": now_ms,
+        }
+        if gotcha is not None:
+            msg.update(error=gotcha.signature, error_line=gotcha.line, error_repeats=GOTCHA_REPEATS)
+        with self._lock:
+            self._buffer.append(msg)
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(
+                target=self._loop, name="jupyter-memory-digest-feed", daemon=True
+            )
+            self._thread.start()
+        self._wake.set()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait()
+            if self._stop.wait(FLUSH_DELAY_S):  # gather a burst of cells into one write
+                return
+            self._wake.clear()
+            self.flush()
+
+    def stop(self) -> None:
+        """Stop the flush thread (the caller flushes what is left)."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=FLUSH_DELAY_S + 1)
+
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._buffer)
+
+    def flush(self) -> int:
+        """Write buffered cells to the digest inbox; returns how many. Kept on failure."""
+        with self._lock:
+            batch, self._buffer = self._buffer, []
+        if not batch:
+            return 0
+        try:
+            self.session.memory.digest_record(self.session_key, batch)
+        except Exception as exc:  # noqa: BLE001 - kept for the next flush, reported once
+            with self._lock:
+                self._buffer[:0] = batch
+            self._report(exc)
+            return 0
+        self.last_error = None
+        return len(batch)
+
+    def _report(self, exc: BaseException) -> None:
+        text = f"{type(exc).__name__}: {exc}"
+        if text != self.last_error:
+            print(f"jupyter-memory: session digest: {text}", file=sys.stderr)
+        self.last_error = text
+
+    # -- a new session -----------------------------------------------------------------------
+
+    def start_session(self, *_: Any) -> None:
+        """``pre_run_cell``: once, before the first cell of this session runs."""
+        if self.started is not None:
+            return
+        self.started = {}
+        try:
+            self.started = self.session.memory.start_session(self.session_key)
+        except Exception as exc:  # noqa: BLE001 - housekeeping must not stop the cell
+            self._report(exc)
+
+    # -- digest now and at exit -------------------------------------------------------------
+
+    def digest_now(self, session: str | None = None) -> dict[str, Any]:
+        self.flush()
+        if self.last_error:
+            raise RuntimeError(f"cells could not be recorded: {self.last_error}")
+        with self.session.lock:
+            report: dict[str, Any] = self.session.memory.digest(session=session)
+        return report
+
+    def shutdown(self) -> dict[str, Any]:
+        """At exit: record what is buffered; digest now only if that is quick for sure."""
+        out: dict[str, Any] = {"recorded": 0, "digested": False, "left": None}
+        if self.closed:
+            return out
+        self.closed = True
+        self.stop()
+        try:
+            out["recorded"] = self.flush()
+            if self.pending():
+                # Could not be written: said on stderr; the process is ending.
+                out["error"] = self.last_error
+            if not self.session.started:
+                return out  # nothing was ever opened: nothing captured this session
+            # A suggestion round may hold the service; do not wait long for it.
+            if not self.session.lock.acquire(timeout=EXIT_LOCK_WAIT_S):
+                out["left"] = "the service was busy: digested next time"
+                return out
+            try:
+                out.update(self._digest_at_exit())
+            finally:
+                self.session.lock.release()
+        except Exception as exc:  # noqa: BLE001 - never raise at interpreter exit
+            self._report(exc)
+            out["error"] = self.last_error
+        return out
+
+    def _digest_at_exit(self) -> dict[str, Any]:
+        mem = self.session.memory
+        if not mem.enabled:
+            return {}
+        out: dict[str, Any] = {}
+        pending = mem.digest_pending(self.session_key)
+        if pending == 0:
+            out["left"] = "nothing pending"
+        elif mem.llm is not None:
+            out["left"] = "an LLM is configured: digested next time, not at shutdown"
+        elif pending > EXIT_DIGEST_MAX_MESSAGES:
+            out["left"] = f"{pending} messages pending: digested next time"
+        else:
+            mem.digest(session=self.session_key)
+            out["digested"] = True
+        mem.end_session(self.session_key)
+        return out
+
+
+def install(shell: Any, magics: Any) -> DigestFeed:
+    """Feed captured cells, start the session before the first cell, digest at exit."""
+    feed = DigestFeed(magics.session, kernel_session_key(shell))
+    magics.capture.listeners.append(feed.on_cell)
+    shell.events.register("pre_run_cell", feed.start_session)
+    atexit.register(feed.shutdown)
+    magics.digest_feed = feed
+    return feed
+
+
+def uninstall(shell: Any, magics: Any) -> None:
+    """``%unload_ext``: record what is buffered (nothing is lost); the kernel goes on."""
+    feed: DigestFeed | None = getattr(magics, "digest_feed", None)
+    if feed is None:
+        return
+    if feed.on_cell in magics.capture.listeners:
+        magics.capture.listeners.remove(feed.on_cell)
+    with contextlib.suppress(ValueError):  # already removed by hand
+        shell.events.unregister("pre_run_cell", feed.start_session)
+    atexit.unregister(feed.shutdown)
+    feed.stop()
+    feed.flush()
+    magics.digest_feed = None

@@ -1,0 +1,246 @@
+"""Session digest in the notebook: cells → inbox, %memory digest, exit hook, review cards, tiers."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from IPython.core.error import UsageError
+
+from jupyter_memory.magics import digest_feed as feed_module
+
+TODO_CELL = "# TODO: exclude internal test accounts from the refund totals\nrev = 1"
+
+
+def run(ip, source):
+    return ip.run_cell(source, store_history=True, raise_on_error=False)
+
+
+def _pending(magics) -> list[dict]:
+    feed = magics.digest_feed
+    feed.flush()
+    store = magics.service._digest_store()
+    inbox = store.pending(feed.session_key)
+    return inbox[0]["messages"] if inbox else []
+
+
+def test_captured_cells_are_recorded_for_the_digest(ip, magics):
+    run(ip, "a = 1")
+    run(ip, TODO_CELL)
+    run(ip, "%remember Always dedupe on order_id")  # own magic: a decision, not evidence
+    messages = _pending(magics)
+    assert [m["text"] for m in messages] == ["a = 1", TODO_CELL]
+    assert all(m["role"] == "user" and m["kind"] == "code" for m in messages)
+    assert messages[1]["id"] == magics.capture.cells[-1].cell_id
+    assert isinstance(messages[1]["timestamp"], int)
+
+
+def test_nothing_is_recorded_while_memory_is_off(ip, magics):
+    ip.run_line_magic("memory", "off")
+    run(ip, TODO_CELL)
+    assert magics.digest_feed.pending() == 0
+    assert magics.service.digest_pending() == 0
+
+
+def test_memory_digest_stores_unreviewed_memories_and_recall_marks_them(ip, magics):
+    run(ip, TODO_CELL)
+    run(ip, "# 下一步：把退款按渠道拆分\nsplit = 1")
+    out = ip.run_line_magic("memory", "digest")
+    assert "stored 2 memories (unreviewed)" in out and "%memories --review" in out
+    hits = ip.run_line_magic("recall", "refund")
+    assert hits and all(h["review"] == "unreviewed" for h in hits)
+    assert hits[0]["source"] == "session-digest"
+    assert "1 unreviewed" in hits.caption
+    assert "unreviewed" in repr(hits) and "unreviewed" in hits._repr_html_()
+    assert ip.run_line_magic("memory", "digest") == "Nothing new to digest."
+    listing = ip.run_line_magic("memories", "")
+    assert {r["review"] for r in listing} == {"unreviewed"} and "2 unreviewed" in listing.caption
+
+
+def test_memory_digest_refuses_when_memory_is_off(ip):
+    ip.run_line_magic("memory", "off")
+    with pytest.raises(UsageError, match="memory is off"):
+        ip.run_line_magic("memory", "digest")
+
+
+def test_gotcha_cells_carry_the_error_for_the_learner(ip, magics):
+    failing = "totals = {}\ntotals['revenue_net']"
+    for _ in range(3):
+        run(ip, failing)
+    messages = _pending(magics)
+    assert [m.get("error_repeats") for m in messages] == [None, None, 3]
+    assert messages[2]["error"].startswith("KeyError") and (
+        messages[2]["error_line"] == "totals['revenue_net']"
+    )
+    ip.run_line_magic("memory", "digest")
+    (cand,) = [c for c in magics.service.learning_candidates() if c["source"] == "gotcha"]
+    assert cand["evidence"] == 1  # one session so far; five are needed for a proposal
+
+
+# ---- review cards --------------------------------------------------------------------
+
+
+def _digest(ip, *cells):
+    for cell in cells:
+        run(ip, cell)
+    ip.run_line_magic("memory", "digest")
+
+
+def test_review_cards_keep_discard_promote(ip, magics):
+    _digest(
+        ip,
+        TODO_CELL,
+        "# We decided to count revenue on the booking date because finance closes on it.",
+        "# 下一步：把退款按渠道拆分",
+    )
+    cards = ip.run_line_magic("memories", "--review")
+    assert len(cards) == 3
+    by_text = {c.row["text"]: c for c in cards.cards}
+    keep = next(c for t, c in by_text.items() if "test accounts" in t)
+    discard = next(c for t, c in by_text.items() if "退款" in t)
+    promote = next(c for t, c in by_text.items() if "booking date" in t)
+    mem = magics.service
+
+    keep.keep_button.click()
+    assert keep.status == "kept" and mem.get(keep.id).meta.reviewed is True
+    assert keep.buttons.children == ()
+    discard.discard_button.click()
+    assert discard.status == "discarded" and discard.id not in {r["id"] for r in mem.list()}
+    promote.kind.value = "info"
+    promote.promote_button.click()
+    assert promote.status == "promoted", promote.note
+    (proposal,) = [p for p in mem.queue() if p.source == "session-digest"]
+    assert proposal.kind == "info" and proposal.status == "pending"
+    assert "booking date" in proposal.evidence_quote
+    assert "booking date" not in mem.knowledge("user")
+    bundle = cards._repr_mimebundle_()
+    assert "Promoted: proposal" in bundle["text/plain"]
+    assert ip.run_line_magic("memories", "--review") == "Nothing to review: " + (
+        "every memory was written or reviewed by you."
+    )
+
+
+def test_review_cards_escape_stored_strings(ip, magics):
+    mem = magics.service
+    mem.remember(
+        "<img src=x onerror=alert(1)> export step",
+        title="<script>alert(1)</script>",
+        source="session-digest",
+        reviewed=False,
+        evidence=[{"quote": "<b>bold</b> claim", "source": "k#<c1>"}],
+    )
+    (card,) = ip.run_line_magic("memories", "--review").cards
+    page = card.body.value
+    assert "<script>" not in page and "<img" not in page and "<b>bold" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "k#&lt;c1&gt;" in page
+    card.promote_button.click()  # a stored title is data: the error is escaped too
+    assert "<" not in card.message.value.replace("<span", "").replace("</span>", "")
+
+
+def test_promote_without_the_persons_words_says_why(ip, magics):
+    magics.service.remember(
+        "Currency conversion could be added", source="session-digest", reviewed=False
+    )
+    (card,) = ip.run_line_magic("memories", "--review").cards
+    card.promote_button.click()
+    assert card.status == "unreviewed" and "evidence" in card.note
+    assert magics.service.queue() == []
+
+
+# ---- tiers in the notebook ------------------------------------------------------------
+
+
+def test_memories_lists_hot_then_warm_and_archive(ip, magics):
+    mem = magics.service
+    now = datetime.now(timezone.utc)
+    warm = mem.remember("Quarter close is on day 3", type="semantic", created=now - timedelta(60))
+    hot = mem.remember("Revenue excludes refunds", type="semantic")
+    old = mem.remember(
+        "One-off export", type="episodic", tier="daily", created=now - timedelta(120)
+    )
+    rows = ip.run_line_magic("memories", "")
+    assert [(r["id"], r["heat"]) for r in rows] == [(hot.id, "HOT"), (warm.id, "WARM")]
+    dry = ip.run_line_magic("memories", "--archive --dry-run")
+    assert [r["id"] for r in dry] == [old.id] and dry.caption.startswith("Would archive 1")
+    assert old.id in {r["id"] for r in mem.list()}
+    done = ip.run_line_magic("memories", "--archive")
+    assert [r["id"] for r in done] == [old.id] and ".old/" in done.caption
+    assert old.id not in {r["id"] for r in mem.list()}
+    assert "Nothing to archive" in repr(ip.run_line_magic("memories", "--archive"))
+    with pytest.raises(UsageError):
+        ip.run_line_magic("memories", "--dry-run")
+    with pytest.raises(UsageError, match="not both"):
+        ip.run_line_magic("memories", "--review --archive")
+
+
+def test_first_cell_of_a_new_session_clears_old_session_memories(_shell, memory_home):
+    from jupyter_memory import Memory
+
+    with Memory(home=memory_home) as mem:
+        old = mem.remember("scratch from yesterday's kernel", tier="session")
+    _shell.run_line_magic("load_ext", "jupyter_memory")
+    try:
+        run(_shell, "x = 1")
+        from jupyter_memory.magics import loaded_magics
+
+        magics = loaded_magics(_shell)
+        assert magics.digest_feed.started["cleared"] == [old.id]
+        mine = magics.service.remember("scratch of this kernel", tier="session")
+        run(_shell, "y = 2")  # only once per session
+        assert magics.service.get(mine.id)
+    finally:
+        _shell.run_line_magic("unload_ext", "jupyter_memory")
+
+
+def test_agent_unreviewed_switch(ip, magics):
+    assert "may now recall" in ip.run_line_magic("memory", "agent-unreviewed on")
+    assert magics.service.agent_sees_unreviewed is True
+    assert "only memories you wrote" in ip.run_line_magic("memory", "agent-unreviewed off")
+    with pytest.raises(UsageError):
+        ip.run_line_magic("memory", "agent-unreviewed maybe")
+
+
+# ---- shutdown ---------------------------------------------------------------------------
+
+
+def test_shutdown_records_and_digests_quickly_once(ip, magics):
+    run(ip, TODO_CELL)
+    feed = magics.digest_feed
+    report = feed.shutdown()
+    assert report["recorded"] == 1 and report["digested"] is True
+    assert [r["source"] for r in magics.service.list()] == ["session-digest"]
+    assert feed.shutdown()["recorded"] == 0  # once
+
+
+def test_shutdown_leaves_a_large_batch_for_next_time(ip, magics, monkeypatch):
+    monkeypatch.setattr(feed_module, "EXIT_DIGEST_MAX_MESSAGES", 1)
+    run(ip, TODO_CELL)
+    run(ip, "# TODO: add refunds to the weekly export\nw = 1")
+    report = magics.digest_feed.shutdown()
+    assert report["digested"] is False and "next time" in report["left"]
+    assert magics.service.list() == []
+    assert magics.service.digest_pending() == 2  # kept, not lost
+    assert len(magics.service.digest()["stored"]) == 2
+
+
+def test_shutdown_never_raises(ip, magics, monkeypatch, capsys):
+    run(ip, TODO_CELL)
+
+    def broken(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(type(magics.service), "digest_record", broken)
+    report = magics.digest_feed.shutdown()
+    assert "disk full" in report["error"] and "disk full" in capsys.readouterr().err
+
+
+def test_unload_records_the_buffer(_shell, memory_home):
+    from jupyter_memory import Memory
+    from jupyter_memory.magics import loaded_magics
+
+    _shell.run_line_magic("load_ext", "jupyter_memory")
+    run(_shell, TODO_CELL)
+    key = loaded_magics(_shell).digest_feed.session_key
+    _shell.run_line_magic("unload_ext", "jupyter_memory")
+    with Memory(home=memory_home) as mem:
+        assert mem.digest_pending(key) == 1

@@ -1,0 +1,43 @@
+"""In a real ipykernel: captured cells are digested when the kernel shuts down."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from jupyter_client.manager import start_new_kernel
+
+pytestmark = pytest.mark.slow
+
+
+def _execute(kc, code: str) -> None:
+    kc.execute(code)
+    reply = kc.get_shell_msg(timeout=60)
+    assert reply["content"]["status"] == "ok", reply["content"]
+
+
+def test_a_graceful_shutdown_digests_the_session(tmp_path):
+    from jupyter_memory import Memory
+
+    home = tmp_path / "home"
+    env = dict(os.environ, JUPYTER_MEMORY_HOME=str(home))
+    km, kc = start_new_kernel(kernel_name="python3", env=env, cwd=str(tmp_path))
+    try:
+        _execute(kc, "%load_ext jupyter_memory")
+        _execute(kc, "%memory suggestions off")
+        _execute(kc, "# TODO: reconcile refunds with the ledger before Friday\nx = 1")
+        _execute(kc, "# 下一步：把退款按渠道拆分\ny = 2")
+    finally:
+        kc.stop_channels()
+        started = time.monotonic()
+        km.shutdown_kernel(now=False)  # shutdown_request: the kernel exits and runs atexit
+        shutdown_s = time.monotonic() - started
+    with Memory(home=home) as mem:
+        rows = mem.list()
+        assert sorted(r["source"] for r in rows) == ["session-digest", "session-digest"]
+        assert all(not r["reviewed"] for r in rows)
+        texts = " ".join(mem.get(r["id"]).text for r in rows)
+        assert "reconcile refunds" in texts and "退款" in texts
+        assert mem.digest_pending() == 0
+    assert shutdown_s < 10
