@@ -32,7 +32,7 @@ export function originLine(p: IProposal): string {
   if (origin.message_id) {
     parts.push(`chat message ${origin.message_id}`);
   }
-  return parts.length ? parts.join(' · ') : 'no location recorded';
+  return parts.length ? `from ${parts.join(' · ')}` : 'origin not recorded';
 }
 
 export function destinationLabel(result: any): string {
@@ -170,7 +170,7 @@ export class QueueView extends Widget {
       ]),
       el('div', { className: 'jm-item-text', text: p.text }),
       el('blockquote', { className: 'jm-evidence', text: p.evidence_quote }),
-      el('div', { className: 'jm-origin', text: `from ${originLine(p)}` })
+      el('div', { className: 'jm-origin', text: originLine(p) })
     );
     const actions = el('div', { className: 'jm-actions' });
     actions.appendChild(

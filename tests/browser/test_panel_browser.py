@@ -202,3 +202,43 @@ def test_first_paint_with_200_pending_proposals(page, lab, lab_mem):
     figures = OUTPUT / "figures.json"
     figures.write_text(json.dumps({"first_paint_200_ms": render_ms}), encoding="utf-8")
     assert render_ms <= 1000, f"first paint took {render_ms} ms after the API answered"
+
+
+def test_pick_project_when_none_is_known_then_apply(page, lab, lab_mem):
+    (lab.home / "projects.json").unlink(missing_ok=True)  # no project known yet
+    (lab.root / "analyses" / "churn").mkdir(parents=True)
+    proposal = propose(lab_mem, "Churn counts accounts, not users")
+    open_panel(page, lab)
+    item = queue_item(page, "Churn counts accounts, not users")
+    item.locator(".jm-pick-project").click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.locator("input").fill("analyses/churn")
+    dialog.locator(".jp-Dialog-button.jp-mod-accept").click()
+    select = item.locator(".jm-project-select")
+    select.wait_for()
+    select.select_option("churn")
+    item.locator(".jm-apply-project").click()
+    item.wait_for(state="detached")
+    page.locator(".Toastify__toast", has_text="Applied to Project · churn").wait_for()
+    knowledge = lab.root / "analyses" / "churn" / ".jupyter-memory" / "knowledge.md"
+    assert "Churn counts accounts, not users" in knowledge.read_text(encoding="utf-8")
+    assert lab_mem.proposal(proposal).applied_project == "churn"
+    screenshot(page, "13-pick-project")
+
+
+def test_reorganize_masks_the_editor_then_reloads(page, lab, lab_mem):
+    lab_mem.save_knowledge(
+        "user", "## Rules\n\n- Use UTC everywhere\n- use utc everywhere\n\n## Info\n\n- x\n"
+    )
+    open_panel(page, lab)
+    show_tab(page, "user")
+    view = page.locator("#jm-knowledge-user")
+    view.locator(".jm-reorganize").click()
+    page.wait_for_selector("#jm-knowledge-user[data-busy='true']")
+    assert view.locator(".jm-mask").inner_text().startswith("Reorganiz")
+    screenshot(page, "14-reorganize-running")
+    page.wait_for_selector("#jm-knowledge-user[data-busy='false']", timeout=30_000)
+    view.locator(".jm-status[data-tone='ok']").wait_for()
+    assert view.locator("textarea").input_value().lower().count("use utc everywhere") == 1
+    assert (lab.home / "knowledge.md.bak").exists()
+    screenshot(page, "15-reorganize-done")
