@@ -30,17 +30,24 @@ lint: $(STAMP)
 	@cd labextension && PATH="$(CURDIR)/$(BIN):$$PATH" jlpm lint:check
 
 test: lint
-	@$(BIN)/python -m pytest
+	@$(BIN)/python -m pytest -m 'not jupyter_ai'
 
 # Jupyter AI (persona, jupyter-server-mcp tools; mcp 1.x) and mcp 2.x, each in its
 # own venv: the dev venv stays without Jupyter AI's server extensions.
+# Jupyter AI (its own venv: its server extensions must not load in the other
+# suites' servers) and the mcp 2.x line. CI runs this after `make test`.
+INTEG := .venv-integrations
+MCP2 := .venv-mcp2
+
 test-integrations: $(STAMP)
-	@test -x .venv-integrations/bin/python || $(PYTHON) -m venv .venv-integrations
-	@.venv-integrations/bin/python -m pip install -q -e '.[dev,jupyter-ai]'
-	@LITELLM_LOCAL_MODEL_COST_MAP=True .venv-integrations/bin/python -m pytest -q tests/agents tests/magics/test_ask_magic.py
-	@test -x .venv-mcp2/bin/python || $(PYTHON) -m venv .venv-mcp2
-	@.venv-mcp2/bin/python -m pip install -q -e '.[mcp]' pytest hypothesis 'mcp>=2,<3'
-	@.venv-mcp2/bin/python -m pytest -q -p no:cacheprovider tests/agents
+	@test -x $(INTEG)/bin/python || $(PYTHON) -m venv $(INTEG)
+	@$(INTEG)/bin/python -m pip install -q -e '.[dev,jupyter-ai]' > $(INTEG)/install.log 2>&1 \
+	  || { cat $(INTEG)/install.log; echo "make: installing into $(INTEG) failed (log above)"; exit 1; }
+	@LITELLM_LOCAL_MODEL_COST_MAP=True $(INTEG)/bin/python -m pytest -q -p no:cacheprovider tests/agents tests/magics/test_ask_magic.py
+	@test -x $(MCP2)/bin/python || $(PYTHON) -m venv $(MCP2)
+	@$(MCP2)/bin/python -m pip install -q -e '.[mcp]' pytest hypothesis 'mcp>=2,<3' > $(MCP2)/install.log 2>&1 \
+	  || { cat $(MCP2)/install.log; echo "make: installing into $(MCP2) failed (log above)"; exit 1; }
+	@$(MCP2)/bin/python -m pytest -q -p no:cacheprovider -m 'not jupyter_ai' tests/agents
 
 bench: $(STAMP)
 	@$(BIN)/python benchmarks/recall_bench.py

@@ -1,9 +1,10 @@
 """Jupyter AI 3.x: our tool entry point and the Memory persona.
 
 The entry-point tests run everywhere (the entry points are our own metadata).
-The tests that need Jupyter AI itself skip when it is not installed in this
-environment: `make test-integrations` runs them in a venv with
-``jupyter-memory[jupyter-ai]`` (the main dev venv stays without it, so the
+The tests that need Jupyter AI itself are marked ``jupyter_ai``: `make test`
+deselects them and `make test-integrations` (also run by CI) runs them in a
+venv with ``jupyter-memory[jupyter-ai]``, where a missing part fails with what
+to install (the main dev venv stays without it, so the
 other suites' Jupyter servers do not load Jupyter AI's extensions and its
 MCP server on port 3001).
 """
@@ -25,7 +26,14 @@ from jupyter_memory.agents import jupyter_ai_tools
 from jupyter_memory.service.agent_access import AgentAccess
 from jupyter_memory.store.person_text import PersonTextLog
 
-NEEDS_JAI = "Jupyter AI is not installed here; `make test-integrations` runs this test"
+NEEDS_JAI = "Jupyter AI is missing: pip install 'jupyter-memory[jupyter-ai]' (or run make test-integrations)"
+
+
+def _require(module: str) -> None:
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        pytest.fail(f"{NEEDS_JAI}: {exc}")
 RULE = "Always state the currency of an amount."
 
 
@@ -75,8 +83,9 @@ def test_the_tool_functions_follow_the_governance(shared: AgentAccess) -> None:
         asyncio.run(jupyter_ai_tools.propose_knowledge("x y", "maybe", "revenue"))
 
 
+@pytest.mark.jupyter_ai
 def test_jupyter_server_mcp_registers_and_serves_our_tools(shared: AgentAccess) -> None:
-    pytest.importorskip("jupyter_server_mcp", reason=NEEDS_JAI)
+    _require("jupyter_server_mcp")
     from fastmcp import Client
     from jupyter_server_mcp.mcp_server import MCPServer
 
@@ -105,12 +114,13 @@ def test_jupyter_server_mcp_registers_and_serves_our_tools(shared: AgentAccess) 
     assert RULE in context
 
 
+@pytest.mark.jupyter_ai
 def test_the_memory_persona_prompt_carries_the_approved_block(
     shared: AgentAccess, memory_home: Path
 ) -> None:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    pytest.importorskip("jupyter_ai_persona_manager", reason=NEEDS_JAI)
-    pytest.importorskip("jupyter_ai_jupyternaut", reason=NEEDS_JAI)
+    _require("jupyter_ai_persona_manager")
+    _require("jupyter_ai_jupyternaut")
     from jupyter_ai_persona_manager import BasePersona
     from jupyterlab_chat.models import Message
     from jupyterlab_chat.ychat import YChat
