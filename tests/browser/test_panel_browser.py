@@ -242,3 +242,33 @@ def test_reorganize_masks_the_editor_then_reloads(page, lab, lab_mem):
     assert view.locator("textarea").input_value().lower().count("use utc everywhere") == 1
     assert (lab.home / "knowledge.md.bak").exists()
     screenshot(page, "15-reorganize-done")
+
+
+def test_keyboard_list_and_palette_commands(page, lab, lab_mem):
+    first = propose(lab_mem, "Keyboard item one about invoices")
+    second = propose(lab_mem, "Keyboard item two about shipping zones")
+    open_panel(page, lab)
+    ids = [
+        "jupyter-memory:open",
+        "jupyter-memory:apply-user",
+        "jupyter-memory:apply-project",
+        "jupyter-memory:dismiss",
+        "jupyter-memory:process-all",
+        "jupyter-memory:save-knowledge",
+        "jupyter-memory:reorganize",
+        "jupyter-memory:toggle-enabled",
+        "jupyter-memory:search-memories",
+        "jupyter-memory:browse-cases",
+    ]
+    for command in ids:
+        assert page.evaluate("c => window.jupyterapp.commands.hasCommand(c)", command), command
+    queue_item(page, "Keyboard item one").focus()
+    page.keyboard.press("ArrowDown")
+    focused = page.evaluate("() => document.activeElement.dataset.id")
+    assert focused == second
+    # The palette's "Dismiss Selected Proposal" acts on the focused item.
+    page.evaluate("() => window.jupyterapp.commands.execute('jupyter-memory:dismiss')")
+    queue_item(page, "Keyboard item two").wait_for(state="detached")
+    assert lab_mem.proposal(second).status == "dismissed"
+    assert lab_mem.proposal(first).status == "pending"
+    screenshot(page, "16-keyboard-palette")
