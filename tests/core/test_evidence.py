@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jupyter_memory.core.evidence import (
@@ -95,6 +95,7 @@ def test_message_without_role_is_refused() -> None:
         to_source({"text": "hello"})
 
 
+@settings(deadline=None)  # timing is benchmarked, not asserted here
 @given(st.text(min_size=6, max_size=40).filter(lambda t: len(normalize_quote(t)) >= 6))
 def test_any_user_text_is_evidence_for_itself(text: str) -> None:
     find_evidence(text, [SourceText("user", f"prefix {text} suffix")])

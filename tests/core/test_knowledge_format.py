@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jupyter_memory.core.knowledge_format import (
@@ -36,6 +36,7 @@ entries = st.lists(
 docs = st.builds(KnowledgeDoc, entries.map(tuple), entries.map(tuple))
 
 
+@settings(deadline=None)  # timing is benchmarked, not asserted here
 @given(docs)
 def test_render_parse_round_trip(doc: KnowledgeDoc) -> None:
     text = render_knowledge(doc)
@@ -45,6 +46,7 @@ def test_render_parse_round_trip(doc: KnowledgeDoc) -> None:
     assert not back.legacy
 
 
+@settings(deadline=None)  # timing is benchmarked, not asserted here
 @given(docs)
 def test_leaf_count_ignores_group_parents(doc: KnowledgeDoc) -> None:
     expected = sum(len(e.children) if e.children else 1 for e in doc.rules)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jupyter_memory.core.proposals import (
@@ -38,6 +38,7 @@ texts = st.text(min_size=1, max_size=200).filter(
 )
 
 
+@settings(deadline=None)  # timing is benchmarked, not asserted here
 @given(
     texts,
     texts,
