@@ -90,6 +90,7 @@ class SuggestionWorker:
                 self._jobs.task_done()
                 return
             gotchas = [job.gotcha] if job.gotcha else []
+            contexts = {job.cell.cell_id: job.context}
             # Collapse a burst: run once over the newest snapshot.
             while True:
                 try:
@@ -102,13 +103,16 @@ class SuggestionWorker:
                     break
                 if newer.gotcha:
                     gotchas.append(newer.gotcha)
+                contexts[newer.cell.cell_id] = newer.context
                 job = newer
             try:
-                self._one(job, gotchas)
+                self._one(job, gotchas, contexts)
             finally:
                 self._jobs.task_done()
 
-    def _one(self, job: _Job, gotchas: list[Gotcha]) -> None:
+    def _one(
+        self, job: _Job, gotchas: list[Gotcha], contexts: dict[str, contextvars.Context]
+    ) -> None:
         rnd = Round(cell=job.cell.label, submitted=job.submitted)
         try:
             for gotcha in gotchas[:-1]:
@@ -121,7 +125,15 @@ class SuggestionWorker:
         if rnd.error:
             job.context.run(_report, rnd.error)
         elif rnd.proposals:
-            job.context.run(self._show, rnd.proposals, job.cell)
+            # Each card goes under the cell its quote came from when that cell
+            # ran in this burst; otherwise under the newest cell.
+            groups: dict[str, list[Any]] = {}
+            for proposal in rnd.proposals:
+                origin = getattr(getattr(proposal, "quote_origin", None), "cell_id", None)
+                key = origin if origin in contexts else job.cell.cell_id
+                groups.setdefault(key, []).append(proposal)
+            for key, proposals in groups.items():
+                contexts.get(key, job.context).run(self._show, proposals, job.cell)
             rnd.shown = time.perf_counter()
 
 

@@ -162,3 +162,41 @@ def test_markdown_found_by_source_when_the_front_end_sends_no_cell_id(
     [p] = magics.service.queue()
     assert p.text == "退款率定义为退款订单数除以支付订单数。"
     assert p.quote_origin.cell_id == nb.cells[0].id
+
+
+def test_cards_of_a_collapsed_burst_go_under_their_own_cells(ip, magics, monkeypatch):
+    import contextvars
+    import threading
+
+    from jupyter_memory.magics.capture import CapturedCell
+
+    shown: list[tuple[str, list[str]]] = []
+    where = contextvars.ContextVar("where", default="?")
+
+    def show(proposals, cell):
+        shown.append((where.get(), [p.text for p in proposals]))
+
+    monkeypatch.setattr(magics.worker, "_show", show)
+    gate = threading.Event()
+    original = magics.worker._run_round
+
+    def slow_round(*args):
+        gate.wait(5)
+        return original(*args)
+
+    monkeypatch.setattr(magics.worker, "_run_round", slow_round)
+    first = CapturedCell("# note: revenue excludes refunds\nx = 1", "c-first", 1)
+    blocker = CapturedCell("z = 0", "c-blocker", 0)
+    second = CapturedCell("y = 2", "c-second", 2)
+
+    def ctx(label):
+        c = contextvars.copy_context()
+        c.run(where.set, label)
+        return c
+
+    magics.worker.submit(ctx("blocker"), blocker, (blocker,), None)  # occupies the worker
+    magics.worker.submit(ctx("first"), first, (blocker, first), None)
+    magics.worker.submit(ctx("second"), second, (blocker, first, second), None)
+    gate.set()
+    assert magics.worker.wait()
+    assert shown == [("first", ["Revenue excludes refunds"])]
