@@ -57,6 +57,7 @@ def __getattr__(name: str) -> Any:
     globals()[name] = value
     return value
 
+
 __all__ = [
     "CaseMemory",
     "ConflictError",

@@ -95,4 +95,6 @@ def test_audit_frame(mem):
     assert list(df["action"]) == ["create", "delete"]
     assert list(df["id"]) != [entry.id, entry.id]
     assert _is_dt(df["at"]) and _is_cat(df["action"]) and _is_cat(df["actor"])
-    assert "to-be-forgotten" not in df.to_string() and "to be forgotten" not in df.to_string()  # a forgotten memory keeps only id + hash
+    assert (
+        "to-be-forgotten" not in df.to_string() and "to be forgotten" not in df.to_string()
+    )  # a forgotten memory keeps only id + hash
