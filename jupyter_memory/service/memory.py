@@ -574,7 +574,7 @@ class Memory(KnowledgeMixin, DigestMixin):
                 "heat": verdict.heat,
                 "expired": verdict.expired,
                 "layer": root.layer,
-                "path": str(root.files.path_of(row.name)),
+                "path": os.path.join(root.files.folder, row.name),
             }
             if include_cold or d["heat"] != "COLD":
                 out.append(d)
