@@ -139,7 +139,7 @@ def main() -> None:
     parser.add_argument("--load-runs", type=int, default=5)
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as tmpdir:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmpdir:
         tmp = Path(tmpdir)
         env = dict(os.environ, JUPYTER_MEMORY_HOME=str(tmp / "load-home"))
         load = {
