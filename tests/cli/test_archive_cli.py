@@ -40,3 +40,18 @@ def test_restore_unknown_id_fails_clearly(capsys):
     code = main(["archive", "--restore", "m-nothere"])
     err = capsys.readouterr().err
     assert code == 1 and "m-nothere" in err
+
+
+def test_stats_json_counts_per_tier_and_heat(capsys, memory_home: Path):
+    from jupyter_memory import Memory
+
+    long_ago = datetime.now(timezone.utc) - timedelta(days=60)
+    with Memory(home=memory_home) as mem:
+        mem.remember("收入不含退款", type="semantic")
+        mem.remember("Quarter close is on day 3", type="semantic", created=long_ago)
+        mem.remember("Exported the sheet", type="episodic", tier="daily", created=long_ago)
+    code, out = run(capsys, "stats", "--json")
+    stats = json.loads(out)
+    assert code == 0
+    assert stats["by_tier"] == {"durable": 2, "daily": 1}
+    assert stats["by_heat"] == {"HOT": 1, "WARM": 1, "COLD": 1}
