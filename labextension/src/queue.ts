@@ -225,6 +225,9 @@ export class QueueView extends Widget {
         el('option', { text: project.id, attrs: { value: project.id } })
       );
     }
+    // A refresh (any change event) redraws the list: keep what was picked.
+    select.value = this._picked.get(id) ?? '';
+    select.addEventListener('change', () => this._picked.set(id, select.value));
     const apply = button(
       'Apply to Project',
       () => {
@@ -350,6 +353,7 @@ export class QueueView extends Widget {
   }
 
   private _generation = 0;
+  private readonly _picked = new Map<string, string>();
   private _projects: IProject[] = [];
   private readonly _list: HTMLUListElement;
   private readonly _skipped: HTMLUListElement;
