@@ -34,6 +34,8 @@ def _require(module: str) -> None:
         importlib.import_module(module)
     except ImportError as exc:
         pytest.fail(f"{NEEDS_JAI}: {exc}")
+
+
 RULE = "Always state the currency of an amount."
 
 
