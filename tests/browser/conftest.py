@@ -83,6 +83,21 @@ def _port_free(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) != 0
 
 
+def _choose_port() -> int:
+    """The fixed port, or (when another run holds it and none was asked for) a free one.
+
+    Either way the server gets an explicit ``--port`` with ``port_retries=0``,
+    so it never drifts to a port the tests would not be talking to.
+    """
+    if _port_free(PORT):
+        return PORT
+    if "JM_LAB_PORT" in os.environ:
+        pytest.fail(f"port {PORT} (JM_LAB_PORT) is in use; free it", pytrace=False)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def _wait_ready(lab: Lab, log: Path, timeout: float = 90.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -110,8 +125,7 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 @pytest.fixture(scope="session")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     _require_parts()
-    if not _port_free(PORT):
-        pytest.fail(f"port {PORT} is in use; free it or set JM_LAB_PORT", pytrace=False)
+    port = _choose_port()
     base = tmp_path_factory.mktemp("lab")
     root, home, jhome = base / "root", base / "memory-home", base / "home"
     for d in (root, home, jhome):
@@ -122,7 +136,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     settings_dir.mkdir()
     (settings_dir / "overrides.json").write_text(json.dumps(NO_NEWS), encoding="utf-8")
     OUTPUT.mkdir(parents=True, exist_ok=True)
-    log = OUTPUT / "lab.log"
+    log = OUTPUT / f"lab-{port}.log"
     env = {
         **os.environ,
         "HOME": str(jhome),
@@ -139,7 +153,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         "jupyterlab",
         "--no-browser",
         "--ip=127.0.0.1",
-        f"--port={PORT}",
+        f"--port={port}",
         "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
         "--allow-root",
@@ -151,7 +165,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     ]
     with log.open("wb") as out:
         process = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=root)
-    lab = Lab(f"http://127.0.0.1:{PORT}", token, root, home, process)
+    lab = Lab(f"http://127.0.0.1:{port}", token, root, home, process)
     try:
         _wait_ready(lab, log)
         yield lab
