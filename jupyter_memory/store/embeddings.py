@@ -147,23 +147,26 @@ class VectorMatrix:
         new = store.rows_since(self._last_rid)
         if not new:
             return
-        fresh: list[Matrix] = []
-        for rid, memory_id, blob in new:
-            vec = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
-            if vec.shape[0] != self.dim:
-                continue
+        self._last_rid = max(rid for rid, _, _ in new)
+        width = self.dim * 2  # float16
+        good = [(memory_id, blob) for _, memory_id, blob in new if len(blob) == width]
+        vecs = (
+            np.frombuffer(b"".join(blob for _, blob in good), dtype=np.float16)
+            .reshape(len(good), self.dim)
+            .astype(np.float32)
+        )
+        latest = {memory_id: row for row, (memory_id, _) in enumerate(good)}
+        appended: list[int] = []
+        for memory_id, row in latest.items():
             at = self.pos.get(memory_id)
             if at is None:
                 self.pos[memory_id] = len(self.ids)
                 self.ids.append(memory_id)
-                fresh.append(vec)
-            elif at < self._mat.shape[0]:
-                self._mat[at] = vec
-            else:
-                fresh[at - self._mat.shape[0]] = vec
-            self._last_rid = max(self._last_rid, rid)
-        if fresh:
-            self._mat = np.vstack([self._mat, np.stack(fresh)])
+                appended.append(row)
+            else:  # re-embedded after an edit: replace in place
+                self._mat[at] = vecs[row]
+        if appended:
+            self._mat = np.vstack([self._mat, vecs[appended]])
 
     def top(self, query: Any, k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
         """The ``k`` most similar ids (cosine; vectors are unit length)."""
