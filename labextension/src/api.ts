@@ -158,8 +158,16 @@ export async function requestAPI<T>(
   return data as T;
 }
 
-export function postJSON<T>(path: string, body: unknown = {}): Promise<T> {
-  return requestAPI<T>(path, { method: 'POST', body: JSON.stringify(body) });
+export function postJSON<T>(
+  path: string,
+  body: unknown = {},
+  query: Record<string, string | null | undefined> = {}
+): Promise<T> {
+  return requestAPI<T>(
+    path,
+    { method: 'POST', body: JSON.stringify(body) },
+    query
+  );
 }
 
 export function putJSON<T>(

@@ -204,10 +204,7 @@ export class KnowledgeView extends Widget {
     const path = `knowledge/${this.layer}/reorganize`;
     this.setBusy(true, 'Reorganizing… starting');
     try {
-      const query = this._project
-        ? `?project=${encodeURIComponent(this._project)}`
-        : '';
-      let job = await postJSON<IReorganizeJob>(path + query);
+      let job = await postJSON<IReorganizeJob>(path, {}, where);
       while (job.state === 'running') {
         this._mask.textContent = `Reorganizing… ${job.stage} · ${Math.round(job.elapsed)} s (stops at ${job.timeout} s)`;
         await new Promise(resolve => setTimeout(resolve, 400));

@@ -142,7 +142,8 @@ export class MemoryPanel extends Panel {
   async refreshProjects(): Promise<void> {
     try {
       const data = await requestAPI<{ projects: IProject[] }>('projects');
-      this.projectKnowledge.setProjects(data.projects);
+      this.projectKnowledge.setProjects(data.projects, this._justAdded);
+      this._justAdded = null;
     } catch (error) {
       Notification.error(`Could not list projects: ${errorMessage(error)}`);
     }
@@ -164,7 +165,7 @@ export class MemoryPanel extends Panel {
         path: result.value
       });
       Notification.success(`Project ${project.id} added`, { autoClose: 3000 });
-      this.projectKnowledge.setProjects([], project.id);
+      this._justAdded = project.id; // show the new project in the Project tab
       await this.refreshProjects();
       await this.queue.refresh();
     } catch (error) {
@@ -188,6 +189,7 @@ export class MemoryPanel extends Panel {
   private _current: TabName = 'queue';
   private _enabled = true;
   private _refreshes = 0;
+  private _justAdded: string | null = null;
   private readonly _badge: HTMLSpanElement;
   private readonly _tabs = new Map<TabName, HTMLButtonElement>();
   private readonly _stack = new Panel();

@@ -272,3 +272,25 @@ def test_keyboard_list_and_palette_commands(page, lab, lab_mem):
     assert lab_mem.proposal(second).status == "dismissed"
     assert lab_mem.proposal(first).status == "pending"
     screenshot(page, "16-keyboard-palette")
+
+
+def test_project_tab_edits_and_reorganizes_the_picked_project(page, lab, lab_mem):
+    pid = _known_project(lab, lab_mem)
+    lab_mem.save_knowledge(
+        "project", "## Rules\n\n- Join on order_id\n- join on order_id\n\n## Info\n", project=pid
+    )
+    open_panel(page, lab)
+    show_tab(page, "project")
+    view = page.locator("#jm-knowledge-project")
+    view.locator(".jm-project-select").select_option(pid)
+    page.wait_for_function(
+        "() => document.querySelector('#jm-knowledge-project textarea').value.includes('order_id')"
+    )
+    view.locator(".jm-reorganize").click()
+    page.wait_for_selector("#jm-knowledge-project[data-busy='true']")
+    page.wait_for_selector("#jm-knowledge-project[data-busy='false']", timeout=30_000)
+    view.locator(".jm-status[data-tone='ok']").wait_for()
+    saved = (lab.root / "sales-q3" / ".jupyter-memory" / "knowledge.md").read_text("utf-8")
+    assert saved.lower().count("join on order_id") == 1
+    assert view.locator("dd[data-field=rules]").inner_text() == "1"
+    screenshot(page, "17-project-reorganized")

@@ -113,3 +113,31 @@ async def test_events_for_own_changes_and_other_processes(api, jp_serverapp, ser
     assert not any(e["reason"] == "external" for e in seen), seen
     server_memory.save_knowledge("user", RULES)
     await wait_for(lambda: {"area": "knowledge", "reason": "external"} in seen)
+
+
+async def test_project_layer_save_and_reorganize(api, server_memory, jp_root_dir):
+    folder = jp_root_dir / "sales-q3"
+    folder.mkdir()
+    server_memory.focus(folder)
+    text = "## Rules\n\n- Join on order_id\n- join on order_id\n\n## Info\n"
+    code, data = await api(
+        "PUT", "knowledge", "project", body={"text": text}, params={"project": "sales-q3"}
+    )
+    assert code == 200 and data["status"]["rules"] == 2, data
+    code, job = await api(
+        "POST", "knowledge", "project", "reorganize", params={"project": "sales-q3"}
+    )
+    assert code == 202 and job["project"] == "sales-q3"
+    for _ in range(200):
+        code, job = await api(
+            "GET", "knowledge", "project", "reorganize", params={"project": "sales-q3"}
+        )
+        if job["state"] != "running":
+            break
+        await asyncio.sleep(0.05)
+    assert job["state"] == "done", job
+    saved = (folder / ".jupyter-memory" / "knowledge.md").read_text(encoding="utf-8")
+    assert saved.lower().count("join on order_id") == 1
+    # The user file was not touched by the project's reorganize.
+    code, job = await api("GET", "knowledge", "user", "reorganize")
+    assert code == 404
