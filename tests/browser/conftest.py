@@ -1,8 +1,10 @@
 """A real ``jupyter lab`` and a real headless Chromium (Debian's), driven by Playwright.
 
 Nothing here is skipped: a missing browser, Playwright or extension build fails
-the test with what to install. The lab server is started once per session on a
-fixed port and stopped by its own process id.
+the test with what to install. The lab server is started once per module on a
+fixed port and stopped by its own process id. Module scope (not session) also
+ends Playwright's sync event loop before other test folders run: it would
+otherwise still be "running" in this thread for pytest-jupyter's tests.
 """
 
 from __future__ import annotations
@@ -122,7 +124,7 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=10)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     _require_parts()
     port = _choose_port()
@@ -173,7 +175,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         _stop(process)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(lab: Lab):
     from playwright.sync_api import sync_playwright
 
