@@ -31,6 +31,7 @@ MODES = ("hybrid", "lexical", "semantic")
 # Each ranking fused contributes this many candidates (at least 4 × limit).
 FUSION_POOL = 50
 EMBED_BATCH = 16
+QUERY_CACHE = 256  # agents repeat queries; encoding one costs ~7-70 ms
 ENV_SWITCH = "JUPYTER_MEMORY_SEMANTIC"  # "0"/"off" turns the extra off
 
 
@@ -77,6 +78,15 @@ class _RootState:
         self.matrix: Any = None
         self.error: str | None = None
         self.embedded_here = 0
+        # Folder mtime at the start of the last pass that left nothing pending:
+        # while it holds, a recall has no reason to wake the worker.
+        self.clean_mtime: int | None = None
+
+    def folder_mtime(self) -> int | None:
+        try:
+            return self.root.layout.memories.stat().st_mtime_ns
+        except OSError:
+            return None
 
 
 class SemanticRecall:
@@ -92,6 +102,7 @@ class SemanticRecall:
         self._thread: threading.Thread | None = None
         self._stop = False
         self.seconds_embedding = 0.0
+        self._query_cache: dict[str, Any] = {}
 
     @property
     def available(self) -> bool:
@@ -165,11 +176,13 @@ class SemanticRecall:
 
     def _embed_root(self, state: _RootState, model: Embedder) -> None:
         store = state.worker_store
+        started_at = state.folder_mtime()
         store.use_model(model.name)
         store.prune()
         while not self._stop:
             batch = store.pending(EMBED_BATCH)
             if not batch:
+                state.clean_mtime = started_at
                 return
             started = time.perf_counter()
             vectors = model.embed_passages([embed_text(t, b) for _, _, t, b in batch])
@@ -243,15 +256,21 @@ class SemanticRecall:
         """Rows of ``root`` ranked for ``mode`` ("hybrid" or "semantic")."""
         pool = max(FUSION_POOL, 4 * query.limit)
         lexical = root.search(replace(query, limit=pool))
-        self.notify([root])
         state = self._state(root)
+        if state.clean_mtime is None or state.clean_mtime != state.folder_mtime():
+            self.notify([root])
         matrix = self._matrix(state)
         if not query.text.strip() or len(matrix) == 0:
             return lexical[: query.limit]  # nothing embedded yet: lexical fallback
         if self._query_model is None:
             assert self._factory is not None
             self._query_model = self._factory()
-        qvec = self._query_model.embed_query(query.text)
+        qvec = self._query_cache.get(query.text)
+        if qvec is None:
+            qvec = self._query_model.embed_query(query.text)
+            if len(self._query_cache) >= QUERY_CACHE:
+                self._query_cache.pop(next(iter(self._query_cache)))
+            self._query_cache[query.text] = qvec
         found = dict(matrix.top(qvec, pool))
         semantic = root.index.rows_by_id(query, found)
         if len(semantic) < query.limit and _filtered(query):
