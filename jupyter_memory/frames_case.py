@@ -85,10 +85,9 @@ def case_frame(case: CaseMemory | str | os.PathLike[str], case_id: str | None = 
 
 def cases_frame(workspace: str | os.PathLike[str]) -> Any:
     """Every case's entries in one frame (the cross-case retrospective)."""
-    from .service.case_memory import CaseMemory
-    from .store.case_store import list_case_ids
+    from .service.case_memory import CaseMemory, list_cases
 
     rows: list[dict[str, Any]] = []
-    for case_id in list_case_ids(workspace):
+    for case_id in list_cases(workspace):
         rows.extend(_rows(CaseMemory(workspace, case_id).entries()))
     return _frame(rows)

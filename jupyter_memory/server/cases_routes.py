@@ -12,8 +12,7 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..core.case_format import validate_case_id
-from ..service.case_memory import CaseMemory, search_cases
-from ..store.case_store import list_case_ids
+from ..service.case_memory import CaseMemory, list_cases, search_cases
 from .base import READ, MemoryHandler
 
 
@@ -37,7 +36,7 @@ class CasesHandler(MemoryHandler):
             hits = search_cases(workspace, query, limit=100)
             self.reply({"hits": [h.to_dict() for h in hits], "count": len(hits)})
             return
-        cases = [_index_view(CaseMemory(workspace, cid)) for cid in list_case_ids(workspace)]
+        cases = [_index_view(CaseMemory(workspace, cid)) for cid in list_cases(workspace)]
         self.reply({"workspace": str(workspace), "cases": cases})
 
 

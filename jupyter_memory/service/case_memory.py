@@ -411,4 +411,12 @@ class CaseMemory:
 
 from .case_search import search_cases  # noqa: E402  (re-exported next to CaseMemory)
 
-__all__ = ["CaseMemory", "search_cases", "workspace_policy"]
+
+def list_cases(workspace: str | os.PathLike[str]) -> list[str]:
+    """Ids of every case under ``<workspace>/cases/`` (for pickers and frames)."""
+    from ..store.case_store import list_case_ids
+
+    return list_case_ids(workspace)
+
+
+__all__ = ["CaseMemory", "list_cases", "search_cases", "workspace_policy"]
