@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import StoreError, ValidationError
+from ..service.llm_http import OpenAICompatibleClient
 
 DEFAULT_TIMEOUT_S = 120.0
 MAX_LINE_BYTES = 1_000_000
@@ -44,7 +45,9 @@ class Turn:
     tool_calls: list[ToolCall] = field(default_factory=list)
 
 
-class ChatStreamClient:
+class ChatStreamClient(OpenAICompatibleClient):
+    """The same endpoint as the LLM client, spoken in streaming turns with tools."""
+
     def __init__(
         self,
         base_url: str,
@@ -53,10 +56,8 @@ class ChatStreamClient:
         api_key: str | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
     ) -> None:
-        self.url = base_url.rstrip("/") + "/chat/completions"
-        self.model = model
-        self.api_key = api_key
-        self.timeout = timeout
+        # A chat turn should answer sooner than a reorganize call may take.
+        super().__init__(base_url, model, api_key=api_key, timeout=timeout)
 
     def turn(
         self,
