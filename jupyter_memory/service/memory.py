@@ -44,6 +44,7 @@ from .digest import DigestMixin
 from .knowledge import KnowledgeMixin
 from .paths import resolve_home, resolve_project_dir
 from .semantic import SemanticRecall, default_embedder_factory
+from .tiers import sector_expired
 
 # Project memories outrank user ones of equal relevance when a project is focused.
 PROJECT_BOOST = 1.25
@@ -536,7 +537,8 @@ class Memory(KnowledgeMixin, DigestMixin):
             source=row.source,
             score=round(score, 4),
             attention=round(row.attention, 4),
-            heat=heat(row.attention),
+            # a memory past its sector TTL is COLD whatever its score (core/sectors.py)
+            heat="COLD" if sector_expired(row, self.clock()) else heat(row.attention),
             reviewed=row.reviewed,
             created=row.created,
             updated=row.updated,

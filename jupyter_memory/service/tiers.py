@@ -34,7 +34,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..core.models import MAX_TEXT_CHARS
-from ..core.sectors import TierDecision, decide
+from ..core.sectors import TierDecision, decide, expired
 from ..store.session_registry import SessionRegistry
 
 if TYPE_CHECKING:
@@ -53,6 +53,16 @@ def decide_row(row: IndexRow, now: datetime) -> TierDecision:
         last_accessed=row.last_accessed,
         access_count=row.access_count,
         confidence=row.confidence,
+        now=now,
+    )
+
+
+def sector_expired(row: IndexRow, now: datetime) -> bool:
+    return expired(
+        row.type,
+        updated=row.updated,
+        last_accessed=row.last_accessed,
+        access_count=row.access_count,
         now=now,
     )
 

@@ -38,6 +38,8 @@ def test_list_orders_hot_then_warm_and_an_expired_episode_is_cold(mem, clock):
     assert by_id[episode.id]["attention"] > 0.7
     assert by_id[episode.id]["heat"] == "COLD" and by_id[episode.id]["expired"]
     assert [r["id"] for r in mem.list(include_cold=False)] == [fresh.id, warm.id]
+    hits = mem.recall("", limit=10, record_access=False)
+    assert {h.id: h.heat for h in hits}[episode.id] == "COLD"
     stats = mem.stats()
     assert stats["by_heat"] == {"HOT": 1, "WARM": 1, "COLD": 1}
     assert stats["by_tier"] == {"durable": 3}
