@@ -79,6 +79,12 @@ _bodies = (
     st.lists(st.one_of(_line, st.just(""), st.just("## 小节")), min_size=1, max_size=6)
     .map(lambda ls: normalize_body("\n".join(ls)))
     .filter(bool)
+    # a body may not restate the entry's own section headings (render refuses it)
+    .filter(
+        lambda b: (
+            not any(ln.strip() in ("## 记录", "## 后续状态", "## 关联文件") for ln in b.split("\n"))
+        )
+    )
 )
 _ev = st.lists(st.integers(0, 999).map(lambda n: f"E-{n:03d}"), unique=True, max_size=4)
 _hy = st.lists(st.integers(1, 99).map(lambda n: f"H-{n}"), unique=True, max_size=3)
