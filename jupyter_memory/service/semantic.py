@@ -180,14 +180,20 @@ class SemanticRecall:
         store.use_model(model.name)
         store.prune()
         while not self._stop:
-            batch = store.pending(EMBED_BATCH)
-            if not batch:
+            # Finding what is pending scans the index; do it once per 16 batches.
+            todo = store.pending(EMBED_BATCH * 16)
+            if not todo:
                 state.clean_mtime = started_at
                 return
-            started = time.perf_counter()
-            vectors = model.embed_passages([embed_text(t, b) for _, _, t, b in batch])
-            self.seconds_embedding += time.perf_counter() - started
-            state.embedded_here += store.save([(i, k) for i, k, _, _ in batch], vectors)  # type: ignore[arg-type]
+            for start in range(0, len(todo), EMBED_BATCH):
+                if self._stop:
+                    return
+                batch = todo[start : start + EMBED_BATCH]
+                began = time.perf_counter()
+                vectors = model.embed_passages([embed_text(t, b) for _, _, t, b in batch])
+                self.seconds_embedding += time.perf_counter() - began
+                pairs = [(i, k) for i, k, _, _ in batch]
+                state.embedded_here += store.save(pairs, vectors)  # type: ignore[arg-type]
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the worker has nothing left to embed (tests, benchmarks)."""
@@ -247,8 +253,7 @@ class SemanticRecall:
         from ..store.embeddings import VectorMatrix
 
         if state.matrix is None:
-            dim = self._query_model.dim if self._query_model is not None else 384
-            state.matrix = VectorMatrix(dim)
+            state.matrix = VectorMatrix()
         state.matrix.refresh(state.read_store)
         return state.matrix
 

@@ -130,8 +130,8 @@ class EmbeddingStore:
 class VectorMatrix:
     """The vectors of one root in memory, refreshed incrementally by ``rid``."""
 
-    def __init__(self, dim: int) -> None:
-        self.dim = dim
+    def __init__(self, dim: int = 0) -> None:
+        self.dim = dim  # 0: taken from the first stored vector
         self.ids: list[str] = []
         self.pos: dict[str, int] = {}
         self._mat: Matrix = np.zeros((0, dim), dtype=np.float32)
@@ -143,12 +143,15 @@ class VectorMatrix:
     def refresh(self, store: EmbeddingStore) -> None:
         stored = store.count()
         if stored < len(self.pos):  # something was deleted: reload from scratch
-            self.__init__(self.dim)  # type: ignore[misc]
+            self.__init__()  # type: ignore[misc]
         new = store.rows_since(self._last_rid)
         if not new:
             return
         self._last_rid = max(rid for rid, _, _ in new)
-        width = self.dim * 2  # float16
+        if not self.dim:
+            self.dim = len(new[0][2]) // 2  # float16
+            self._mat = np.zeros((0, self.dim), dtype=np.float32)
+        width = self.dim * 2
         good = [(memory_id, blob) for _, memory_id, blob in new if len(blob) == width]
         vecs = (
             np.frombuffer(b"".join(blob for _, blob in good), dtype=np.float16)

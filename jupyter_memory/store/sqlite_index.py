@@ -336,23 +336,18 @@ class SqliteIndex:
         """Re-parse only files whose (name, mtime_ns, size) changed since indexing."""
         con = self.connection()
         report = SyncReport(notices=self._take_notices())
-        known = {
-            name: (mt, sz)
-            for name, mt, sz in con.execute("SELECT name, mtime_ns, size FROM entries")
-        }
-        bad = {
-            name: (mt, sz)
-            for name, mt, sz in con.execute("SELECT name, mtime_ns, size FROM problems")
-        }
-        seen: set[str] = set()
-        changed: list[FileStat] = []
-        for st in stats:
-            seen.add(st.name)
-            key = (st.mtime_ns, st.size)
-            if known.get(st.name) == key or bad.get(st.name) == key:
-                continue
-            changed.append(st)
-        gone = [n for n in known if n not in seen] + [n for n in bad if n not in seen]
+        # Whole (name, mtime_ns, size) rows as tuples: the set is built in C and
+        # a FileStat (a NamedTuple) hashes and compares equal to its row.
+        known = set(con.execute("SELECT name, mtime_ns, size FROM entries"))
+        bad = set(con.execute("SELECT name, mtime_ns, size FROM problems"))
+        files = list(stats)
+        changed = [st for st in files if st not in known and st not in bad]
+        gone: list[str] = []
+        if len(files) - len(changed) != len(known) + len(bad):
+            seen = {st.name for st in files}
+            gone = [r[0] for r in known if r[0] not in seen]
+            gone += [r[0] for r in bad if r[0] not in seen]
+        indexed = {r[0] for r in known} if changed else set()
         if not changed and not gone:
             return report
         self._attach_embeddings(con, create=False)
@@ -361,7 +356,7 @@ class SqliteIndex:
                 self._remove(con, name)
                 report.removed += 1
             for st in changed:
-                self._index_file(con, st, load, report, existed=st.name in known)
+                self._index_file(con, st, load, report, existed=st.name in indexed)
         return report
 
     def _index_file(
