@@ -106,7 +106,7 @@ def bench_size(n: int, n_queries: int, workdir: Path) -> dict[str, object]:
     src = workdir / f"corpus-{n}.jsonl"
     src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in corpus) + "\n")
     home = workdir / f"home-{n}"
-    mem = Memory(home=home)
+    mem = Memory(home=home, semantic=False)  # the default lexical engine
     t0 = time.perf_counter()
     mem.import_jsonl(src)
     import_s = time.perf_counter() - t0
@@ -119,12 +119,12 @@ def bench_size(n: int, n_queries: int, workdir: Path) -> dict[str, object]:
     reopen = []
     for _ in range(5):
         t0 = time.perf_counter()
-        m2 = Memory(home=home)
+        m2 = Memory(home=home, semantic=False)
         m2.user.ensure_synced()
         reopen.append((time.perf_counter() - t0) * 1000)
         m2.close()
 
-    mem = Memory(home=home)
+    mem = Memory(home=home, semantic=False)  # the default lexical engine
     mem.recall("warm up")
     remember_ms = timed(lambda: mem.remember("one more durable note " + str(rng.random())), 20)
 
