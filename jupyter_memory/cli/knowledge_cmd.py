@@ -53,6 +53,16 @@ def _propose(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_agents_md(report: dict[str, Any]) -> None:
+    """What the AGENTS.md auto-sync did (a refused block shows its diff)."""
+    if report.get("error"):
+        print(f"AGENTS.md auto-sync failed (the Apply stands): {report['error']}", file=sys.stderr)
+    for outcome in report["files"]:
+        print(f"AGENTS.md auto-sync: {outcome['message']}")
+        if outcome["diff"]:
+            print(outcome["diff"], end="" if outcome["diff"].endswith("\n") else "\n")
+
+
 def _apply(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         result = mem.apply(args.id, to=args.to, project=args.project)
@@ -61,6 +71,8 @@ def _apply(args: argparse.Namespace) -> int:
     elif result["status"] == "applied":
         where = "User" if result["layer"] == "user" else f"Project {result['project']}"
         print(f"saved to {where} knowledge ({result['section']}): {result['path']}")
+        if "agents_md" in result:
+            _print_agents_md(result["agents_md"])
     else:
         print(f"{result['status'].replace('_', ' ')}: nothing changed")
     return 0
@@ -85,6 +97,8 @@ def _process_all(args: argparse.Namespace) -> int:
     print(f"applied {len(result['applied'])}, skipped {len(result['skipped'])}")
     for item in result["skipped"]:
         print(f"  skipped {item['id']}: {item['reason']}")
+    for report in result.get("agents_md", []):
+        _print_agents_md(report)
     return 0
 
 
@@ -157,6 +171,7 @@ def _settings(args: argparse.Namespace) -> int:
             for k, v in (
                 ("enabled", _switch(args.enabled)),
                 ("auto_suggestions", _switch(args.auto_suggestions)),
+                ("agents_md_autosync", _switch(args.agents_md_autosync)),
             )
             if v is not None
         }
@@ -167,6 +182,7 @@ def _settings(args: argparse.Namespace) -> int:
         on = {True: "on", False: "off"}
         print(f"enabled: {on[settings['enabled']]}")
         print(f"automatic suggestions: {on[settings['auto_suggestions']]}")
+        print(f"AGENTS.md auto-sync after Apply: {on[settings['agents_md_autosync']]}")
     return 0
 
 
@@ -216,4 +232,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("settings", parents=[common], help="show or change the switches")
     p.add_argument("--enabled", choices=["on", "off"])
     p.add_argument("--auto-suggestions", choices=["on", "off"])
+    p.add_argument(
+        "--agents-md-autosync",
+        choices=["on", "off"],
+        help="after each Apply to a project, re-sync its existing AGENTS.md block",
+    )
     p.set_defaults(func=_settings)

@@ -29,6 +29,7 @@ class KnowledgeBody(_Body):
 class SettingsBody(_Body):
     enabled: bool | None = None
     auto_suggestions: bool | None = None
+    agents_md_autosync: bool | None = None
 
 
 class ProjectBody(_Body):

@@ -14,10 +14,11 @@ from .bodies import ProjectBody, SettingsBody
 
 
 def switches(settings: dict[str, Any]) -> dict[str, Any]:
-    """The two switches the panel shows; the LLM endpoint config (a key) stays on the server."""
+    """The switches the panel shows; the LLM endpoint config (a key) stays on the server."""
     return {
         "enabled": settings["enabled"],
         "auto_suggestions": settings["auto_suggestions"],
+        "agents_md_autosync": settings["agents_md_autosync"],
         "llm_configured": bool(settings.get("llm")),
     }
 

@@ -45,6 +45,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "llm": None,
     # May agent recall return memories the person has not reviewed? (issue 8; off)
     "agent_unreviewed": False,
+    # Re-sync an existing AGENTS.md block after each Apply to the Project layer (off).
+    "agents_md_autosync": False,
 }
 AGENT_PROPOSALS_PER_CONVERSATION = 5
 MAX_EXPAND_LABELS = 50
@@ -140,7 +142,7 @@ class KnowledgeFilesMixin:
         for key in DEFAULT_SETTINGS:
             if key in stored:
                 out[key] = stored[key]
-        for key in ("enabled", "auto_suggestions", "agent_unreviewed"):
+        for key in ("enabled", "auto_suggestions", "agent_unreviewed", "agents_md_autosync"):
             if not isinstance(out[key], bool):
                 raise ParseError(
                     f"field {key!r} must be true or false", path=self.user.layout.settings
@@ -155,6 +157,7 @@ class KnowledgeFilesMixin:
         extract_max_messages: int | None = None,
         llm: dict[str, str] | None = None,
         agent_unreviewed: bool | None = None,
+        agents_md_autosync: bool | None = None,
     ) -> dict[str, Any]:
         """Persist switches (a person's act); returns the new settings."""
         changes: dict[str, Any] = {}
@@ -162,6 +165,7 @@ class KnowledgeFilesMixin:
             ("enabled", enabled),
             ("auto_suggestions", auto_suggestions),
             ("agent_unreviewed", agent_unreviewed),
+            ("agents_md_autosync", agents_md_autosync),
         ):
             if value is not None:
                 if not isinstance(value, bool):

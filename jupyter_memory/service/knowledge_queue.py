@@ -25,6 +25,7 @@ from ..core.knowledge_format import INFO, RULES, append_entry, check_save_size, 
 from ..core.llm import extraction_prompt, parse_extraction
 from ..core.proposals import KINDS, LAYERS, SOURCES, Proposal, build_proposal
 from ..exceptions import JupyterMemoryError, ParseError, PolicyError, ValidationError
+from .agents_md import autosync_after_apply
 from .knowledge_files import (
     AGENT_PROPOSALS_PER_CONVERSATION,
     DEFAULT_CONVERSATION,
@@ -337,7 +338,21 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
     def apply(
         self, proposal_id: str, to: str, project: str | os.PathLike[str] | None = None
     ) -> dict[str, Any]:
-        """A person's approval: merge the entry into Rules or Info of the chosen file."""
+        """A person's approval: merge the entry into Rules or Info of the chosen file.
+
+        With the ``agents_md_autosync`` switch on, an Apply to a project also
+        re-syncs that project's AGENTS.md block; its report is under ``agents_md``.
+        """
+        result = self._apply_one(proposal_id, to, project)
+        if result["status"] == "applied" and result["layer"] == "project":
+            sync = autosync_after_apply(self, result["project"])
+            if sync is not None:
+                result["agents_md"] = sync
+        return result
+
+    def _apply_one(
+        self, proposal_id: str, to: str, project: str | os.PathLike[str] | None
+    ) -> dict[str, Any]:
         check_layer(to, "to")
         store = self._queue_store()
         path, p = store.find(proposal_id)
@@ -413,7 +428,11 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
         return {"id": p.id, "status": "dismissed"}
 
     def process_all(self, to: str, project: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-        """Apply every pending item; items that still need a project picked are skipped and listed."""
+        """Apply every pending item; items that still need a project picked are skipped and listed.
+
+        AGENTS.md auto-sync runs once per project at the end (``agents_md``: one
+        report per project), not once per item.
+        """
         check_layer(to, "to")
         applied: list[dict[str, Any]] = []
         skipped: list[dict[str, Any]] = []
@@ -423,10 +442,15 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
                 skipped.append({"id": p.id, "text": p.text, "reason": "pick a project"})
                 continue
             try:
-                applied.append(self.apply(p.id, to, project=target))
+                applied.append(self._apply_one(p.id, to, target))
             except JupyterMemoryError as exc:
                 skipped.append({"id": p.id, "text": p.text, "reason": str(exc)})
-        return {"applied": applied, "skipped": skipped}
+        result: dict[str, Any] = {"applied": applied, "skipped": skipped}
+        projects = {a["project"] for a in applied if a["status"] == "applied" and a["project"]}
+        reports = [r for pid in sorted(projects) if (r := autosync_after_apply(self, pid))]
+        if reports:
+            result["agents_md"] = reports
+        return result
 
 
 __all__ = ["KnowledgeQueueMixin"]

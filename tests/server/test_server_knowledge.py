@@ -82,6 +82,7 @@ async def test_settings_switches(api, server_memory):
     assert code == 200 and data == {
         "enabled": True,
         "auto_suggestions": True,
+        "agents_md_autosync": False,
         "llm_configured": False,
     }
     code, data = await api("PUT", "settings", body={"enabled": False})
@@ -89,6 +90,9 @@ async def test_settings_switches(api, server_memory):
     assert server_memory.settings["enabled"] is False
     code, data = await api("GET", "queue")
     assert data["enabled"] is False
+    code, data = await api("PUT", "settings", body={"agents_md_autosync": True})
+    assert code == 200 and data["agents_md_autosync"] is True
+    assert server_memory.settings["agents_md_autosync"] is True
     code, data = await api("PUT", "settings", body={"enabled": "maybe"})
     assert code == 422 and data["field"] == "enabled"
 

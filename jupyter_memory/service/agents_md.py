@@ -13,15 +13,17 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import agents_block as blk
-from ..core.knowledge_context import LayerSource, build_context
+from ..core.knowledge_context import LAYER_TAG, LayerSource, build_context
 from ..core.knowledge_format import INFO, RULES
 from ..exceptions import NotFoundError, OversizeError
-from ..service.memory import Memory
 from ..store.agent_files import agent_files_lock, read_agent_file, write_agent_file
 from ..store.layout import project_root
+
+if TYPE_CHECKING:  # Memory's apply path calls back into this module (auto-sync)
+    from .memory import Memory
 
 AGENTS_MD = "AGENTS.md"
 CLAUDE_MD = "CLAUDE.md"
@@ -31,7 +33,8 @@ IMPORT_LINE = "@AGENTS.md"
 @dataclass
 class FileOutcome:
     """What happened to one file: ``action`` is created, updated, unchanged, removed,
-    absent, kept (a person's own import line), or refused (a hand-edited block)."""
+    absent, kept (a person's own import line), skipped (auto-sync found no block to
+    update), or refused (a hand-edited block)."""
 
     path: Path
     action: str
@@ -64,7 +67,8 @@ class SyncReport:
 
 
 def _sources(mem: Memory, project_dir: Path, include_user: bool) -> list[LayerSource]:
-    pid = mem.focus(project_dir)
+    # Not mem.focus(): an auto-sync after Apply must not move the person's focus.
+    pid = mem._project(project_dir)[0]
     rel = os.path.join(project_root(Path(".")).name, "knowledge.md")
     sources = [LayerSource("project", rel, mem.knowledge_doc("project", project_dir), pid)]
     if include_user:
@@ -216,4 +220,65 @@ def sync_agents_md(
     return report
 
 
-__all__ = ["FileOutcome", "SyncReport", "sync_agents_md"]
+def autosync_agents_md(mem: Memory, project_dir: str | os.PathLike[str]) -> SyncReport:
+    """Re-sync an existing AGENTS.md block after an Apply (the ``agents_md_autosync`` switch).
+
+    Narrower than ``sync``: it creates no file and adds no block (a person who
+    removed the block meant it), leaves CLAUDE.md to the explicit command, and
+    never overwrites a hand-edited block (the outcome is ``refused``, with the
+    diff). The User layer stays in the block only if the last sync put it there.
+    """
+    folder = Path(project_dir).expanduser().resolve()
+    path = folder / AGENTS_MD
+    report = SyncReport()
+    if read_agent_file(path) is None:
+        report.files.append(
+            FileOutcome(path, "absent", f"{path} does not exist: auto-sync creates no files")
+        )
+        return report
+    with agent_files_lock(folder):
+        text = read_agent_file(path)
+        found = blk.find_block(text or "", path=str(path))
+        if text is None or found is None:
+            report.files.append(
+                FileOutcome(
+                    path,
+                    "skipped",
+                    f"{path}: has no jupyter-memory block; auto-sync only updates one that "
+                    "`jupyter-memory agents-md sync` wrote",
+                )
+            )
+            return report
+        include_user = f'<{LAYER_TAG} layer="user"' in found.content
+        report.files.append(
+            _sync_agents(mem, folder, create=False, force=False, include_user=include_user)
+        )
+    return report
+
+
+def autosync_after_apply(mem: Memory, project_id: str) -> dict[str, Any] | None:
+    """The Apply hook: ``None`` while the switch is off, else the sync's report.
+
+    The Apply is already durable when this runs, so a failed sync is returned
+    (``ok: false`` and ``error``) for the person to see, never raised over it.
+    """
+    if not mem.settings["agents_md_autosync"]:
+        return None
+    folder = mem.known_projects().get(project_id)
+    if folder is None:
+        return {"ok": False, "project": project_id, "error": "unknown project", "files": []}
+    try:
+        out = autosync_agents_md(mem, folder).to_dict()
+    except Exception as exc:  # noqa: BLE001 - reported in the result; the Apply stands
+        return {"ok": False, "project": project_id, "error": str(exc), "files": []}
+    out["project"] = project_id
+    return out
+
+
+__all__ = [
+    "FileOutcome",
+    "SyncReport",
+    "autosync_after_apply",
+    "autosync_agents_md",
+    "sync_agents_md",
+]
