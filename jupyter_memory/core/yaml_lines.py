@@ -20,6 +20,12 @@ from decimal import Decimal
 from typing import Any
 
 _KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+# Plain scalars YAML 1.1 resolves to booleans or null: never bare keys here.
+_YAML_WORDS = frozenset(
+    w
+    for base in ("y", "yes", "n", "no", "true", "false", "on", "off", "null")
+    for w in (base, base.capitalize(), base.upper())
+)
 _LINE_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*): (.+)$")
 _ISO_RE = re.compile(
     r"^\d{4}-\d{2}-\d{2}[Tt ]\d{1,2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:[Zz]|[+-]\d{2}:\d{2})$"
@@ -68,7 +74,7 @@ def dump_flat(mapping: dict[str, Any]) -> str:
     """One ``key: value`` line per key; raises :class:`NotFlat` when impossible."""
     lines = []
     for key, value in mapping.items():
-        if not _KEY_RE.match(key):
+        if not _KEY_RE.match(key) or key in _YAML_WORDS:
             raise NotFlat(f"key {key!r}")
         if isinstance(value, datetime):
             if value.tzinfo is None:
@@ -83,6 +89,7 @@ def dump_flat(mapping: dict[str, Any]) -> str:
 
 
 _EXPONENT_RE = re.compile(r"\d[eE][+-]?\d")
+_STRING_RE = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 def load_flat(text: str) -> dict[str, Any] | None:
@@ -92,7 +99,7 @@ def load_flat(text: str) -> dict[str, Any] | None:
     the key count check catches a value that smuggles in extra keys (which
     YAML would reject), so such text also goes to the real loader.
     """
-    if _YAML_UNSAFE.search(text) or _EXPONENT_RE.search(text):
+    if _YAML_UNSAFE.search(text):
         return None
     parts: list[str] = []
     keys: list[str] = []
@@ -101,7 +108,7 @@ def load_flat(text: str) -> dict[str, Any] | None:
         if not line:
             continue
         key, sep, raw = line.partition(": ")
-        if not sep or not raw or not _KEY_RE.match(key):
+        if not sep or not raw or not _KEY_RE.match(key) or key in _YAML_WORDS:
             return None
         first = raw[0]
         if first.isdigit() and _ISO_RE.match(raw):
@@ -109,6 +116,8 @@ def load_flat(text: str) -> dict[str, Any] | None:
             raw = f'"{raw}"'
         elif first not in '"[{-0123456789tfn':
             return None
+        elif first != '"' and _EXPONENT_RE.search(_STRING_RE.sub('""', raw)):
+            return None  # a number in exponent form: YAML 1.1 reads it as a string
         keys.append(key)
         parts.append(f'"{key}": {raw}')
     try:

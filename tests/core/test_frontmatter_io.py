@@ -172,3 +172,21 @@ def test_fast_subset_defers_to_yaml(fm):
     from jupyter_memory.core.yaml_lines import load_flat
 
     assert load_flat(fm) is None
+
+
+def test_our_own_files_take_the_fast_path():
+    """Every file we write is read without PyYAML (hex digests like '1e5' included)."""
+    from jupyter_memory.core.yaml_lines import load_flat
+
+    when = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    meta = MemoryMeta(
+        id="m-1",
+        title="t 1e5",
+        created=when,
+        updated=when,
+        content_sha256="01e5" * 16,
+        evidence=[{"quote": "2E-3 rate", "source": "cell 1"}],
+    )
+    text = render_memory(MemoryEntry(meta=meta, text="body"))
+    fm = text.split("---\n")[1]
+    assert load_flat(fm) is not None
