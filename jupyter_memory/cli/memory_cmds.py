@@ -44,6 +44,7 @@ def _recall(args: argparse.Namespace) -> int:
             limit=args.limit,
             level=args.level,
             budget=args.budget,
+            mode=args.mode,
         )
     if args.json:
         emit_json([h.to_dict() for h in hits])
@@ -190,6 +191,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=10)
     p.add_argument("--level", default="snippet", choices=["index", "snippet", "full"])
     p.add_argument("--budget", type=int, help="cap on the tokens returned")
+    p.add_argument(
+        "--mode",
+        choices=["lexical", "semantic", "hybrid"],
+        help="default: hybrid with the semantic extra, else lexical",
+    )
     p.set_defaults(func=_recall)
 
     p = sub.add_parser("get", parents=[common], help="show one memory")

@@ -30,6 +30,14 @@ from .text import title_repeats_text
 
 LEXICAL_WEIGHT = 0.5
 SEMANTIC_WEIGHT = 0.5
+# multilingual-e5 similarities are compressed: unrelated texts score about
+# 0.70-0.79, related ones in the same language 0.82 and up (cross-lingual
+# pairs can be lower). In hybrid mode a memory found *only* by the embedder
+# must reach this floor, so a small home never answers with the least
+# unrelated memory; memories that also match lexically need no floor, and the
+# explicit "semantic" mode returns nearest neighbours as they are. An embedder
+# may carry its own ``min_similarity``.
+MIN_COSINE = 0.80
 # Embedded text is capped: the model reads ~512 tokens, and notes are short.
 MAX_EMBED_CHARS = 2000
 

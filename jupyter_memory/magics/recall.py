@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from . import digest_cmd
@@ -25,6 +26,8 @@ from .render import RecallResult
 @argument("--recent", help="only memories updated within a window, e.g. 7d, 12h, 2w")
 @argument("--limit", type=int, help="how many hits (default: MemoryMagics.limit)")
 @argument("--level", help="index (titles), snippet, or full text (default: MemoryMagics.level)")
+@argument("--semantic", action="store_true", help="meaning only (needs the semantic extra)")
+@argument("--lexical", action="store_true", help="words only (the default without the extra)")
 def recall(self: Any, line: str) -> RecallResult:
     """Search memories. The result is a table; ``pandas.DataFrame(_)`` or ``_.to_frame()``.
 
@@ -35,6 +38,9 @@ def recall(self: Any, line: str) -> RecallResult:
         %recall --agent dev --tier durable
     """
     args = parse_with_text(recall, line, "query")
+    if args.semantic and args.lexical:
+        raise UsageError("pick one of --semantic and --lexical (neither: hybrid when available)")
+    mode = "semantic" if args.semantic else "lexical" if args.lexical else None
     query = joined(args.query)
     with self.session.lock:
         hits = self.service.recall(
@@ -47,6 +53,7 @@ def recall(self: Any, line: str) -> RecallResult:
             recent=args.recent,
             limit=args.limit if args.limit is not None else self.limit,
             level=args.level or self.level,
+            mode=mode,
         )
     rows = [digest_cmd.mark_review(h.to_dict()) for h in hits]
     caption = f"{len(hits)} memor{'y' if len(hits) == 1 else 'ies'} for {query!r}" if query else ""

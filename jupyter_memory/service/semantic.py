@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..core.attention import combine
-from ..core.embedding import Embedder, embed_text, fuse
+from ..core.embedding import MIN_COSINE, Embedder, embed_text, fuse
 from ..exceptions import ValidationError
 from ..store.root import StoreRoot
 from ..store.search_index import IndexRow, SearchQuery
@@ -282,6 +282,10 @@ class SemanticRecall:
             allowed = set(root.index.filtered_ids(query))
             found = dict(matrix.top(qvec, pool, allowed))
             semantic = root.index.rows_by_id(query, found)
+        if mode == "hybrid":
+            floor = getattr(self._query_model, "min_similarity", MIN_COSINE)
+            lexical_ids = {r.id for r in lexical}
+            semantic = [r for r in semantic if r.id in lexical_ids or found[r.id] >= floor]
         sem_scores = {r.id: r.relevance for r in semantic}
         if mode == "semantic":
             # Lexical only speaks for memories that have no vector yet.

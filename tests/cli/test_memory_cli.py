@@ -87,3 +87,11 @@ def test_demo_runs_in_subprocess(tmp_path: Path):
 def test_env_home_honoured(capsys, memory_home: Path):
     run(capsys, "remember", "env home")
     assert list((memory_home / "memories").glob("*.md"))
+
+
+def test_recall_mode_option(capsys):
+    run(capsys, "remember", "alpha words")
+    code, out, _ = run(capsys, "recall", "alpha", "--mode", "lexical", "--json")
+    assert code == 0 and len(json.loads(out)) == 1
+    code, out, err = run(capsys, "recall", "alpha", "--mode", "semantic")
+    assert code == 1 and "semantic" in err  # the suite switches the extra off

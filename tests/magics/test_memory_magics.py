@@ -54,6 +54,18 @@ def test_recall_filters_and_options(ip):
     assert "alpha private" in titles
     assert all(h["text"] == "" for h in ip.run_line_magic("recall", "alpha --level index"))
     assert len(ip.run_line_magic("recall", "alpha --recent 7d")) == 3
+    assert len(ip.run_line_magic("recall", "alpha --lexical")) == 3
+
+
+def test_recall_mode_flags(ip):
+    from IPython.core.error import UsageError
+
+    ip.run_line_magic("remember", "alpha words")
+    with pytest.raises(UsageError, match="one of --semantic and --lexical"):
+        ip.run_line_magic("recall", "alpha --semantic --lexical")
+    # the suite runs without the semantic extra switched on: --semantic says what to install
+    with pytest.raises(UsageError, match="semantic"):
+        ip.run_line_magic("recall", "alpha --semantic")
 
 
 def magics_limit(ip):

@@ -124,3 +124,13 @@ def test_modes_are_validated(memory_home, clock):
             m.recall("plain", mode="fuzzy")
         assert m.recall("plain")[0].title == "plain words"
         assert m.stats()["semantic"]["available"] is False
+
+
+def test_unrelated_memories_are_not_semantic_hits(smem: Memory):
+    """A small home must not answer with the least unrelated memory."""
+    smem.remember("Always run the tests before pushing a notebook")
+    assert smem.semantic.wait(timeout=300)
+    assert smem.recall("退款") == []  # hybrid, the default with the extra
+    assert smem.recall("xylophone lessons") == []
+    assert len(smem.recall("退款", mode="semantic")) == 1  # explicit nearest neighbours
+    assert [h.title for h in smem.recall("run tests before push")]
