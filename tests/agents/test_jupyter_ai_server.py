@@ -1,0 +1,199 @@
+"""End to end: a real ``jupyter server`` with Jupyter AI and jupyter-memory loaded.
+
+Over real HTTP: jupyter-server-mcp's MCP server serves our
+``jupyter_server_mcp.tools``; ``%%ai anything@Memory``'s REST route
+(``/api/ai/message/Memory``) runs the Memory persona, whose request to the
+model carries the approved block (and our MCP tools); the person's chat message
+is kept as evidence. The model is the local OpenAI-compatible test server (the
+one allowed double: no real LLM is reached). Marked ``jupyter_ai``: run by
+``make test-integrations``; about 15 s on 2 cores, mostly Jupyter AI's import.
+
+Why ``.jupyter/mcp_settings.json``: the ``%%ai`` route builds a throw-away
+persona manager without the server's config, so its built-in MCP entry always
+points at port 3001 (jupyter-ai-persona-manager 0.2.2). We run the MCP server on
+a free port and name it in the project's MCP settings, the way a person adds one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agents_helpers import free_port, text_of
+from openai_test_server import Scripted, llm_server
+
+from jupyter_memory import Memory
+from jupyter_memory.store.person_text import PersonTextLog
+
+pytestmark = pytest.mark.jupyter_ai
+
+PROJECT_RULE = "Revenue excludes refunds (口径：收入不含退款)."
+PENDING = "Fiscal year starts in April (pending, never approved)."
+MODEL = "openai/memory-e2e-test"
+REPLY = "好的：amounts are in CNY, revenue excludes refunds."
+CHAT = "记住：金额单位为人民币 (amounts are in CNY)."
+OUR_TOOLS = {"memory_context", "expand_knowledge_catalog", "propose_knowledge", "recall"}
+
+
+@dataclass
+class Server:
+    url: str
+    token: str
+    mcp_url: str
+    log: Path
+
+    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(
+            self.url + path,
+            data=data,
+            method=method,
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=40) as resp:
+                return resp.status, json.loads(resp.read() or b"null")
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode(errors="replace")
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _configure_model(api_base: str) -> None:
+    """Jupyternaut's own settings file, in this test's isolated JUPYTER_DATA_DIR."""
+    path = Path(os.environ["JUPYTER_DATA_DIR"]) / "jupyter_ai" / "config.json"
+    path.parent.mkdir(parents=True)
+    config = {"model_provider_id": MODEL, "fields": {MODEL: {"api_base": api_base}}}
+    path.write_text(json.dumps(config), encoding="utf-8")
+
+
+@pytest.fixture
+def seeded(memory_home: Path, project_dir: Path) -> Path:
+    with Memory(memory_home, project=project_dir) as mem:
+        mem.save_knowledge("project", f"## Rules\n- {PROJECT_RULE}\n\n## Info\n")
+        mem.propose(PENDING, "info", PENDING, layer="project")
+    return project_dir
+
+
+@pytest.fixture
+def llm() -> Iterator[Any]:
+    with llm_server([Scripted(text=REPLY)]) as server:
+        yield server
+
+
+@pytest.fixture
+def jupyter(seeded: Path, llm: Any, tmp_path: Path) -> Iterator[Server]:
+    port, mcp_port, token = free_port(), free_port(), secrets.token_hex(16)
+    mcp_url = f"http://127.0.0.1:{mcp_port}/mcp"
+    dot = seeded / ".jupyter"
+    dot.mkdir()
+    servers = [{"type": "http", "name": "jupyter-memory-e2e", "url": mcp_url, "headers": []}]
+    (dot / "mcp_settings.json").write_text(json.dumps({"mcp_servers": servers}), "utf-8")
+    _configure_model(llm.url)
+    env = dict(os.environ)
+    env |= {
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # litellm would fetch it from the network
+        "FASTMCP_SHOW_SERVER_BANNER": "false",
+        "OPENAI_API_KEY": "sk-test-not-a-real-key",
+        "PYTHONUNBUFFERED": "1",
+    }
+    argv = [
+        sys.executable,
+        "-m",
+        "jupyter_server",
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={seeded}",
+        f"--MCPExtensionApp.mcp_port={mcp_port}",
+    ]
+    log = tmp_path / "jupyter-server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            argv, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+    server = Server(f"http://127.0.0.1:{port}", token, mcp_url, log)
+    try:
+        deadline = time.monotonic() + 45
+        while not (_listening(port) and _listening(mcp_port)):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"jupyter server did not start:\n{log.read_text(errors='replace')}")
+            time.sleep(0.1)
+        yield server
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+async def _mcp_tools_and_context(url: str) -> tuple[set[str], str]:
+    from mcp import ClientSession
+
+    from jupyter_memory.agents import mcp_compat
+
+    async with (
+        mcp_compat.open_http_client(url) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        tools = {t.name for t in (await session.list_tools()).tools}
+        result = await session.call_tool("memory_context", {})
+        assert not mcp_compat.is_error(result), text_of(result)
+        return tools, text_of(result)
+
+
+def test_a_real_jupyter_server_serves_our_tools_and_the_memory_persona(
+    jupyter: Server, llm: Any, memory_home: Path
+) -> None:
+    # Our own REST extension is loaded in the same server.
+    code, settings = jupyter.request("GET", "/jupyter-memory/settings")
+    assert code == 200 and settings["enabled"] is True, settings
+
+    # jupyter-server-mcp serves our entry-point tools over streamable HTTP.
+    tools, context = asyncio.run(_mcp_tools_and_context(jupyter.mcp_url))
+    assert tools >= OUR_TOOLS, sorted(tools)
+    assert PROJECT_RULE in context and "<approved-knowledge" in context
+    assert PENDING not in context  # the queue never reaches an agent
+
+    # %%ai anything@Memory: the Memory persona answers through the (test) model.
+    code, data = jupyter.request("POST", "/api/ai/message/Memory", {"message": CHAT})
+    assert code == 200, data
+    assert REPLY in data["response"], (data, jupyter.log.read_text(errors="replace")[-3000:])
+
+    (request,) = [r for r in llm.requests if r.get("messages")]
+    assert request["model"] == MODEL.split("/", 1)[1]
+    system = "\n".join(
+        m["content"] if isinstance(m["content"], str) else json.dumps(m["content"])
+        for m in request["messages"]
+        if m["role"] == "system"
+    )
+    assert PROJECT_RULE in system and "<approved-knowledge" in system
+    assert PENDING not in json.dumps(request, ensure_ascii=False)
+    offered = {t["function"]["name"] for t in request.get("tools", [])}
+    assert offered >= OUR_TOOLS, sorted(offered)
+    assert any(CHAT in json.dumps(m, ensure_ascii=False) for m in request["messages"])
+
+    # The person's chat message was kept as evidence for later agent proposals.
+    assert CHAT in [record["text"] for record in PersonTextLog(memory_home).read()]
