@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 from datetime import datetime
-from pathlib import PurePath
 from typing import Any
 
 import yaml
@@ -119,7 +118,9 @@ def parse_memory(data: bytes | str, *, path: os.PathLike[str] | str | None = Non
     meta_dict, body = split_frontmatter(text, path=path)
     try:
         meta = MemoryMeta.model_validate(meta_dict)
-        return MemoryEntry(meta=meta, text=body, path=None if path is None else PurePath(path).name)
+        return MemoryEntry(
+            meta=meta, text=body, path=None if path is None else os.path.basename(os.fspath(path))
+        )
     except PydanticValidationError as exc:
         raise ParseError(_describe(exc), path=path) from exc
     except ValueError as exc:  # our own validators' errors (unsafe names)

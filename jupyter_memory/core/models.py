@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from datetime import datetime, timezone
 from enum import Enum
 from typing import Any
@@ -16,6 +17,7 @@ MAX_TITLE_CHARS = 300
 MAX_TEXT_CHARS = 200_000
 MAX_TAGS = 50
 MAX_TAG_CHARS = 64
+_TITLE_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f]")
 
 
 class MemoryType(str, Enum):
@@ -106,7 +108,7 @@ class MemoryMeta(BaseModel):
     def _title(cls, v: str) -> str:
         if not v.strip():
             raise ValueError("title must not be empty")
-        if any(ord(c) < 32 and c not in "\t" for c in v):
+        if _TITLE_CONTROL.search(v):
             raise ValueError("title contains control characters")
         return v
 
