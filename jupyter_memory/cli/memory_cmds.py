@@ -152,6 +152,17 @@ def _rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+def _embed(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        report = mem.embed(rebuild=args.rebuild, timeout=args.timeout)
+    if args.json:
+        emit_json(report)
+    else:
+        for root in report["roots"]:
+            print(f"{root['layer']}: {root['embedded']} embedded, {root['pending']} pending")
+    return 0 if report["done"] else 1
+
+
 def _doctor(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         report = mem.doctor()
@@ -225,6 +236,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "rebuild-index", parents=[common], help="rebuild the derived index from files"
     )
     p.set_defaults(func=_rebuild)
+
+    p = sub.add_parser("embed", parents=[common], help="embed memories now (semantic extra)")
+    p.add_argument("--rebuild", action="store_true", help="re-embed everything")
+    p.add_argument("--timeout", type=float, help="give up waiting after this many seconds")
+    p.set_defaults(func=_embed)
 
     p = sub.add_parser("doctor", parents=[common], help="check files and index; exit 1 on problems")
     p.set_defaults(func=_doctor)

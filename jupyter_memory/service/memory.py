@@ -667,6 +667,24 @@ class Memory(KnowledgeMixin, DigestMixin):
             if r.get("action") == "delete" or r.get("id") not in deleted or "id" not in r
         ]
 
+    def embed(self, *, rebuild: bool = False, timeout: float | None = None) -> dict[str, Any]:
+        """Embed what is pending now (or everything with ``rebuild``) and wait for it.
+
+        Kernels and servers embed in the background after writes; a short CLI
+        process exits first, so ``jupyter-memory embed`` calls this.
+        """
+        if not self.semantic.available:
+            raise ValidationError(
+                "needs the semantic extra: pip install 'jupyter-memory[semantic]'", field="mode"
+            )
+        roots = self._roots()
+        if rebuild:
+            self.semantic.rebuild(roots)
+        else:
+            self.semantic.notify(roots)
+        done = self.semantic.wait(timeout=timeout)
+        return {"done": done, **self.semantic.status(roots)}
+
     def export(self) -> list[dict[str, Any]]:
         out = []
         for row in self.list():

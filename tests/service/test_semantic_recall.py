@@ -134,3 +134,20 @@ def test_unrelated_memories_are_not_semantic_hits(smem: Memory):
     assert smem.recall("xylophone lessons") == []
     assert len(smem.recall("退款", mode="semantic")) == 1  # explicit nearest neighbours
     assert [h.title for h in smem.recall("run tests before push")]
+
+
+def test_embed_now_for_short_lived_processes(memory_home, clock):
+    writer = Memory(home=memory_home, clock=clock, semantic=False)
+    writer.remember("Quarterly revenue never includes refunded orders")
+    writer.close()
+    m = Memory(home=memory_home, clock=clock, semantic=True)
+    report = m.embed(timeout=300)
+    assert report["done"] and report["roots"][0]["embedded"] == 1
+    assert report["roots"][0]["pending"] == 0
+    m.close()
+
+
+def test_embed_without_the_extra_says_what_to_install(memory_home):
+    m = Memory(home=memory_home, semantic=False)
+    with pytest.raises(ValidationError, match=r"jupyter-memory\[semantic\]"):
+        m.embed()
