@@ -43,11 +43,11 @@ test-integrations: $(STAMP)
 	@test -x $(INTEG)/bin/python || $(PYTHON) -m venv $(INTEG)
 	@$(INTEG)/bin/python -m pip install -q -e '.[dev,jupyter-ai]' > $(INTEG)/install.log 2>&1 \
 	  || { cat $(INTEG)/install.log; echo "make: installing into $(INTEG) failed (log above)"; exit 1; }
-	@LITELLM_LOCAL_MODEL_COST_MAP=True $(INTEG)/bin/python -m pytest -q -p no:cacheprovider tests/agents tests/magics/test_ask_magic.py
+	@LITELLM_LOCAL_MODEL_COST_MAP=True $(INTEG)/bin/python -m pytest -p no:cacheprovider tests/agents tests/magics/test_ask_magic.py
 	@test -x $(MCP2)/bin/python || $(PYTHON) -m venv $(MCP2)
 	@$(MCP2)/bin/python -m pip install -q -e '.[mcp]' pytest hypothesis 'mcp>=2,<3' > $(MCP2)/install.log 2>&1 \
 	  || { cat $(MCP2)/install.log; echo "make: installing into $(MCP2) failed (log above)"; exit 1; }
-	@$(MCP2)/bin/python -m pytest -q -p no:cacheprovider -m 'not jupyter_ai' tests/agents
+	@$(MCP2)/bin/python -m pytest -p no:cacheprovider -m 'not jupyter_ai' tests/agents
 
 bench: $(STAMP)
 	@$(BIN)/python benchmarks/recall_bench.py
