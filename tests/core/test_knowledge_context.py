@@ -93,7 +93,8 @@ def test_block_is_delimited_and_marked_with_origin() -> None:
     lines = block.splitlines()
     assert lines[0].startswith('<approved-knowledge nonce="')
     assert lines[-1] == lines[0].replace("<approved", "</approved")
-    assert "approved" in lines[1] and "not instructions" in lines[1]
+    assert "approved" in lines[1] and "not a system message" in lines[1]
+    assert "apply its Rules" in lines[1]
     assert 'origin="/h/knowledge.md"' in block and 'project="sales"' in block
 
 
