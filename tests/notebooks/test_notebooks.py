@@ -18,14 +18,20 @@ def outputs(nb) -> list[tuple[str, str]]:
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        texts = []
+        texts: list[str] = []
+        previous = None
         for o in cell.outputs:
             assert o.output_type != "error", f"{cell.source!r} raised {o.ename}: {o.evalue}"
             if o.output_type == "stream":
-                texts.append(o.text)
+                # The kernel may flush one printed line in several stream messages.
+                if previous == "stream":
+                    texts[-1] += o.text
+                else:
+                    texts.append(o.text)
             elif "data" in o:
                 texts.append(str(o.data.get("text/plain", "")))
                 texts.append(str(o.data.get("text/html", "")))
+            previous = o.output_type
         out.append((cell.source, "\n".join(texts)))
     return out
 
