@@ -82,6 +82,11 @@ def check_text(text: Any, field: str = "text") -> str:
     return text
 
 
+def _iso(value: str) -> datetime:
+    # Python 3.10's fromisoformat does not accept a trailing "Z" (JSON exports do).
+    return datetime.fromisoformat(value[:-1] + "+00:00" if value[-1:] in "Zz" and value else value)
+
+
 def default_title(text: str) -> str:
     first = next((ln.strip().lstrip("#").strip() for ln in text.splitlines() if ln.strip()), "")
     return (first[:77] + "…") if len(first) > 80 else first
@@ -354,7 +359,7 @@ class Memory(KnowledgeMixin, DigestMixin):
                     confidence=float(obj.get("confidence", 1.0)),
                     evidence=obj.get("evidence", ()),
                     reviewed=bool(obj.get("reviewed", True)),
-                    created=datetime.fromisoformat(created) if isinstance(created, str) else None,
+                    created=_iso(created) if isinstance(created, str) else None,
                     related=(),
                     extra={k: v for k, v in obj.get("extra", {}).items()}
                     if isinstance(obj.get("extra"), dict)

@@ -153,7 +153,7 @@ def test_import_jsonl(mem: Memory, tmp_path: Path):
             "text": "中文导入",
             "title": "导入",
             "type": "episodic",
-            "created": "2026-01-02T00:00:00+00:00",
+            "created": "2026-01-02T00:00:00Z",
         }
     )
     src.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n")
