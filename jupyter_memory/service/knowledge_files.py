@@ -266,16 +266,31 @@ class KnowledgeFilesMixin:
         _, rendered = prepare_save(text, path=str(kfile.path))
         with root.locked():
             digest = kfile.write(rendered)
+        self._audit_knowledge_write("knowledge.save", kfile, digest, layer, pid)
+        return self.library_status(layer, project=project)
+
+    def _audit_knowledge_write(
+        self,
+        action: str,
+        kfile: Any,
+        digest: str,
+        layer: str,
+        pid: str | None,
+        *,
+        at: datetime | None = None,
+        **extra: Any,
+    ) -> None:
+        """One audit line for every write of a knowledge file (save, reorganize, apply)."""
         self.audit.append(
-            "knowledge.save",
+            action,
             actor=self.actor,
-            at=self.clock(),
+            at=at or self.clock(),
             path=str(kfile.path),
             sha256=digest,
             layer=layer,
             project=pid,
+            **extra,
         )
-        return self.library_status(layer, project=project)
 
     def library_status(
         self, layer: str = "user", project: str | os.PathLike[str] | None = None
@@ -308,15 +323,8 @@ class KnowledgeFilesMixin:
                 )
             kfile.write_backup(loaded.text)
             digest = kfile.write(new_text)
-        self.audit.append(
-            "knowledge.reorganize",
-            actor=self.actor,
-            at=self.clock(),
-            path=str(kfile.path),
-            sha256=digest,
-            layer=layer,
-            project=pid,
-            backup=str(kfile.backup_path),
+        self._audit_knowledge_write(
+            "knowledge.reorganize", kfile, digest, layer, pid, backup=str(kfile.backup_path)
         )
         return {
             "layer": layer,

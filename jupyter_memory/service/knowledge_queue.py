@@ -388,16 +388,8 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
                 }
             )
             store.replace(path, p)
-        self.audit.append(
-            "proposal.apply",
-            actor=self.actor,
-            at=now,
-            id=p.id,
-            path=str(kfile.path),
-            sha256=digest,
-            layer=layer,
-            project=pid,
-            section=section,
+        self._audit_knowledge_write(
+            "proposal.apply", kfile, digest, layer, pid, at=now, id=p.id, section=section
         )
         self._emit("applied", p.id, layer=layer, project=pid)
         return {
