@@ -18,7 +18,9 @@ truncation notice says how many entries were left out.
 The block is delimited by ``<approved-knowledge nonce=…>`` lines whose nonce
 is a hash of the block's body, so stored text cannot forge the closing line;
 in addition any look-alike of the delimiters in stored text (any case,
-full-width forms, spaces, ``_`` for ``-``) has its ``<`` replaced by ``&lt;``.
+full-width forms, spaces, ``_`` for ``-``, invisible characters such as
+zero-width spaces or a soft hyphen inside it) has its ``<`` replaced by
+``&lt;``.
 """
 
 from __future__ import annotations
@@ -61,17 +63,39 @@ def mode_of(layer: str, doc: KnowledgeDoc) -> str:
     return FLAT if chars_of(doc) < CATALOG_THRESHOLD[layer] else CATALOG
 
 
+# Characters a reader does not see: zero-width spaces and joiners, direction
+# marks, word joiner and invisible operators, BOM, Mongolian vowel separator,
+# soft hyphen. U+180E is listed because older Unicode tables class it as a
+# space, not as a format character.
+_INVISIBLE = frozenset(
+    [chr(c) for c in range(0x200B, 0x2010)]
+    + [chr(c) for c in range(0x2060, 0x2065)]
+    + ["\ufeff", "\u180e", "\u00ad"]
+)
+
+
+def _seen(ch: str) -> str:
+    """What a reader sees of one character: "" for an invisible one, else its NFKC form."""
+    if ch in _INVISIBLE or unicodedata.category(ch) == "Cf":
+        return ""
+    return unicodedata.normalize("NFKC", ch)
+
+
 def neutralize(text: str) -> str:
     """Replace the ``<`` of anything that looks like one of our delimiters."""
-    # Compare character by character after NFKC so full-width look-alikes
-    # (＜／ａｐｐｒｏｖｅｄ…) are caught while the original text is kept.
-    norm_chars = [unicodedata.normalize("NFKC", ch) or ch for ch in text]
-    flat = "".join(c if len(c) == 1 else c[0] for c in norm_chars)
-    if len(flat) != len(text):  # defensive: one char in, one char out
-        flat = text
+    # Match on what a reader sees (invisible characters dropped, full-width
+    # forms like ＜／ａｐｐｒｏｖｅｄ folded by NFKC) and escape in the
+    # original text, which is otherwise kept as stored: ``origin[i]`` is the
+    # index in ``text`` of the i-th character of the visible form.
+    seen: list[str] = []
+    origin: list[int] = []
+    for index, ch in enumerate(text):
+        for c in _seen(ch):
+            seen.append(c)
+            origin.append(index)
     out = list(text)
-    for match in _LOOKALIKE.finditer(flat):
-        out[match.start()] = "&lt;"
+    for match in _LOOKALIKE.finditer("".join(seen)):
+        out[origin[match.start()]] = "&lt;"
     return "".join(out)
 
 
