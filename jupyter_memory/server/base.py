@@ -60,6 +60,14 @@ class MemoryHandler(APIHandler):
         backend: MemoryBackend = self.settings["jupyter_memory"]
         return backend
 
+    async def prepare(self) -> None:  # type: ignore[override]
+        await super().prepare()
+        # Strict bodies on every route (issue 19 F): writes validate theirs with
+        # :meth:`body`; reads take none. Only once the caller is known, so an
+        # unauthenticated request still gets its 403 from ``web.authenticated``.
+        if self.current_user and self.request.method in ("GET", "HEAD", "DELETE"):
+            self.refuse_body()
+
     # -- output ---------------------------------------------------------------------
 
     def reply(self, payload: Any, status: int = 200) -> None:
@@ -98,13 +106,32 @@ class MemoryHandler(APIHandler):
         try:
             data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ApiError(422, f"request body is not JSON: {exc}", error="invalid") from None
+            raise ApiError(
+                422, f"body: request body is not JSON: {exc}", error="invalid", field="body"
+            ) from None
+        if not isinstance(data, dict):
+            raise ApiError(
+                422,
+                f"body: must be a JSON object, not {type(data).__name__}",
+                error="invalid",
+                field="body",
+            )
         try:
             return model.model_validate(data)
         except PydanticValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(p) for p in first["loc"]) or "body"
             raise ApiError(422, f"{field}: {first['msg']}", error="invalid", field=field) from None
+
+    def refuse_body(self) -> None:
+        """A read takes no body: one that carries fields is refused, not ignored."""
+        if (self.request.body or b"").strip():
+            raise ApiError(
+                422,
+                f"body: {self.request.method} {self.request.path} takes no request body",
+                error="invalid",
+                field="body",
+            )
 
     def layer_arg(self, layer: str) -> str:
         if layer not in LAYERS:

@@ -1,32 +1,59 @@
-"""Request bodies of the REST API; pydantic turns bad input into a 422 naming the field."""
+"""Request bodies of the REST API; pydantic turns bad input into a 422 naming the field.
+
+Every body is strict (issue 19 F): a switch is a JSON boolean (``"yes"`` or
+``1`` is not true), a string is a JSON string, unknown fields are refused,
+and ``null`` is refused unless a field lists it in ``_nullable`` (where null
+means "none", e.g. the panel's ``{"to": "user", "project": null}``).
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+    model_config = ConfigDict(extra="forbid", strict=True, str_strip_whitespace=False)
+
+    # Fields that accept an explicit null (meaning "none"); any other null is refused.
+    _nullable: ClassVar[frozenset[str]] = frozenset()
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _refuse_null(cls, value: Any, info: ValidationInfo) -> Any:
+        # An omitted optional field keeps its default without reaching here;
+        # only an explicit ``null`` does.
+        if value is None and info.field_name not in cls._nullable:
+            raise ValueError("must not be null: give a value or leave the field out")
+        return value
+
+
+class EmptyBody(_Body):
+    """A verb that takes no fields: ``{}`` or no body at all."""
 
 
 class ApplyBody(_Body):
+    _nullable = frozenset({"project"})
     to: Literal["user", "project"]
     project: str | None = None
 
 
 class ProcessAllBody(_Body):
+    _nullable = frozenset({"project"})
     to: Literal["user", "project"]
     project: str | None = None
 
 
 class KnowledgeBody(_Body):
     # The 8,000-character cap is the service's rule; it answers 413 with its message.
+    # The save's base version (issue 19 B) is added here; if null is to mean
+    # "the file did not exist yet", name that field in ``_nullable``.
     text: str
 
 
 class SettingsBody(_Body):
+    # None only as "left out" (the switch keeps its value); an explicit null is refused.
     enabled: bool | None = None
     auto_suggestions: bool | None = None
     agents_md_autosync: bool | None = None

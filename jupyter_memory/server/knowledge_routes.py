@@ -6,7 +6,7 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from .base import APPROVE, READ, ApiError, MemoryHandler
-from .bodies import KnowledgeBody
+from .bodies import EmptyBody, KnowledgeBody
 
 
 class _LayerHandler(MemoryHandler):
@@ -64,6 +64,7 @@ class ReorganizeHandler(_LayerHandler):
     @authorized(action="write", resource=APPROVE)
     def post(self, layer: str) -> None:
         layer, project = self.target(layer)
+        self.body(EmptyBody)
         job = self.backend.jobs.start(layer, project)
         self.reply(job.view(), status=202)
 

@@ -8,7 +8,7 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from .base import APPROVE, READ, ApiError, MemoryHandler
-from .bodies import ApplyBody, ProcessAllBody
+from .bodies import ApplyBody, EmptyBody, ProcessAllBody
 from .jsonable import to_jsonable
 
 
@@ -52,6 +52,7 @@ class DismissHandler(MemoryHandler):
     @authorized(action="write", resource=APPROVE)
     def post(self, proposal_id: str) -> None:
         self.id_arg(proposal_id)
+        self.body(EmptyBody)
         result = to_jsonable(self.backend.memory.dismiss(proposal_id))
         _refuse_repeat(result, proposal_id)
         self.backend.changed("queue", "dismiss", id=proposal_id)
