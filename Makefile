@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint venv bench clean test-integrations
+.PHONY: demo test lint venv bench clean test-integrations system-deps
 
 # The lab extension is built by the editable install: rebuild when its source changes.
 LABEXT_SRC := labextension/package.json $(wildcard labextension/src/*.ts labextension/style/*.css)
@@ -29,7 +29,26 @@ lint: $(STAMP)
 	@$(BIN)/mypy --no-error-summary jupyter_memory/core jupyter_memory/store
 	@cd labextension && PATH="$(CURDIR)/$(BIN):$$PATH" jlpm lint:check
 
-test: lint
+# What the tests need from the system: Debian's chromium (browser suite) and CJK
+# fonts (screenshots of Chinese text). As root they are installed with apt-get;
+# otherwise make stops at once with the command to run.
+SYSTEM_PACKAGES := chromium fonts-noto-cjk
+system-deps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	{ command -v fc-list >/dev/null 2>&1 && fc-list :lang=zh | grep -q . ; } || missing="$$missing fonts-noto-cjk"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    ( export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && \
+	      apt-get install -y -qq $(SYSTEM_PACKAGES) ) > /tmp/jupyter-memory-apt.log 2>&1 \
+	      || { cat /tmp/jupyter-memory-apt.log; echo "make: apt-get install$$missing failed (log above)"; exit 1; }; \
+	  else \
+	    echo "make: the tests need$$missing from the system; run:"; \
+	    echo "  sudo apt-get install -y $(SYSTEM_PACKAGES)"; exit 1; \
+	  fi; \
+	fi
+
+test: system-deps lint
 	@$(BIN)/python -m pytest -m 'not jupyter_ai'
 
 # Jupyter AI (persona, jupyter-server-mcp tools; mcp 1.x) and mcp 2.x, each in its
