@@ -8,6 +8,7 @@ Hierarchy::
     │   └── OversizeError        input past a size cap
     ├── NotFoundError            unknown id, label, project or case
     ├── ConflictError            already decided (apply/dismiss twice), stale state
+    │   └── KnowledgeConflictError   a knowledge save named a version the file no longer has
     ├── PolicyError              refused by policy (memory disabled, write policy, rate limit)
     ├── ParseError               a stored file cannot be read (path and reason named)
     ├── StoreError               a durable write or delete failed (path named)
@@ -59,6 +60,32 @@ class ConflictError(JupyterMemoryError):
         super().__init__(message)
 
 
+class KnowledgeConflictError(ConflictError):
+    """A knowledge save edited an older version of the file; nothing was written.
+
+    Carries both sides so an adapter can show them: the file's ``current_text``
+    and ``current_version`` now, and the ``text`` the caller tried to save on
+    top of ``base``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: os.PathLike[str] | str,
+        base: str,
+        current_version: str,
+        current_text: str,
+        text: str,
+    ) -> None:
+        self.path = Path(path)
+        self.base = base
+        self.current_version = current_version
+        self.current_text = current_text
+        self.text = text
+        super().__init__(message, state="stale_version")
+
+
 class PolicyError(JupyterMemoryError):
     """Refused by a switch, a write policy or a rate limit."""
 
@@ -101,6 +128,7 @@ __all__ = [
     "ConflictError",
     "DerivedIndexError",
     "JupyterMemoryError",
+    "KnowledgeConflictError",
     "LockTimeoutError",
     "NotFoundError",
     "OversizeError",

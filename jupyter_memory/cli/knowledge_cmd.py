@@ -7,7 +7,8 @@ import argparse
 import sys
 from typing import Any
 
-from .output import emit_json, open_memory
+from ..exceptions import KnowledgeConflictError, ValidationError
+from .output import emit_json, fail, open_memory
 
 
 def _switch(value: str | None) -> bool | None:
@@ -103,28 +104,79 @@ def _process_all(args: argparse.Namespace) -> int:
 
 
 def _knowledge(args: argparse.Namespace) -> int:
+    if args.action == "save":
+        return _save_knowledge(args)
     with open_memory(args) as mem:
-        if args.action == "save":
-            status = mem.save_knowledge(args.layer, sys.stdin.read(), project=args.project)
-            text = mem.knowledge(args.layer, project=args.project)
-        else:
-            status = mem.library_status(args.layer, project=args.project)
-            text = mem.knowledge(args.layer, project=args.project)
+        read = mem.read_knowledge(args.layer, project=args.project)
+    status = read["status"]
     if args.json:
-        emit_json({"text": text, "status": status} if args.action != "status" else status)
+        shown = {"text": read["text"], "version": read["version"], "status": status}
+        emit_json(shown if args.action == "show" else status)
         return 0
     if args.action == "show":
-        sys.stdout.write(text)
+        sys.stdout.write(read["text"])
         return 0
     print(
         f"{status['layer']} knowledge{' (' + status['project'] + ')' if status['project'] else ''}: "
         f"{status['path']}\n  Rules {status['rules']} · Info {status['info']} · "
         f"{status['chars']:,} / {status['budget']:,} characters · mode {status['mode']} · "
-        f"last updated {status['last_updated'] or 'never'}"
+        f"last updated {status['last_updated'] or 'never'}\n  version {status['version']}"
     )
     if status["legacy_layout"]:
         print("  older layout: rewritten as ## Rules / ## Info on the next save")
     return 0
+
+
+def _save_knowledge(args: argparse.Namespace) -> int:
+    """Save stdin as the file, compare-and-swap on ``--base`` (or ``--force`` to overwrite).
+
+    The CLI's save is always a read, an edit elsewhere and a save: without the
+    version it was read at, it cannot tell whether an Apply landed meanwhile.
+    """
+    if args.base is None and not args.force:
+        return fail(
+            args,
+            ValidationError(
+                "knowledge save needs --base VERSION, the version of the text you edited "
+                "(`jupyter-memory knowledge show --json` prints it), or --force to "
+                "replace whatever the file holds now",
+                field="base",
+            ),
+        )
+    text = sys.stdin.read()
+    with open_memory(args) as mem:
+        try:
+            mem.save_knowledge(args.layer, text, project=args.project, base=args.base)
+        except KnowledgeConflictError as exc:
+            return _conflict(args, exc)
+        read = mem.read_knowledge(args.layer, project=args.project)
+    if args.json:
+        emit_json({"text": read["text"], "version": read["version"], "status": read["status"]})
+    else:
+        print(f"saved {read['path']} (version {read['version']})")
+    return 0
+
+
+def _conflict(args: argparse.Namespace, exc: KnowledgeConflictError) -> int:
+    """A stale save: name the file and give what a retry needs (the current version)."""
+    if args.json:
+        emit_json(
+            {
+                "error": type(exc).__name__,
+                "message": str(exc),
+                "path": str(exc.path),
+                "current": {"text": exc.current_text, "version": exc.current_version},
+                "yours": {"text": exc.text, "base": exc.base},
+            }
+        )
+    else:
+        sys.stderr.write(
+            f"jupyter-memory: error: {exc}\n"
+            f"  current version: {exc.current_version}\n"
+            "  see it with `jupyter-memory knowledge show`, merge your edit into it, then "
+            f"save with --base {exc.current_version}\n"
+        )
+    return 1
 
 
 def _context(args: argparse.Namespace) -> int:
@@ -216,6 +268,16 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument("action", choices=["show", "status", "save"])
     p.add_argument("--layer", choices=["user", "project"], default="user")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument(
+        "--base",
+        metavar="VERSION",
+        help="save: the version you edited (from `knowledge show --json`); "
+        "refused if the file changed since",
+    )
+    how.add_argument(
+        "--force", action="store_true", help="save: replace the file whatever it holds now"
+    )
     p.set_defaults(func=_knowledge)
 
     p = sub.add_parser("context", parents=[common], help="the block an agent receives")

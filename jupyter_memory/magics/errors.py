@@ -15,6 +15,7 @@ from IPython.core.error import UsageError
 from ..exceptions import (
     ConflictError,
     JupyterMemoryError,
+    KnowledgeConflictError,
     NotFoundError,
     ParseError,
     PolicyError,
@@ -26,6 +27,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _HINTS: list[tuple[type[JupyterMemoryError], str]] = [
     (NotFoundError, "not found"),
+    (KnowledgeConflictError, "the knowledge file changed since it was read"),
     (ConflictError, "conflict"),
     (PolicyError, "refused"),
     (ParseError, "cannot read a stored file"),

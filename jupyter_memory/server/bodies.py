@@ -50,6 +50,9 @@ class KnowledgeBody(_Body):
     # The save's base version (issue 19 B) is added here; if null is to mean
     # "the file did not exist yet", name that field in ``_nullable``.
     text: str
+    # The version the text was edited from (GET returns it). Required: the route
+    # refuses a save without it, naming ``base`` and where to get it.
+    base: str | None = None
 
 
 class SettingsBody(_Body):

@@ -11,6 +11,7 @@ from typing import Any
 from ..exceptions import (
     ConflictError,
     JupyterMemoryError,
+    KnowledgeConflictError,
     NotFoundError,
     OversizeError,
     ParseError,
@@ -28,6 +29,16 @@ def status_and_payload(exc: JupyterMemoryError) -> tuple[int, dict[str, Any]]:
         return 422, {"message": message, "error": "invalid", "field": exc.field}
     if isinstance(exc, NotFoundError):
         return 404, {"message": message, "error": "not_found"}
+    if isinstance(exc, KnowledgeConflictError):
+        # Both sides, so the editor can show the newer file beside the person's text.
+        return 409, {
+            "message": message,
+            "error": "conflict",
+            "state": exc.state,
+            "path": str(exc.path),
+            "current": {"text": exc.current_text, "version": exc.current_version},
+            "yours": {"text": exc.text, "base": exc.base},
+        }
     if isinstance(exc, ConflictError):
         return 409, {"message": message, "error": "conflict", "state": exc.state}
     if isinstance(exc, PolicyError):

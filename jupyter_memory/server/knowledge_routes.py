@@ -20,33 +20,38 @@ class KnowledgeHandler(_LayerHandler):
     @authorized(action="read", resource=READ)
     def get(self, layer: str) -> None:
         layer, project = self.target(layer)
-        memory = self.backend.memory
-        self.reply(
-            {
-                "layer": layer,
-                "project": project,
-                "text": memory.knowledge(layer, project=project),
-                "status": memory.library_status(layer, project=project),
-            }
-        )
+        self.reply(self._read(layer, project))
 
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
     def put(self, layer: str) -> None:
+        """Compare-and-swap: the save names the version it edits; a stale one is 409."""
         layer, project = self.target(layer)
         body = self.body(KnowledgeBody)
+        if body.base is None:
+            # Without it an editor opened before an Apply would erase the Apply.
+            raise ApiError(
+                422,
+                "base: required: the version of the text you edited "
+                f"(GET /jupyter-memory/knowledge/{layer} returns it as 'version')",
+                error="invalid",
+                field="base",
+            )
         memory = self.backend.memory
-        saved = memory.save_knowledge(layer, body.text, project=project)
+        saved = memory.save_knowledge(layer, body.text, project=project, base=body.base)
         self.backend.changed("knowledge", "save", layer=layer, project=project)
-        self.reply(
-            {
-                "layer": layer,
-                "project": project,
-                "saved": saved,
-                "text": memory.knowledge(layer, project=project),
-                "status": memory.library_status(layer, project=project),
-            }
-        )
+        self.reply({**self._read(layer, project), "saved": saved})
+
+    def _read(self, layer: str, project: str | None) -> dict[str, object]:
+        # One read: the text, its version and its status come from the same bytes.
+        read = self.backend.memory.read_knowledge(layer, project=project)
+        return {
+            "layer": layer,
+            "project": project,
+            "text": read["text"],
+            "version": read["version"],
+            "status": read["status"],
+        }
 
 
 class StatusHandler(_LayerHandler):

@@ -29,6 +29,7 @@ from ..core.reorganize import (
 from ..exceptions import (
     ConflictError,
     JupyterMemoryError,
+    KnowledgeConflictError,
     ParseError,
     PolicyError,
     ValidationError,
@@ -69,6 +70,22 @@ class KnowledgeState:
     llm: LLMClient | None = None
     llm_set: bool = False
     queue: QueueStore | None = None
+
+
+def _editor_text(loaded: LoadedKnowledge) -> str:
+    """What an editor shows: the stored text, or the empty template for a missing file."""
+    return loaded.text if loaded.exists else render_knowledge(KnowledgeDoc())
+
+
+def _check_version(base: object) -> str:
+    """A version is the 64 lowercase hex digits of a sha256 (see ``knowledge_version``)."""
+    if not isinstance(base, str) or len(base) != 64 or set(base) - set("0123456789abcdef"):
+        raise ValidationError(
+            "must be the version read with the text (64 hex digits, e.g. from "
+            "read_knowledge() or `jupyter-memory knowledge show --json`)",
+            field="base",
+        )
+    return base
 
 
 def check_layer(layer: str, field_name: str = "layer") -> str:
@@ -246,9 +263,34 @@ class KnowledgeFilesMixin:
         return self._file(root).load(), pid
 
     def knowledge(self, layer: str = "user", project: str | os.PathLike[str] | None = None) -> str:
-        """The file as stored (for the editor), or an empty two-section template."""
+        """The file as stored (for the editor), or an empty two-section template.
+
+        An editor that saves later needs the version too: use :meth:`read_knowledge`.
+        """
         loaded, _ = self._load(layer, project)
-        return loaded.text if loaded.exists else render_knowledge(KnowledgeDoc())
+        return _editor_text(loaded)
+
+    def knowledge_version(
+        self, layer: str = "user", project: str | os.PathLike[str] | None = None
+    ) -> str:
+        """The file's version now (sha256 of its bytes); a save names it as ``base``."""
+        return self._load(layer, project)[0].version
+
+    def read_knowledge(
+        self, layer: str = "user", project: str | os.PathLike[str] | None = None
+    ) -> dict[str, Any]:
+        """One read for an editor: ``text``, its ``version`` and ``status``, from the same bytes."""
+        layer, root, pid = self._layer_root(layer, project)
+        loaded = self._file(root).load()
+        return {
+            "layer": layer,
+            "project": pid,
+            "path": str(loaded.path),
+            "exists": loaded.exists,
+            "text": _editor_text(loaded),
+            "version": loaded.version,
+            "status": self._status_of(loaded, layer, pid),
+        }
 
     def knowledge_doc(
         self, layer: str = "user", project: str | os.PathLike[str] | None = None
@@ -256,18 +298,49 @@ class KnowledgeFilesMixin:
         return self._load(layer, project)[0].doc
 
     def save_knowledge(
-        self, layer: str, text: str, project: str | os.PathLike[str] | None = None
+        self,
+        layer: str,
+        text: str,
+        project: str | os.PathLike[str] | None = None,
+        *,
+        base: str | None = None,
     ) -> dict[str, Any]:
-        """A person's save: strict parse, 8,000-character cap, canonical two-section form."""
+        """A person's save: strict parse, 8,000-character cap, canonical two-section form.
+
+        ``base`` is the version the text was edited from (:meth:`read_knowledge`).
+        The file is checked against it and written under the root's lock, the
+        same lock an Apply takes, so no write can land in between: if the file
+        changed since, :class:`KnowledgeConflictError` carries both sides and
+        nothing is written. Without ``base`` the text replaces the file as it
+        is (a deliberate overwrite; see docs/knowledge.md). Returns the Library
+        status of what was written, with its ``version``.
+        """
         if not isinstance(text, str):
             raise ValidationError("must be a string", field="text")
+        if base is not None:
+            _check_version(base)
         layer, root, pid = self._layer_root(layer, project)
         kfile = self._file(root)
         _, rendered = prepare_save(text, path=str(kfile.path))
         with root.locked():
+            if base is not None:
+                current = kfile.load(fresh=True)
+                # Same bytes as the save would write: nothing newer is lost.
+                if current.version != base and current.text != rendered:
+                    raise KnowledgeConflictError(
+                        f"{kfile.path} changed since version {base[:12]} was read "
+                        f"(it is now {current.version}); nothing was written: merge your "
+                        "text with the current file and save again naming the new version",
+                        path=kfile.path,
+                        base=base,
+                        current_version=current.version,
+                        current_text=_editor_text(current),
+                        text=text,
+                    )
             digest = kfile.write(rendered)
+            written = kfile.load(fresh=True)
         self._audit_knowledge_write("knowledge.save", kfile, digest, layer, pid)
-        return self.library_status(layer, project=project)
+        return self._status_of(written, layer, pid)
 
     def _audit_knowledge_write(
         self,
@@ -295,11 +368,14 @@ class KnowledgeFilesMixin:
     def library_status(
         self, layer: str = "user", project: str | os.PathLike[str] | None = None
     ) -> dict[str, Any]:
-        """Counts of the *saved* file: leaves, characters / budget, last updated, mode."""
+        """Counts of the *saved* file: leaves, characters / budget, last updated, mode, version."""
         layer, root, pid = self._layer_root(layer, project)
-        loaded = self._file(root).load()
+        return self._status_of(self._file(root).load(), layer, pid)
+
+    def _status_of(self, loaded: LoadedKnowledge, layer: str, pid: str | None) -> dict[str, Any]:
         source = LayerSource(layer, str(loaded.path), loaded.doc, pid)
-        return library_status(source, exists=loaded.exists, last_updated=loaded.updated).to_dict()
+        status = library_status(source, exists=loaded.exists, last_updated=loaded.updated)
+        return {**status.to_dict(), "version": loaded.version}
 
     def reorganize(
         self, layer: str = "user", project: str | os.PathLike[str] | None = None
@@ -316,7 +392,7 @@ class KnowledgeFilesMixin:
         # must not wait for it. The file is re-checked under the lock.
         new_text, grouped, removed = self._reorganized_text(loaded.doc, layer)
         with root.locked():
-            if kfile.load().text != loaded.text:
+            if kfile.load(fresh=True).version != loaded.version:
                 raise ConflictError(
                     f"{kfile.path} changed while it was being reorganized; nothing was written",
                     state="changed",
@@ -336,6 +412,7 @@ class KnowledgeFilesMixin:
             "chars_before": len(render_knowledge(loaded.doc)),
             "chars_after": len(new_text),
             "used_llm": self.llm is not None,
+            "version": digest,
         }
 
     def _reorganized_text(self, doc: KnowledgeDoc, layer: str) -> tuple[str, bool, int]:

@@ -365,14 +365,17 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
         kfile = self._file(root)
         section = RULES if p.kind == "rule" else INFO
         with root.locked():
-            loaded = kfile.load()  # a malformed file raises here and is left as it is
+            # Fresh from disk: a save checks its base under this same lock, so
+            # what is read here is what the file holds until the write.
+            loaded = kfile.load(fresh=True)  # a malformed file raises here, left as it is
             key = dedup_key(p.text)
             present = any(dedup_key(leaf) == key for _, leaf in loaded.doc.leaves())
             digest = None
+            version = loaded.version
             if not present:  # re-applying after a crash between the two writes adds nothing
                 text = render_knowledge(append_entry(loaded.doc, section, p.text))
                 check_save_size(text)
-                digest = kfile.write(text)
+                digest = version = kfile.write(text)
         now = self.clock()
         with self.user.locked():
             path, p = store.find(proposal_id)
@@ -399,6 +402,7 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
             "project": pid,
             "section": section,
             "path": str(kfile.path),
+            "version": version,
         }
 
     def dismiss(self, proposal_id: str) -> dict[str, Any]:

@@ -15,11 +15,21 @@ from typing import Any
 from ..core.frontmatter_io import decode_file
 from ..core.knowledge_format import KnowledgeDoc, parse_knowledge
 from ..exceptions import ParseError, StoreError
-from .atomic import write_text_atomic
+from .atomic import sha256_bytes, write_text_atomic
 from .json_file import read_json, write_json
 from .layout import RootLayout
 
 BACKUP_SUFFIX = ".bak"
+
+
+def knowledge_version(data: bytes) -> str:
+    """The version of a knowledge file: the sha256 of its bytes (``b""`` when absent).
+
+    The one definition every read, save and refusal uses. A content hash, not a
+    time: two files with the same bytes are the same version, so a save on top
+    of either loses nothing.
+    """
+    return sha256_bytes(data)
 
 
 @dataclass(frozen=True)
@@ -29,6 +39,7 @@ class LoadedKnowledge:
     text: str  # the file exactly as stored ("" when absent)
     doc: KnowledgeDoc
     updated: datetime | None
+    version: str  # knowledge_version() of the stored bytes
 
 
 class KnowledgeFile:
@@ -39,19 +50,26 @@ class KnowledgeFile:
         self.backup_path = self.path.with_name(self.path.name + BACKUP_SUFFIX)
         self._cache: tuple[tuple[int, int, int], LoadedKnowledge] | None = None
 
-    def load(self) -> LoadedKnowledge:
-        """The parsed file (cached by mtime, size and inode: every write is a rename); :class:`ParseError` names the line."""
+    def load(self, *, fresh: bool = False) -> LoadedKnowledge:
+        """The parsed file (cached by mtime, size and inode: every write is a rename); :class:`ParseError` names the line.
+
+        ``fresh`` skips the cache: a read-modify-write under the lock must see
+        the bytes on disk, and an inode reused within one timestamp tick by
+        another process's rename could otherwise pass for the cached file.
+        """
         if self.path.is_symlink():
             raise ParseError("knowledge file is a symlink; refusing to follow it", path=self.path)
         try:
             st = self.path.stat()
         except FileNotFoundError:
             self._cache = None
-            return LoadedKnowledge(self.path, False, "", KnowledgeDoc(), None)
+            return LoadedKnowledge(
+                self.path, False, "", KnowledgeDoc(), None, knowledge_version(b"")
+            )
         except OSError as exc:
             raise ParseError(f"cannot read: {exc.strerror or exc}", path=self.path) from exc
         key = (st.st_mtime_ns, st.st_size, st.st_ino)
-        if self._cache is not None and self._cache[0] == key:
+        if not fresh and self._cache is not None and self._cache[0] == key:
             return self._cache[1]
         try:
             data = self.path.read_bytes()
@@ -60,7 +78,7 @@ class KnowledgeFile:
         text = decode_file(data, path=self.path)
         doc = parse_knowledge(text, path=str(self.path))
         updated = datetime.fromtimestamp(st.st_mtime, tz=timezone.utc)
-        loaded = LoadedKnowledge(self.path, True, text, doc, updated)
+        loaded = LoadedKnowledge(self.path, True, text, doc, updated, knowledge_version(data))
         self._cache = (key, loaded)
         return loaded
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import subprocess
@@ -74,8 +75,11 @@ def test_save_expand_reorganize_settings(
     capsys, memory_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # noqa: ANN001
     text = "## Rules\n- Calendar\n  - Q1 starts in February\n## Info\n- GMV 含税\n"
+    _, shown, _ = run(capsys, "knowledge", "show", "--json")
     monkeypatch.setattr(sys, "stdin", io.StringIO(text))
-    code, out, _ = run(capsys, "knowledge", "save", "--json")
+    code, out, _ = run(
+        capsys, "knowledge", "save", "--base", json.loads(shown)["version"], "--json"
+    )
     assert code == 0 and json.loads(out)["status"]["rules"] == 1
     code, out, _ = run(capsys, "expand", "Calendar", "Nope", "--json")
     res = json.loads(out)
@@ -107,3 +111,76 @@ def test_real_subprocess(memory_home: Path) -> None:
     subprocess.run([*cmd, "apply", pid, "--to", "user"], capture_output=True, text=True, check=True)
     out = subprocess.run([*cmd, "context"], capture_output=True, text=True, check=True).stdout
     assert "Always use UTC dates" in out
+
+
+# -- compare-and-swap saves (issue 19 B) ------------------------------------------------
+
+BASE = "## Rules\n\n- Revenue excludes refunds\n\n## Info\n"
+MINE = "## Rules\n\n- Revenue excludes refunds\n- Amounts are in EUR\n\n## Info\n"
+
+
+def save(capsys, monkeypatch, text: str, *argv: str) -> tuple[int, str, str]:  # noqa: ANN001
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    return run(capsys, "knowledge", "save", *argv)
+
+
+def test_show_json_and_status_carry_the_version(capsys, memory_home: Path) -> None:  # noqa: ANN001
+    _, out, _ = run(capsys, "knowledge", "show", "--json")
+    assert json.loads(out)["version"] == hashlib.sha256(b"").hexdigest()
+    from jupyter_memory import Memory
+
+    with Memory(home=memory_home) as mem:
+        mem.save_knowledge("user", BASE)
+    version = hashlib.sha256((memory_home / "knowledge.md").read_bytes()).hexdigest()
+    _, out, _ = run(capsys, "knowledge", "show", "--json")
+    shown = json.loads(out)
+    assert shown["version"] == shown["status"]["version"] == version
+    _, out, _ = run(capsys, "knowledge", "status")
+    assert f"version {version}" in out
+
+
+def test_save_needs_a_base_or_force(capsys, memory_home: Path, monkeypatch) -> None:  # noqa: ANN001
+    from jupyter_memory import Memory
+
+    with Memory(home=memory_home) as mem:
+        mem.save_knowledge("user", BASE)
+    before = (memory_home / "knowledge.md").read_bytes()
+    code, _, err = save(capsys, monkeypatch, MINE)
+    assert code == 1 and "--base" in err and "knowledge show --json" in err
+    assert (memory_home / "knowledge.md").read_bytes() == before
+    code, out, _ = save(capsys, monkeypatch, MINE, "--force", "--json")
+    assert code == 0, out
+    assert "Amounts are in EUR" in (memory_home / "knowledge.md").read_text(encoding="utf-8")
+    with pytest.raises(SystemExit) as info:  # argparse: the two cannot be combined
+        save(capsys, monkeypatch, MINE, "--force", "--base", "0" * 64)
+    assert info.value.code == 2 and "not allowed with" in capsys.readouterr().err
+
+
+def test_a_stale_save_names_the_file_and_the_current_version(
+    capsys, memory_home: Path, monkeypatch
+) -> None:  # noqa: ANN001
+    from jupyter_memory import Memory
+
+    with Memory(home=memory_home) as mem:
+        mem.save_knowledge("user", BASE)
+    _, out, _ = run(capsys, "knowledge", "show", "--json")
+    opened = json.loads(out)["version"]
+    _, out, _ = run(capsys, "propose", "Always label chart axes", "--kind", "rule", "--json")
+    run(capsys, "apply", json.loads(out)["id"], "--to", "user")
+    after_apply = (memory_home / "knowledge.md").read_bytes()
+    current = hashlib.sha256(after_apply).hexdigest()
+    code, _, err = save(capsys, monkeypatch, MINE, "--base", opened)
+    assert code == 1
+    assert str(memory_home / "knowledge.md") in err and "changed" in err
+    assert current in err
+    assert (memory_home / "knowledge.md").read_bytes() == after_apply
+    code, out, _ = save(capsys, monkeypatch, MINE, "--base", opened, "--json")
+    data = json.loads(out)
+    assert code == 1 and data["error"] == "KnowledgeConflictError"
+    assert data["current"] == {"text": after_apply.decode("utf-8"), "version": current}
+    assert data["yours"] == {"text": MINE, "base": opened}
+    merged = data["current"]["text"].replace("## Info", "- Amounts are in EUR\n\n## Info")
+    code, out, _ = save(capsys, monkeypatch, merged, "--base", current)
+    assert code == 0, out
+    final = (memory_home / "knowledge.md").read_text(encoding="utf-8")
+    assert "Always label chart axes" in final and "Amounts are in EUR" in final

@@ -21,7 +21,8 @@ def jp_server_config():
 
 async def test_past_timeout_the_job_is_stopped_and_file_unchanged(api, memory_home):
     text = "## Rules\n\n- a rule\n- a rule\n\n## Info\n"
-    code, _ = await api("PUT", "knowledge", "user", body={"text": text})
+    _, read = await api("GET", "knowledge", "user")
+    code, _ = await api("PUT", "knowledge", "user", body={"text": text, "base": read["version"]})
     assert code == 200
     before = (memory_home / "knowledge.md").read_bytes()
     code, job = await api("POST", "knowledge", "user", "reorganize")
