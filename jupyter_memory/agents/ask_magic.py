@@ -16,6 +16,7 @@ import contextlib
 import os
 import shlex
 import sys
+import uuid
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -61,6 +62,9 @@ class AskMagics(Magics, Configurable):
     def __init__(self, shell: Any = None, memory_magics: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
         self.memory_magics = memory_magics
+        # One conversation per loaded extension (a kernel): its proposal allowance
+        # is kept in the memory home under this key (docs/agents.md).
+        self.conversation = f"ask-{uuid.uuid4().hex[:12]}"
 
     # -- wiring ------------------------------------------------------------------------
 
@@ -74,8 +78,10 @@ class AskMagics(Magics, Configurable):
         return AgentAccess(
             mem,
             agent="ask",
-            project=project if project is not None else mem.project_id,
-            conversation=f"ask-{id(self.shell)}",
+            # --project is the person's own line, so it may register a folder;
+            # the model's tool calls can only name registered projects.
+            project=mem.register_project(project) if project is not None else mem.project_id,
+            conversation=self.conversation,
         )
 
     def llm_config(self, model: str | None) -> dict[str, str] | None:

@@ -29,7 +29,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
         "the Memory persona needs Jupyternaut: pip install 'jupyter-memory[jupyter-ai]'"
     ) from exc
 
-from ..exceptions import JupyterMemoryError
+from ..exceptions import JupyterMemoryError, PolicyError
 from .jupyter_ai_tools import shared_access
 
 PERSONA_NAME = "Memory"
@@ -74,7 +74,12 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
         """The approved-knowledge block for this chat ("" when none or memory is off)."""
         project = self.chat_project()
         try:
-            return shared_access().context(str(project) if project else None)
+            try:
+                return shared_access().context(str(project) if project else None)
+            except PolicyError:
+                # A .jupyter-memory/ folder the person never focused (cloned, or
+                # written by an agent) is not approved knowledge: the default only.
+                return shared_access().context(None)
         except JupyterMemoryError as exc:
             # The persona still answers; the person sees why it has no memory.
             return f"[jupyter-memory could not load the approved knowledge: {exc}]"

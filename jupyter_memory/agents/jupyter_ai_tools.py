@@ -14,6 +14,7 @@ No ``from __future__ import annotations``: the annotations are read at run time.
 import asyncio
 import os
 import threading
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +56,13 @@ def shared_access() -> AgentAccess:
             root = _server_root()
             project = root if root is not None and (root / ".jupyter-memory").is_dir() else None
             mem = Memory(project=project)
+            # One conversation per server process: its proposal allowance lives in
+            # the memory home under this key (docs/agents.md).
             _access = AgentAccess(
-                mem, agent=AGENT_NAME, project=mem.project_id, conversation=CONVERSATION
+                mem,
+                agent=AGENT_NAME,
+                project=mem.project_id,
+                conversation=f"{CONVERSATION}-{uuid.uuid4().hex[:12]}",
             )
         return _access
 

@@ -30,8 +30,9 @@ class _Args(BaseModel):
 class MemoryContextArgs(_Args):
     project: str | None = Field(
         default=None,
-        description="Project id or folder whose approved knowledge to include "
-        "(default: the project the server was started for).",
+        description="Id of a registered project (or the folder of one) whose approved "
+        "knowledge to include (default: the project the person focused for you). "
+        "Other folders are refused.",
     )
 
 
@@ -48,7 +49,9 @@ class RecallArgs(_Args):
         default=None,
         description="Only memories changed within this window, e.g. '7d', '12h', '2w'.",
     )
-    project: str | None = Field(default=None, description="Search this project (id or folder).")
+    project: str | None = Field(
+        default=None, description="Search this registered project (its id, or its folder)."
+    )
     limit: int = Field(default=10, ge=1, le=50, description="Maximum number of results (1-50).")
     level: LevelName = Field(
         default="snippet",
@@ -61,7 +64,9 @@ class RememberArgs(_Args):
     title: str | None = Field(default=None, max_length=300, description="A short title.")
     type: MemoryKind = Field(default="semantic", description="Kind of memory.")
     tags: list[str] = Field(default_factory=list, description="Tags for finding it again.")
-    project: str | None = Field(default=None, description="Keep it with this project.")
+    project: str | None = Field(
+        default=None, description="Keep it with this registered project (its id)."
+    )
 
 
 class CaseNoteArgs(_Args):

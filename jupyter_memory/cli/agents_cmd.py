@@ -16,6 +16,24 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 DEFAULT_PORT = 8765
 
 
+def _conversation(args: argparse.Namespace) -> str:
+    """The key the 5-proposal allowance is counted under (docs/agents.md).
+
+    Named by the person with --conversation; else, over stdio, the client
+    process that started this server (a restarted server is the same
+    conversation); over HTTP, this server process.
+    """
+    if args.conversation is not None:
+        if not args.conversation.strip() or len(args.conversation) > 100:
+            raise ValidationError("must be 1 to 100 characters", field="--conversation")
+        return f"named:{args.conversation}"
+    if args.http:
+        return f"mcp-http-{uuid.uuid4().hex[:12]}"
+    from ..agents.conversation import stdio_conversation
+
+    return stdio_conversation(args.agent)
+
+
 def _mcp(args: argparse.Namespace) -> int:
     # jsonschema (imported by the MCP SDK) loads rfc3987_syntax when present, which
     # compiles a grammar at import: ~2 s of a server start budgeted at 1.5 s. The
@@ -46,7 +64,7 @@ def _mcp(args: argparse.Namespace) -> int:
         project=mem.project_id,
         workspace=Path(args.workspace) if args.workspace else Path.cwd(),
         agent_writes=args.allow_agent_writes,
-        conversation=f"mcp-{uuid.uuid4().hex[:12]}",
+        conversation=_conversation(args),
     )
     try:
         serve(access, http=args.http, host=args.host, port=args.port)
@@ -98,6 +116,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--workspace", help="investigation workspace holding cases/ (default: current folder)"
+    )
+    p.add_argument(
+        "--conversation",
+        help="name the conversation this server serves (its 5 knowledge proposals are shared "
+        "with every server started with the same name); default: the MCP client process "
+        "(stdio) or this server process (HTTP)",
     )
     p.set_defaults(func=_mcp)
 

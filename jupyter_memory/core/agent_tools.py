@@ -38,7 +38,9 @@ class ProposeKnowledgeArgs(BaseModel):
         "Default: project when one is focused.",
     )
     project: str | None = Field(
-        default=None, description="A known project id, if not the focused one."
+        default=None,
+        description="A registered project's id, if not the focused one (other folders are "
+        "refused).",
     )
 
 

@@ -12,7 +12,10 @@ goes through this class, so the rules hold the same everywhere:
 - remember: only when the person switched agent writes on; the memory is stored
   as ``source: agent``, ``reviewed: false`` in the agent's own scope, so it
   reaches no context until the person reviews it;
-- case memory: written under the team's write policy, never injected anywhere.
+- case memory: written under the team's write policy, never injected anywhere;
+- projects: an agent names one only by a registered id or a registered folder's
+  path (``Memory.registered_project``); nothing an agent reaches registers a
+  project, creates ``.jupyter-memory/`` or builds an index outside registered roots.
 
 Results are plain JSON-able dicts; refusals raise the package's own errors.
 """
@@ -28,6 +31,7 @@ from ..core.names import validate_id
 from ..exceptions import PolicyError
 from ..store.person_text import PersonTextLog
 from .memory import Memory
+from .paths import RegisteredProject
 
 DEFAULT_AGENT = "agent"
 
@@ -45,7 +49,11 @@ class AgentAccess:
     ) -> None:
         self.memory = memory
         self.agent = validate_id(agent, field="agent")
-        self.project = project
+        # The person's focus for this agent; it must already be registered (a
+        # person registers a folder with %memory focus, --project or the panel).
+        self.project = (
+            memory.registered_project(os.fspath(project)) if project is not None else None
+        )
         self.workspace = Path(workspace) if workspace is not None else None
         self.agent_writes = agent_writes
         self.conversation = conversation
@@ -56,8 +64,13 @@ class AgentAccess:
         """The person's master switch; off means an agent sees no memory at all."""
         return bool(self.memory.enabled)
 
-    def _project(self, project: str | None) -> str | os.PathLike[str] | None:
-        return project if project is not None else self.project
+    def _named(self, project: str | None) -> RegisteredProject | None:
+        """The project an agent named, among registered ones only; never registers one."""
+        return self.memory.registered_project(project) if project is not None else None
+
+    def _project(self, project: str | None) -> RegisteredProject | None:
+        """The agent's project argument, else the person's focus for this agent."""
+        return self._named(project) if project is not None else self.project
 
     # -- the person's words (evidence) and the agent's (never evidence) --------------------
 
@@ -110,7 +123,7 @@ class AgentAccess:
             kind,
             evidence_quote,
             layer,
-            project,
+            self._named(project),
             conversation=self.conversation,
             messages=PersonTextLog(self.memory.home).read(),
         )
@@ -146,7 +159,7 @@ class AgentAccess:
             tags=list(tags),
             recent=recent,
             # Only an explicit project filters: the focused project is searched anyway.
-            project=project,
+            project=self._named(project),
             limit=limit,
             level=level,
             # user + project + agent:<this agent>: other agents' private notes stay private.

@@ -8,7 +8,7 @@ which no agent tool reaches (see :mod:`jupyter_memory.service.agent_tools`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..core.evidence import SourceText, find_evidence, to_sources
@@ -25,6 +25,7 @@ from ..core.knowledge_format import INFO, RULES, append_entry, check_save_size, 
 from ..core.llm import extraction_prompt, parse_extraction
 from ..core.proposals import KINDS, LAYERS, SOURCES, Proposal, build_proposal
 from ..exceptions import JupyterMemoryError, ParseError, PolicyError, ValidationError
+from ..store.proposal_allowance import ProposalAllowance
 from .agents_md import autosync_after_apply
 from .knowledge_files import (
     AGENT_PROPOSALS_PER_CONVERSATION,
@@ -43,6 +44,9 @@ def _choice(value: str, allowed: tuple[str, ...], field: str) -> str:
 
 
 class KnowledgeQueueMixin(KnowledgeFilesMixin):
+    # Provided by Memory: an agent's project name, among registered projects only.
+    registered_project: Callable[[str], str]
+
     # -- rounds and targets -------------------------------------------------------------
 
     def record_round(
@@ -210,17 +214,14 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
         """The agent's only knowledge-writing tool: into the queue, never into context."""
         if not self.enabled:
             raise PolicyError("memory is disabled: agent proposals are paused")
-        conv = conversation or DEFAULT_CONVERSATION
-        calls = self._kn().agent_calls
-        if calls.get(conv, 0) >= AGENT_PROPOSALS_PER_CONVERSATION:
+        if project is not None:
+            # An agent may name a project the person already uses, never a new folder.
+            project = self.registered_project(project)
+        if not self._take_proposal(conversation):
             raise PolicyError(
                 f"rate limit: at most {AGENT_PROPOSALS_PER_CONVERSATION} knowledge proposals "
                 "per conversation"
             )
-        calls[conv] = calls.get(conv, 0) + 1
-        if project is not None and project not in self.known_projects():
-            # An agent may name a project the person already uses, never a new folder.
-            raise ValidationError(f"unknown project {project!r}", field="project")
         return self.propose(
             text,
             kind,
@@ -231,6 +232,22 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
             messages=messages,
             conversation=conversation,
         )
+
+    def _take_proposal(self, conversation: str | None) -> bool:
+        """Use one of the conversation's agent proposals; False when all are used.
+
+        A named conversation's count lives in the memory home, shared by every
+        process serving it (a restarted MCP server gets no new allowance); an
+        unnamed one lives as long as this ``Memory``.
+        """
+        if conversation is not None:
+            allowance = ProposalAllowance(self.user.root)
+            return allowance.take(conversation, AGENT_PROPOSALS_PER_CONVERSATION, self.clock())
+        calls = self._kn().agent_calls
+        if calls.get(DEFAULT_CONVERSATION, 0) >= AGENT_PROPOSALS_PER_CONVERSATION:
+            return False
+        calls[DEFAULT_CONVERSATION] = calls.get(DEFAULT_CONVERSATION, 0) + 1
+        return True
 
     def _llm_candidates(self, sources: list[SourceText], window: int) -> list[Candidate]:
         client = self.llm

@@ -42,7 +42,7 @@ from ..store.root import StoreRoot
 from ..store.search_index import IndexRow, SearchQuery
 from .digest import DigestMixin
 from .knowledge import KnowledgeMixin
-from .paths import resolve_home, resolve_project_dir
+from .paths import RegisteredProject, registered_project, resolve_home, resolve_project_dir
 from .semantic import SemanticRecall, default_embedder_factory
 from .tiers import sector_expired
 
@@ -137,12 +137,26 @@ class Memory(KnowledgeMixin, DigestMixin):
             root = StoreRoot(project_root(folder), layer="project", gitignore=project_gitignore())
             self._project_roots[pid] = root
             known = self.known_projects()
-            if known.get(pid) != str(folder):
+            # An agent's name for a project never registers one (RegisteredProject).
+            if known.get(pid) != str(folder) and not isinstance(project, RegisteredProject):
                 with self.user.locked():
                     known = self.known_projects()
                     known[pid] = str(folder)
                     write_json(self.home / PROJECTS_FILE, known)
         return pid, root
+
+    def register_project(self, project: str | os.PathLike[str]) -> str:
+        """A person's act: the id of a project folder (registering it) or of a known id."""
+        return self._project(project)[0]
+
+    def registered_project(self, project: str) -> RegisteredProject:
+        """What an agent's ``project`` names: a registered id, or a registered folder's path.
+
+        Anything else is refused (``PolicyError`` for a folder, ``NotFoundError``
+        for an id); nothing is registered or created. The result, passed to any
+        method here, resolves among registered projects only.
+        """
+        return registered_project(project, self.known_projects())[0]
 
     def focus(self, project: str | os.PathLike[str] | None) -> str | None:
         """Focus a project folder (or a known project id); ``None`` unfocuses."""

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from ..core.names import validate_project_id
-from ..exceptions import NotFoundError, ValidationError
+from ..exceptions import NotFoundError, PolicyError, ValidationError
 
 ENV_HOME = "JUPYTER_MEMORY_HOME"
 
@@ -27,20 +27,88 @@ def resolve_home(home: str | os.PathLike[str] | None) -> Path:
     return path.resolve()
 
 
+class RegisteredProject(str):
+    """The id of a project the person registered, as an agent may name it.
+
+    Built only by :func:`registered_project`. Whatever ``Memory`` method it
+    reaches, it resolves among the registered projects alone: it never consults
+    the working folder and never registers (issue 19).
+    """
+
+
+HOW_TO_REGISTER = (
+    "an agent names a project by its registered id or by the folder of a registered project; "
+    "the person registers a folder with `%memory focus FOLDER` or `jupyter-memory --project FOLDER`"
+)
+
+
+def _looks_like_path(text: str) -> bool:
+    return os.sep in text or "/" in text or text.startswith((".", "~"))
+
+
 def resolve_project_dir(project: str | os.PathLike[str], known: dict[str, str]) -> tuple[str, Path]:
-    """A project folder, or the id of a project focused before; returns (id, folder)."""
+    """A project folder, or the id of a project focused before; returns (id, folder).
+
+    A registered id means its registered folder even when the working folder
+    holds a folder of that name (a planted copy must not re-point it); to move a
+    project, name its new folder as a path (``./myproj``).
+    """
+    if isinstance(project, RegisteredProject):
+        return registered_project(project, known)
     text = os.fspath(project)
     if not text:
         raise ValidationError("must not be empty", field="project")
+    if not _looks_like_path(text) and text in known and Path(known[text]).is_dir():
+        return text, Path(known[text])
     candidate = Path(text).expanduser()
     if candidate.is_dir():
         folder = candidate.resolve()
         return validate_project_id(folder.name or "root", field="project"), folder
-    if os.sep in text or "/" in text or text.startswith((".", "~")):
+    if _looks_like_path(text):
         raise NotFoundError(f"project folder {text!r} does not exist")
     validate_project_id(text)
     if text in known:
         return text, Path(known[text])
     raise NotFoundError(
         f"unknown project {text!r}: pass its folder (e.g. --project ./{text}) the first time"
+    )
+
+
+def _resolved(path: str) -> Path | None:
+    try:
+        return Path(path).expanduser().resolve(strict=True)
+    except (OSError, RuntimeError, ValueError):  # missing, a link loop, a NUL byte
+        return None
+
+
+def registered_project(project: object, known: dict[str, str]) -> tuple[RegisteredProject, Path]:
+    """What an agent's ``project`` argument names, among registered projects only.
+
+    A registered id, or a path that resolves (links followed) to a registered
+    project's folder, which then means that project. Anything else is refused;
+    nothing is registered and nothing is created.
+    """
+    if not isinstance(project, str):
+        raise ValidationError("must be a string", field="project")
+    if not project.strip():
+        raise ValidationError("must not be empty", field="project")
+    if project in known and "/" not in project and os.sep not in project:
+        folder = Path(known[project])
+        if not folder.is_dir():
+            raise NotFoundError(
+                f"project {project!r}: its registered folder {folder} is gone; "
+                "the person can focus its new folder"
+            )
+        return RegisteredProject(project), folder
+    target = _resolved(project)
+    if target is not None:
+        for pid, folder in known.items():
+            if _resolved(folder) == target:
+                return RegisteredProject(pid), Path(folder)
+    if _looks_like_path(project) or target is not None:
+        raise PolicyError(
+            f"project {project!r} is not a registered project folder: " + HOW_TO_REGISTER
+        )
+    raise NotFoundError(
+        f"unknown project {project!r}: not a registered project; " + HOW_TO_REGISTER
     )
