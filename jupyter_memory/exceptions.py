@@ -5,6 +5,7 @@ Hierarchy::
     JupyterMemoryError
     ├── ValidationError          bad input from a person or agent (field named)
     │   ├── UnsafeNameError      path traversal / control chars in a slug, id or project
+    │   │   └── LinkedPathError  a symlink below a storage root (never followed)
     │   └── OversizeError        input past a size cap
     ├── NotFoundError            unknown id, label, project or case
     ├── ConflictError            already decided (apply/dismiss twice), stale state
@@ -39,6 +40,19 @@ class ValidationError(JupyterMemoryError, ValueError):
 
 class UnsafeNameError(ValidationError):
     """A name that could escape its folder or confuse a file system."""
+
+
+class LinkedPathError(UnsafeNameError):
+    """A symlink below a storage root; ``path`` is the link, which is never followed."""
+
+    def __init__(
+        self, path: os.PathLike[str] | str, *, root: os.PathLike[str] | str | None = None
+    ) -> None:
+        self.path = Path(path)
+        self.root = Path(root) if root is not None else None
+        super().__init__(
+            f"refusing to follow a symlink below the memory store: {path}", field="path"
+        )
 
 
 class OversizeError(ValidationError):
@@ -129,6 +143,7 @@ __all__ = [
     "DerivedIndexError",
     "JupyterMemoryError",
     "KnowledgeConflictError",
+    "LinkedPathError",
     "LockTimeoutError",
     "NotFoundError",
     "OversizeError",

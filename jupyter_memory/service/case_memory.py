@@ -42,6 +42,7 @@ from ..exceptions import (
     ValidationError,
 )
 from ..store.case_store import CaseStore, read_team_profile
+from ..store.links import linked
 from .case_index_check import index_problems
 from .case_note import FileArg, run_note
 from .case_results import ArchiveResult, CaseNoteResult, CaseProblem, CaseRecord, DoctorReport
@@ -212,7 +213,17 @@ class CaseMemory:
 
     def _doctor(self, records: list[CaseRecord], problems: list[CaseProblem]) -> DoctorReport:
         report = DoctorReport(self.case_id, entries=len(records), problems=list(problems))
-        if self.memory_dir.is_dir():
+        # A link is never followed (issue 19): reads skip it, a write through it
+        # raises LinkedPathError naming it; doctor lists each one.
+        report.problems.extend(
+            CaseProblem(
+                "symlink",
+                self.store.relative(link),
+                "symlink is never followed; replace it with the real file or folder",
+            )
+            for link in self.store.links()
+        )
+        if self.memory_dir.is_dir() and not linked(self.workspace, self.memory_dir):
             index_text = self.store.read_index()
             report.problems.extend(
                 index_problems(

@@ -33,7 +33,13 @@ from ..core.models import (
 )
 from ..core.names import validate_id
 from ..core.text import estimate_tokens
-from ..exceptions import NotFoundError, OversizeError, ParseError, ValidationError
+from ..exceptions import (
+    LinkedPathError,
+    NotFoundError,
+    OversizeError,
+    ParseError,
+    ValidationError,
+)
 from ..store.audit import AuditLog
 from ..store.json_file import read_json, write_json
 from ..store.jsonl import read_jsonl
@@ -112,7 +118,7 @@ class Memory(KnowledgeMixin, DigestMixin):
         self._id_factory = id_factory
         self.actor = actor
         self.user = StoreRoot(self.home, layer="user")
-        self.audit = AuditLog(self.user.layout.audit)
+        self.audit = AuditLog(self.user.layout.audit, root=self.home)
         self.project_id: str | None = None
         self.project_dir: Path | None = None
         self.project_root: StoreRoot | None = None
@@ -123,7 +129,7 @@ class Memory(KnowledgeMixin, DigestMixin):
     # -- projects ---------------------------------------------------------------------
 
     def known_projects(self) -> dict[str, str]:
-        data = read_json(self.home / PROJECTS_FILE, {})
+        data = read_json(self.home / PROJECTS_FILE, {}, root=self.home)
         if not isinstance(data, dict):
             raise ParseError(
                 "must be a JSON object of project id → folder", path=self.home / PROJECTS_FILE
@@ -142,7 +148,7 @@ class Memory(KnowledgeMixin, DigestMixin):
                 with self.user.locked():
                     known = self.known_projects()
                     known[pid] = str(folder)
-                    write_json(self.home / PROJECTS_FILE, known)
+                    write_json(self.home / PROJECTS_FILE, known, root=self.home)
         return pid, root
 
     def register_project(self, project: str | os.PathLike[str]) -> str:
@@ -651,20 +657,25 @@ class Memory(KnowledgeMixin, DigestMixin):
         problems: list[dict[str, str]] = []
         notices: list[str] = []
         for root in self._roots():
-            rep = root.ensure_synced(force=True)
-            if rep is not None:
-                notices.extend(rep.notices)
-            for name, reason in root.index.problems():
-                problems.append(
-                    {"path": str(root.files.path_of(name)), "kind": "unreadable", "message": reason}
-                )
             for link in root.files.symlinks():
                 problems.append(
                     {
                         "path": str(link),
                         "kind": "symlink",
-                        "message": "symlink in a memory folder is not followed",
+                        "message": "symlink below the memory store is never followed; "
+                        "replace it with the real file or folder, or remove it",
                     }
+                )
+            try:
+                rep = root.ensure_synced(force=True)
+                index_problems = root.index.problems()
+            except LinkedPathError:
+                continue  # the index sits behind a link listed above
+            if rep is not None:
+                notices.extend(rep.notices)
+            for name, reason in index_problems:
+                problems.append(
+                    {"path": str(root.files.path_of(name)), "kind": "unreadable", "message": reason}
                 )
         try:
             sum(1 for _ in self.audit.records())

@@ -48,6 +48,6 @@ def agent_files_lock(project_dir: Path) -> Iterator[None]:
     ensure_dir(root)
     # The lock file must never be committed with the project's knowledge.
     if not (root / ".gitignore").exists():
-        write_text_atomic(root / ".gitignore", project_gitignore())
+        write_text_atomic(root / ".gitignore", project_gitignore(), root=root)
     with root_lock(root):
         yield

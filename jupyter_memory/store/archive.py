@@ -12,6 +12,7 @@ from pathlib import Path
 from ..core.frontmatter_io import parse_memory
 from ..exceptions import NotFoundError, ParseError, StoreError
 from .atomic import move_durable
+from .links import linked
 from .root import StoreRoot
 
 
@@ -23,7 +24,7 @@ def archive_file(root: StoreRoot, name: str) -> Path:
         dst = root.layout.archive / name
         if dst.exists():
             raise StoreError("an archived file with this name already exists", path=dst)
-        move_durable(src, dst)
+        move_durable(src, dst, root=root.root)
         root.index.remove(name)
         if src.exists() or not dst.exists():
             raise StoreError("archive move did not complete", path=src)
@@ -34,12 +35,12 @@ def archive_file(root: StoreRoot, name: str) -> Path:
 def archived(root: StoreRoot) -> list[tuple[str, str]]:
     """``(memory id, file name)`` of every readable archived file."""
     folder = root.layout.archive
-    if not folder.is_dir():
+    if not folder.is_dir() or linked(root.root, folder):
         return []
     out = []
     for path in sorted(folder.glob("*.md")):
         if path.is_symlink():
-            continue
+            continue  # listed by doctor, never read
         try:
             entry = parse_memory(path.read_bytes(), path=path)
         except (OSError, ParseError):
@@ -57,7 +58,7 @@ def restore_file(root: StoreRoot, memory_id: str) -> Path:
             dst = root.files.path_of(name)
             if dst.exists():
                 raise StoreError("a memory file with this name exists already", path=dst)
-            move_durable(root.layout.archive / name, dst)
+            move_durable(root.layout.archive / name, dst, root=root.root)
         root.ensure_synced(force=True)
         return dst
     raise NotFoundError(f"no archived memory with id {memory_id!r} in the {root.layer} layer")

@@ -4,6 +4,10 @@ A write is durable or it is an error (DESIGN.md invariant 2): unique temp file
 in the same folder, write + flush + fsync, ``os.replace``, fsync of the folder,
 then a read-back comparison. Callers hold the root's lock (:func:`root_lock`)
 around a write and the index update that follows it.
+
+Each write takes the storage ``root`` it belongs to and refuses a symlink
+anywhere between that root and the target (:mod:`.links`, issue 19); without
+a root only the target and its own folder are checked.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from ..exceptions import LockTimeoutError, StoreError, UnsafeNameError
+from ..exceptions import LinkedPathError, LockTimeoutError, StoreError
+from .links import linked, refuse_link
 
 LOCK_TIMEOUT_S = 30.0
 LOCK_NAME = ".jupyter-memory.lock"
@@ -38,26 +43,33 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def ensure_dir(folder: Path) -> None:
-    """Create ``folder`` (and parents), refusing a symlink in its place."""
-    if folder.is_symlink():
-        raise UnsafeNameError(f"refusing to use a symlinked folder: {folder}", field="path")
+def _refuse(path: Path, root: Path | None) -> None:
+    if root is not None:
+        refuse_link(root, path)
+    elif path.is_symlink():
+        raise LinkedPathError(path)
+
+
+def ensure_dir(folder: Path, *, root: Path | None = None) -> None:
+    """Create ``folder`` (and parents), refusing a symlink on the way from ``root``."""
+    _refuse(folder, root)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreError(f"cannot create folder: {exc.strerror or exc}", path=folder) from exc
 
 
-def write_bytes_atomic(path: Path, data: bytes, *, verify: bool = True) -> str:
+def write_bytes_atomic(
+    path: Path, data: bytes, *, verify: bool = True, root: Path | None = None
+) -> str:
     """Replace ``path`` with ``data`` durably; return the content's sha256.
 
     On any failure the temp file is removed, the old file (if any) is left as
     it was, and a :class:`StoreError` naming ``path`` is raised.
     """
     folder = path.parent
-    ensure_dir(folder)
-    if path.is_symlink():
-        raise UnsafeNameError(f"refusing to write through a symlink: {path}", field="path")
+    ensure_dir(folder, root=root)
+    _refuse(path, root)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     tmp = Path(tmp_name)
     try:
@@ -82,12 +94,18 @@ def write_bytes_atomic(path: Path, data: bytes, *, verify: bool = True) -> str:
     return digest
 
 
-def write_text_atomic(path: Path, text: str, *, verify: bool = True) -> str:
-    return write_bytes_atomic(path, text.encode("utf-8"), verify=verify)
+def write_text_atomic(
+    path: Path, text: str, *, verify: bool = True, root: Path | None = None
+) -> str:
+    return write_bytes_atomic(path, text.encode("utf-8"), verify=verify, root=root)
 
 
-def delete_durable(path: Path) -> bool:
+def delete_durable(path: Path, *, root: Path | None = None) -> bool:
     """Remove ``path`` and fsync its folder; ``False`` when it was already gone."""
+    if root is not None:
+        # Removing a link itself would be harmless, but a linked folder above
+        # it would make us delete a file outside the store.
+        refuse_link(root, path)
     try:
         path.unlink()
     except FileNotFoundError:
@@ -98,9 +116,11 @@ def delete_durable(path: Path) -> bool:
     return True
 
 
-def move_durable(src: Path, dst: Path) -> None:
+def move_durable(src: Path, dst: Path, *, root: Path | None = None) -> None:
     """Rename ``src`` to ``dst`` (same file system) and fsync both folders."""
-    ensure_dir(dst.parent)
+    ensure_dir(dst.parent, root=root)
+    _refuse(src, root)
+    _refuse(dst, root)
     if dst.exists():
         raise StoreError("target already exists", path=dst)
     try:
@@ -113,9 +133,13 @@ def move_durable(src: Path, dst: Path) -> None:
 
 
 @contextlib.contextmanager
-def root_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-    """Hold the inter-process write lock of one storage root."""
-    ensure_dir(root)
+def root_lock(
+    root: Path, timeout: float = LOCK_TIMEOUT_S, *, within: Path | None = None
+) -> Iterator[None]:
+    """Hold the inter-process write lock of one storage root (or of a folder ``within`` one)."""
+    ensure_dir(root, root=within)
+    # The lock file is opened for writing (and truncated): never through a link.
+    _refuse(root / LOCK_NAME, within)
     lock = FileLock(str(root / LOCK_NAME), timeout=timeout)
     try:
         lock.acquire()
@@ -129,11 +153,11 @@ def root_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
         lock.release()
 
 
-def remove_stale_temp_files(folder: Path) -> list[Path]:
+def remove_stale_temp_files(folder: Path, *, root: Path | None = None) -> list[Path]:
     """Delete ``.*.tmp`` leftovers of writers killed mid-write (caller holds the lock)."""
     removed: list[Path] = []
-    if not folder.is_dir():
-        return removed
+    if not folder.is_dir() or folder.is_symlink() or (root is not None and linked(root, folder)):
+        return removed  # never delete anything in a folder reached through a link
     for tmp in folder.glob(".*.tmp"):
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -141,7 +165,7 @@ def remove_stale_temp_files(folder: Path) -> list[Path]:
     return removed
 
 
-def write_many_atomic(items: list[tuple[Path, bytes]]) -> list[str]:
+def write_many_atomic(items: list[tuple[Path, bytes]], *, root: Path | None = None) -> list[str]:
     """Durably write a batch of new files with one flush of the file system.
 
     Each file still appears whole or not at all (temp + rename); the batch
@@ -150,9 +174,8 @@ def write_many_atomic(items: list[tuple[Path, bytes]]) -> list[str]:
     temps: list[tuple[Path, Path]] = []
     try:
         for path, data in items:
-            ensure_dir(path.parent)
-            if path.is_symlink():
-                raise UnsafeNameError(f"refusing to write through a symlink: {path}", field="path")
+            ensure_dir(path.parent, root=root)
+            _refuse(path, root)
             fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..exceptions import ParseError, StoreError
 from .atomic import ensure_dir, fsync_dir
+from .links import linked, refuse_link
 
 AUDIT_FILE = "audit.jsonl"
 
@@ -22,8 +23,11 @@ AUDIT_FILE = "audit.jsonl"
 class AuditLog:
     """One JSON object per line; appends are fsynced before returning."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, root: Path | None = None) -> None:
         self.path = path
+        # The storage root the log belongs to: nothing between it and the log
+        # may be a link. Without one, the log's folder and the log itself.
+        self.root = root
 
     def append(
         self,
@@ -45,10 +49,13 @@ class AuditLog:
             record["sha256"] = sha256
         record.update({k: v for k, v in extra.items() if v is not None})
         line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+        ensure_dir(self.path.parent, root=self.root)
+        if self.root is not None:
+            refuse_link(self.root, self.path)
         created = not self.path.exists()
-        ensure_dir(self.path.parent)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(self.path, flags, 0o644)
             try:
                 os.write(fd, line)
                 os.fsync(fd)
@@ -60,10 +67,15 @@ class AuditLog:
             fsync_dir(self.path.parent)
         return record
 
+    def _linked(self) -> bool:
+        if self.root is None:
+            return self.path.is_symlink()
+        return linked(self.root, self.path)
+
     def records(self) -> Iterator[dict[str, Any]]:
         """Yield every record; a torn last line (crash mid-append) is skipped."""
-        if not self.path.exists():
-            return
+        if self._linked() or not self.path.exists():
+            return  # a linked log is not ours to read; doctor lists the link
         with self.path.open("rb") as fh:
             lines = fh.read().split(b"\n")
         for number, raw in enumerate(lines, start=1):

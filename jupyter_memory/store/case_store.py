@@ -10,7 +10,12 @@ Layout inside a workspace::
     cases/.case-memory/locks/CASE-.../       the per-case write lock
 
 Keeping the lock and the audit log outside the case folders means a case
-folder holds nothing but what spec 000 lists. Every write goes through
+folder holds nothing but what spec 000 lists. The workspace is a storage root
+(:mod:`.links`): a symlink below it — ``cases/``, a case folder, ``INDEX.md``,
+an entry — is never followed. Listings and reads skip what lies beyond a link,
+the registry and team profile are refused when linked (a policy file that is
+skipped could loosen what may be written), and every write raises
+:class:`~jupyter_memory.exceptions.LinkedPathError`. Every write goes through
 :func:`~jupyter_memory.store.atomic.write_text_atomic` and is refused unless
 its target lies inside the case's ``case_memory/`` folder (red line 1: the
 evidence registry, working papers and workflow files are never written).
@@ -35,9 +40,10 @@ from ..core.case_format import (
 )
 from ..core.case_policy import PROFILE_NAME
 from ..core.names import reject_unsafe
-from ..exceptions import NotFoundError, ParseError, StoreError, UnsafeNameError
+from ..exceptions import LinkedPathError, NotFoundError, ParseError, StoreError, UnsafeNameError
 from .atomic import delete_durable, remove_stale_temp_files, root_lock, write_text_atomic
 from .audit import AuditLog
+from .links import first_link, linked, links_below, refuse_link
 
 CASES_DIR = "cases"
 MEMORY_DIR = "case_memory"
@@ -46,7 +52,17 @@ WORKING_PAPERS = "working_papers"
 META_DIR = ".case-memory"
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path, root: Path, *, refuse: bool = False) -> str | None:
+    """UTF-8 text of ``path``; ``None`` when absent or reached through a link below ``root``.
+
+    ``refuse``: a linked file is an error instead (files that decide what may
+    be written must not silently read as absent).
+    """
+    link = first_link(root, path)
+    if link is not None:
+        if refuse:
+            raise LinkedPathError(link, root=root)
+        return None
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -66,7 +82,7 @@ class CaseStore:
         self.case_dir = self.workspace / CASES_DIR / case_id
         self.memory_dir = self.case_dir / MEMORY_DIR
         self.meta_dir = self.workspace / CASES_DIR / META_DIR
-        self.audit = AuditLog(self.meta_dir / "audit.jsonl")
+        self.audit = AuditLog(self.meta_dir / "audit.jsonl", root=self.workspace)
 
     # -- paths --------------------------------------------------------------------
 
@@ -94,23 +110,26 @@ class CaseStore:
         return path.relative_to(self.workspace).as_posix()
 
     def _inside_memory_dir(self, path: Path) -> Path:
-        """Refuse any write target outside ``case_memory/`` (red line 1)."""
-        if path.parent != self.memory_dir or path.is_symlink():
+        """Refuse any write target outside ``case_memory/`` (red line 1) or reached through a link."""
+        if path.parent != self.memory_dir:
             raise UnsafeNameError(
                 f"case memory writes only inside {self.memory_dir}, not {path}", field="path"
             )
-        return path
+        return refuse_link(self.workspace, path)
 
     # -- reads ----------------------------------------------------------------------
 
     def list_names(self) -> tuple[list[str], list[str]]:
-        """``(entry file names, stray .md names)`` in ``case_memory/``, sorted."""
+        """``(entry file names, stray .md names)`` in ``case_memory/``, sorted (links left out)."""
+        if linked(self.workspace, self.memory_dir):
+            return [], []
         try:
             names = sorted(os.listdir(self.memory_dir))
         except FileNotFoundError:
             return [], []
         except OSError as exc:
             raise StoreError(f"cannot list: {exc.strerror or exc}", path=self.memory_dir) from exc
+        names = [n for n in names if not (self.memory_dir / n).is_symlink()]
         entries = [n for n in names if parse_entry_name(n)]
         stray = [
             n
@@ -120,13 +139,13 @@ class CaseStore:
         return entries, stray
 
     def read_entry(self, name: str) -> str:
-        text = _read(self.entry_path(name))
+        text = _read(self.entry_path(name), self.workspace)
         if text is None:
             raise NotFoundError(f"no case memory entry {name} in {self.memory_dir}")
         return text
 
     def read_index(self) -> str | None:
-        return _read(self.index_path)
+        return _read(self.index_path, self.workspace)
 
     def read_profile(self) -> str | None:
         return read_team_profile(self.workspace)[1]
@@ -134,7 +153,7 @@ class CaseStore:
     def read_registry(self) -> object | None:
         """The decoded registry; invalid JSON is a :class:`ParseError` (exclusion
         cannot be checked, so writing must stop)."""
-        text = _read(self.registry_path)
+        text = _read(self.registry_path, self.workspace, refuse=True)
         if text is None:
             return None
         try:
@@ -150,21 +169,31 @@ class CaseStore:
     def read_working_papers(self) -> list[tuple[str, str]]:
         """``(relative name, text)`` of every Markdown working paper."""
         folder = self.case_dir / WORKING_PAPERS
-        if not folder.is_dir():
+        if linked(self.workspace, folder) or not folder.is_dir():
             return []
         papers = []
         for path in sorted(folder.rglob("*.md")):
-            text = _read(path)
+            text = _read(path, self.workspace)
             if text is not None:
                 papers.append((path.relative_to(self.case_dir).as_posix(), text))
         return papers
+
+    def links(self) -> list[Path]:
+        """Symlinks in this case's folder, the case-memory log folder and the
+        team profile (``cases/`` itself when that is the link), for doctor."""
+        parts = [
+            f"{CASES_DIR}/{self.case_id}",
+            f"{CASES_DIR}/{META_DIR}",
+            PROFILE_NAME,
+        ]
+        return links_below(self.workspace, parts)
 
     # -- writes (caller holds :meth:`locked`) -----------------------------------------------
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        with root_lock(self.meta_dir / "locks" / self.case_id):
-            remove_stale_temp_files(self.memory_dir)
+        with root_lock(self.meta_dir / "locks" / self.case_id, within=self.workspace):
+            remove_stale_temp_files(self.memory_dir, root=self.workspace)
             yield
 
     def _log(self, action: str, path: Path, digest: str | None, actor: str, at: datetime) -> None:
@@ -174,13 +203,13 @@ class CaseStore:
 
     def write(self, name: str, text: str, *, action: str, actor: str, at: datetime) -> Path:
         path = self._inside_memory_dir(self.entry_path(name))
-        digest = write_text_atomic(path, text)
+        digest = write_text_atomic(path, text, root=self.workspace)
         self._log(action, path, digest, actor, at)
         return path
 
     def delete(self, name: str, *, actor: str, at: datetime) -> bool:
         path = self._inside_memory_dir(self.entry_path(name))
-        gone = delete_durable(path)
+        gone = delete_durable(path, root=self.workspace)
         if gone:
             self._log("case.delete", path, None, actor, at)
         return gone
@@ -188,18 +217,28 @@ class CaseStore:
 
 def read_team_profile(workspace: str | os.PathLike[str]) -> tuple[Path, str | None]:
     """``(path, text or None)`` of the workspace's ``team-profile.md``."""
-    path = Path(workspace).expanduser().resolve() / PROFILE_NAME
-    return path, _read(path)
+    root = Path(workspace).expanduser().resolve()
+    path = root / PROFILE_NAME
+    return path, _read(path, root, refuse=True)
 
 
 def list_case_ids(workspace: str | os.PathLike[str]) -> list[str]:
     """Ids of every case under ``<workspace>/cases`` that has a ``case_memory/`` folder."""
-    root = Path(workspace).expanduser() / CASES_DIR
+    base = Path(workspace).expanduser()
+    root = base / CASES_DIR
+    if linked(base, root):
+        return []
     try:
         names = sorted(os.listdir(root))
     except FileNotFoundError:
         return []
-    return [n for n in names if CASE_ID_RE.match(n) and (root / n / MEMORY_DIR).is_dir()]
+    return [
+        n
+        for n in names
+        if CASE_ID_RE.match(n)
+        and not linked(base, root / n / MEMORY_DIR)
+        and (root / n / MEMORY_DIR).is_dir()
+    ]
 
 
 def stat_entries(
@@ -215,7 +254,7 @@ def stat_entries(
         with os.scandir(root / case_id / MEMORY_DIR) as it:
             for e in it:
                 m = match(e.name)
-                if m:
+                if m and not e.is_symlink():
                     st = e.stat()
                     found.append(
                         (e.name, m.group(1), m.group(2), e.path, st.st_mtime_ns, st.st_size)
@@ -226,5 +265,7 @@ def stat_entries(
 
 
 def read_text_file(path: str | os.PathLike[str]) -> str | None:
-    """UTF-8 text of ``path``; ``None`` when it vanished meanwhile."""
-    return _read(Path(path))
+    """UTF-8 text of an entry :func:`stat_entries` found (its folders were checked
+    there); ``None`` when it vanished meanwhile or became a link."""
+    target = Path(path)
+    return _read(target, target.parent)

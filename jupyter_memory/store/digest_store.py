@@ -23,6 +23,7 @@ from typing import Any
 from ..exceptions import ParseError
 from .atomic import root_lock
 from .json_file import read_json, write_json
+from .links import linked
 
 KEEP_CONSUMED = 12  # consumed messages kept as background context for the next batch
 MAX_PENDING = 5_000  # a session that is never digested stops growing past this
@@ -34,6 +35,7 @@ def _key_file(key: str) -> str:
 
 class DigestStore:
     def __init__(self, home: Path) -> None:
+        self.home = home
         self.folder = home / "digest"
         self.inbox = self.folder / "inbox"
         self.scenes = self.folder / "scenes"
@@ -42,7 +44,7 @@ class DigestStore:
     # -- pending messages ---------------------------------------------------------------
 
     def _read_inbox(self, path: Path) -> dict[str, Any]:
-        data = read_json(path, None)
+        data = read_json(path, None, root=self.home)
         if data is None:
             return {}
         ok = (
@@ -58,7 +60,7 @@ class DigestStore:
     def append(self, session_key: str, messages: list[dict[str, Any]]) -> int:
         """Add new messages of a session; returns how many are pending."""
         path = self.inbox / _key_file(session_key)
-        with root_lock(self.folder):
+        with root_lock(self.folder, within=self.home):
             data = self._read_inbox(path) or {
                 "session_key": session_key,
                 "consumed": 0,
@@ -68,7 +70,7 @@ class DigestStore:
             overflow = len(data["messages"]) - data["consumed"] - MAX_PENDING
             if overflow > 0:
                 del data["messages"][:overflow]
-            write_json(path, data)
+            write_json(path, data, root=self.home)
             return len(data["messages"]) - int(data["consumed"])
 
     def pending(self, session_key: str | None = None) -> list[dict[str, Any]]:
@@ -76,7 +78,8 @@ class DigestStore:
         if session_key is not None:
             paths = [self.inbox / _key_file(session_key)]
         else:
-            paths = sorted(self.inbox.glob("*.json")) if self.inbox.is_dir() else []
+            listable = self.inbox.is_dir() and not linked(self.home, self.inbox)
+            paths = sorted(self.inbox.glob("*.json")) if listable else []
         out = []
         for path in paths:
             data = self._read_inbox(path)
@@ -87,7 +90,7 @@ class DigestStore:
     def consume(self, session_key: str, upto: int) -> None:
         """Mark the first ``upto`` messages consumed and drop all but the last few of them."""
         path = self.inbox / _key_file(session_key)
-        with root_lock(self.folder):
+        with root_lock(self.folder, within=self.home):
             data = self._read_inbox(path)
             if not data:
                 return
@@ -95,27 +98,27 @@ class DigestStore:
             drop = max(0, consumed - KEEP_CONSUMED)
             data["messages"] = data["messages"][drop:]
             data["consumed"] = consumed - drop
-            write_json(path, data)
+            write_json(path, data, root=self.home)
 
     # -- cursors of read-only sources ----------------------------------------------------
 
     def cursors(self) -> dict[str, int]:
-        data = read_json(self.cursor_file, {})
+        data = read_json(self.cursor_file, {}, root=self.home)
         if not isinstance(data, dict) or not all(isinstance(v, int) for v in data.values()):
             raise ParseError("must be a JSON object of source → count", path=self.cursor_file)
         return {str(k): int(v) for k, v in data.items()}
 
     def set_cursor(self, source: str, value: int) -> None:
-        with root_lock(self.folder):
+        with root_lock(self.folder, within=self.home):
             data = self.cursors()
             data[source] = value
-            write_json(self.cursor_file, data)
+            write_json(self.cursor_file, data, root=self.home)
 
     # -- scene pools ---------------------------------------------------------------------
 
     def pool(self, project: str) -> list[dict[str, str]]:
         path = self.scenes / _key_file(project)
-        data = read_json(path, [])
+        data = read_json(path, [], root=self.home)
         if not isinstance(data, list) or not all(
             isinstance(r, dict) and isinstance(r.get("id"), str) and isinstance(r.get("label"), str)
             for r in data
@@ -126,12 +129,12 @@ class DigestStore:
     def add_scenes(self, project: str, labels: list[str]) -> dict[str, str]:
         """Give each new label a pool id (``sc0001`` …); returns label → id."""
         path = self.scenes / _key_file(project)
-        with root_lock(self.folder):
+        with root_lock(self.folder, within=self.home):
             pool = self.pool(project)
             by_label = {r["label"]: r["id"] for r in pool}
             for label in labels:
                 if label not in by_label:
                     by_label[label] = f"sc{len(pool) + 1:04d}"
                     pool.append({"id": by_label[label], "label": label})
-            write_json(path, pool)
+            write_json(path, pool, root=self.home)
         return by_label

@@ -8,12 +8,19 @@ from typing import Any
 
 from ..exceptions import ParseError
 from .atomic import write_text_atomic
+from .links import linked
 
 MAX_JSON_BYTES = 1_000_000
 
 
-def read_json(path: Path, default: Any) -> Any:
-    """Parsed JSON, ``default`` when the file is absent; a clear error when unreadable."""
+def read_json(path: Path, default: Any, *, root: Path | None = None) -> Any:
+    """Parsed JSON, ``default`` when the file is absent; a clear error when unreadable.
+
+    A file reached through a symlink below ``root`` (or that is one) reads as
+    absent: it is not ours, and ``doctor`` reports the link (issue 19).
+    """
+    if path.is_symlink() or (root is not None and linked(root, path)):
+        return default
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -30,7 +37,7 @@ def read_json(path: Path, default: Any) -> Any:
         raise ParseError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from exc
 
 
-def write_json(path: Path, value: Any) -> str:
+def write_json(path: Path, value: Any, *, root: Path | None = None) -> str:
     """Durable write (caller holds the root lock); returns the sha256."""
     text = json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
-    return write_text_atomic(path, text)
+    return write_text_atomic(path, text, root=root)

@@ -46,6 +46,7 @@ class KnowledgeFile:
     """The knowledge file of one root (user home or a project's ``.jupyter-memory``)."""
 
     def __init__(self, layout: RootLayout) -> None:
+        self.root = layout.root
         self.path = layout.knowledge
         self.backup_path = self.path.with_name(self.path.name + BACKUP_SUFFIX)
         self._cache: tuple[tuple[int, int, int], LoadedKnowledge] | None = None
@@ -85,12 +86,14 @@ class KnowledgeFile:
     def write(self, text: str) -> str:
         """Durably replace the file (caller holds the lock); returns its sha256."""
         self._cache = None
-        return write_text_atomic(self.path, text)
+        return write_text_atomic(self.path, text, root=self.root)
 
     def write_backup(self, text: str) -> str:
-        return write_text_atomic(self.backup_path, text)
+        return write_text_atomic(self.backup_path, text, root=self.root)
 
     def read_backup(self) -> str | None:
+        if self.backup_path.is_symlink():
+            return None  # never followed; doctor lists the link
         try:
             return decode_file(self.backup_path.read_bytes(), path=self.backup_path)
         except FileNotFoundError:
@@ -101,10 +104,11 @@ class SettingsFile:
     """``settings.json`` of the user home; unknown keys written by others are kept."""
 
     def __init__(self, layout: RootLayout) -> None:
+        self.root = layout.root
         self.path = layout.settings
 
     def read(self) -> dict[str, Any]:
-        data = read_json(self.path, {})
+        data = read_json(self.path, {}, root=self.root)
         if not isinstance(data, dict):
             raise ParseError("settings must be a JSON object", path=self.path)
         return data
@@ -113,7 +117,7 @@ class SettingsFile:
         """Merge ``changes`` into the stored settings (caller holds the lock)."""
         data = self.read()
         data.update(changes)
-        write_json(self.path, data)
+        write_json(self.path, data, root=self.root)
         back = self.read()
         if any(back.get(k) != v for k, v in changes.items()):
             raise StoreError("settings read-back differs from what was written", path=self.path)

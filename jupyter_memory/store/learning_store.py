@@ -40,11 +40,12 @@ def _from_json(d: dict[str, Any]) -> tuple[Candidate, str | None]:
 
 class LearningStore:
     def __init__(self, home: Path) -> None:
+        self.home = home
         self.folder = home / "learning"
         self.path = self.folder / "candidates.json"
 
     def load(self) -> dict[str, tuple[Candidate, str | None]]:
-        data = read_json(self.path, [])
+        data = read_json(self.path, [], root=self.home)
         try:
             pairs = [_from_json(d) for d in data]
         except (KeyError, TypeError, ValueError) as exc:
@@ -52,5 +53,9 @@ class LearningStore:
         return {c.key: (c, pid) for c, pid in pairs}
 
     def save(self, candidates: dict[str, tuple[Candidate, str | None]]) -> None:
-        with root_lock(self.folder):
-            write_json(self.path, [_to_json(c, pid) for c, pid in candidates.values()])
+        with root_lock(self.folder, within=self.home):
+            write_json(
+                self.path,
+                [_to_json(c, pid) for c, pid in candidates.values()],
+                root=self.home,
+            )

@@ -1,7 +1,9 @@
 """Memory files of one root: list, read, write and delete ``memories/*.md``.
 
 The only code that reads or writes memory files. Writes go through
-:mod:`.atomic`; symlinks inside the folder are never followed.
+:mod:`.atomic`; a symlink — the ``memories/`` folder itself or a file in it —
+is never followed (:mod:`.links`): a listing skips it, a read or write of a
+name reached through it is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ..core.models import MemoryEntry
 from ..exceptions import ParseError, UnsafeNameError
 from .atomic import delete_durable, ensure_dir, write_text_atomic
 from .layout import RootLayout
+from .links import first_link, links_below
 
 
 class FileStat(NamedTuple):
@@ -28,6 +31,7 @@ class FileStat(NamedTuple):
 class MemoryFiles:
     def __init__(self, layout: RootLayout) -> None:
         self.layout = layout
+        self.root = layout.root
         self.folder = layout.memories
 
     def path_of(self, name: str) -> Path:
@@ -41,8 +45,8 @@ class MemoryFiles:
         Leftover ``.*.tmp`` files of killed writers are collected into
         ``stale_temps`` (the caller, holding the lock, removes them).
         """
-        if not self.folder.is_dir():
-            return
+        if first_link(self.root, self.folder) is not None or not self.folder.is_dir():
+            return  # a linked memories/ folder is not ours: nothing in it is indexed
         with os.scandir(self.folder) as it:
             for de in it:
                 name = de.name
@@ -58,14 +62,14 @@ class MemoryFiles:
                 yield FileStat(name, st.st_mtime_ns, st.st_size)
 
     def symlinks(self) -> list[Path]:
-        if not self.folder.is_dir():
-            return []
-        return [p for p in self.folder.iterdir() if p.is_symlink()]
+        """Every symlink below the root, ``memories/`` itself included (for doctor)."""
+        return links_below(self.root)
 
     def read(self, name: str) -> MemoryEntry:
         path = self.path_of(name)
-        if path.is_symlink():
-            raise ParseError("is a symlink; refusing to follow it", path=path)
+        link = first_link(self.root, path)
+        if link is not None:
+            raise ParseError(f"{link} is a symlink; refusing to follow it", path=path)
         try:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except FileNotFoundError:
@@ -80,14 +84,14 @@ class MemoryFiles:
 
     def write(self, name: str, entry: MemoryEntry) -> tuple[str, FileStat]:
         """Write durably; returns (sha256 of the file, its stat). Caller holds the lock."""
-        ensure_dir(self.folder)
+        ensure_dir(self.folder, root=self.root)
         path = self.path_of(name)
-        digest = write_text_atomic(path, render_memory(entry))
+        digest = write_text_atomic(path, render_memory(entry), root=self.root)
         st = path.stat()
         return digest, FileStat(name, st.st_mtime_ns, st.st_size)
 
     def delete(self, name: str) -> bool:
-        return delete_durable(self.path_of(name))
+        return delete_durable(self.path_of(name), root=self.root)
 
     def exists(self, name: str) -> bool:
         return self.path_of(name).exists()

@@ -25,12 +25,13 @@ FILE_NAME = "person-text.json"
 
 class PersonTextLog:
     def __init__(self, home: Path) -> None:
+        self.home = home
         self.folder = home / "recent"
         self.path = self.folder / FILE_NAME
 
     def read(self) -> list[dict[str, Any]]:
         """Records, oldest first; a damaged file is a clear error naming it."""
-        data = read_json(self.path, [])
+        data = read_json(self.path, [], root=self.home)
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
             raise ParseError("must be a JSON list of objects", path=self.path)
         return data
@@ -44,11 +45,11 @@ class PersonTextLog:
                 clean.append({k: v for k, v in record.items() if v is not None} | {"text": text})
         if not clean:
             return 0
-        with root_lock(self.folder):
+        with root_lock(self.folder, within=self.home):
             kept = (self.read() + clean)[-KEEP_RECORDS:]
-            write_json(self.path, kept)
+            write_json(self.path, kept, root=self.home)
         return len(kept)
 
     def clear(self) -> None:
-        with root_lock(self.folder):
-            write_json(self.path, [])
+        with root_lock(self.folder, within=self.home):
+            write_json(self.path, [], root=self.home)

@@ -15,12 +15,14 @@ from ..exceptions import NotFoundError, ParseError, StoreError
 from .atomic import remove_stale_temp_files, write_text_atomic
 from .json_file import read_json, write_json
 from .layout import RootLayout
+from .links import linked
 
 DISMISSED_FILE = "dismissed.json"
 
 
 class QueueStore:
     def __init__(self, layout: RootLayout) -> None:
+        self.root = layout.root
         self.folder = layout.queue
         self.dismissed_path = layout.root / DISMISSED_FILE
         # Parsed proposals by path, valid while (mtime_ns, size, inode) is unchanged:
@@ -38,9 +40,10 @@ class QueueStore:
         return proposal
 
     def _files(self) -> list[Path]:
-        if not self.folder.is_dir():
+        # A linked queue/ folder, or a linked proposal file, is never read (doctor lists it).
+        if linked(self.root, self.folder) or not self.folder.is_dir():
             return []
-        return sorted(p for p in self.folder.glob("*.md") if p.is_file() and not p.is_symlink())
+        return sorted(p for p in self.folder.glob("*.md") if not p.is_symlink() and p.is_file())
 
     def scan(self) -> tuple[list[tuple[Path, Proposal]], list[tuple[Path, str]]]:
         """Every readable proposal (by file name: date order) and the unreadable files."""
@@ -71,18 +74,18 @@ class QueueStore:
         path = self.folder / proposal_file_name(proposal)
         if path.exists():
             raise StoreError(f"proposal {proposal.id} already exists", path=path)
-        remove_stale_temp_files(self.folder)
+        remove_stale_temp_files(self.folder, root=self.root)
         return path, self.replace(path, proposal)
 
     def replace(self, path: Path, proposal: Proposal) -> str:
         text = render_proposal(proposal)
-        digest = write_text_atomic(path, text)
+        digest = write_text_atomic(path, text, root=self.root)
         if parse_proposal(path.read_bytes(), path=path) != proposal:
             raise StoreError("proposal read-back does not match what was written", path=path)
         return digest
 
     def dismissed_hashes(self) -> set[str]:
-        data = read_json(self.dismissed_path, [])
+        data = read_json(self.dismissed_path, [], root=self.root)
         if not isinstance(data, list) or not all(isinstance(h, str) for h in data):
             raise ParseError("must be a JSON list of hashes", path=self.dismissed_path)
         return set(data)
@@ -90,7 +93,7 @@ class QueueStore:
     def add_dismissed(self, digest: str) -> None:
         hashes = self.dismissed_hashes()
         if digest not in hashes:
-            write_json(self.dismissed_path, sorted(hashes | {digest}))
+            write_json(self.dismissed_path, sorted(hashes | {digest}), root=self.root)
 
     def state(self) -> tuple[int, int]:
         """A cheap fingerprint of the queue folder (mtime, file count) for watchers."""

@@ -7,6 +7,7 @@ durable file write → index update → read-back check.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -47,7 +48,7 @@ class StoreRoot:
     def locked(self) -> Iterator[None]:
         ensure_dir(self.root)
         if self._gitignore is not None and not (self.root / ".gitignore").exists():
-            write_text_atomic(self.root / ".gitignore", self._gitignore)
+            write_text_atomic(self.root / ".gitignore", self._gitignore, root=self.root)
         with root_lock(self.root):
             yield
 
@@ -55,7 +56,9 @@ class StoreRoot:
 
     def _dir_mtime(self) -> int | None:
         try:
-            return self.layout.memories.stat().st_mtime_ns
+            # lstat: replacing the folder by a link is a change, and the
+            # target's mtime says nothing about the store.
+            return os.lstat(self.layout.memories).st_mtime_ns
         except OSError:
             return None
 
@@ -79,8 +82,10 @@ class StoreRoot:
 
     def rebuild(self) -> SyncReport:
         with self.locked():
-            remove_stale_temp_files(self.layout.memories)
+            remove_stale_temp_files(self.layout.memories, root=self.root)
             report = self.index.rebuild(self.files.scan(), self.files.read)
+        # Nothing behind a link was indexed; say which links were passed over.
+        report.notices += [f"symlink not followed: {link}" for link in self.files.symlinks()]
         self._synced_dir_mtime = self._dir_mtime()
         self.last_report = report
         return report
@@ -134,7 +139,7 @@ class StoreRoot:
                 names.append(name)
                 entry.path = name
                 items.append((self.files.path_of(name), render_memory(entry).encode("utf-8")))
-            digests = write_many_atomic(items)
+            digests = write_many_atomic(items, root=self.root)
             stats = []
             for name in names:
                 st = self.files.path_of(name).stat()

@@ -35,11 +35,12 @@ def _alive(pid: int) -> bool:
 
 class SessionRegistry:
     def __init__(self, home: Path) -> None:
+        self.home = home
         self.folder = home / "sessions"
         self.path = self.folder / "registry.json"
 
     def _read(self) -> dict[str, dict[str, Any]]:
-        data = read_json(self.path, {})
+        data = read_json(self.path, {}, root=self.home)
         ok = isinstance(data, dict) and all(
             isinstance(v, dict)
             and isinstance(v.get("pid"), int)
@@ -65,7 +66,7 @@ class SessionRegistry:
         own start when it was registered already (the extension was loaded
         again in the same kernel: not a new session).
         """
-        with root_lock(self.folder):
+        with root_lock(self.folder, within=self.home):
             entries = self._read()
             mine = entries.get(session_key)
             live = {k: v for k, v in entries.items() if k != session_key and self._live(v, started)}
@@ -76,11 +77,11 @@ class SessionRegistry:
                 "host": socket.gethostname(),
                 "started": started.isoformat(),
             }
-            write_json(self.path, live)
+            write_json(self.path, live, root=self.home)
         return others, before
 
     def unregister(self, session_key: str) -> None:
-        with root_lock(self.folder):
+        with root_lock(self.folder, within=self.home):
             entries = self._read()
             if entries.pop(session_key, None) is not None:
-                write_json(self.path, entries)
+                write_json(self.path, entries, root=self.home)

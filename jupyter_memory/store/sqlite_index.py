@@ -42,6 +42,7 @@ from ..core.text import (
 from ..exceptions import JupyterMemoryError
 from .atomic import ensure_dir, fsync_dir, write_text_atomic
 from .layout import RootLayout
+from .links import linked, refuse_link
 from .memory_files import FileStat
 from .search_index import IndexRow, LoadFn, SearchQuery, SyncReport
 
@@ -109,7 +110,10 @@ def _fts_group(group: SearchGroup) -> str:
     return phrase + " *" if group.prefix else phrase
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path, root: Path) -> sqlite3.Connection:
+    # SQLite opens (and creates) through links: a linked .index/ or database
+    # file would put the store's text outside it (issue 19).
+    refuse_link(root, path)
     con = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
     con.execute("PRAGMA busy_timeout = 30000")
     con.execute("PRAGMA journal_mode = WAL")
@@ -136,6 +140,8 @@ class SqliteIndex:
         return self.layout.index_dir / "CURRENT"
 
     def _read_pointer(self) -> str | None:
+        if linked(self.layout.root, self._pointer):
+            return None
         try:
             name = self._pointer.read_text("utf-8").strip()
         except FileNotFoundError:
@@ -158,7 +164,7 @@ class SqliteIndex:
         return self.layout.index_dir / "embeddings.sqlite"
 
     def _attach_access(self, con: sqlite3.Connection) -> None:
-        acc = _connect(self.layout.access_db)
+        acc = _connect(self.layout.access_db, self.layout.root)
         acc.executescript(_ACCESS_SCHEMA)
         acc.close()
         con.execute("ATTACH DATABASE ? AS acc", (str(self.layout.access_db),))
@@ -175,7 +181,7 @@ class SqliteIndex:
             return True
         if con.in_transaction or (not create and not self.embeddings_db.exists()):
             return False
-        emb = _connect(self.embeddings_db)
+        emb = _connect(self.embeddings_db, self.layout.root)
         emb.executescript(_EMBED_SCHEMA)
         emb.close()
         con.execute("ATTACH DATABASE ? AS emb", (str(self.embeddings_db),))
@@ -187,25 +193,25 @@ class SqliteIndex:
         if self._con is not None and self._pointer_stat() == self._current_stat:
             return self._con
         self.close()
-        ensure_dir(self.layout.index_dir)
+        ensure_dir(self.layout.index_dir, root=self.layout.root)
         name = self._read_pointer()
         if name is None or not (self.layout.index_dir / name).exists():
             if name is not None:
                 self.notices.append(f"index file {name} is missing; rebuilding from files")
             name = self._new_db(empty=True)
         try:
-            con = _connect(self.layout.index_dir / name)
+            con = _connect(self.layout.index_dir / name, self.layout.root)
             version = con.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
                 con.close()
                 self.notices.append("index schema is old or unknown; rebuilding from files")
                 name = self._new_db(empty=True)
-                con = _connect(self.layout.index_dir / name)
+                con = _connect(self.layout.index_dir / name, self.layout.root)
             con.execute("SELECT count(*) FROM entries").fetchone()
         except sqlite3.DatabaseError as exc:
             self.notices.append(f"index {name} is corrupt ({exc}); rebuilding from files")
             name = self._new_db(empty=True)
-            con = _connect(self.layout.index_dir / name)
+            con = _connect(self.layout.index_dir / name, self.layout.root)
         self._attach_access(con)
         self._con = con
         self._current = name
@@ -224,7 +230,7 @@ class SqliteIndex:
         return name
 
     def _swap_in(self, name: str) -> None:
-        write_text_atomic(self._pointer, name + "\n")
+        write_text_atomic(self._pointer, name + "\n", root=self.layout.root)
         for old in self.layout.index_dir.glob("index-*.sqlite*"):
             if not old.name.startswith(name):
                 with contextlib.suppress(OSError):
@@ -387,7 +393,7 @@ class SqliteIndex:
 
     def rebuild(self, stats: Iterable[FileStat], load: LoadFn) -> SyncReport:
         """Index every file into a fresh database and swap it in."""
-        ensure_dir(self.layout.index_dir)
+        ensure_dir(self.layout.index_dir, root=self.layout.root)
         report = SyncReport(notices=self._take_notices())
         name = f"index-{time.time_ns()}-{os.getpid()}.sqlite"
         path = self.layout.index_dir / name
