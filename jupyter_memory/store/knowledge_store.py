@@ -18,6 +18,7 @@ from ..exceptions import ParseError, StoreError
 from .atomic import sha256_bytes, write_text_atomic
 from .json_file import read_json, write_json
 from .layout import RootLayout
+from .links import first_link, linked
 
 BACKUP_SUFFIX = ".bak"
 
@@ -58,8 +59,9 @@ class KnowledgeFile:
         the bytes on disk, and an inode reused within one timestamp tick by
         another process's rename could otherwise pass for the cached file.
         """
-        if self.path.is_symlink():
-            raise ParseError("knowledge file is a symlink; refusing to follow it", path=self.path)
+        link = first_link(self.root, self.path)
+        if link is not None:
+            raise ParseError(f"{link} is a symlink; refusing to follow it", path=self.path)
         try:
             st = self.path.stat()
         except FileNotFoundError:
@@ -92,7 +94,7 @@ class KnowledgeFile:
         return write_text_atomic(self.backup_path, text, root=self.root)
 
     def read_backup(self) -> str | None:
-        if self.backup_path.is_symlink():
+        if linked(self.root, self.backup_path):
             return None  # never followed; doctor lists the link
         try:
             return decode_file(self.backup_path.read_bytes(), path=self.backup_path)

@@ -14,9 +14,11 @@ repository can carry one):
   recalled or shown;
 - ``doctor`` lists every link it finds (:func:`links_below`).
 
-The root itself may be a link (a memory home moved to another disk): the
-rule is about what lies below it. Every check is ``lstat`` per path
-component, so it costs microseconds.
+The root's own last component counts too: a project's ``.jupyter-memory``
+lies below the project folder, and a cloned repository can carry it as a
+link. The memory home and a case workspace are resolved paths (a home moved
+to another disk through a link is resolved first), so for them this never
+fires. Every check is ``lstat`` per path component: microseconds.
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ def _is_link(path: Path) -> bool:
 
 
 def first_link(root: Path, path: Path) -> Path | None:
-    """The first symlink from ``root`` (exclusive) down to ``path`` (inclusive), if any."""
+    """The first symlink from ``root`` down to ``path`` (both inclusive), if any."""
+    if _is_link(root):
+        return root
     try:
         rel = path.relative_to(root)
     except ValueError:

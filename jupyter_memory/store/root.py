@@ -25,6 +25,7 @@ from .atomic import (
     write_text_atomic,
 )
 from .layout import RootLayout
+from .links import linked
 from .memory_files import FileStat, MemoryFiles
 from .search_index import IndexRow, SearchQuery, SyncReport
 from .sqlite_index import SqliteIndex
@@ -62,8 +63,14 @@ class StoreRoot:
         except OSError:
             return None
 
+    def behind_link(self) -> bool:
+        """The store folder or its index is a link: reads find nothing here (doctor says why)."""
+        return linked(self.root, self.layout.index_dir)
+
     def ensure_synced(self, *, force: bool = False) -> SyncReport | None:
         """Bring the index up to date when the folder changed since the last look."""
+        if self.behind_link():
+            return None
         mtime = self._dir_mtime()
         if not force and self._synced_dir_mtime is not None and mtime == self._synced_dir_mtime:
             return None
@@ -182,10 +189,14 @@ class StoreRoot:
     # -- reads ----------------------------------------------------------------------
 
     def search(self, query: SearchQuery) -> list[IndexRow]:
+        if self.behind_link():
+            return []
         self.ensure_synced()
         return self.index.search(query)
 
     def name_of(self, memory_id: str) -> str | None:
+        if self.behind_link():
+            return None
         self.ensure_synced()
         return self.index.name_of(memory_id)
 
@@ -195,6 +206,8 @@ class StoreRoot:
         return entry
 
     def rows(self) -> list[IndexRow]:
+        if self.behind_link():
+            return []
         self.ensure_synced()
         return self.index.rows()
 

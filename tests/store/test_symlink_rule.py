@@ -244,3 +244,31 @@ def test_other_home_paths_are_never_written_through(memory_home: Path, tmp_path:
         assert str(link) in str(err.value)
         assert str(link) in doctor_links(mem)
     assert (snapshot(target) if target.is_dir() else target.read_bytes()) == before
+
+
+def test_symlinked_project_store_folder(memory_home: Path, outside: Path, tmp_path: Path):
+    """A cloned repository's ``.jupyter-memory`` as a link: its knowledge and memories are not read."""
+    planted = tmp_path / "planted-store"
+    planted.mkdir()
+    shutil.copytree(outside, planted / "memories")
+    (planted / "knowledge.md").write_text(f"## Rules\n\n- {SECRET} rule\n\n## Info\n", "utf-8")
+    project = tmp_path / "cloned"
+    project.mkdir()
+    link = project / ".jupyter-memory"
+    link.symlink_to(planted, target_is_directory=True)
+    before = snapshot(planted)
+    with Memory(home=memory_home) as mem:
+        mem.remember("home words", title="home")  # the home is fine
+        with Memory(home=memory_home, project=project) as pmem:
+            assert pmem.recall(SECRET, project=project) == []
+            with pytest.raises(LinkedPathError) as err:
+                pmem.remember("project words", project=project)
+            assert err.value.path == link
+            try:
+                block = pmem.context(project=project)
+            except Exception as exc:
+                assert str(link) in str(exc)
+            else:
+                assert SECRET not in block
+            assert str(link) in doctor_links(pmem)
+    assert snapshot(planted) == before
