@@ -32,14 +32,36 @@ export interface ILibraryStatus {
   budget: number;
   mode: string;
   updated?: string | null;
+  version?: string;
   [key: string]: any;
 }
 
+/** One read of a knowledge file: `version` is the sha256 of its bytes. */
 export interface IKnowledge {
   layer: Layer;
   project: string | null;
   text: string;
+  version: string;
   status: ILibraryStatus;
+}
+
+/** A knowledge file's text at one version (the newer side of a conflict). */
+export interface IKnowledgeVersion {
+  text: string;
+  version: string;
+}
+
+/**
+ * The 409 of a stale save: the server's `current` file and the text the
+ * person tried to save (`yours`) on top of the version it was edited from.
+ */
+export interface IKnowledgeConflict {
+  message: string;
+  error: 'conflict';
+  state: 'stale_version';
+  path: string;
+  current: IKnowledgeVersion;
+  yours: { text: string; base: string };
 }
 
 export interface IReorganizeJob {
@@ -111,6 +133,18 @@ export class MemoryApiError extends Error {
   ) {
     super(message);
   }
+}
+
+export function isKnowledgeConflict(
+  error: unknown
+): error is MemoryApiError & { payload: IKnowledgeConflict } {
+  return (
+    error instanceof MemoryApiError &&
+    error.status === 409 &&
+    error.payload?.state === 'stale_version' &&
+    typeof error.payload?.current?.text === 'string' &&
+    typeof error.payload?.current?.version === 'string'
+  );
 }
 
 const settings = ServerConnection.makeSettings();

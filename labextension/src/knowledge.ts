@@ -4,15 +4,18 @@ import { Widget } from '@lumino/widgets';
 import {
   errorMessage,
   IKnowledge,
+  IKnowledgeVersion,
   ILibraryStatus,
   IProject,
   IReorganizeJob,
+  isKnowledgeConflict,
   Layer,
   postJSON,
   putJSON,
   requestAPI
 } from './api';
 import { button, clear, el, setStatus } from './dom';
+import { mergeKnowledge } from './merge';
 
 export const SAVE_LIMIT = 8000;
 
@@ -27,6 +30,13 @@ function formatUpdated(value: string | null | undefined): string {
 /**
  * The editor of one knowledge file (User, or the picked Project) with Save,
  * Reorganize and Library status. Counts come from the saved file only.
+ *
+ * Saves are compare-and-swap: each names the version the editor text was
+ * loaded from. When the file changed meanwhile (an Apply, another tab), the
+ * server refuses with both versions, and a refresh that finds newer server
+ * text under unsaved edits does the same: the view shows the newer text
+ * beside the person's and lets them merge, keep theirs or take the server's.
+ * Newer server text is never dropped from view without the person's choice.
  */
 export class KnowledgeView extends Widget {
   constructor(readonly layer: Layer) {
@@ -61,6 +71,60 @@ export class KnowledgeView extends Widget {
     });
     this._mask = el('div', { className: 'jm-mask', attrs: { role: 'status' } });
     this._mask.hidden = true;
+    // Read-only views (the editor stays the one textarea of the view).
+    this._theirsText = el('pre', {
+      className: 'jm-conflict-text jm-conflict-theirs',
+      attrs: { 'aria-label': 'Newer text on the server' }
+    });
+    this._mineText = el('pre', {
+      className: 'jm-conflict-text jm-conflict-mine',
+      attrs: { 'aria-label': 'Your unsaved text' }
+    });
+    this._conflictBox = el(
+      'div',
+      { className: 'jm-conflict', attrs: { role: 'alert' } },
+      [
+        el('div', {
+          className: 'jm-conflict-note',
+          text:
+            'This file changed on the server since you started editing ' +
+            '(an Apply or another save). Nothing of yours is lost: compare ' +
+            'both versions and choose.'
+        }),
+        el('div', { className: 'jm-conflict-panes' }, [
+          el('div', { className: 'jm-conflict-pane' }, [
+            el('div', {
+              className: 'jm-conflict-label',
+              text: 'Newer on the server'
+            }),
+            this._theirsText
+          ]),
+          el('div', { className: 'jm-conflict-pane' }, [
+            el('div', {
+              className: 'jm-conflict-label',
+              text: 'Your unsaved text'
+            }),
+            this._mineText
+          ])
+        ]),
+        el('div', { className: 'jm-toolbar' }, [
+          button('Merge both into the editor', () => this.mergeConflict(), {
+            className: 'jm-conflict-merge',
+            title:
+              "Your additions and deletions on top of the server's newer text; review, then Save"
+          }),
+          button('Keep mine', () => void this.keepMine(), {
+            className: 'jm-conflict-keep-mine',
+            title: "Save your text over the server's newer text"
+          }),
+          button('Take theirs', () => this.takeTheirs(), {
+            className: 'jm-conflict-take-theirs',
+            title: "Drop your edits and load the server's text"
+          })
+        ])
+      ]
+    );
+    this._conflictBox.hidden = true;
     this._projectSelect = el('select', {
       className: 'jm-project-select',
       attrs: { 'aria-label': 'Project' }
@@ -90,6 +154,7 @@ export class KnowledgeView extends Widget {
     ]);
     this.node.append(
       header,
+      this._conflictBox,
       editorWrap,
       el('div', { className: 'jm-toolbar' }, [
         this._saveButton,
@@ -140,11 +205,21 @@ export class KnowledgeView extends Widget {
     this._projectSelect.value = this._project ?? '';
   }
 
-  /** Reload from the server; unsaved edits are kept unless `force`. */
+  /** The newer server text shown beside unsaved edits, or null. */
+  get conflict(): IKnowledgeVersion | null {
+    return this._conflict;
+  }
+
+  /**
+   * Reload from the server. Unsaved edits are kept unless `force`; when the
+   * server's file changed under them, the conflict is shown instead.
+   */
   async refresh(force = false): Promise<void> {
     if (this.layer === 'project' && !this._project) {
       this._editor.value = '';
       this._saved = '';
+      this._version = '';
+      this.setConflict(null);
       this._editor.disabled = true;
       clear(this._library);
       setStatus(this._status, 'Pick a project to edit its knowledge.', 'info');
@@ -158,10 +233,20 @@ export class KnowledgeView extends Widget {
         {},
         { project: this._project }
       );
-      if (force || !this.dirty) {
+      if (force || !this.dirty || this._editor.value === data.text) {
         this._editor.value = data.text;
+        this._saved = data.text;
+        this._version = data.version;
+        this.setConflict(null);
+      } else if (data.version !== this._version) {
+        // Unsaved edits over an older version: show both, never keep one silently.
+        this.setConflict({ text: data.text, version: data.version });
+        setStatus(
+          this._status,
+          'The file changed on the server while you were editing: compare and choose below.',
+          'error'
+        );
       }
-      this._saved = data.text;
       this._editor.disabled = this._busy;
       this.renderStatus(data.status);
       this.node.dataset.loaded = 'true';
@@ -179,21 +264,97 @@ export class KnowledgeView extends Widget {
     // The server enforces the 8,000-character cap and answers 413 with its message.
     const text = this._editor.value;
     try {
-      const data = await putJSON<any>(
+      const data = await putJSON<IKnowledge>(
         `knowledge/${this.layer}`,
-        { text },
+        { text, base: this._version },
         { project: this._project }
       );
       this._saved = data.text;
       this._editor.value = data.text;
+      this._version = data.version;
+      this.setConflict(null);
       this.renderStatus(data.status);
       delete this.node.dataset.saveError;
       setStatus(this._status, 'Saved.', 'ok');
     } catch (error) {
-      this.node.dataset.saveError = 'failed';
-      setStatus(this._status, `Not saved: ${errorMessage(error)}`, 'error');
+      if (isKnowledgeConflict(error)) {
+        this.node.dataset.saveError = 'conflict';
+        this.setConflict(error.payload.current);
+        setStatus(
+          this._status,
+          'Not saved: the file changed on the server since you opened it. ' +
+            'Compare both versions above and choose.',
+          'error'
+        );
+      } else {
+        this.node.dataset.saveError = 'failed';
+        setStatus(this._status, `Not saved: ${errorMessage(error)}`, 'error');
+      }
     }
     this.updateControls();
+  }
+
+  /** Put the person's edits on top of the newer server text, to review and Save. */
+  mergeConflict(): void {
+    const theirs = this._conflict;
+    if (!theirs) {
+      return;
+    }
+    this._editor.value = mergeKnowledge(
+      this._saved,
+      this._editor.value,
+      theirs.text
+    );
+    this.rebase(theirs);
+    setStatus(
+      this._status,
+      "Merged your edits into the server's newer text. Review, then Save.",
+      'info'
+    );
+    this._editor.focus();
+    this.updateControls();
+  }
+
+  /** Save the person's text over the newer server text they have now seen. */
+  async keepMine(): Promise<void> {
+    const theirs = this._conflict;
+    if (!theirs) {
+      return;
+    }
+    this.rebase(theirs);
+    await this.save();
+  }
+
+  /** Drop the unsaved edits and load the newer server text. */
+  takeTheirs(): void {
+    const theirs = this._conflict;
+    if (!theirs) {
+      return;
+    }
+    this._editor.value = theirs.text;
+    this.rebase(theirs);
+    setStatus(
+      this._status,
+      "Loaded the server's text; your unsaved edits were dropped.",
+      'info'
+    );
+    this.updateControls();
+  }
+
+  /** The editor now builds on `theirs`: a save names its version. */
+  private rebase(theirs: IKnowledgeVersion): void {
+    this._saved = theirs.text;
+    this._version = theirs.version;
+    this.setConflict(null);
+  }
+
+  private setConflict(theirs: IKnowledgeVersion | null): void {
+    this._conflict = theirs;
+    this._conflictBox.hidden = theirs === null;
+    // Text is data: textContent, never parsed as HTML.
+    this._theirsText.textContent = theirs?.text ?? '';
+    this._mineText.textContent = theirs ? this._editor.value : '';
+    this.node.dataset.conflict = theirs ? 'true' : 'false';
   }
 
   async reorganize(): Promise<void> {
@@ -250,6 +411,9 @@ export class KnowledgeView extends Widget {
   }
 
   private onEdit(): void {
+    if (this._conflict) {
+      this._mineText.textContent = this._editor.value;
+    }
     this.updateControls();
   }
 
@@ -259,7 +423,8 @@ export class KnowledgeView extends Widget {
     this._counter.dataset.over = length > SAVE_LIMIT ? 'true' : 'false';
     const noFile = this.layer === 'project' && !this._project;
     this._saveButton.disabled = this._busy || noFile;
-    this._reorganizeButton.disabled = this._busy || noFile || this.dirty;
+    this._reorganizeButton.disabled =
+      this._busy || noFile || this.dirty || this._conflict !== null;
     this._reorganizeButton.title = this.dirty
       ? 'Save your changes first'
       : 'Back up, dedupe, condense and regroup the saved file';
@@ -287,7 +452,10 @@ export class KnowledgeView extends Widget {
     }
   }
 
+  // The server text the editor builds on, and its version (sent as `base`).
   private _saved = '';
+  private _version = '';
+  private _conflict: IKnowledgeVersion | null = null;
   private _busy = false;
   private _project: string | null = null;
   private readonly _editor: HTMLTextAreaElement;
@@ -298,5 +466,8 @@ export class KnowledgeView extends Widget {
   private readonly _library: HTMLDListElement;
   private readonly _dirtyNote: HTMLDivElement;
   private readonly _mask: HTMLDivElement;
+  private readonly _conflictBox: HTMLDivElement;
+  private readonly _theirsText: HTMLPreElement;
+  private readonly _mineText: HTMLPreElement;
   private readonly _projectSelect: HTMLSelectElement;
 }

@@ -294,3 +294,98 @@ def test_project_tab_edits_and_reorganizes_the_picked_project(page, lab, lab_mem
     assert saved.lower().count("join on order_id") == 1
     assert view.locator("dd[data-field=rules]").inner_text() == "1"
     screenshot(page, "17-project-reorganized")
+
+
+def _rest_apply(lab, proposal_id: str, to: str = "user") -> dict:
+    """Apply through the lab's REST API (another tab, another person's click)."""
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(
+        f"{lab.url}/jupyter-memory/queue/{proposal_id}/apply",
+        data=json.dumps({"to": to}).encode("utf-8"),
+        method="POST",
+        headers={"Authorization": f"token {lab.token}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def _open_user_editor(page, lab, lab_mem, text: str):
+    lab_mem.save_knowledge("user", text)
+    open_panel(page, lab)
+    show_tab(page, "user")
+    view = page.locator("#jm-knowledge-user")
+    page.wait_for_function(
+        "t => document.querySelector('#jm-knowledge-user textarea').value === t", arg=text
+    )
+    return view
+
+
+def test_a_stale_save_shows_the_conflict_and_the_person_merges(page, lab, lab_mem):
+    """Issue 19 B: an Apply lands while the editor is open; Save does not erase it."""
+    base = "## Rules\n\n- Revenue excludes refunds\n\n## Info\n"
+    proposal = propose(lab_mem, "Always label chart axes")
+    view = _open_user_editor(page, lab, lab_mem, base)
+    editor = view.locator("textarea")
+    mine = base.replace(
+        "- Revenue excludes refunds\n", "- Revenue excludes refunds\n- 金额以欧元计\n"
+    )
+    editor.fill(mine)
+    assert _rest_apply(lab, proposal)["status"] == "applied"
+    with page.expect_response(
+        lambda r: "/jupyter-memory/knowledge/user" in r.url and r.request.method == "PUT"
+    ) as answer:
+        view.locator(".jm-save").click()
+    assert answer.value.status == 409
+    page.wait_for_selector("#jm-knowledge-user[data-conflict='true']")
+    theirs = view.locator(".jm-conflict-theirs").inner_text()
+    yours = view.locator(".jm-conflict-mine").inner_text()
+    assert "Always label chart axes" in theirs and "金额以欧元计" not in theirs
+    assert "金额以欧元计" in yours and "Always label chart axes" not in yours
+    assert editor.input_value() == mine  # the person's text is still theirs to edit
+    on_disk = (lab.home / "knowledge.md").read_text(encoding="utf-8")
+    assert "Always label chart axes" in on_disk and "金额以欧元计" not in on_disk
+    assert "changed on the server" in view.locator(".jm-status").inner_text()
+    screenshot(page, "18-stale-save-conflict")
+    view.locator(".jm-conflict-merge").click()
+    page.wait_for_selector("#jm-knowledge-user[data-conflict='false']")
+    merged = editor.input_value()
+    assert "Always label chart axes" in merged and "金额以欧元计" in merged
+    with page.expect_response(
+        lambda r: "/jupyter-memory/knowledge/user" in r.url and r.request.method == "PUT"
+    ) as answer:
+        view.locator(".jm-save").click()
+    assert answer.value.status == 200
+    view.locator(".jm-status[data-tone='ok']").wait_for()
+    saved = (lab.home / "knowledge.md").read_text(encoding="utf-8")
+    assert "Always label chart axes" in saved and "金额以欧元计" in saved
+    assert "Revenue excludes refunds" in saved
+    assert lab_mem.proposal(proposal).status == "applied"
+    screenshot(page, "19-conflict-merged-and-saved")
+    assert page.js_errors == []
+
+
+def test_a_refresh_under_unsaved_edits_shows_newer_server_text(page, lab, lab_mem):
+    """The panel's refresh never keeps stale editor text silently over a newer file."""
+    base = "## Rules\n\n- Dates are stored in UTC\n\n## Info\n"
+    proposal = propose(lab_mem, "Fiscal weeks start on Monday")
+    view = _open_user_editor(page, lab, lab_mem, base)
+    editor = view.locator("textarea")
+    mine = base.replace("## Info\n", "## Info\n\n- <b>GMV</b> includes tax\n")
+    editor.fill(mine)
+    before = refreshes(page)
+    assert _rest_apply(lab, proposal)["status"] == "applied"
+    wait_refreshed_after(page, before)  # the change event reached the panel
+    page.wait_for_selector("#jm-knowledge-user[data-conflict='true']")
+    assert "Fiscal weeks start on Monday" in view.locator(".jm-conflict-theirs").inner_text()
+    # Stored text is data: the markup shows as typed, nothing is parsed as HTML.
+    assert "<b>GMV</b> includes tax" in view.locator(".jm-conflict-mine").inner_text()
+    assert view.locator(".jm-conflict-mine b").count() == 0
+    assert view.locator(".jm-reorganize").is_disabled()
+    view.locator(".jm-conflict-take-theirs").click()
+    page.wait_for_selector("#jm-knowledge-user[data-conflict='false']")
+    assert editor.input_value() == (lab.home / "knowledge.md").read_text(encoding="utf-8")
+    assert "Fiscal weeks start on Monday" in editor.input_value()
+    assert page.locator("#jm-knowledge-user[data-dirty='false']").count() == 1
+    assert page.js_errors == []
