@@ -47,8 +47,6 @@ class ProcessAllBody(_Body):
 
 class KnowledgeBody(_Body):
     # The 8,000-character cap is the service's rule; it answers 413 with its message.
-    # The save's base version (issue 19 B) is added here; if null is to mean
-    # "the file did not exist yet", name that field in ``_nullable``.
     text: str
     # The version the text was edited from (GET returns it). Required: the route
     # refuses a save without it, naming ``base`` and where to get it.
