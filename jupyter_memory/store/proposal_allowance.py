@@ -35,12 +35,13 @@ def _check_key(key: str) -> str:
 
 class ProposalAllowance:
     def __init__(self, home: Path) -> None:
+        self.home = home
         self.folder = home / "recent"
         self.path = self.folder / FILE_NAME
 
     def read(self) -> dict[str, dict[str, Any]]:
         """Counts by conversation key; a damaged file is a clear error naming it."""
-        data = read_json(self.path, {})
+        data = read_json(self.path, {}, root=self.home)
         if not isinstance(data, dict):
             raise ParseError("must be a JSON object of conversation → count", path=self.path)
         for key, value in data.items():
@@ -60,14 +61,14 @@ class ProposalAllowance:
     def take(self, key: str, limit: int, at: datetime) -> bool:
         """Use one of ``limit`` calls of conversation ``key``; False when none is left."""
         _check_key(key)
-        with root_lock(self.folder):
+        with root_lock(self.folder, within=self.home):
             data = self._current(self.read(), at)
             count = int(data.get(key, {}).get("count", 0))
             if count >= limit:
                 return False
             data[key] = {"count": count + 1, "last": at.isoformat()}
             newest = sorted(data, key=lambda k: data[k]["last"], reverse=True)
-            write_json(self.path, {k: data[k] for k in newest[:KEEP_CONVERSATIONS]})
+            write_json(self.path, {k: data[k] for k in newest[:KEEP_CONVERSATIONS]}, root=self.home)
         return True
 
     def _current(self, data: dict[str, dict[str, Any]], at: datetime) -> dict[str, dict[str, Any]]:
