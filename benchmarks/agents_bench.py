@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from jupyter_memory import Memory
-from jupyter_memory.service.agents_md import sync_agents_md
+from jupyter_memory.service.knowledge.agents_md import sync_agents_md
 
 ROUND_TRIPS = 50
 SYNCS = 20

@@ -25,8 +25,8 @@ import tempfile
 import time
 from typing import Any
 
-from jupyter_memory.core.digest_extract import extract_work_memories
-from jupyter_memory.core.work_memory import parse_batch, validate_work_memories
+from jupyter_memory.core.learning.digest_extract import extract_work_memories
+from jupyter_memory.core.learning.work_memory import parse_batch, validate_work_memories
 
 CODE = [
     "df = pd.read_parquet('data/orders.parquet')\ndf.head()",

@@ -25,11 +25,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from jupyter_memory import Memory
-from jupyter_memory.core.evidence import find_evidence, to_sources
-from jupyter_memory.core.knowledge_context import CATALOG_THRESHOLD
-from jupyter_memory.core.knowledge_dedup import Known, decide
-from jupyter_memory.core.knowledge_extract import extract_candidates
-from jupyter_memory.core.knowledge_format import Entry, KnowledgeDoc, chars_of, render_knowledge
+from jupyter_memory.core.knowledge.context import CATALOG_THRESHOLD
+from jupyter_memory.core.knowledge.dedup import Known, decide
+from jupyter_memory.core.knowledge.evidence import find_evidence, to_sources
+from jupyter_memory.core.knowledge.extract import extract_candidates
+from jupyter_memory.core.knowledge.format import (
+    Entry,
+    KnowledgeDoc,
+    chars_of,
+    render_knowledge,
+)
 
 MESSAGES = [
     "Let's look at Q3. Revenue must always exclude refunds and chargebacks.",

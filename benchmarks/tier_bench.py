@@ -74,7 +74,7 @@ def main() -> None:
     os.environ.setdefault("JUPYTER_MEMORY_SEMANTIC", "0")  # no embedding work in this figure
 
     from jupyter_memory import Memory
-    from jupyter_memory.core.sectors import decide
+    from jupyter_memory.core.memories.sectors import decide
 
     now = datetime.now(timezone.utc)
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,7 +1,7 @@
 """jupyter-memory: governed memory for AI agents in Jupyter.
 
 Only what a person approved (or wrote with ``%remember``) ever reaches an
-agent's context. See ``docs/`` and DESIGN for the architecture.
+agent's context. See ``docs/`` and docs/design.md for the architecture.
 """
 
 from __future__ import annotations
@@ -21,31 +21,31 @@ from .exceptions import (
 )
 
 if TYPE_CHECKING:
-    from .core.agent_tools import tool_schemas
-    from .core.hits import RecallHit
+    from .core.knowledge.agent_tools import tool_schemas
+    from .core.knowledge.proposals import Proposal
+    from .core.learning.work_memory import validate_work_memories
     from .core.llm import LLMClient
-    from .core.models import MemoryEntry, MemoryMeta, MemoryType, Source, Tier
-    from .core.proposals import Proposal
-    from .core.work_memory import validate_work_memories
-    from .service.case_memory import CaseMemory, search_cases
+    from .core.memories.hits import RecallHit
+    from .core.memories.models import MemoryEntry, MemoryMeta, MemoryType, Source, Tier
+    from .service.cases.memory import CaseMemory, search_cases
     from .service.memory import Memory
 
 # Imported on first use (PEP 562) so that ``import jupyter_memory`` and
 # ``%load_ext jupyter_memory`` stay light: pydantic models load only when needed.
 _LAZY = {
-    "CaseMemory": ".service.case_memory",
+    "CaseMemory": ".service.cases.memory",
     "Memory": ".service.memory",
-    "MemoryEntry": ".core.models",
-    "MemoryMeta": ".core.models",
-    "MemoryType": ".core.models",
-    "RecallHit": ".core.hits",
-    "Source": ".core.models",
-    "Tier": ".core.models",
-    "validate_work_memories": ".core.work_memory",
-    "Proposal": ".core.proposals",
+    "MemoryEntry": ".core.memories.models",
+    "MemoryMeta": ".core.memories.models",
+    "MemoryType": ".core.memories.models",
+    "RecallHit": ".core.memories.hits",
+    "Source": ".core.memories.models",
+    "Tier": ".core.memories.models",
+    "validate_work_memories": ".core.learning.work_memory",
+    "Proposal": ".core.knowledge.proposals",
     "LLMClient": ".core.llm",
-    "tool_schemas": ".core.agent_tools",
-    "search_cases": ".service.case_memory",
+    "tool_schemas": ".core.knowledge.agent_tools",
+    "search_cases": ".service.cases.memory",
 }
 
 

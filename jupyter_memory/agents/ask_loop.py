@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..core.agent_tools import TOOL_MODELS, tool_schemas
+from ..core.knowledge.agent_tools import TOOL_MODELS, tool_schemas
 from ..exceptions import JupyterMemoryError
 from ..service.agent_access import AgentAccess
 from .chat_stream import ToolCall, Turn

@@ -18,7 +18,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..core.agent_tools import ExpandKnowledgeCatalogArgs, ProposeKnowledgeArgs
+from ..core.knowledge.agent_tools import ExpandKnowledgeCatalogArgs, ProposeKnowledgeArgs
 from ..exceptions import JupyterMemoryError
 from ..service.agent_access import AgentAccess
 from .tool_args import MemoryContextArgs, RecallArgs, described, parse_args

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..core.agent_tools import ExpandKnowledgeCatalogArgs, ProposeKnowledgeArgs
+from ..core.knowledge.agent_tools import ExpandKnowledgeCatalogArgs, ProposeKnowledgeArgs
 from ..exceptions import JupyterMemoryError
 from ..service.agent_access import AgentAccess
 from . import mcp_compat

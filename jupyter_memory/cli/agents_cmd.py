@@ -74,7 +74,7 @@ def _mcp(args: argparse.Namespace) -> int:
 
 
 def _agents_md_sync(args: argparse.Namespace) -> int:
-    from ..service.agents_md import sync_agents_md
+    from ..service.knowledge.agents_md import sync_agents_md
 
     folder = args.project or os.getcwd()
     with open_memory(argparse.Namespace(home=args.home, project=None)) as mem:

@@ -1,5 +1,5 @@
 """``jupyter-memory case ...``: investigation case memory (spec 000), a thin shell
-over :class:`~jupyter_memory.service.case_memory.CaseMemory`.
+over :class:`~jupyter_memory.service.cases.memory.CaseMemory`.
 
 ``jupyter-memory case --workspace DIR --case CASE-2026-001 note hesitate "title"
 --body TEXT --evidence E-007 --hypothesis H-2``; every sub-command takes
@@ -33,7 +33,7 @@ def _case_options(*, suppress: bool) -> argparse.ArgumentParser:
 
 
 def _open(args: argparse.Namespace, *, name: str | None = None) -> Any:
-    from ..service.case_memory import CaseMemory
+    from ..service.cases.memory import CaseMemory
 
     if not args.case:
         raise ValidationError("give the case with --case CASE-YYYY-NNN", field="case")
@@ -143,7 +143,7 @@ def _cmd_archive(args: argparse.Namespace) -> int:
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
-    from ..service.case_memory import search_cases
+    from ..service.cases.memory import search_cases
 
     hits = search_cases(args.workspace or ".", " ".join(args.text), type=args.type)
     if args.json:
@@ -182,7 +182,7 @@ def _cmd_repair(args: argparse.Namespace) -> int:
 
 
 def _cmd_policy(args: argparse.Namespace) -> int:
-    from ..service.case_memory import workspace_policy
+    from ..service.cases.memory import workspace_policy
 
     pol = workspace_policy(args.workspace or ".")
     if args.json:

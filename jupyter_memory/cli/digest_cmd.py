@@ -12,7 +12,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..core.work_memory import ValidationReport, parse_batch, parse_pool, validate_work_memories
+from ..core.learning.work_memory import (
+    ValidationReport,
+    parse_batch,
+    parse_pool,
+    validate_work_memories,
+)
 from ..exceptions import ValidationError
 from ..store.input_files import read_input_json, read_input_text
 from .output import emit_json, open_memory

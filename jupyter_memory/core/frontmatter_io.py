@@ -17,7 +17,7 @@ import yaml
 from pydantic import ValidationError as PydanticValidationError
 
 from ..exceptions import OversizeError, ParseError
-from .models import MemoryEntry, MemoryMeta
+from .memories.models import MemoryEntry, MemoryMeta
 from .yaml_lines import NotFlat, dump_flat, load_flat
 
 MAX_FILE_BYTES = 1_000_000

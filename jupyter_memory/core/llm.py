@@ -1,6 +1,6 @@
 """The optional LLM: a small client protocol, the prompts, and strict parsing of replies.
 
-The LLM is never required (DESIGN.md): the deterministic extractor and
+The LLM is never required (docs/design.md): the deterministic extractor and
 reorganizer are the default. When the person configures a client, its
 output is *only a suggestion*: extracted proposals go through the same
 evidence check, execution-state check, dedup and per-round limit as the
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..exceptions import ValidationError
-from .evidence import SourceText
-from .knowledge_extract import MAX_PER_ROUND
+from .knowledge.evidence import SourceText
+from .knowledge.extract import MAX_PER_ROUND
 
 ChatMessage = dict[str, str]
 

@@ -3,7 +3,7 @@
 ``%case open CASE-2026-001 [--workspace DIR]`` picks the case; ``note``,
 ``index``, ``status``, ``archive``, ``search`` and ``policy`` work on it. The
 write policy decides what is printed: under ``silent`` a successful note
-prints nothing; a failure is always raised (DESIGN.md invariant 2).
+prints nothing; a failure is always raised (docs/design.md invariant 2).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def _workspace(self: Any, args: Any) -> str:
 
 
 def _open(self: Any, args: Any) -> Any:
-    from ..service.case_memory import CaseMemory
+    from ..service.cases.memory import CaseMemory
 
     if len(args.words) != 1:
         raise UsageError("%case open needs one case id, e.g. %case open CASE-2026-001")
@@ -159,7 +159,7 @@ def _archive(cm: Any, args: Any) -> TextBlock:
 
 
 def _search(self: Any, args: Any) -> CaseSearchResult:
-    from ..service.case_search import search_cases
+    from ..service.cases.search import search_cases
 
     hits = search_cases(
         _workspace(self, args), joined(args.words), type=args.type, limit=args.limit

@@ -8,7 +8,7 @@
   dies loses at most the last second of cells.
 * **A new session.** Before the first cell after ``%load_ext`` runs, the feed
   calls ``Memory.start_session``: stale session-tier memories are cleared and
-  past days' daily memories merged (see :mod:`jupyter_memory.service.tiers`).
+  past days' daily memories merged (see :mod:`jupyter_memory.service.memories.tiers`).
 * **Digest now.** ``%memory digest`` flushes and runs ``Memory.digest()``.
 * **Shutdown.** An ``atexit`` hook flushes the inbox (one durable write) and
   then digests this session only when that is quick for sure: the embedded

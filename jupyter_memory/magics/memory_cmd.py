@@ -208,7 +208,7 @@ def suggestion_round(
     ``background`` rounds (after a cell) respect Automatic suggestions; ``%memory
     suggest`` is a person's request and runs whenever memory is enabled.
     """
-    from ..service.notebook_evidence import round_messages
+    from ..service.knowledge.notebook_evidence import round_messages
 
     window = self.recent_cells
     notebook = self._locate_notebook()
@@ -235,7 +235,7 @@ def _propose_gotcha(mem: Any, gotcha: Any) -> list[Any]:
     Its text names the line when the service accepts that; a line the service
     refuses as execution state (a path, a SQL statement) is left to the quote.
     """
-    from ..core.proposals import Proposal
+    from ..core.knowledge.proposals import Proposal
     from ..exceptions import ValidationError
 
     evidence = [gotcha.cell.as_message(None)]

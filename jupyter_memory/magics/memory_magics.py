@@ -18,9 +18,8 @@ from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from traitlets import CaselessStrEnum, Int, TraitError, Unicode, observe, validate
 from traitlets.config import Configurable
 
-from . import case_cmd as case_cmd
+from . import case_cmd, memory_cmd
 from . import listing as listing_cmd
-from . import memory_cmd as memory_cmd
 from . import recall as recall_cmd
 from . import remember as remember_cmd
 from .capture import CapturedCell, CellCapture, Gotcha
@@ -95,7 +94,7 @@ class MemoryMagics(Magics, Configurable):
     # -- extraction rounds (worker thread) --------------------------------------------
 
     def _locate_notebook(self) -> Path | None:
-        from ..store.notebook_cells import find_notebook
+        from ..store.knowledge.notebook_cells import find_notebook
 
         ns = self.shell.user_ns if self.shell is not None else {}
         name = ns.get("__vsc_ipynb_file__") or os.environ.get("JPY_SESSION_NAME")

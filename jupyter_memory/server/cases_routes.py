@@ -1,6 +1,6 @@
 """Investigation case memory, read-only: cases with their INDEX rows, one entry, search.
 
-Case memory is never injected into an agent's context (DESIGN invariant 3);
+Case memory is never injected into an agent's context (docs/design.md invariant 3);
 the panel only shows it to the person, as text.
 """
 
@@ -11,8 +11,8 @@ from typing import Any
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from ..core.case_format import validate_case_id
-from ..service.case_memory import CaseMemory, list_cases, search_cases
+from ..core.cases.format import validate_case_id
+from ..service.cases.memory import CaseMemory, list_cases, search_cases
 from .base import READ, MemoryHandler
 
 

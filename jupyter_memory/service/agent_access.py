@@ -1,4 +1,4 @@
-"""``AgentAccess``: what an agent may see and do, in one place (DESIGN.md invariants 3 and 5).
+"""``AgentAccess``: what an agent may see and do, in one place (docs/design.md invariants 3 and 5).
 
 Every agent surface (the MCP server, Jupyter AI's tools and persona, ``%%ask``)
 goes through this class, so the rules hold the same everywhere:
@@ -26,10 +26,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..core.evidence import to_sources
+from ..core.knowledge.evidence import to_sources
 from ..core.names import validate_id
 from ..exceptions import PolicyError
-from ..store.person_text import PersonTextLog
+from ..store.knowledge.person_text import PersonTextLog
 from .memory import Memory
 from .paths import RegisteredProject
 
@@ -215,7 +215,7 @@ class AgentAccess:
     # -- investigation cases --------------------------------------------------------------
 
     def _case(self, case: str) -> Any:
-        from .case_memory import CaseMemory
+        from .cases.memory import CaseMemory
 
         if self.workspace is None:
             raise PolicyError(

@@ -15,12 +15,12 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
-from ..core.attention import heat
-from ..core.disclosure import Level, snippet
 from ..core.durations import parse_duration
-from ..core.hits import RecallHit
 from ..core.ids import new_id
-from ..core.models import (
+from ..core.memories.attention import heat
+from ..core.memories.disclosure import Level, snippet
+from ..core.memories.hits import RecallHit
+from ..core.memories.models import (
     MAX_TEXT_CHARS,
     EvidenceQuote,
     MemoryEntry,
@@ -44,13 +44,13 @@ from ..store.audit import AuditLog
 from ..store.json_file import read_json, write_json
 from ..store.jsonl import read_jsonl
 from ..store.layout import project_gitignore, project_root
+from ..store.memories.search_index import IndexRow, SearchQuery
 from ..store.root import StoreRoot
-from ..store.search_index import IndexRow, SearchQuery
-from .digest import DigestMixin
-from .knowledge import KnowledgeMixin
+from .knowledge.agent_tools import KnowledgeMixin
+from .learning.digest import DigestMixin
+from .memories.semantic import SemanticRecall, default_embedder_factory
+from .memories.tiers import sector_expired
 from .paths import RegisteredProject, registered_project, resolve_home, resolve_project_dir
-from .semantic import SemanticRecall, default_embedder_factory
-from .tiers import sector_expired
 
 # Project memories outrank user ones of equal relevance when a project is focused.
 PROJECT_BOOST = 1.25
@@ -562,7 +562,7 @@ class Memory(KnowledgeMixin, DigestMixin):
             source=row.source,
             score=round(score, 4),
             attention=round(row.attention, 4),
-            # a memory past its sector TTL is COLD whatever its score (core/sectors.py)
+            # a memory past its sector TTL is COLD whatever its score (core/memories/sectors.py)
             heat="COLD" if sector_expired(row, self.clock()) else heat(row.attention),
             reviewed=row.reviewed,
             created=row.created,
@@ -576,7 +576,7 @@ class Memory(KnowledgeMixin, DigestMixin):
     def list(self, *, limit: int | None = None, include_cold: bool = True) -> list[dict[str, Any]]:
         """All memories with attention and heat, HOT then WARM then COLD, newest first.
 
-        Heat is the tier decision of :mod:`jupyter_memory.core.sectors`: the
+        Heat is the tier decision of :mod:`jupyter_memory.core.memories.sectors`: the
         attention score, except that a memory past its sector TTL is COLD.
         """
         out: list[dict[str, Any]] = []

@@ -1,6 +1,6 @@
 """Durable file writes: the one write path every stored file goes through.
 
-A write is durable or it is an error (DESIGN.md invariant 2): unique temp file
+A write is durable or it is an error (docs/design.md invariant 2): unique temp file
 in the same folder, write + flush + fsync, ``os.replace``, fsync of the folder,
 then a read-back comparison. Callers hold the root's lock (:func:`root_lock`)
 around a write and the index update that follows it.

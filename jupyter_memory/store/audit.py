@@ -1,7 +1,7 @@
 """Append-only audit log (JSON lines) of every create, update and delete.
 
 A deletion keeps only id, hash and time: a forgotten memory's text must not
-survive in the log (DESIGN.md, issue 2 "forget").
+survive in the log (docs/design.md, issue 2 "forget").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Where things live inside a storage root (DESIGN.md, "Where things live").
+"""Where things live inside a storage root (docs/design.md, "Where things live").
 
 A root is the user's memory home or a project's ``.jupyter-memory`` folder.
 """

@@ -1,6 +1,6 @@
 """One storage root (user home or project folder): files + derived index.
 
-Every write here runs under the root's lock in the order DESIGN.md fixes:
+Every write here runs under the root's lock in the order docs/design.md fixes:
 durable file write → index update → read-back check.
 """
 
@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..core.frontmatter_io import render_memory
-from ..core.models import MemoryEntry, content_hash, file_name
+from ..core.memories.models import MemoryEntry, content_hash, file_name
 from ..core.names import slugify
 from ..exceptions import NotFoundError, StoreError
 from .atomic import (
@@ -26,9 +26,9 @@ from .atomic import (
 )
 from .layout import RootLayout
 from .links import linked
-from .memory_files import FileStat, MemoryFiles
-from .search_index import IndexRow, SearchQuery, SyncReport
-from .sqlite_index import SqliteIndex
+from .memories.files import FileStat, MemoryFiles
+from .memories.search_index import IndexRow, SearchQuery, SyncReport
+from .memories.sqlite_index import SqliteIndex
 
 
 class StoreRoot:

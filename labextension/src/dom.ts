@@ -1,5 +1,5 @@
 /**
- * Tiny DOM builders. Stored memory text is data (DESIGN invariant 6): every
+ * Tiny DOM builders. Stored memory text is data (docs/design.md invariant 6): every
  * string goes in through textContent or an attribute, never parsed as HTML.
  */
 

@@ -9,7 +9,7 @@ import pytest
 
 from jupyter_memory import Memory
 from jupyter_memory.cli.main import main
-from jupyter_memory.core.agents_block import AGENTS_MD_MAX_BYTES, find_block
+from jupyter_memory.core.knowledge.agents_block import AGENTS_MD_MAX_BYTES, find_block
 
 PROJECT_RULE = "Revenue excludes refunds (口径：收入不含退款)."
 USER_RULE = "Always state the currency of an amount."

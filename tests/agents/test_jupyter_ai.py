@@ -24,7 +24,7 @@ import pytest
 from jupyter_memory import Memory
 from jupyter_memory.agents import jupyter_ai_tools
 from jupyter_memory.service.agent_access import AgentAccess
-from jupyter_memory.store.person_text import PersonTextLog
+from jupyter_memory.store.knowledge.person_text import PersonTextLog
 
 NEEDS_JAI = "Jupyter AI is missing: pip install 'jupyter-memory[jupyter-ai]' (or run make test-integrations)"
 

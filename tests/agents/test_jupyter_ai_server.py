@@ -36,7 +36,7 @@ from agents_helpers import free_port, text_of
 from openai_test_server import Scripted, llm_server
 
 from jupyter_memory import Memory
-from jupyter_memory.store.person_text import PersonTextLog
+from jupyter_memory.store.knowledge.person_text import PersonTextLog
 
 pytestmark = pytest.mark.jupyter_ai
 

@@ -14,7 +14,7 @@ from jupyter_memory import Memory
 from jupyter_memory.agents import mcp_compat
 from jupyter_memory.agents.mcp_server import build_server
 from jupyter_memory.agents.tool_args import RecallArgs
-from jupyter_memory.core.agent_tools import ProposeKnowledgeArgs
+from jupyter_memory.core.knowledge.agent_tools import ProposeKnowledgeArgs
 from jupyter_memory.service.agent_access import AgentAccess
 
 pytestmark = pytest.mark.anyio

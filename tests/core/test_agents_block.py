@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jupyter_memory.core import agents_block as blk
+from jupyter_memory.core.knowledge import agents_block as blk
 from jupyter_memory.exceptions import ParseError
 
 # Person-written files: any text without our markers, LF or CRLF, with or without a final newline.

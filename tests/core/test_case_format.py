@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_memory.core.case_format import (
+from jupyter_memory.core.cases.format import (
     ENTRY_TYPES,
     STATUSES,
     CaseEntry,

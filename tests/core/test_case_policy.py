@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_memory.core.case_format import CaseEntry
-from jupyter_memory.core.case_policy import (
+from jupyter_memory.core.cases.format import CaseEntry
+from jupyter_memory.core.cases.policy import (
     decide,
     is_operation_record,
     is_reasoning_chain,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jupyter_memory.core.corrections import (
+from jupyter_memory.core.learning.corrections import (
     Candidate,
     Evidence,
     add_evidence,

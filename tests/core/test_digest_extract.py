@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_memory.core.digest_extract import extract_work_memories
-from jupyter_memory.core.digest_signals import (
+from jupyter_memory.core.learning.digest_extract import extract_work_memories
+from jupyter_memory.core.learning.digest_signals import (
     decision_signal,
     method_signal,
     passes_strip_test,
     task_signal,
 )
-from jupyter_memory.core.work_memory import parse_batch, validate_work_memories
+from jupyter_memory.core.learning.work_memory import parse_batch, validate_work_memories
 
 CORPUS = Path(__file__).parent.parent / "data" / "digest_sessions"
 FIXTURES = sorted(CORPUS.glob("*.json"))

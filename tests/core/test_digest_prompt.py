@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from jupyter_memory.core.digest_prompt import DIGEST_SYSTEM, digest_prompt, extract_with_llm
+from jupyter_memory.core.learning.digest_prompt import (
+    DIGEST_SYSTEM,
+    digest_prompt,
+    extract_with_llm,
+)
 from jupyter_memory.core.llm import LLMClient
 
 BATCH = {

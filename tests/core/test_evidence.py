@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_memory.core.evidence import (
+from jupyter_memory.core.knowledge.evidence import (
     SourceText,
     find_evidence,
     is_system_instruction,

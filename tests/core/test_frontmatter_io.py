@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jupyter_memory.core.frontmatter_io import MAX_FILE_BYTES, parse_memory, render_memory
-from jupyter_memory.core.models import MemoryEntry, MemoryMeta
+from jupyter_memory.core.memories.models import MemoryEntry, MemoryMeta
 from jupyter_memory.exceptions import OversizeError, ParseError
 
 GOOD = """---

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from jupyter_memory.core.knowledge_context import (
+from jupyter_memory.core.knowledge.context import (
     BUDGET,
     CATALOG,
     CATALOG_THRESHOLD,
@@ -19,7 +19,7 @@ from jupyter_memory.core.knowledge_context import (
     neutralize,
     render_layer,
 )
-from jupyter_memory.core.knowledge_format import Entry, KnowledgeDoc, chars_of
+from jupyter_memory.core.knowledge.format import Entry, KnowledgeDoc, chars_of
 
 
 def doc_with_chars(n: int, *, section: str = "rules") -> KnowledgeDoc:

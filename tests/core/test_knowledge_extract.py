@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_memory.core.evidence import find_evidence, to_sources
-from jupyter_memory.core.knowledge_dedup import (
+from jupyter_memory.core.knowledge.dedup import (
     DUPLICATE_AT,
     REWORDING_AT,
     Known,
@@ -13,7 +12,8 @@ from jupyter_memory.core.knowledge_dedup import (
     dedup_hash,
     similarity,
 )
-from jupyter_memory.core.knowledge_extract import (
+from jupyter_memory.core.knowledge.evidence import find_evidence, to_sources
+from jupyter_memory.core.knowledge.extract import (
     classify,
     execution_state_reason,
     extract_candidates,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_memory.core.knowledge_format import (
+from jupyter_memory.core.knowledge.format import (
     INFO,
     RULES,
     SAVE_CAP_CHARS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_memory.core.evidence import to_sources
+from jupyter_memory.core.knowledge.evidence import to_sources
 from jupyter_memory.core.llm import (
     LLMClient,
     extraction_prompt,

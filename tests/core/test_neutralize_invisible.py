@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_memory.core.knowledge_context import neutralize
+from jupyter_memory.core.knowledge.context import neutralize
 
 INVISIBLE = (
     [chr(c) for c in range(0x200B, 0x2010)]

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_memory.core.proposals import (
+from jupyter_memory.core.knowledge.proposals import (
     Proposal,
     build_proposal,
     parse_proposal,

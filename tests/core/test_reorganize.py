@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_memory.core.knowledge_context import CATALOG_THRESHOLD
-from jupyter_memory.core.knowledge_format import (
+from jupyter_memory.core.knowledge.context import CATALOG_THRESHOLD
+from jupyter_memory.core.knowledge.format import (
     Entry,
     KnowledgeDoc,
     chars_of,
     parse_knowledge,
     render_knowledge,
 )
-from jupyter_memory.core.reorganize import (
+from jupyter_memory.core.knowledge.reorganize import (
     ReorganizeError,
     condense,
     label_for,

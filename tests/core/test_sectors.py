@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jupyter_memory.core.sectors import decide, expired, ttl_days
+from jupyter_memory.core.memories.sectors import decide, expired, ttl_days
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 

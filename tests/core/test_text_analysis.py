@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jupyter_memory.core.embedding import embed_key, embed_text, fuse, normalise
+from jupyter_memory.core.memories.embedding import embed_key, embed_text, fuse, normalise
 from jupyter_memory.core.stopwords import ENGLISH_STOPWORDS
 from jupyter_memory.core.text import (
     SearchGroup,

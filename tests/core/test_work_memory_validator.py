@@ -12,14 +12,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jupyter_memory.core.event_time import EPOCH, event_iso, parse_iso8601, to_iso
-from jupyter_memory.core.scene_labels import label_problem, make_label, split_label
-from jupyter_memory.core.work_memory import (
+from jupyter_memory.core.learning.scene_labels import label_problem, make_label, split_label
+from jupyter_memory.core.learning.work_memory import (
     MemoryOutput,
     SceneOutput,
     parse_batch,
     validate_work_memories,
 )
-from jupyter_memory.core.work_memory_types import RULES, WorkMemoryType
+from jupyter_memory.core.learning.work_memory_types import RULES, WorkMemoryType
 from jupyter_memory.exceptions import ValidationError
 
 T0 = 1767225600000  # 2026-01-01T00:00:00Z

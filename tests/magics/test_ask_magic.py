@@ -11,7 +11,7 @@ from IPython.core.error import UsageError
 from openai_test_server import Scripted, llm_server
 
 from jupyter_memory import Memory
-from jupyter_memory.store.person_text import PersonTextLog
+from jupyter_memory.store.knowledge.person_text import PersonTextLog
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 from jupyter_memory import Memory
 from jupyter_memory.cli.main import main
 from jupyter_memory.exceptions import ValidationError
-from jupyter_memory.service.agents_md import sync_agents_md
+from jupyter_memory.service.knowledge.agents_md import sync_agents_md
 
 OLD_RULE = "Revenue excludes refunds (口径：收入不含退款)."
 NEW_RULE = "Dates are in Asia/Shanghai time (日期按北京时间)."

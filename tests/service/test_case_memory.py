@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_memory.core.case_format import parse_index
+from jupyter_memory.core.cases.format import parse_index
 from jupyter_memory.exceptions import (
     ConflictError,
     DerivedIndexError,
@@ -17,7 +17,7 @@ from jupyter_memory.exceptions import (
     UnsafeNameError,
     ValidationError,
 )
-from jupyter_memory.service.case_memory import CaseMemory, search_cases
+from jupyter_memory.service.cases.memory import CaseMemory, search_cases
 from tests.service.case_helpers import CASE, Clock, copy_sample, tree
 
 HESITATE = "2026-06-03_hesitate_overseas-payment.md"
@@ -418,7 +418,7 @@ def test_search_across_cases_in_chinese_and_english(ws: Path):
 
 
 def test_frames(cm: CaseMemory, ws: Path):
-    from jupyter_memory.frames_case import case_frame, cases_frame, retrospective_frame
+    from jupyter_memory.frames.cases import case_frame, cases_frame, retrospective_frame
 
     df = cm.frame()
     assert len(df) == 15 and df["legacy"].sum() == 3
@@ -490,6 +490,6 @@ def test_missing_workspace_is_not_found(tmp_path: Path):
 @given(st.text(alphabet=st.sampled_from("Aa１２ＡＢ，：（）　ﬁ①㎏ｶ境外付款 \n") | st.characters()))
 def test_fast_search_normalization_equals_nfkc_casefold(text: str):
     from jupyter_memory.core.text import normalize
-    from jupyter_memory.service.case_search import _normalize_fast
+    from jupyter_memory.service.cases.search import _normalize_fast
 
     assert _normalize_fast(text) == normalize(text)

@@ -18,7 +18,7 @@ import pytest
 
 import jupyter_memory
 from jupyter_memory.exceptions import UnsafeNameError
-from jupyter_memory.service.case_memory import CaseMemory
+from jupyter_memory.service.cases.memory import CaseMemory
 from tests.service.case_helpers import CASE, Clock, copy_sample, outside_case_memory, tree
 
 PACKAGE = Path(jupyter_memory.__file__).parent

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, multiple, rule
 
 from jupyter_memory import Memory
-from jupyter_memory.core.knowledge_context import neutralize
-from jupyter_memory.core.knowledge_format import Entry, KnowledgeDoc, render_knowledge
+from jupyter_memory.core.knowledge.context import neutralize
+from jupyter_memory.core.knowledge.format import Entry, KnowledgeDoc, render_knowledge
 from jupyter_memory.exceptions import PolicyError
 
 # Pairwise dissimilar, none a substring of another, stable under reorganize's condensing.

@@ -10,9 +10,14 @@ from pathlib import Path
 import pytest
 
 from jupyter_memory import Memory
-from jupyter_memory.core.knowledge_context import CATALOG_THRESHOLD
-from jupyter_memory.core.knowledge_format import Entry, KnowledgeDoc, chars_of, render_knowledge
-from jupyter_memory.core.reorganize import ReorganizeError
+from jupyter_memory.core.knowledge.context import CATALOG_THRESHOLD
+from jupyter_memory.core.knowledge.format import (
+    Entry,
+    KnowledgeDoc,
+    chars_of,
+    render_knowledge,
+)
+from jupyter_memory.core.knowledge.reorganize import ReorganizeError
 from jupyter_memory.exceptions import StoreError, ValidationError
 from jupyter_memory.service.llm_http import OpenAICompatibleClient
 

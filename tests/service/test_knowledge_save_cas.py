@@ -14,7 +14,7 @@ import pytest
 from jupyter_memory import Memory
 from jupyter_memory.exceptions import ConflictError, KnowledgeConflictError, ValidationError
 from jupyter_memory.store.atomic import root_lock
-from jupyter_memory.store.knowledge_store import KnowledgeFile, knowledge_version
+from jupyter_memory.store.knowledge.files import KnowledgeFile, knowledge_version
 from jupyter_memory.store.layout import RootLayout
 
 BASE = "## Rules\n\n- Revenue excludes refunds\n\n## Info\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_memory import Memory, tool_schemas
-from jupyter_memory.core.knowledge_format import (
+from jupyter_memory.core.knowledge.format import (
     SAVE_CAP_CHARS,
     Entry,
     KnowledgeDoc,

@@ -6,7 +6,7 @@ import pytest
 
 from jupyter_memory.exceptions import NotFoundError, PolicyError
 from jupyter_memory.service.agent_access import AgentAccess
-from jupyter_memory.service.review import best_quote
+from jupyter_memory.service.learning.review import best_quote
 
 CELLS = [
     {

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from jupyter_memory.exceptions import NotFoundError
-from jupyter_memory.store.session_registry import SessionRegistry
+from jupyter_memory.store.learning.session_registry import SessionRegistry
 
 
 def _dead_pid() -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_memory.exceptions import NotFoundError, ParseError, UnsafeNameError
-from jupyter_memory.store.case_store import (
+from jupyter_memory.store.cases.files import (
     CaseStore,
     list_case_ids,
     read_team_profile,

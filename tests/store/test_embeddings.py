@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from jupyter_memory import Memory
-from jupyter_memory.store.embeddings import EmbeddingStore, VectorMatrix
+from jupyter_memory.store.memories.embeddings import EmbeddingStore, VectorMatrix
 
 
 def _unit(rng: np.random.Generator, n: int, dim: int = 8) -> np.ndarray:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_memory.core.proposals import build_proposal
+from jupyter_memory.core.knowledge.proposals import build_proposal
 from jupyter_memory.exceptions import NotFoundError, ParseError
-from jupyter_memory.store.knowledge_store import KnowledgeFile, SettingsFile
+from jupyter_memory.store.knowledge.files import KnowledgeFile, SettingsFile
+from jupyter_memory.store.knowledge.queue import QueueStore
 from jupyter_memory.store.layout import RootLayout
-from jupyter_memory.store.queue_store import QueueStore
 
 
 def test_knowledge_cache_follows_a_same_size_hand_edit(tmp_path: Path) -> None:

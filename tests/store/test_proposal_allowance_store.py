@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_memory.exceptions import ParseError, ValidationError
-from jupyter_memory.store.proposal_allowance import KEEP_CONVERSATIONS, ProposalAllowance
+from jupyter_memory.store.knowledge.proposal_allowance import KEEP_CONVERSATIONS, ProposalAllowance
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 

@@ -6,9 +6,9 @@ import sqlite3
 from datetime import timedelta
 
 from jupyter_memory import Memory
-from jupyter_memory.core.attention import RELEVANCE_FLOOR, combine
-from jupyter_memory.store.search_index import SearchQuery
-from jupyter_memory.store.sqlite_index import SCHEMA_VERSION
+from jupyter_memory.core.memories.attention import RELEVANCE_FLOOR, combine
+from jupyter_memory.store.memories.search_index import SearchQuery
+from jupyter_memory.store.memories.sqlite_index import SCHEMA_VERSION
 
 
 def _ids(hits) -> list[str]:

@@ -1,0 +1,1 @@
+"""Investigation case memory, the pure part: entry and INDEX.md formats, write policy."""

@@ -1,0 +1,1 @@
+"""Governed knowledge, the pure part: the knowledge file format, proposals, evidence, context."""

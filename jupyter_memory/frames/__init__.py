@@ -1,0 +1,177 @@
+"""pandas DataFrames of every index, queue and audit log, for retrospectives.
+
+Each function takes a :class:`~jupyter_memory.Memory` (or opens one on the
+default home) and reads through the service: no file I/O here. pandas is
+imported inside the functions, so importing this module stays cheap.
+
+Columns (dtypes):
+
+``memories_frame``
+    id, title (object); type, tier, scope, heat, layer, source (category);
+    project (object); tags (object: list of str); confidence, attention
+    (float64); reviewed (bool); access_count (int64); created, updated,
+    last_accessed (datetime64[ns, UTC]); path (object).
+``queue_frame`` — every proposal, all statuses
+    id, text, evidence_quote (object); kind, source, status, suggested_layer,
+    applied_to (category); project, applied_project, supersedes, cell_id,
+    notebook_path, message_id (object); created, decided_at
+    (datetime64[ns, UTC]); decision_seconds (float64: created → decided).
+``knowledge_frame`` — one row per leaf entry of the approved knowledge files
+    layer, section (category: rules/info); project, label (object: the
+    catalog parent, empty for top-level entries), text, path (object);
+    position (int64: order within its section).
+``audit_frame`` — one row per audit line
+    at (datetime64[ns, UTC]); action, actor, layer (category); id, sha256,
+    path (object); plus any extra keys the record carries.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..service.memory import Memory
+
+MEMORY_COLUMNS = [
+    "id",
+    "title",
+    "type",
+    "tier",
+    "scope",
+    "project",
+    "tags",
+    "source",
+    "confidence",
+    "reviewed",
+    "created",
+    "updated",
+    "access_count",
+    "last_accessed",
+    "attention",
+    "heat",
+    "layer",
+    "path",
+]
+QUEUE_COLUMNS = [
+    "id",
+    "text",
+    "kind",
+    "evidence_quote",
+    "source",
+    "status",
+    "suggested_layer",
+    "project",
+    "created",
+    "decided_at",
+    "decision_seconds",
+    "applied_to",
+    "applied_project",
+    "supersedes",
+    "cell_id",
+    "message_id",
+    "notebook_path",
+]
+KNOWLEDGE_COLUMNS = ["layer", "project", "section", "label", "text", "position", "path"]
+AUDIT_COLUMNS = ["at", "action", "actor", "layer", "id", "sha256", "path"]
+
+
+def _memory(memory: Memory | None) -> Memory:
+    if memory is not None:
+        return memory
+    from ..service.memory import Memory
+
+    return Memory()
+
+
+def _typed(frame: Any, times: list[str], categories: list[str]) -> Any:
+    import pandas as pd
+
+    for col in times:
+        frame[col] = pd.to_datetime(frame[col], utc=True, format="ISO8601")
+    for col in categories:
+        frame[col] = frame[col].astype("category")
+    return frame
+
+
+def memories_frame(memory: Memory | None = None) -> Any:
+    """Every memory of the user layer and the focused project, with attention and heat."""
+    import pandas as pd
+
+    rows = _memory(memory).list()
+    frame = pd.DataFrame(rows, columns=MEMORY_COLUMNS)
+    frame["access_count"] = frame["access_count"].fillna(0).astype("int64")
+    frame["confidence"] = frame["confidence"].astype("float64")
+    frame["attention"] = frame["attention"].astype("float64")
+    frame["reviewed"] = frame["reviewed"].astype(bool)
+    return _typed(
+        frame,
+        ["created", "updated", "last_accessed"],
+        ["type", "tier", "scope", "heat", "layer", "source"],
+    )
+
+
+def queue_frame(memory: Memory | None = None) -> Any:
+    """Every proposal ever queued (pending, applied, dismissed, superseded)."""
+    import pandas as pd
+
+    rows = []
+    for p in _memory(memory).queue(include_decided=True):
+        d = p.to_dict()
+        origin = d.pop("quote_origin", None) or {}
+        d.update({k: origin.get(k) for k in ("cell_id", "message_id", "notebook_path")})
+        rows.append(d)
+    frame = pd.DataFrame(rows, columns=QUEUE_COLUMNS)
+    frame = _typed(
+        frame,
+        ["created", "decided_at"],
+        ["kind", "source", "status", "suggested_layer", "applied_to"],
+    )
+    frame["decision_seconds"] = (frame["decided_at"] - frame["created"]).dt.total_seconds()
+    return frame
+
+
+def knowledge_frame(memory: Memory | None = None, projects: list[str] | None = None) -> Any:
+    """Leaf entries of User knowledge and of each project's knowledge (default: all known)."""
+    import pandas as pd
+
+    mem = _memory(memory)
+    places: list[tuple[str, str | None]] = [("user", None)]
+    for pid in projects if projects is not None else sorted(mem.known_projects()):
+        places.append(("project", pid))
+    rows = []
+    for layer, pid in places:
+        doc = mem.knowledge_doc(layer, project=pid)
+        path = str(mem.library_status(layer, project=pid)["path"])
+        for section, entries in (("rules", doc.rules), ("info", doc.info)):
+            position = 0
+            for entry in entries:
+                leaves = [(entry.text, c) for c in entry.children] or [("", entry.text)]
+                for label, text in leaves:
+                    rows.append(
+                        {
+                            "layer": layer,
+                            "project": pid,
+                            "section": section,
+                            "label": label,
+                            "text": text,
+                            "position": position,
+                            "path": path,
+                        }
+                    )
+                    position += 1
+    frame = pd.DataFrame(rows, columns=KNOWLEDGE_COLUMNS)
+    frame["position"] = frame["position"].astype("int64")
+    return _typed(frame, [], ["layer", "section"])
+
+
+def audit_frame(memory: Memory | None = None) -> Any:
+    """The audit log: who did what, when (a forgotten memory keeps only id and hash)."""
+    import pandas as pd
+
+    records = list(_memory(memory).audit_records())
+    extra = sorted({k for r in records for k in r} - set(AUDIT_COLUMNS))
+    frame = pd.DataFrame(records, columns=AUDIT_COLUMNS + extra)
+    return _typed(frame, ["at"], ["action", "actor", "layer"])
+
+
+__all__ = ["audit_frame", "knowledge_frame", "memories_frame", "queue_frame"]

@@ -1,0 +1,1 @@
+"""Investigation case memory, the policy: notes, archive, search, index checks."""

@@ -1,0 +1,84 @@
+"""Compare an INDEX.md with the index the entry files imply (spec 000 repair rules).
+
+Every difference found here is repairable from the files (the files are the
+authority); only problems found while reading the files themselves (an
+unparseable entry, two files owning one row) block writing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ...core.cases.format import CaseIndex, IndexRow, parse_index, render_index
+from ...exceptions import ParseError
+from .results import CaseProblem
+
+
+def _row_text(row: IndexRow) -> str:
+    ev = ", ".join(row.evidence) or "—"
+    return f"{row.date} | {row.type} | {row.summary} | {ev} | {row.status}"
+
+
+def index_problems(
+    expected: CaseIndex,
+    text: str | None,
+    files_by_key: dict[tuple[str, str, str], str],
+    index_rel: str,
+) -> list[CaseProblem]:
+    if text is None:
+        n = len(expected.rows)
+        return [CaseProblem("index-missing", index_rel, f"INDEX.md is missing ({n} entries)")]
+    try:
+        actual = parse_index(text, path=index_rel)
+    except ParseError as exc:
+        return [CaseProblem("index-unparseable", index_rel, exc.reason, line=exc.line)]
+    problems: list[CaseProblem] = []
+    if actual.case_id != expected.case_id:
+        problems.append(
+            CaseProblem(
+                "index-header",
+                index_rel,
+                f"INDEX.md names {actual.case_id}, the folder is {expected.case_id}",
+                line=1,
+            )
+        )
+    want = {r.key: r for r in expected.rows}
+    have = Counter(r.key for r in actual.rows)
+    for key, count in have.items():
+        if count > 1:
+            problems.append(
+                CaseProblem("index-duplicate-row", index_rel, f"row {' | '.join(key)} x{count}")
+            )
+    for row in actual.rows:
+        if row.key not in want:
+            problems.append(
+                CaseProblem("orphan-row", index_rel, f"row with no entry file: {_row_text(row)}")
+            )
+        elif row != want[row.key]:
+            w = want[row.key]
+            problems.append(
+                CaseProblem(
+                    "row-mismatch",
+                    files_by_key.get(row.key, index_rel),
+                    f"INDEX.md says {row.status} / {', '.join(row.evidence) or '—'}, "
+                    f"the file says {w.status} / {', '.join(w.evidence) or '—'}",
+                )
+            )
+    for key, row in want.items():
+        if key not in have:
+            problems.append(
+                CaseProblem(
+                    "missing-row",
+                    files_by_key.get(key, index_rel),
+                    f"no INDEX.md row for {_row_text(row)}",
+                )
+            )
+    if not problems and render_index(expected) != text.replace("\r\n", "\n"):
+        problems.append(
+            CaseProblem(
+                "index-stale",
+                index_rel,
+                "header, period or row order differ from the files (rebuild rewrites it)",
+            )
+        )
+    return problems

@@ -1,0 +1,193 @@
+"""What the case memory service returns: records, write results, reports.
+
+Every result carries what a surface needs to print under the team's write
+policy (``notice()``), so magics and the CLI hold no policy of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...core.cases.format import CaseEntry
+
+ACTIONS = ("created", "updated", "skipped", "excluded", "disabled")
+
+
+@dataclass(frozen=True)
+class CaseRecord:
+    """One entry file as read: its name, path and parsed content."""
+
+    case_id: str
+    name: str
+    path: Path
+    entry: CaseEntry
+
+    @property
+    def title(self) -> str:
+        return self.entry.title
+
+    @property
+    def type(self) -> str:
+        return self.entry.type
+
+    @property
+    def date(self) -> str:
+        return self.entry.date
+
+    @property
+    def status(self) -> str:
+        return self.entry.status
+
+    @property
+    def legacy(self) -> bool:
+        return self.entry.legacy
+
+    def to_dict(self) -> dict[str, Any]:
+        e = self.entry
+        return {
+            "case": self.case_id,
+            "file": self.name,
+            "path": str(self.path),
+            "title": e.title,
+            "type": e.type,
+            "date": e.date,
+            "status": e.status,
+            "evidence": list(e.evidence),
+            "hypotheses": list(e.hypotheses),
+            "related": e.related,
+            "files": [asdict(f) for f in e.files],
+            "legacy": e.legacy,
+            "body": e.body,
+        }
+
+
+@dataclass(frozen=True)
+class CaseNoteResult:
+    """Outcome of a write attempt: ``action`` is one of :data:`ACTIONS`."""
+
+    action: str
+    reason: str
+    case_id: str
+    policy: str
+    path: Path | None = None
+    related: str | None = None
+    suggestion: str | None = None  # cleanup advice past 30 entries
+    hint: str | None = None  # how to set the write policy when it defaulted
+
+    @property
+    def entry(self) -> str | None:
+        return self.path.name if self.path is not None else None
+
+    @property
+    def message(self) -> str | None:
+        """The one line to print: ``None`` under ``silent`` (write and forget)."""
+        if self.action == "disabled":
+            return f"case memory {self.case_id}: nothing written ({self.reason})"
+        if self.policy == "silent":
+            return None
+        where = f" {self.entry}" if self.entry else ""
+        return f"case memory {self.case_id}: {self.action}{where} ({self.reason})"
+
+    def notice(self) -> list[str]:
+        """Lines a surface prints; never a question, never blocking."""
+        if self.message is None:
+            return []
+        return [line for line in (self.message, self.suggestion, self.hint) if line]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "reason": self.reason,
+            "case": self.case_id,
+            "policy": self.policy,
+            "path": str(self.path) if self.path else None,
+            "entry": self.entry,
+            "related": self.related,
+            "suggestion": self.suggestion,
+            "hint": self.hint,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class CaseProblem:
+    """One disagreement between INDEX.md and the entry files, or a bad file.
+
+    ``blocking`` problems cannot be repaired without guessing: writing stops."""
+
+    kind: str
+    path: str
+    detail: str
+    line: int | None = None
+    blocking: bool = False
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{self.kind}: {where}: {self.detail}"
+
+
+@dataclass
+class DoctorReport:
+    case_id: str
+    entries: int = 0
+    problems: list[CaseProblem] = field(default_factory=list)
+    repaired: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def blocking(self) -> list[CaseProblem]:
+        return [p for p in self.problems if p.blocking]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.case_id,
+            "ok": self.ok,
+            "entries": self.entries,
+            "repaired": self.repaired,
+            "problems": [asdict(p) for p in self.problems],
+        }
+
+
+@dataclass(frozen=True)
+class ArchiveResult:
+    case_id: str
+    snapshot: Path
+    included: list[CaseRecord]  # 已纳入: the retrospective's input
+    updated: list[str]
+    deleted: list[str]
+    kept_legacy: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.case_id,
+            "snapshot": str(self.snapshot),
+            "included": [r.to_dict() for r in self.included],
+            "updated": self.updated,
+            "deleted": self.deleted,
+            "kept_legacy": self.kept_legacy,
+        }
+
+
+@dataclass(frozen=True)
+class CaseSearchHit:
+    case_id: str
+    name: str
+    path: Path
+    title: str
+    type: str
+    date: str
+    status: str
+    legacy: bool
+    snippet: str
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["path"] = str(self.path)
+        d["case"] = d.pop("case_id")
+        d["file"] = d.pop("name")
+        return d

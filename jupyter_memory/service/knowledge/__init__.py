@@ -1,0 +1,1 @@
+"""Governed knowledge, the policy: knowledge files, the queue, agent tools, AGENTS.md."""

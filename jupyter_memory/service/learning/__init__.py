@@ -1,0 +1,1 @@
+"""Learning, the policy: the session digest, review, and the self-learner."""

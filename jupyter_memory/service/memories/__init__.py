@@ -1,0 +1,1 @@
+"""Memories, the policy: tiers and semantic recall."""

@@ -1,0 +1,1 @@
+"""Case memory on disk: case folders, entries and INDEX.md."""

@@ -1,0 +1,55 @@
+"""The person's recent text, kept on disk so that other processes can check quotes.
+
+An agent's ``propose_knowledge`` quote must be the person's own words
+(docs/design.md invariant 4). The person types in one process (the kernel, the
+Jupyter server's chat) while the agent may call from another (``jupyter-memory
+mcp`` started by a coding agent), so the recent texts live in a small bounded
+file in the memory home: ``recent/person-text.json``, the newest
+:data:`KEEP_RECORDS` records, rewritten atomically on each append. Only the
+person's own turns are written here; agent output never is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ...exceptions import ParseError
+from ..atomic import root_lock
+from ..json_file import read_json, write_json
+
+KEEP_RECORDS = 64
+MAX_RECORD_CHARS = 20_000
+FILE_NAME = "person-text.json"
+
+
+class PersonTextLog:
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.folder = home / "recent"
+        self.path = self.folder / FILE_NAME
+
+    def read(self) -> list[dict[str, Any]]:
+        """Records, oldest first; a damaged file is a clear error naming it."""
+        data = read_json(self.path, [], root=self.home)
+        if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+            raise ParseError("must be a JSON list of objects", path=self.path)
+        return data
+
+    def append(self, records: list[dict[str, Any]]) -> int:
+        """Add records (each with at least ``role`` and ``text``); returns how many are kept."""
+        clean = []
+        for record in records:
+            text = str(record.get("text", ""))[:MAX_RECORD_CHARS]
+            if text.strip():
+                clean.append({k: v for k, v in record.items() if v is not None} | {"text": text})
+        if not clean:
+            return 0
+        with root_lock(self.folder, within=self.home):
+            kept = (self.read() + clean)[-KEEP_RECORDS:]
+            write_json(self.path, kept, root=self.home)
+        return len(kept)
+
+    def clear(self) -> None:
+        with root_lock(self.folder, within=self.home):
+            write_json(self.path, [], root=self.home)

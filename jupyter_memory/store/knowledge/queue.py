@@ -1,0 +1,108 @@
+"""The proposal queue on disk: one file per proposal in ``<home>/queue/``, dismissed hashes.
+
+Writes go through :mod:`.atomic` under the user root's lock (held by the
+caller). A proposal file that cannot be read is reported with its path and
+never rewritten; the rest of the queue stays usable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...core.knowledge.proposals import (
+    Proposal,
+    parse_proposal,
+    proposal_file_name,
+    render_proposal,
+)
+from ...core.names import validate_id
+from ...exceptions import NotFoundError, ParseError, StoreError
+from ..atomic import remove_stale_temp_files, write_text_atomic
+from ..json_file import read_json, write_json
+from ..layout import RootLayout
+from ..links import linked
+
+DISMISSED_FILE = "dismissed.json"
+
+
+class QueueStore:
+    def __init__(self, layout: RootLayout) -> None:
+        self.root = layout.root
+        self.folder = layout.queue
+        self.dismissed_path = layout.root / DISMISSED_FILE
+        # Parsed proposals by path, valid while (mtime_ns, size, inode) is unchanged:
+        # every enqueue compares against the whole pending queue.
+        self._parsed: dict[Path, tuple[tuple[int, int, int], Proposal]] = {}
+
+    def _read(self, path: Path) -> Proposal:
+        st = path.stat()
+        key = (st.st_mtime_ns, st.st_size, st.st_ino)
+        hit = self._parsed.get(path)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        proposal = parse_proposal(path.read_bytes(), path=path)
+        self._parsed[path] = (key, proposal)
+        return proposal
+
+    def _files(self) -> list[Path]:
+        # A linked queue/ folder, or a linked proposal file, is never read (doctor lists it).
+        if linked(self.root, self.folder) or not self.folder.is_dir():
+            return []
+        return sorted(p for p in self.folder.glob("*.md") if not p.is_symlink() and p.is_file())
+
+    def scan(self) -> tuple[list[tuple[Path, Proposal]], list[tuple[Path, str]]]:
+        """Every readable proposal (by file name: date order) and the unreadable files."""
+        good: list[tuple[Path, Proposal]] = []
+        bad: list[tuple[Path, str]] = []
+        for path in self._files():
+            try:
+                good.append((path, self._read(path)))
+            except ParseError as exc:
+                bad.append((path, str(exc)))
+            except OSError as exc:
+                bad.append((path, f"{path}: cannot read: {exc.strerror or exc}"))
+        return good, bad
+
+    def find(self, proposal_id: str) -> tuple[Path, Proposal]:
+        validate_id(proposal_id)
+        matches = [p for p in self._files() if p.name.endswith(f"-{proposal_id}.md")]
+        if not matches:
+            raise NotFoundError(f"no proposal with id {proposal_id!r} in the queue")
+        path = matches[0]
+        proposal = parse_proposal(path.read_bytes(), path=path)
+        if proposal.id != proposal_id:
+            raise ParseError(f"file holds proposal {proposal.id!r}, not {proposal_id!r}", path=path)
+        return path, proposal
+
+    def add(self, proposal: Proposal) -> tuple[Path, str]:
+        """Write a new proposal file (caller holds the lock)."""
+        path = self.folder / proposal_file_name(proposal)
+        if path.exists():
+            raise StoreError(f"proposal {proposal.id} already exists", path=path)
+        remove_stale_temp_files(self.folder, root=self.root)
+        return path, self.replace(path, proposal)
+
+    def replace(self, path: Path, proposal: Proposal) -> str:
+        text = render_proposal(proposal)
+        digest = write_text_atomic(path, text, root=self.root)
+        if parse_proposal(path.read_bytes(), path=path) != proposal:
+            raise StoreError("proposal read-back does not match what was written", path=path)
+        return digest
+
+    def dismissed_hashes(self) -> set[str]:
+        data = read_json(self.dismissed_path, [], root=self.root)
+        if not isinstance(data, list) or not all(isinstance(h, str) for h in data):
+            raise ParseError("must be a JSON list of hashes", path=self.dismissed_path)
+        return set(data)
+
+    def add_dismissed(self, digest: str) -> None:
+        hashes = self.dismissed_hashes()
+        if digest not in hashes:
+            write_json(self.dismissed_path, sorted(hashes | {digest}), root=self.root)
+
+    def state(self) -> tuple[int, int]:
+        """A cheap fingerprint of the queue folder (mtime, file count) for watchers."""
+        try:
+            return self.folder.stat().st_mtime_ns, len(self._files())
+        except FileNotFoundError:
+            return 0, 0

@@ -1,0 +1,1 @@
+"""Learning on disk: digests, learning candidates, kernel sessions, chat files."""

@@ -1,0 +1,1 @@
+"""Memories on disk: memory files, the derived search index, embeddings, cold archive."""

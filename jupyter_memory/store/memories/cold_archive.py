@@ -1,0 +1,64 @@
+"""Move memory files to ``memories/.old/`` and back (spec 003, ARCHIVE tier).
+
+Archiving is reversible: the file is renamed, not rewritten, so its bytes stay
+exactly as they were. The index row goes with it (the index scan skips dot
+folders), and restoring renames the file back and lets the index pick it up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...core.frontmatter_io import parse_memory
+from ...exceptions import NotFoundError, ParseError, StoreError
+from ..atomic import move_durable
+from ..links import linked
+from ..root import StoreRoot
+
+
+def archive_file(root: StoreRoot, name: str) -> Path:
+    """Move one memory file into ``.old/``; returns its new path."""
+    with root.locked():
+        root.ensure_index_current()
+        src = root.files.path_of(name)
+        dst = root.layout.archive / name
+        if dst.exists():
+            raise StoreError("an archived file with this name already exists", path=dst)
+        move_durable(src, dst, root=root.root)
+        root.index.remove(name)
+        if src.exists() or not dst.exists():
+            raise StoreError("archive move did not complete", path=src)
+    root.ensure_synced(force=True)
+    return dst
+
+
+def archived(root: StoreRoot) -> list[tuple[str, str]]:
+    """``(memory id, file name)`` of every readable archived file."""
+    folder = root.layout.archive
+    if not folder.is_dir() or linked(root.root, folder):
+        return []
+    out = []
+    for path in sorted(folder.glob("*.md")):
+        if path.is_symlink():
+            continue  # listed by doctor, never read
+        try:
+            entry = parse_memory(path.read_bytes(), path=path)
+        except (OSError, ParseError):
+            continue
+        out.append((entry.meta.id, path.name))
+    return out
+
+
+def restore_file(root: StoreRoot, memory_id: str) -> Path:
+    """Move an archived memory back into ``memories/``; returns its path."""
+    for found_id, name in archived(root):
+        if found_id != memory_id:
+            continue
+        with root.locked():
+            dst = root.files.path_of(name)
+            if dst.exists():
+                raise StoreError("a memory file with this name exists already", path=dst)
+            move_durable(root.layout.archive / name, dst, root=root.root)
+        root.ensure_synced(force=True)
+        return dst
+    raise NotFoundError(f"no archived memory with id {memory_id!r} in the {root.layer} layer")
