@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from ..core.durations import parse_duration
-from ..core.ids import new_id
+from ..core.llm import LLMClient
 from ..core.memories.attention import heat
 from ..core.memories.disclosure import Level, snippet
 from ..core.memories.hits import RecallHit
@@ -41,16 +41,15 @@ from ..exceptions import (
     ValidationError,
 )
 from ..store.audit import AuditLog
-from ..store.json_file import read_json, write_json
 from ..store.jsonl import read_jsonl
-from ..store.layout import project_gitignore, project_root
 from ..store.memories.search_index import IndexRow, SearchQuery
 from ..store.root import StoreRoot
+from .context import ServiceContext
 from .knowledge.agent_tools import KnowledgeMixin
 from .learning.digest import DigestMixin
 from .memories.semantic import SemanticRecall, default_embedder_factory
 from .memories.tiers import sector_expired
-from .paths import RegisteredProject, registered_project, resolve_home, resolve_project_dir
+from .paths import RegisteredProject, resolve_home
 
 # Project memories outrank user ones of equal relevance when a project is focused.
 PROJECT_BOOST = 1.25
@@ -111,49 +110,66 @@ class Memory(KnowledgeMixin, DigestMixin):
         actor: str = "person",
         semantic: bool | Callable[[], Any] | None = None,
     ) -> None:
-        self.home = resolve_home(home)
         # Optional embeddings (docs/recall.md): None = on when the extra is installed.
-        self.semantic = SemanticRecall(default_embedder_factory(semantic))
-        self.clock = clock or utcnow
-        self._id_factory = id_factory
-        self.actor = actor
-        self.user = StoreRoot(self.home, layer="user")
-        self.audit = AuditLog(self.user.layout.audit, root=self.home)
-        self.project_id: str | None = None
-        self.project_dir: Path | None = None
-        self.project_root: StoreRoot | None = None
-        self._project_roots: dict[str, StoreRoot] = {}
+        self.ctx = ServiceContext.open(
+            resolve_home(home),
+            clock=clock or utcnow,
+            actor=actor,
+            semantic=SemanticRecall(default_embedder_factory(semantic)),
+            id_factory=id_factory,
+        )
         if project is not None:
             self.focus(project)
+
+    # -- the shared context ------------------------------------------------------------
+
+    @property
+    def home(self) -> Path:
+        return self.ctx.home
+
+    @property
+    def user(self) -> StoreRoot:
+        return self.ctx.user
+
+    @property
+    def audit(self) -> AuditLog:
+        return self.ctx.audit
+
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        return self.ctx.clock
+
+    @property
+    def actor(self) -> str:
+        return self.ctx.actor
+
+    @property
+    def semantic(self) -> SemanticRecall:
+        return self.ctx.semantic
+
+    @property
+    def project_id(self) -> str | None:
+        return self.ctx.projects.project_id
+
+    @property
+    def project_dir(self) -> Path | None:
+        return self.ctx.projects.project_dir
+
+    @property
+    def project_root(self) -> StoreRoot | None:
+        return self.ctx.projects.project_root
 
     # -- projects ---------------------------------------------------------------------
 
     def known_projects(self) -> dict[str, str]:
-        data = read_json(self.home / PROJECTS_FILE, {}, root=self.home)
-        if not isinstance(data, dict):
-            raise ParseError(
-                "must be a JSON object of project id → folder", path=self.home / PROJECTS_FILE
-            )
-        return {str(k): str(v) for k, v in data.items()}
+        return self.ctx.projects.known()
 
     def _project(self, project: str | os.PathLike[str]) -> tuple[str, StoreRoot]:
-        pid, folder = resolve_project_dir(project, self.known_projects())
-        root = self._project_roots.get(pid)
-        if root is None:
-            root = StoreRoot(project_root(folder), layer="project", gitignore=project_gitignore())
-            self._project_roots[pid] = root
-            known = self.known_projects()
-            # An agent's name for a project never registers one (RegisteredProject).
-            if known.get(pid) != str(folder) and not isinstance(project, RegisteredProject):
-                with self.user.locked():
-                    known = self.known_projects()
-                    known[pid] = str(folder)
-                    write_json(self.home / PROJECTS_FILE, known, root=self.home)
-        return pid, root
+        return self.ctx.projects.resolve(project)
 
     def register_project(self, project: str | os.PathLike[str]) -> str:
         """A person's act: the id of a project folder (registering it) or of a known id."""
-        return self._project(project)[0]
+        return self.ctx.projects.register(project)
 
     def registered_project(self, project: str) -> RegisteredProject:
         """What an agent's ``project`` names: a registered id, or a registered folder's path.
@@ -162,29 +178,57 @@ class Memory(KnowledgeMixin, DigestMixin):
         for an id); nothing is registered or created. The result, passed to any
         method here, resolves among registered projects only.
         """
-        return registered_project(project, self.known_projects())[0]
+        return self.ctx.projects.registered(project)
 
     def focus(self, project: str | os.PathLike[str] | None) -> str | None:
         """Focus a project folder (or a known project id); ``None`` unfocuses."""
-        if project is None:
-            self.project_id = self.project_dir = self.project_root = None
-            return None
-        pid, root = self._project(project)
-        self.project_id, self.project_root = pid, root
-        self.project_dir = root.root.parent
-        return pid
+        return self.ctx.projects.focus(project)
 
     def _roots(self, project: str | os.PathLike[str] | None = None) -> list[StoreRoot]:
-        roots: list[StoreRoot] = []
-        if project is not None:
-            roots.append(self._project(project)[1])
-        elif self.project_root is not None:
-            roots.append(self.project_root)
-        roots.append(self.user)
-        return roots
+        return self.ctx.projects.roots(project)
 
     def _new_id(self) -> str:
-        return self._id_factory() if self._id_factory else new_id(self.clock())
+        return self.ctx.new_id()
+
+    # -- settings ---------------------------------------------------------------------
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The switches: ``enabled`` (master), ``auto_suggestions``, ``extract_max_messages``, ``llm``."""
+        return self.ctx.settings.read()
+
+    def update_settings(
+        self,
+        *,
+        enabled: bool | None = None,
+        auto_suggestions: bool | None = None,
+        extract_max_messages: int | None = None,
+        llm: dict[str, str] | None = None,
+        agent_unreviewed: bool | None = None,
+        agents_md_autosync: bool | None = None,
+    ) -> dict[str, Any]:
+        """Persist switches (a person's act); returns the new settings."""
+        return self.ctx.settings.update(
+            enabled=enabled,
+            auto_suggestions=auto_suggestions,
+            extract_max_messages=extract_max_messages,
+            llm=llm,
+            agent_unreviewed=agent_unreviewed,
+            agents_md_autosync=agents_md_autosync,
+        )
+
+    @property
+    def enabled(self) -> bool:
+        return self.ctx.settings.enabled
+
+    @property
+    def llm(self) -> LLMClient | None:
+        """The configured LLM client, or ``None`` (the deterministic default)."""
+        return self.ctx.settings.llm
+
+    @llm.setter
+    def llm(self, client: LLMClient | None) -> None:
+        self.ctx.settings.llm = client
 
     # -- writing ----------------------------------------------------------------------
 
@@ -413,7 +457,7 @@ class Memory(KnowledgeMixin, DigestMixin):
 
     def _locate(self, memory_id: str) -> tuple[StoreRoot, str]:
         validate_id(memory_id)
-        roots = list(self._project_roots.values()) + [self.user]
+        roots = self.ctx.projects.cached_roots() + [self.user]
         for root in roots:
             name = root.name_of(memory_id)
             if name is not None:
@@ -726,7 +770,7 @@ class Memory(KnowledgeMixin, DigestMixin):
 
     def close(self) -> None:
         self.semantic.close()
-        for root in [self.user, *self._project_roots.values()]:
+        for root in [self.user, *self.ctx.projects.cached_roots()]:
             root.close()
 
     def __enter__(self) -> Memory:

@@ -35,30 +35,19 @@ from ...core.knowledge.reorganize import (
     reorganize_doc,
     validate_reorganized,
 )
-from ...core.llm import LLMClient, parse_reorganized, reorganize_prompt
+from ...core.llm import parse_reorganized, reorganize_prompt
 from ...exceptions import (
     ConflictError,
     JupyterMemoryError,
     KnowledgeConflictError,
-    ParseError,
     PolicyError,
     ValidationError,
 )
 from ...store.audit import AuditLog
-from ...store.knowledge.files import KnowledgeFile, LoadedKnowledge, SettingsFile
+from ...store.knowledge.files import KnowledgeFile, LoadedKnowledge
 from ...store.knowledge.queue import QueueStore
 from ...store.root import StoreRoot
 
-DEFAULT_SETTINGS: dict[str, Any] = {
-    "enabled": True,
-    "auto_suggestions": True,
-    "extract_max_messages": 8,
-    "llm": None,
-    # May agent recall return memories the person has not reviewed? (issue 8; off)
-    "agent_unreviewed": False,
-    # Re-sync an existing AGENTS.md block after each Apply to the Project layer (off).
-    "agents_md_autosync": False,
-}
 AGENT_PROPOSALS_PER_CONVERSATION = 5
 MAX_EXPAND_LABELS = 50
 DEFAULT_CONVERSATION = "default"
@@ -77,8 +66,6 @@ class KnowledgeState:
     preinject_errors: list[str] = field(default_factory=list)
     rounds: dict[str, list[Any]] = field(default_factory=dict)
     last_skipped: list[dict[str, str]] = field(default_factory=list)
-    llm: LLMClient | None = None
-    llm_set: bool = False
     queue: QueueStore | None = None
 
 
@@ -158,89 +145,6 @@ class KnowledgeFilesMixin:
                 listener(event)
             except Exception as exc:  # noqa: BLE001 - listener code is not ours
                 warnings.warn(f"queue listener failed: {exc!r}", RuntimeWarning, stacklevel=2)
-
-    # -- settings ---------------------------------------------------------------------
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        """The switches: ``enabled`` (master), ``auto_suggestions``, ``extract_max_messages``, ``llm``."""
-        stored = SettingsFile(self.user.layout).read()
-        out = dict(DEFAULT_SETTINGS)
-        for key in DEFAULT_SETTINGS:
-            if key in stored:
-                out[key] = stored[key]
-        for key in ("enabled", "auto_suggestions", "agent_unreviewed", "agents_md_autosync"):
-            if not isinstance(out[key], bool):
-                raise ParseError(
-                    f"field {key!r} must be true or false", path=self.user.layout.settings
-                )
-        return out
-
-    def update_settings(
-        self,
-        *,
-        enabled: bool | None = None,
-        auto_suggestions: bool | None = None,
-        extract_max_messages: int | None = None,
-        llm: dict[str, str] | None = None,
-        agent_unreviewed: bool | None = None,
-        agents_md_autosync: bool | None = None,
-    ) -> dict[str, Any]:
-        """Persist switches (a person's act); returns the new settings."""
-        changes: dict[str, Any] = {}
-        for key, value in (
-            ("enabled", enabled),
-            ("auto_suggestions", auto_suggestions),
-            ("agent_unreviewed", agent_unreviewed),
-            ("agents_md_autosync", agents_md_autosync),
-        ):
-            if value is not None:
-                if not isinstance(value, bool):
-                    raise ValidationError("must be true or false", field=key)
-                changes[key] = value
-        if extract_max_messages is not None:
-            if not isinstance(extract_max_messages, int) or not 1 <= extract_max_messages <= 100:
-                raise ValidationError(
-                    "must be an integer from 1 to 100", field="extract_max_messages"
-                )
-            changes["extract_max_messages"] = extract_max_messages
-        if llm is not None:
-            from ..llm_http import check_llm_config
-
-            changes["llm"] = check_llm_config(llm)
-            self._kn().llm_set = False
-        if changes:
-            with self.user.locked():
-                SettingsFile(self.user.layout).update(changes)
-            self.audit.append(
-                "settings",
-                actor=self.actor,
-                at=self.clock(),
-                **{k: str(v) for k, v in changes.items()},
-            )
-        return self.settings
-
-    @property
-    def enabled(self) -> bool:
-        return bool(self.settings["enabled"])
-
-    @property
-    def llm(self) -> LLMClient | None:
-        """The configured LLM client, or ``None`` (the deterministic default)."""
-        state = self._kn()
-        if not state.llm_set:
-            config = self.settings.get("llm")
-            if config:
-                from ..llm_http import OpenAICompatibleClient
-
-                state.llm = OpenAICompatibleClient.from_config(config)
-            state.llm_set = True
-        return state.llm
-
-    @llm.setter
-    def llm(self, client: LLMClient | None) -> None:
-        state = self._kn()
-        state.llm, state.llm_set = client, True
 
     # -- knowledge files --------------------------------------------------------------
 

@@ -1,0 +1,117 @@
+"""The person's switches (``settings.json`` in the memory home) and the LLM they configured."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from ..core.llm import LLMClient
+from ..exceptions import ParseError, ValidationError
+from ..store.audit import AuditLog
+from ..store.knowledge.files import SettingsFile
+from ..store.root import StoreRoot
+
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "enabled": True,
+    "auto_suggestions": True,
+    "extract_max_messages": 8,
+    "llm": None,
+    # May agent recall return memories the person has not reviewed? (issue 8; off)
+    "agent_unreviewed": False,
+    # Re-sync an existing AGENTS.md block after each Apply to the Project layer (off).
+    "agents_md_autosync": False,
+}
+BOOLEAN_SETTINGS = ("enabled", "auto_suggestions", "agent_unreviewed", "agents_md_autosync")
+
+
+class Settings:
+    """Read and change the switches; every change is a person's act and is audited."""
+
+    def __init__(
+        self, user: StoreRoot, audit: AuditLog, actor: str, clock: Callable[[], datetime]
+    ) -> None:
+        self.user = user
+        self.audit = audit
+        self.actor = actor
+        self.clock = clock
+        self._llm: LLMClient | None = None
+        self._llm_set = False
+
+    def read(self) -> dict[str, Any]:
+        """The switches: ``enabled`` (master), ``auto_suggestions``, ``extract_max_messages``, ``llm``."""
+        stored = SettingsFile(self.user.layout).read()
+        out = dict(DEFAULT_SETTINGS)
+        for key in DEFAULT_SETTINGS:
+            if key in stored:
+                out[key] = stored[key]
+        for key in BOOLEAN_SETTINGS:
+            if not isinstance(out[key], bool):
+                raise ParseError(
+                    f"field {key!r} must be true or false", path=self.user.layout.settings
+                )
+        return out
+
+    def update(
+        self,
+        *,
+        enabled: bool | None = None,
+        auto_suggestions: bool | None = None,
+        extract_max_messages: int | None = None,
+        llm: dict[str, str] | None = None,
+        agent_unreviewed: bool | None = None,
+        agents_md_autosync: bool | None = None,
+    ) -> dict[str, Any]:
+        """Persist switches (a person's act); returns the new settings."""
+        changes: dict[str, Any] = {}
+        for key, value in (
+            ("enabled", enabled),
+            ("auto_suggestions", auto_suggestions),
+            ("agent_unreviewed", agent_unreviewed),
+            ("agents_md_autosync", agents_md_autosync),
+        ):
+            if value is not None:
+                if not isinstance(value, bool):
+                    raise ValidationError("must be true or false", field=key)
+                changes[key] = value
+        if extract_max_messages is not None:
+            if not isinstance(extract_max_messages, int) or not 1 <= extract_max_messages <= 100:
+                raise ValidationError(
+                    "must be an integer from 1 to 100", field="extract_max_messages"
+                )
+            changes["extract_max_messages"] = extract_max_messages
+        if llm is not None:
+            from .llm_http import check_llm_config
+
+            changes["llm"] = check_llm_config(llm)
+            self._llm_set = False
+        if changes:
+            with self.user.locked():
+                SettingsFile(self.user.layout).update(changes)
+            self.audit.append(
+                "settings",
+                actor=self.actor,
+                at=self.clock(),
+                **{k: str(v) for k, v in changes.items()},
+            )
+        return self.read()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.read()["enabled"])
+
+    @property
+    def llm(self) -> LLMClient | None:
+        """The configured LLM client, or ``None`` (the deterministic default)."""
+        if not self._llm_set:
+            config = self.read().get("llm")
+            if config:
+                from .llm_http import OpenAICompatibleClient
+
+                self._llm = OpenAICompatibleClient.from_config(config)
+            self._llm_set = True
+        return self._llm
+
+    @llm.setter
+    def llm(self, client: LLMClient | None) -> None:
+        self._llm, self._llm_set = client, True
