@@ -33,6 +33,7 @@ from ..core.memories.models import (
 )
 from ..core.names import validate_id
 from ..core.text import estimate_tokens
+from ..core.validation import validation_error
 from ..exceptions import (
     LinkedPathError,
     NotFoundError,
@@ -279,9 +280,7 @@ class Memory(KnowledgeMixin, DigestMixin):
                 **(extra or {}),
             )
         except PydanticValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or "memory"
-            raise ValidationError(err["msg"], field=field) from exc
+            raise validation_error(exc, default="memory") from exc
         return MemoryEntry(meta=meta, text=text)
 
     def _target(
@@ -369,8 +368,7 @@ class Memory(KnowledgeMixin, DigestMixin):
         try:
             entry.meta = MemoryMeta.model_validate(data)
         except PydanticValidationError as exc:
-            err = exc.errors()[0]
-            raise ValidationError(err["msg"], field=".".join(map(str, err["loc"]))) from exc
+            raise validation_error(exc, default="memory") from exc
         digest = root.write_existing(name, entry)
         self.audit.append(
             "update",

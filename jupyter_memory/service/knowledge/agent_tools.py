@@ -18,8 +18,8 @@ from ...core.knowledge.agent_tools import (
     ExpandKnowledgeCatalogArgs,
     ProposeKnowledgeArgs,
 )
-from ...core.knowledge.proposals import describe_validation
-from ...exceptions import NotFoundError, ValidationError
+from ...core.validation import validation_error
+from ...exceptions import NotFoundError
 from .queue import KnowledgeQueueMixin
 
 
@@ -34,8 +34,7 @@ class KnowledgeMixin(KnowledgeQueueMixin):
         try:
             args = model.model_validate(arguments)
         except PydanticValidationError as exc:
-            field, msg = describe_validation(exc)
-            raise ValidationError(msg, field=field) from exc
+            raise validation_error(exc, default="arguments") from exc
         if isinstance(args, ProposeKnowledgeArgs):
             return self.propose_knowledge(
                 args.text,

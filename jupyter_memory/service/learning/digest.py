@@ -36,6 +36,7 @@ from ...core.learning.work_memory import (
 )
 from ...core.learning.work_memory_types import WorkMemoryType
 from ...core.memories.models import MemoryType, Source, Tier
+from ...core.validation import validation_error
 from ...exceptions import PolicyError, ValidationError
 from ...store.learning.chat_files import find_chat_files, read_chat_messages
 from ...store.learning.digest_store import DigestStore
@@ -88,9 +89,7 @@ class DigestMixin(TiersMixin, ReviewMixin):
             try:
                 msg = BatchMessage.model_validate(raw)
             except PydanticValidationError as exc:
-                err = exc.errors()[0]
-                loc = ".".join(str(p) for p in err["loc"])
-                raise ValidationError(err["msg"], field=f"messages[{i}].{loc}") from None
+                raise validation_error(exc, default="message", prefix=f"messages[{i}]") from None
             clean.append(msg.model_dump(mode="json", exclude_none=True))
         return self._digest_store().append(session_key, clean)
 
