@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
-from ..exceptions import ValidationError
+from ..core.validation import validation_error
 
 MemoryKind = Literal["episodic", "semantic", "procedural", "reflective"]
 TierName = Literal["session", "daily", "durable"]
@@ -96,15 +96,8 @@ def described(model: type[BaseModel], name: str) -> Any:
     return Annotated[info.annotation, Field(description=info.description)]
 
 
-def describe_model_error(exc: PydanticValidationError) -> ValidationError:
-    """The first problem as our ValidationError, naming the argument."""
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"]) or "arguments"
-    return ValidationError(err["msg"], field=where)
-
-
 def parse_args(model: type[_ArgsT], values: dict[str, Any]) -> _ArgsT:
     try:
         return model.model_validate(values)
     except PydanticValidationError as exc:
-        raise describe_model_error(exc) from None
+        raise validation_error(exc, default="arguments") from None

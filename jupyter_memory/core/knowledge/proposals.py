@@ -18,9 +18,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from ...exceptions import ParseError, ValidationError
+from ...exceptions import ParseError
 from ..frontmatter_io import decode_file, split_frontmatter
 from ..names import slugify, validate_id, validate_project_id
+from ..validation import first_problem, validation_error
 
 Kind = Literal["rule", "info"]
 Status = Literal["pending", "applied", "dismissed", "superseded"]
@@ -113,18 +114,11 @@ class Proposal(BaseModel):
         return self.model_dump(mode="json")
 
 
-def describe_validation(exc: PydanticValidationError) -> tuple[str, str]:
-    """(field, message) of the first problem, for :class:`ValidationError`."""
-    err = exc.errors()[0]
-    return ".".join(str(p) for p in err["loc"]) or "proposal", str(err["msg"])
-
-
 def build_proposal(**fields: Any) -> Proposal:
     try:
         return Proposal(**fields)
     except PydanticValidationError as exc:
-        field, msg = describe_validation(exc)
-        raise ValidationError(msg, field=field) from exc
+        raise validation_error(exc, default="proposal") from exc
 
 
 def proposal_file_name(p: Proposal) -> str:
@@ -150,5 +144,5 @@ def parse_proposal(data: bytes | str, *, path: os.PathLike[str] | str | None = N
     try:
         return Proposal.model_validate(meta)
     except PydanticValidationError as exc:
-        field, msg = describe_validation(exc)
+        field, msg = first_problem(exc, default="proposal")
         raise ParseError(f"field {field!r}: {msg}", path=path) from exc

@@ -29,6 +29,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from ...exceptions import ValidationError
 from ..event_time import event_datetime, to_iso
+from ..validation import validation_error
 from .scene_labels import label_problem, normalize_topic
 from .work_memory_checks import MessageIndex, Problem, check_memory, source_ids_of
 from .work_memory_types import RULES, TaskState, WorkMemoryType
@@ -219,12 +220,6 @@ class ValidationReport(BaseModel):
         }
 
 
-def _field_error(exc: PydanticValidationError, what: str) -> ValidationError:
-    first = exc.errors()[0]
-    loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
-    return ValidationError(first["msg"], field=f"{what}{loc}")
-
-
 def parse_batch(data: Any) -> Batch:
     """A :class:`Batch` from JSON data; a bad batch names the offending field."""
     if isinstance(data, Batch):
@@ -232,7 +227,7 @@ def parse_batch(data: Any) -> Batch:
     try:
         return Batch.model_validate(data)
     except PydanticValidationError as exc:
-        raise _field_error(exc, "batch") from None
+        raise validation_error(exc, default="batch", prefix="batch") from None
 
 
 def parse_pool(data: Any) -> list[Scene]:
@@ -247,7 +242,7 @@ def parse_pool(data: Any) -> list[Scene]:
         try:
             scene = row if isinstance(row, Scene) else Scene.model_validate(row)
         except PydanticValidationError as exc:
-            raise _field_error(exc, f"pool[{i}]") from None
+            raise validation_error(exc, default="scene", prefix=f"pool[{i}]") from None
         if scene.id in seen:
             raise ValidationError(f"scene id {scene.id!r} appears twice", field=f"pool[{i}].id")
         seen.add(scene.id)
