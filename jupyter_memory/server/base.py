@@ -20,6 +20,7 @@ from pydantic import ValidationError as PydanticValidationError
 from tornado import web
 
 from ..core.names import validate_id, validate_project_id
+from ..core.validation import validation_error
 from ..exceptions import JupyterMemoryError
 from .backend import MemoryBackend
 from .errors import status_and_payload
@@ -119,9 +120,8 @@ class MemoryHandler(APIHandler):
         try:
             return model.model_validate(data)
         except PydanticValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(p) for p in first["loc"]) or "body"
-            raise ApiError(422, f"{field}: {first['msg']}", error="invalid", field=field) from None
+            err = validation_error(exc, default="body")
+            raise ApiError(422, str(err), error="invalid", field=err.field) from None
 
     def refuse_body(self) -> None:
         """A read takes no body: one that carries fields is refused, not ignored."""
