@@ -164,7 +164,7 @@ class AskMagics(Magics, Configurable):
 
             from ..widgets import ProposalCards
 
-            display(ProposalCards(self._session(), [outcome["id"]]))
+            display(ProposalCards(self._session(), [outcome["id"]]))  # type: ignore[no-untyped-call]  # IPython's display() is untyped
         except ImportError:  # no widget layer: the line above is the card
             pass
 
@@ -178,7 +178,8 @@ class AskMagics(Magics, Configurable):
         except JupyterMemoryError as exc:
             sys.stderr.write(f"jupyter-memory: memory_context not updated: {exc}\n")
             return
-        self.shell.user_ns["memory_context"] = text
+        if self.shell is not None:  # always, once the magics are registered
+            self.shell.user_ns["memory_context"] = text
 
 
 def _cell_id(shell: Any) -> str | None:

@@ -15,8 +15,9 @@ import asyncio
 import os
 import threading
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..core.knowledge.agent_tools import ExpandKnowledgeCatalogArgs, ProposeKnowledgeArgs
 from ..exceptions import JupyterMemoryError
@@ -26,6 +27,7 @@ from .tool_args import MemoryContextArgs, RecallArgs, described, parse_args
 AGENT_NAME = "jupyter-ai"
 CONVERSATION = "jupyter-ai"
 
+T = TypeVar("T")
 _lock = threading.Lock()
 _access: AgentAccess | None = None
 
@@ -76,7 +78,7 @@ def reset_shared_access(access: AgentAccess | None = None) -> None:
         _access = access
 
 
-async def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:
+async def _run(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     try:
         return await asyncio.to_thread(fn, *args, **kwargs)
     except JupyterMemoryError as exc:

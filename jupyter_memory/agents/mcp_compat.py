@@ -18,8 +18,8 @@ try:  # mcp 2.x
 
     MCP_MAJOR = 2
 except ImportError:  # mcp 1.x
-    from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef,assignment]
-    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef,assignment]
+    from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef,assignment,unused-ignore]  # redefines the 2.x name when mcp 2.x is installed
+    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef,assignment,unused-ignore]  # as above
 
     MCP_MAJOR = 1
 
@@ -74,7 +74,7 @@ async def open_http_client(url: str) -> AsyncIterator[tuple[Any, Any]]:
 async def open_memory_client(server: Any) -> AsyncIterator[Any]:
     """An initialized client session talking to ``server`` in this process (tests)."""
     if MCP_MAJOR >= 2:
-        from mcp import Client
+        from mcp import Client  # type: ignore[attr-defined,unused-ignore]  # mcp 2.x only
 
         async with Client(server) as client:
             yield client

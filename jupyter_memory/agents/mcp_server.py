@@ -144,8 +144,8 @@ def build_server(access: AgentAccess) -> Any:
     ):
         # Same wording as tool_schemas(): the model's docstring is the description.
         server.add_tool(fn, description=" ".join((model.__doc__ or "").split()))
-    for fn in (recall, case_note, case_index):
-        server.add_tool(fn)
+    for tool in (recall, case_note, case_index):
+        server.add_tool(tool)
 
     if access.agent_writes:
 
@@ -163,23 +163,26 @@ def build_server(access: AgentAccess) -> Any:
 
         server.add_tool(remember)
 
-    @server.resource(
+    def context_resource() -> str:
+        return _guard(access.context, None)
+
+    def project_context_resource(project: str) -> str:
+        return _guard(access.context, project)
+
+    # Registered by call, not as decorators: the SDK's server object is untyped here
+    # (two major versions), and a decorator from it would hide these signatures.
+    server.resource(
         "memory://context",
         name="memory_context",
         description="The approved knowledge block (the person's conventions and facts, as quoted data).",
         mime_type="text/markdown",
-    )
-    def context_resource() -> str:
-        return _guard(access.context, None)
-
-    @server.resource(
+    )(context_resource)
+    server.resource(
         "memory://context/{project}",
         name="memory_context_project",
         description="The approved knowledge block for one project (id of a known project).",
         mime_type="text/markdown",
-    )
-    def project_context_resource(project: str) -> str:
-        return _guard(access.context, project)
+    )(project_context_resource)
 
     return server
 

@@ -194,17 +194,22 @@ def _cmd_policy(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     top = _case_options(suppress=False)
     sub_opts = _case_options(suppress=True)
     case = subparsers.add_parser(
         "case", parents=[top], help="investigation case memory (case_memory/, INDEX.md)"
     )
-    case.set_defaults(func=lambda args: (case.print_help(), 2)[1])
+
+    def show_help(args: argparse.Namespace) -> int:
+        case.print_help()
+        return 2
+
+    case.set_defaults(func=show_help)
     cmds = case.add_subparsers(dest="case_command", metavar="SUBCOMMAND")
 
     def add(name: str, func: Any, help: str) -> argparse.ArgumentParser:
-        p = cmds.add_parser(name, parents=[sub_opts], help=help)
+        p: argparse.ArgumentParser = cmds.add_parser(name, parents=[sub_opts], help=help)
         p.set_defaults(func=func)
         return p
 

@@ -36,7 +36,7 @@ def run_notebook(source: Path, out_dir: Path, *, timeout: int = 180) -> Path:
     home = out_dir / "memory-home"
     work = out_dir / "work"
     work.mkdir(parents=True, exist_ok=True)
-    nb = nbformat.read(str(source), as_version=4)
+    nb = nbformat.read(str(source), as_version=4)  # type: ignore[no-untyped-call]  # nbformat is untyped
     env = dict(os.environ, JUPYTER_MEMORY_HOME=str(home), QUICKSTART_WORKDIR=str(work))
     # As jupyter_server does: the kernel learns which notebook it runs, so markdown
     # cells are read from the file on disk as evidence.
@@ -55,7 +55,7 @@ def run_notebook(source: Path, out_dir: Path, *, timeout: int = 180) -> Path:
         os.environ.clear()
         os.environ.update(saved)
     executed = out_dir / source.name.replace(".ipynb", ".executed.ipynb")
-    nbformat.write(nb, str(executed))
+    nbformat.write(nb, str(executed))  # type: ignore[no-untyped-call]  # nbformat is untyped
     return executed
 
 

@@ -136,8 +136,8 @@ def knowledge_frame(memory: Memory | None = None, projects: list[str] | None = N
 
     mem = _memory(memory)
     places: list[tuple[str, str | None]] = [("user", None)]
-    for pid in projects if projects is not None else sorted(mem.known_projects()):
-        places.append(("project", pid))
+    for project in projects if projects is not None else sorted(mem.known_projects()):
+        places.append(("project", project))
     rows = []
     for layer, pid in places:
         doc = mem.knowledge_doc(layer, project=pid)
@@ -168,7 +168,7 @@ def audit_frame(memory: Memory | None = None) -> Any:
     """The audit log: who did what, when (a forgotten memory keeps only id and hash)."""
     import pandas as pd
 
-    records = list(_memory(memory).audit_records())
+    records: list[dict[str, Any]] = list(_memory(memory).audit_records())
     extra = sorted({k for r in records for k in r} - set(AUDIT_COLUMNS))
     frame = pd.DataFrame(records, columns=AUDIT_COLUMNS + extra)
     return _typed(frame, ["at"], ["action", "actor", "layer"])

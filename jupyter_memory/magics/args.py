@@ -10,9 +10,24 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
+from IPython.core import magic_arguments as _ipython_args
 from IPython.core.error import UsageError
+
+_MagicT = TypeVar("_MagicT", bound=Callable[..., Any])
+
+
+# IPython's magic_arguments decorators are untyped: these typed doors keep the
+# magics' own signatures visible to mypy (same objects at run time).
+def magic_arguments() -> Callable[[_MagicT], _MagicT]:
+    decorator: Callable[[_MagicT], _MagicT] = _ipython_args.magic_arguments()  # type: ignore[no-untyped-call]  # IPython's magic_arguments is untyped
+    return decorator
+
+
+def argument(*args: Any, **kwargs: Any) -> Callable[[_MagicT], _MagicT]:
+    decorator: Callable[[_MagicT], _MagicT] = _ipython_args.argument(*args, **kwargs)  # type: ignore[no-untyped-call]  # IPython's magic_arguments is untyped
+    return decorator
 
 
 def parse_argstring(func: Callable[..., Any], line: str) -> Any:

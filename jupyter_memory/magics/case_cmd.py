@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic_arguments import argument, magic_arguments
 
-from .args import joined, parse
+from .args import argument, joined, magic_arguments, parse
 from .render import TableResult, TextBlock
 
 ACTIONS = ("open", "note", "index", "status", "archive", "search", "policy")

@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic_arguments import argument, magic_arguments
 
 from . import digest_cmd
-from .args import parse
+from .args import argument, magic_arguments, parse
 from .render import MemoriesResult, StatsView
 
 

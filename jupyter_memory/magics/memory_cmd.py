@@ -15,10 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic_arguments import argument, magic_arguments
 
 from . import digest_cmd
-from .args import parse
+from .args import argument, magic_arguments, parse
 from .render import TextBlock
 
 ACTIONS = (
@@ -265,4 +264,4 @@ def _cards(self: Any, proposals: list[Any]) -> Any:
 def show_cards(self: Any, proposals: list[Any]) -> None:
     from IPython.display import display
 
-    display(_cards(self, proposals))
+    display(_cards(self, proposals))  # type: ignore[no-untyped-call]  # IPython's display() is untyped

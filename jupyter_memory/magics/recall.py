@@ -9,10 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic_arguments import argument, magic_arguments
 
 from . import digest_cmd
-from .args import joined, parse_with_text
+from .args import argument, joined, magic_arguments, parse_with_text
 from .render import RecallResult
 
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic_arguments import argument, magic_arguments
 
-from .args import joined, parse, parse_with_text
+from .args import argument, joined, magic_arguments, parse, parse_with_text
 
 _FOCUSED = "\x00focused"  # --project given without a value
 

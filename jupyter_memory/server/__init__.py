@@ -53,7 +53,11 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     web_app = serverapp.web_app
     web_app.settings["jupyter_memory"] = backend
     web_app.add_handlers(".*$", route_table(web_app.settings["base_url"]))
-    poller = PeriodicCallback(backend.watcher.poll, config.poll_interval * 1000)
+
+    def poll() -> None:
+        backend.watcher.poll()  # the changed areas it returns are for tests
+
+    poller = PeriodicCallback(poll, config.poll_interval * 1000)
     poller.start()
     serverapp.log.info(
         "jupyter-memory: REST API at /jupyter-memory/ (home %s)", backend.memory.home

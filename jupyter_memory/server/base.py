@@ -12,8 +12,10 @@ person read the memory without letting them approve knowledge:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, TypeVar
 
+from jupyter_server.auth.decorator import authorized as _authorized
 from jupyter_server.base.handlers import APIHandler
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
@@ -34,6 +36,14 @@ MAX_BODY_BYTES = 1024 * 1024
 LAYERS = ("user", "project")
 
 BodyT = TypeVar("BodyT", bound=BaseModel)
+_VerbT = TypeVar("_VerbT", bound=Callable[..., Any])
+
+
+def authorized(action: str, resource: str) -> Callable[[_VerbT], _VerbT]:
+    """jupyter_server's ``@authorized``, typed: its declared return type is a type
+    variable mypy cannot bind from these arguments, which would leave every verb untyped."""
+    decorator: Callable[[_VerbT], _VerbT] = _authorized(action=action, resource=resource)
+    return decorator
 
 
 class ApiError(web.HTTPError):

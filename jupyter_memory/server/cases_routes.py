@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..core.cases.format import validate_case_id
 from ..service.cases.memory import CaseMemory, list_cases, search_cases
-from .base import READ, MemoryHandler
+from .base import READ, MemoryHandler, authorized
 
 
 def _index_view(case: CaseMemory) -> dict[str, Any]:

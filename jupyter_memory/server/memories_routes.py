@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from .base import READ, ApiError, MemoryHandler
+from .base import READ, ApiError, MemoryHandler, authorized
 
 MAX_LIMIT = 200
 

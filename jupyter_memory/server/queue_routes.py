@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from .base import APPROVE, READ, ApiError, MemoryHandler
+from .base import APPROVE, READ, ApiError, MemoryHandler, authorized
 from .bodies import ApplyBody, EmptyBody, ProcessAllBody
 from .jsonable import to_jsonable
 

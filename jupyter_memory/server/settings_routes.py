@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..exceptions import NotFoundError, UnsafeNameError
 from ..service.memory import Memory
-from .base import APPROVE, READ, MemoryHandler
+from .base import APPROVE, READ, MemoryHandler, authorized
 from .bodies import ProjectBody, SettingsBody
 
 

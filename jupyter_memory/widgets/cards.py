@@ -136,7 +136,7 @@ class ProposalCard:
             return "Dismissed"
         if p.status == "superseded":
             return f"Superseded by {p.superseded_by}" if p.superseded_by else "Superseded"
-        return p.status
+        return str(p.status)
 
     def _stale(self) -> bool:
         """True (and the card redrawn) when the queue says it was already decided."""
