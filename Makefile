@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint venv bench clean test-integrations system-deps
+.PHONY: demo test lint venv bench clean test-integrations system-deps dist
 
 # The lab extension is built by the editable install: rebuild when its source changes.
 LABEXT_SRC := labextension/package.json $(wildcard labextension/src/*.ts labextension/style/*.css)
@@ -27,6 +27,7 @@ lint: $(STAMP)
 	@$(BIN)/ruff check -q jupyter_memory tests benchmarks
 	@$(BIN)/ruff format -q --check jupyter_memory tests benchmarks
 	@$(BIN)/mypy --no-error-summary jupyter_memory/core jupyter_memory/store
+	@out=$$($(BIN)/deptry --no-ansi jupyter_memory 2>&1) || { echo "$$out"; exit 1; }
 	@cd labextension && PATH="$(CURDIR)/$(BIN):$$PATH" jlpm lint:check
 
 # What the tests need from the system: Debian's chromium (browser suite) and CJK
@@ -49,7 +50,12 @@ system-deps:
 	fi
 
 test: system-deps lint
-	@$(BIN)/python -m pytest -m 'not jupyter_ai'
+	@$(BIN)/python -m pytest -m 'not jupyter_ai and not wheel'
+
+# sdist + wheel in dist/, with the production build of the lab extension (needs Node).
+dist: $(STAMP)
+	@rm -f dist/jupyter_memory-*
+	@$(BIN)/python scripts/build_dist.py dist
 
 # Jupyter AI (persona, jupyter-server-mcp tools; mcp 1.x) and mcp 2.x, each in its
 # own venv: the dev venv stays without Jupyter AI's server extensions.
@@ -58,7 +64,7 @@ test: system-deps lint
 INTEG := .venv-integrations
 MCP2 := .venv-mcp2
 
-test-integrations: $(STAMP)
+test-integrations: dist
 	@test -x $(INTEG)/bin/python || $(PYTHON) -m venv $(INTEG)
 	@$(INTEG)/bin/python -m pip install -q -e '.[dev,jupyter-ai]' > $(INTEG)/install.log 2>&1 \
 	  || { cat $(INTEG)/install.log; echo "make: installing into $(INTEG) failed (log above)"; exit 1; }
@@ -67,6 +73,9 @@ test-integrations: $(STAMP)
 	@$(MCP2)/bin/python -m pip install -q -e '.[mcp]' pytest hypothesis 'mcp>=2,<3' > $(MCP2)/install.log 2>&1 \
 	  || { cat $(MCP2)/install.log; echo "make: installing into $(MCP2) failed (log above)"; exit 1; }
 	@$(MCP2)/bin/python -m pytest -p no:cacheprovider -m 'not jupyter_ai' tests/agents
+	@# The wheel from `make dist` in a fresh venv without Node: extensions, demo, a browser smoke test.
+	@JM_WHEEL="$$(ls dist/jupyter_memory-*.whl)" $(BIN)/python -m pytest -p no:cacheprovider -m wheel tests/packaging
+	@cat test-output/packaging/figures.json
 
 bench: $(STAMP)
 	@$(BIN)/python benchmarks/recall_bench.py

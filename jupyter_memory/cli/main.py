@@ -12,6 +12,7 @@ import inspect
 import sys
 from collections.abc import Sequence
 
+from .._version import __version__
 from ..exceptions import JupyterMemoryError
 from .output import fail
 
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Governed memory for AI agents in Jupyter.",
         parents=[_options(suppress=False)],
     )
+    parser.add_argument("--version", action="version", version=f"jupyter-memory {__version__}")
     common = _options(suppress=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
