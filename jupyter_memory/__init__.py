@@ -17,6 +17,7 @@ from .exceptions import (
     ParseError,
     PolicyError,
     StoreError,
+    UpstreamError,
     ValidationError,
 )
 
@@ -75,6 +76,7 @@ __all__ = [
     "Source",
     "StoreError",
     "Tier",
+    "UpstreamError",
     "ValidationError",
     "__version__",
     "validate_work_memories",

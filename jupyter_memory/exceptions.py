@@ -6,7 +6,9 @@ Hierarchy::
     ├── ValidationError          bad input from a person or agent (field named)
     │   ├── UnsafeNameError      path traversal / control chars in a slug, id or project
     │   │   └── LinkedPathError  a symlink below a storage root (never followed)
-    │   └── OversizeError        input past a size cap
+    │   ├── OversizeError        input past a size cap
+    │   └── ReorganizeError      a reorganized knowledge file that would lose or invent
+    │                            entries (defined in core/knowledge/reorganize.py)
     ├── NotFoundError            unknown id, label, project or case
     ├── ConflictError            already decided (apply/dismiss twice), stale state
     │   └── KnowledgeConflictError   a knowledge save named a version the file no longer has
@@ -14,10 +16,13 @@ Hierarchy::
     ├── ParseError               a stored file cannot be read (path and reason named)
     ├── StoreError               a durable write or delete failed (path named)
     │   └── LockTimeoutError     another writer held the lock too long
-    └── DerivedIndexError        the derived index disagrees and cannot be repaired
+    ├── DerivedIndexError        the derived index disagrees and cannot be repaired
+    └── UpstreamError            a model or external service failed: unreachable,
+                                 timed out, or a bad answer (service and URL named)
 
 Adapters (magics, REST, CLI, MCP) turn these into ``UsageError``, HTTP status
-codes, exit codes and tool errors; the service never swallows them.
+codes (``UpstreamError`` is 502: the fault is past this server), exit codes and
+tool errors; the service never swallows them.
 """
 
 from __future__ import annotations
@@ -138,6 +143,21 @@ class DerivedIndexError(JupyterMemoryError):
     """A derived view disagrees with the files and cannot be repaired unambiguously."""
 
 
+class UpstreamError(JupyterMemoryError):
+    """A model or external service failed: unreachable, timed out, or a bad answer.
+
+    Not a :class:`StoreError`: nothing of ours was written or lost, and trying
+    again later (or fixing the service's settings) is the remedy. ``service``
+    names what failed (``LLM endpoint``), ``url`` where it was asked.
+    """
+
+    def __init__(self, reason: str, *, service: str, url: str | None = None) -> None:
+        self.service = service
+        self.url = url
+        self.reason = reason
+        super().__init__(f"{service} {url}: {reason}" if url else f"{service}: {reason}")
+
+
 __all__ = [
     "ConflictError",
     "DerivedIndexError",
@@ -151,5 +171,6 @@ __all__ = [
     "PolicyError",
     "StoreError",
     "UnsafeNameError",
+    "UpstreamError",
     "ValidationError",
 ]

@@ -19,6 +19,7 @@ PINNED = [
     "Source",
     "StoreError",
     "Tier",
+    "UpstreamError",
     "ValidationError",
     "__version__",
     "validate_work_memories",

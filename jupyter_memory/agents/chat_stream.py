@@ -16,8 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..exceptions import StoreError, ValidationError
-from ..service.llm_http import OpenAICompatibleClient
+from ..service.llm_http import OpenAICompatibleClient, bad_answer, request_failed
 
 DEFAULT_TIMEOUT_S = 120.0
 MAX_LINE_BYTES = 1_000_000
@@ -80,21 +79,15 @@ class ChatStreamClient(OpenAICompatibleClient):
                 if "text/event-stream" in response.headers.get("Content-Type", ""):
                     return _read_stream(response, on_text, self.url)
                 return _read_whole(response.read(MAX_LINE_BYTES + 1), on_text, self.url)
-        except urllib.error.HTTPError as exc:
-            raise StoreError(f"LLM endpoint answered HTTP {exc.code}", path=self.url) from exc
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-            raise StoreError(f"LLM endpoint unreachable: {exc}", path=self.url) from exc
-
-
-def _bad(url: str, why: str) -> ValidationError:
-    return ValidationError(f"{url}: {why}", field="llm")
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:  # HTTPError too
+            raise request_failed(exc, self.url, self.timeout) from exc
 
 
 def _read_whole(raw: bytes, on_text: Callable[[str], None], url: str) -> Turn:
     try:
         message = json.loads(raw.decode("utf-8"))["choices"][0]["message"]
     except (UnicodeDecodeError, ValueError, KeyError, IndexError, TypeError) as exc:
-        raise _bad(url, "the reply is not an OpenAI chat completion") from exc
+        raise bad_answer(url, "the reply is not an OpenAI chat completion") from exc
     turn = Turn(content=message.get("content") or "")
     if turn.content:
         on_text(turn.content)
@@ -119,7 +112,9 @@ def _read_stream(response: Any, on_text: Callable[[str], None], url: str) -> Tur
         try:
             delta = json.loads(data)["choices"][0].get("delta") or {}
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise _bad(url, "a streamed chunk is not an OpenAI chat completion chunk") from exc
+            raise bad_answer(
+                url, "a streamed chunk is not an OpenAI chat completion chunk"
+            ) from exc
         text = delta.get("content")
         if text:
             turn.content += text

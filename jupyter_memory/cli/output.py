@@ -8,7 +8,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from ..exceptions import JupyterMemoryError
+from ..exceptions import JupyterMemoryError, UpstreamError
 
 
 def _default(value: Any) -> Any:
@@ -26,9 +26,15 @@ def emit_json(value: Any) -> None:
 
 
 def fail(args: argparse.Namespace, exc: JupyterMemoryError) -> int:
-    """Domain errors: a one-line message (or JSON) and exit status 1."""
+    """Domain errors: a one-line message (or JSON) and exit status 1.
+
+    An :class:`UpstreamError` message starts with the service that failed and
+    its URL; ``--json`` names the service in its own key as well."""
     if getattr(args, "json", False):
-        emit_json({"error": type(exc).__name__, "message": str(exc)})
+        payload = {"error": type(exc).__name__, "message": str(exc)}
+        if isinstance(exc, UpstreamError):
+            payload["service"] = exc.service
+        emit_json(payload)
     else:
         sys.stderr.write(f"jupyter-memory: error: {exc}\n")
     return 1

@@ -20,6 +20,7 @@ from ..exceptions import (
     ParseError,
     PolicyError,
     StoreError,
+    UpstreamError,
     ValidationError,
 )
 
@@ -32,6 +33,7 @@ _HINTS: list[tuple[type[JupyterMemoryError], str]] = [
     (PolicyError, "refused"),
     (ParseError, "cannot read a stored file"),
     (StoreError, "write failed"),
+    (UpstreamError, "a model or external service failed"),
     (ValidationError, "invalid input"),
 ]
 

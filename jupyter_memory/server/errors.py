@@ -17,6 +17,7 @@ from ..exceptions import (
     ParseError,
     PolicyError,
     StoreError,
+    UpstreamError,
     ValidationError,
 )
 
@@ -47,6 +48,9 @@ def status_and_payload(exc: JupyterMemoryError) -> tuple[int, dict[str, Any]]:
         # Text that does not parse (a save, or a stored file edited by hand): the
         # message names the file and line to fix.
         return 422, {"message": message, "error": "unparseable", "path": str(exc.path or "")}
+    if isinstance(exc, UpstreamError):
+        # A model or service past this server failed (a bad gateway), not the request.
+        return 502, {"message": message, "error": "upstream_failed", "service": exc.service}
     if isinstance(exc, StoreError):
         return 500, {"message": message, "error": "write_failed", "path": str(exc.path or "")}
     return 500, {"message": message, "error": "memory_error"}

@@ -6,6 +6,9 @@ Settings (``update_settings(llm={...})``)::
 
 The key itself is never stored: ``api_key_env`` names the environment
 variable that holds it. Nothing here runs unless the person configured it.
+An endpoint that cannot be reached, times out, answers an HTTP error or
+answers something that is not a chat completion raises
+:class:`~jupyter_memory.exceptions.UpstreamError` naming it.
 """
 
 from __future__ import annotations
@@ -19,10 +22,26 @@ from typing import Any
 from urllib.parse import urlparse
 
 from ..core.llm import ChatMessage
-from ..exceptions import StoreError, ValidationError
+from ..exceptions import UpstreamError, ValidationError
 
 DEFAULT_TIMEOUT_S = 300.0  # reorganize may take minutes on a local model (spec §6.2)
 MAX_REPLY_BYTES = 2_000_000
+SERVICE = "LLM endpoint"
+
+
+def bad_answer(url: str, why: str) -> UpstreamError:
+    """The endpoint answered, but not with what an OpenAI-compatible server sends."""
+    return UpstreamError(why, service=SERVICE, url=url)
+
+
+def request_failed(exc: BaseException, url: str, timeout: float) -> UpstreamError:
+    """What went wrong asking ``url``: an HTTP status, a timeout or no connection."""
+    if isinstance(exc, urllib.error.HTTPError):
+        return UpstreamError(f"answered HTTP {exc.code}", service=SERVICE, url=url)
+    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    if isinstance(reason, TimeoutError):  # socket.timeout is TimeoutError since 3.10
+        return UpstreamError(f"timed out after {timeout:g} s", service=SERVICE, url=url)
+    return UpstreamError(f"unreachable: {reason}", service=SERVICE, url=url)
 
 
 def check_llm_config(config: Mapping[str, Any]) -> dict[str, str]:
@@ -86,19 +105,15 @@ class OpenAICompatibleClient:
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 - http(s) checked
                 raw = response.read(MAX_REPLY_BYTES + 1)
-        except urllib.error.HTTPError as exc:
-            raise StoreError(f"LLM endpoint answered HTTP {exc.code}", path=self.url) from exc
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise StoreError(f"LLM endpoint unreachable: {exc}", path=self.url) from exc
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:  # HTTPError included
+            raise request_failed(exc, self.url, self.timeout) from exc
         if len(raw) > MAX_REPLY_BYTES:
-            raise ValidationError("LLM reply is too large", field="llm")
+            raise bad_answer(self.url, f"the reply is larger than {MAX_REPLY_BYTES:,} bytes")
         try:
             data = json.loads(raw.decode("utf-8"))
             content = data["choices"][0]["message"]["content"]
         except (UnicodeDecodeError, json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
-            raise ValidationError(
-                "LLM reply is not an OpenAI chat completion", field="llm"
-            ) from exc
+            raise bad_answer(self.url, "the reply is not an OpenAI chat completion") from exc
         if not isinstance(content, str):
-            raise ValidationError("LLM reply has no text content", field="llm")
+            raise bad_answer(self.url, "the reply has no text content")
         return content

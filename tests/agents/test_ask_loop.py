@@ -11,7 +11,7 @@ from openai_test_server import Scripted, llm_server
 from jupyter_memory import Memory
 from jupyter_memory.agents.ask_loop import run_ask
 from jupyter_memory.agents.chat_stream import ChatStreamClient
-from jupyter_memory.exceptions import StoreError
+from jupyter_memory.exceptions import UpstreamError
 from jupyter_memory.service.agent_access import AgentAccess
 
 CELL = "我们的口径：收入不含退款。Why does March revenue drop?"
@@ -111,5 +111,5 @@ def test_bad_tool_calls_come_back_to_the_model(access: AgentAccess) -> None:
 def test_an_unreachable_endpoint_is_a_clear_error(access: AgentAccess) -> None:
     with llm_server([]) as llm:
         url = llm.url
-    with pytest.raises(StoreError, match="unreachable"):
+    with pytest.raises(UpstreamError, match="unreachable"):
         run_ask(access, ChatStreamClient(url, "m", timeout=5), "hello there")

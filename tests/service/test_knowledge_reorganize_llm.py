@@ -18,7 +18,7 @@ from jupyter_memory.core.knowledge.format import (
     render_knowledge,
 )
 from jupyter_memory.core.knowledge.reorganize import ReorganizeError
-from jupyter_memory.exceptions import StoreError, ValidationError
+from jupyter_memory.exceptions import UpstreamError, ValidationError
 from jupyter_memory.service.llm_http import OpenAICompatibleClient
 
 
@@ -209,7 +209,7 @@ def test_openai_compatible_client_against_a_real_http_server(
         last = _Handler.seen[-1]
         assert last["path"] == "/v1/chat/completions" and last["auth"] == "Bearer sk-test"
         assert last["body"]["model"] == "m1"
-        with pytest.raises(StoreError, match="HTTP 500"):
+        with pytest.raises(UpstreamError, match="HTTP 500"):
             OpenAICompatibleClient(base, "broken").complete([{"role": "user", "content": "x"}])
     finally:
         server.shutdown()

@@ -1,0 +1,32 @@
+"""A model that fails behind a CLI command: one clear line naming the service, exit 1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from openai_test_server import llm_server
+
+from jupyter_memory import Memory
+from jupyter_memory.cli.main import main
+
+
+def test_reorganize_with_a_failing_llm_names_the_service(capsys, memory_home: Path) -> None:  # noqa: ANN001
+    text = "## Rules\n- 收入不含退款\n- Revenue excludes refunds\n## Info\n"
+    with llm_server([]) as llm:  # no scripted turn: the endpoint answers HTTP 500
+        with Memory(home=memory_home) as m:
+            m.save_knowledge("user", text)
+            m.update_settings(llm={"base_url": llm.url, "model": "m"})
+        before = (memory_home / "knowledge.md").read_bytes()
+        code = main(["reorganize"])
+        out, err = capsys.readouterr()
+        assert code == 1 and out == ""
+        assert err.startswith(f"jupyter-memory: error: LLM endpoint {llm.url}/chat/completions: ")
+        assert "answered HTTP 500" in err and len(err.splitlines()) == 1
+        code = main(["reorganize", "--json"])
+        out, _ = capsys.readouterr()
+    assert code == 1
+    data = json.loads(out)
+    assert data["error"] == "UpstreamError" and data["service"] == "LLM endpoint"
+    assert "answered HTTP 500" in data["message"]
+    assert (memory_home / "knowledge.md").read_bytes() == before
