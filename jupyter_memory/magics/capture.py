@@ -19,8 +19,9 @@ import sys
 import traceback
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from .cells import CapturedCell, Gotcha
 
 if TYPE_CHECKING:
     from .session import NotebookSession
@@ -36,23 +37,6 @@ _NUMBER = re.compile(r"(?<![\w'\"])\d+(?:\.\d+)?(?![\w'\"])")
 _WS = re.compile(r"\s+")
 
 
-@dataclass(frozen=True)
-class CapturedCell:
-    text: str
-    cell_id: str
-    execution_count: int | None
-
-    @property
-    def label(self) -> str:
-        return f"cell {self.execution_count}" if self.execution_count else f"cell {self.cell_id}"
-
-    def as_message(self, notebook_path: str | None) -> dict[str, Any]:
-        msg: dict[str, Any] = {"role": "code", "text": self.text, "cell_id": self.cell_id}
-        if notebook_path:
-            msg["notebook_path"] = notebook_path
-        return msg
-
-
 def exception_signature(exc: BaseException) -> str:
     """Type plus the message with addresses, numbers and spacing normalised."""
     message = _WS.sub(" ", _NUMBER.sub("N", _HEX.sub("0x…", str(exc)))).strip()
@@ -66,15 +50,6 @@ def failing_line(exc: BaseException, cell_text: str) -> str | None:
         if frame.line and frame.line.strip() in lines:
             return frame.line.strip()
     return None
-
-
-@dataclass(frozen=True)
-class Gotcha:
-    """One exception signature seen ``GOTCHA_REPEATS`` times: a proposal candidate."""
-
-    signature: str
-    line: str
-    cell: CapturedCell
 
 
 class CellCapture:
@@ -106,9 +81,9 @@ class CellCapture:
         self.cells.append(cell)
         self.session.cell_labels[cell.cell_id] = cell.label
         gotcha = None
-        exc = result.error_in_exec
-        if exc is not None:
-            gotcha = self._count_error(exc, cell)
+        error = result.error_in_exec
+        if error is not None:
+            gotcha = self._count_error(error, cell)
         for listener in self.listeners:
             listener(cell, gotcha)
         if auto:

@@ -32,7 +32,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .capture import CapturedCell, Gotcha
+    from .cells import CapturedCell, Gotcha
     from .session import NotebookSession
 
 FLUSH_DELAY_S = 1.0

@@ -22,7 +22,8 @@ from . import case_cmd, memory_cmd
 from . import listing as listing_cmd
 from . import recall as recall_cmd
 from . import remember as remember_cmd
-from .capture import CapturedCell, CellCapture, Gotcha
+from .capture import CellCapture
+from .cells import CapturedCell, Gotcha
 from .errors import magic_errors
 from .session import NotebookSession
 from .worker import SuggestionWorker

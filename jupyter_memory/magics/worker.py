@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .capture import CapturedCell, Gotcha
+from .cells import CapturedCell, Gotcha
 
 
 @dataclass

@@ -135,7 +135,7 @@ def test_markdown_above_executed_cells_is_evidence(ip, magics, tmp_path, monkeyp
     path = tmp_path / "analysis.ipynb"
     nbformat.write(nb, str(path))
     monkeypatch.setenv("JPY_SESSION_NAME", str(path))
-    from jupyter_memory.magics.capture import CapturedCell
+    from jupyter_memory.magics.cells import CapturedCell
     from jupyter_memory.magics.memory_cmd import suggestion_round
 
     made = suggestion_round(magics, (CapturedCell("x = 1", code.id, 1),), None)
@@ -168,7 +168,7 @@ def test_cards_of_a_collapsed_burst_go_under_their_own_cells(ip, magics, monkeyp
     import contextvars
     import threading
 
-    from jupyter_memory.magics.capture import CapturedCell
+    from jupyter_memory.magics.cells import CapturedCell
 
     shown: list[tuple[str, list[str]]] = []
     where = contextvars.ContextVar("where", default="?")
