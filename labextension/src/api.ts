@@ -5,124 +5,29 @@ import { ServerConnection } from '@jupyterlab/services';
 
 export type Layer = 'user' | 'project';
 
-export interface IProposal {
-  id: string;
-  text: string;
-  kind: string;
-  evidence_quote: string;
-  source: string;
-  status: string;
-  layer?: string | null;
-  project?: string | null;
-  source_ref?: any;
-  created?: string;
-  [key: string]: any;
-}
-
-export interface IQueue {
-  items: IProposal[];
-  count: number;
-  enabled: boolean;
-}
-
-export interface ILibraryStatus {
-  rules: number;
-  info: number;
-  chars: number;
-  budget: number;
-  mode: string;
-  updated?: string | null;
-  version?: string;
-  [key: string]: any;
-}
-
-/** One read of a knowledge file: `version` is the sha256 of its bytes. */
-export interface IKnowledge {
-  layer: Layer;
-  project: string | null;
-  text: string;
-  version: string;
-  status: ILibraryStatus;
-}
+// The response types are generated from the JSON schemas the server's answers
+// are tested against (scripts/rest_schemas_ts.py): edit a schema, not these.
+export type {
+  IAppliedProposal,
+  ICaseEntry,
+  ICaseRow,
+  ICaseSearch,
+  ICaseSummary,
+  IKnowledge,
+  IKnowledgeConflict,
+  ILibraryStatus,
+  IMemoryHit,
+  IProcessAllResult,
+  IProject,
+  IProposal,
+  IQueue,
+  IReorganizeJob,
+  ISettings
+} from './schemas';
+import type { IKnowledgeConflict } from './schemas';
 
 /** A knowledge file's text at one version (the newer side of a conflict). */
-export interface IKnowledgeVersion {
-  text: string;
-  version: string;
-}
-
-/**
- * The 409 of a stale save: the server's `current` file and the text the
- * person tried to save (`yours`) on top of the version it was edited from.
- */
-export interface IKnowledgeConflict {
-  message: string;
-  error: 'conflict';
-  state: 'stale_version';
-  path: string;
-  current: IKnowledgeVersion;
-  yours: { text: string; base: string };
-}
-
-export interface IReorganizeJob {
-  layer: Layer;
-  project: string | null;
-  state: 'running' | 'done' | 'failed' | 'timed_out';
-  stage: string;
-  elapsed: number;
-  timeout: number;
-  result: any;
-  error: { message: string } | null;
-}
-
-export interface ISettings {
-  enabled: boolean;
-  auto_suggestions: boolean;
-  [key: string]: any;
-}
-
-export interface IProject {
-  id: string;
-  folder: string;
-}
-
-export interface IMemoryHit {
-  id: string;
-  title: string;
-  text: string;
-  type: string;
-  tier: string;
-  layer: string;
-  project: string | null;
-  score: number;
-}
-
-export interface ICaseRow {
-  date: string;
-  type: string;
-  summary: string;
-  evidence: string[];
-  status: string;
-}
-
-export interface ICaseSummary {
-  id: string;
-  name: string;
-  period: string;
-  rows: ICaseRow[];
-}
-
-export interface ICaseEntry {
-  case: string;
-  file: string;
-  title: string;
-  type: string;
-  date: string;
-  status: string;
-  evidence: string[];
-  hypotheses: string[];
-  body?: string;
-}
+export type IKnowledgeVersion = IKnowledgeConflict['current'];
 
 /** An error answered by the server, with the message it wrote for a person. */
 export class MemoryApiError extends Error {

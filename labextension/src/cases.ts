@@ -1,6 +1,12 @@
 import { Widget } from '@lumino/widgets';
 
-import { errorMessage, ICaseEntry, ICaseSummary, requestAPI } from './api';
+import {
+  errorMessage,
+  ICaseEntry,
+  ICaseSearch,
+  ICaseSummary,
+  requestAPI
+} from './api';
 import { button, clear, el, setStatus } from './dom';
 
 const COLUMNS = ['Date', 'Type', 'Summary', 'Evidence', 'Status'];
@@ -166,11 +172,7 @@ export class CasesView extends Widget {
       return this.refresh();
     }
     try {
-      const data = await requestAPI<{ hits: any[]; count: number }>(
-        'cases',
-        {},
-        { q }
-      );
+      const data = await requestAPI<ICaseSearch>('cases', {}, { q });
       clear(this._body);
       const list = el('ul', { className: 'jm-results' });
       for (const hit of data.hits) {

@@ -3,6 +3,8 @@ import { Widget } from '@lumino/widgets';
 
 import {
   errorMessage,
+  IAppliedProposal,
+  IProcessAllResult,
   IProject,
   IProposal,
   IQueue,
@@ -35,7 +37,7 @@ export function originLine(p: IProposal): string {
   return parts.length ? `from ${parts.join(' · ')}` : 'origin not recorded';
 }
 
-export function destinationLabel(result: any): string {
+export function destinationLabel(result: IAppliedProposal): string {
   return result.layer === 'project'
     ? `Project · ${result.project ?? ''}`
     : 'User';
@@ -253,7 +255,7 @@ export class QueueView extends Widget {
     project: string | null
   ): Promise<void> {
     try {
-      const result = await postJSON<any>(
+      const result = await postJSON<IAppliedProposal>(
         `queue/${encodeURIComponent(id)}/apply`,
         {
           to,
@@ -290,11 +292,11 @@ export class QueueView extends Widget {
   async processAll(): Promise<void> {
     clear(this._skipped);
     try {
-      const result = await postJSON<any>('queue/process-all', {
+      const result = await postJSON<IProcessAllResult>('queue/process-all', {
         to: this._processTarget.value
       });
       const applied = result.applied.length;
-      const skipped: any[] = result.skipped;
+      const skipped = result.skipped;
       Notification.success(
         `Processed: ${applied} applied, ${skipped.length} skipped`,
         { autoClose: 4000 }

@@ -28,7 +28,7 @@ export class SettingsView extends Widget {
         attrs: { type: 'checkbox', role: 'switch' }
       });
       input.addEventListener('change', () => void this.set(key, input.checked));
-      this._inputs.set(String(key), input);
+      this._inputs.set(key, input);
       this.node.appendChild(
         el('div', { className: 'jm-setting' }, [
           el('label', { className: 'jm-setting-label' }, [
@@ -78,6 +78,6 @@ export class SettingsView extends Widget {
     this.onChange(settings);
   }
 
-  private readonly _inputs = new Map<string, HTMLInputElement>();
+  private readonly _inputs = new Map<keyof ISettings, HTMLInputElement>();
   private readonly _status: HTMLDivElement;
 }
