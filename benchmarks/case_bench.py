@@ -18,7 +18,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from jupyter_memory import CaseMemory, search_cases
-from jupyter_memory.core.cases.format import ENTRY_TYPES, STATUSES, CaseEntry, render_entry
+from jupyter_memory.core.cases.entry_format import ENTRY_TYPES, STATUSES, CaseEntry, render_entry
 from jupyter_memory.store.atomic import write_text_atomic
 
 TOPICS = [

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from .core.llm import LLMClient
     from .core.memories.hits import RecallHit
     from .core.memories.models import MemoryEntry, MemoryMeta, MemoryType, Source, Tier
-    from .service.cases.memory import CaseMemory, search_cases
+    from .service.cases.memory import CaseMemory
+    from .service.cases.search import search_cases
     from .service.memory import Memory
 
 # Imported on first use (PEP 562) so that ``import jupyter_memory`` and
@@ -46,7 +47,7 @@ _LAZY = {
     "Proposal": ".core.knowledge.proposals",
     "LLMClient": ".core.llm",
     "tool_schemas": ".core.knowledge.agent_tools",
-    "search_cases": ".service.cases.memory",
+    "search_cases": ".service.cases.search",
 }
 
 

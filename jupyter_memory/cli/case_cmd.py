@@ -143,7 +143,7 @@ def _cmd_archive(args: argparse.Namespace) -> int:
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
-    from ..service.cases.memory import search_cases
+    from ..service.cases.search import search_cases
 
     hits = search_cases(args.workspace or ".", " ".join(args.text), type=args.type)
     if args.json:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..core.cases.format import RETROSPECTIVE_MAP
+from ..core.cases.entry_format import RETROSPECTIVE_MAP
 
 if TYPE_CHECKING:
     from ..service.cases.memory import CaseMemory

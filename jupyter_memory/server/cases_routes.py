@@ -10,8 +10,9 @@ from typing import Any
 
 from tornado import web
 
-from ..core.cases.format import validate_case_id
-from ..service.cases.memory import CaseMemory, list_cases, search_cases
+from ..core.cases.entry_format import validate_case_id
+from ..service.cases.memory import CaseMemory, list_cases
+from ..service.cases.search import search_cases
 from .base import READ, MemoryHandler, authorized
 
 

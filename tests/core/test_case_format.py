@@ -6,22 +6,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_memory.core.cases.format import (
+from jupyter_memory.core.cases.entry_format import (
     ENTRY_TYPES,
     STATUSES,
     CaseEntry,
-    CaseIndex,
     FileLink,
-    IndexRow,
     check_new_entry,
     normalize_body,
     parse_entry,
     parse_entry_name,
+    render_entry,
+    validate_case_id,
+)
+from jupyter_memory.core.cases.index_format import (
+    CaseIndex,
+    CaseIndexRow,
     parse_index,
     parse_index_header,
-    render_entry,
     render_index,
-    validate_case_id,
 )
 from jupyter_memory.exceptions import ParseError, UnsafeNameError, ValidationError
 
@@ -118,7 +120,7 @@ def test_entry_round_trip(entry: CaseEntry):
 
 
 _rows = st.builds(
-    IndexRow,
+    CaseIndexRow,
     date=st.dates().map(lambda d: d.isoformat()).filter(lambda s: len(s) == 10),
     type=st.sampled_from(ENTRY_TYPES),
     summary=_line,
@@ -132,7 +134,7 @@ _rows = st.builds(
     name=_line.filter(lambda s: not s.startswith("|")),
     rows=st.lists(_rows, max_size=8).map(tuple),
 )
-def test_index_round_trip(name: str, rows: tuple[IndexRow, ...]):
+def test_index_round_trip(name: str, rows: tuple[CaseIndexRow, ...]):
     index = CaseIndex("CASE-2026-001", name, "2026-06-14 ~ 2026-06-16", rows)
     text = render_index(index)
     assert parse_index(text) == index
@@ -145,8 +147,8 @@ def test_index_matches_spec_layout():
         "华东经销商返利欺诈",
         "2026-06-14 ~ 2026-06-16",
         (
-            IndexRow("2026-06-14", "discuss", "供应商重叠的探索路径", ("E-007",), "存档待查"),
-            IndexRow("2026-06-15", "hesitate", "境外付款路线证据不足", (), "存档待查"),
+            CaseIndexRow("2026-06-14", "discuss", "供应商重叠的探索路径", ("E-007",), "存档待查"),
+            CaseIndexRow("2026-06-15", "hesitate", "境外付款路线证据不足", (), "存档待查"),
         ),
     )
     assert render_index(index).splitlines() == [
@@ -163,7 +165,7 @@ def test_index_matches_spec_layout():
 
 
 def test_pipe_in_title_is_escaped_in_the_table():
-    row = IndexRow("2026-06-14", "insight", "A|B \\ C", (), "已纳入")
+    row = CaseIndexRow("2026-06-14", "insight", "A|B \\ C", (), "已纳入")
     text = render_index(CaseIndex("CASE-2026-001", "x", "—", (row,)))
     assert "A\\|B \\\\ C" in text
     assert parse_index(text).rows == (row,)
@@ -241,7 +243,7 @@ def test_broken_index_rows_name_the_line(line, fragment):
             "CASE-2026-001",
             "x",
             "—",
-            (IndexRow("2026-06-14", "discuss", "ok", ("E-007",), "存档待查"),),
+            (CaseIndexRow("2026-06-14", "discuss", "ok", ("E-007",), "存档待查"),),
         )
     )
     with pytest.raises(ParseError) as err:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_memory.core.cases.format import CaseEntry
+from jupyter_memory.core.cases.entry_format import CaseEntry
 from jupyter_memory.core.cases.policy import (
-    decide,
+    decide_case_note,
     is_operation_record,
     is_reasoning_chain,
     match_registry,
@@ -120,29 +120,33 @@ def test_decide_skip_update_create():
     old = _e("供应商重叠", "考虑过张三", evidence=("E-007",))
     existing = [("2026-06-14_discuss_a.md", old)]
     assert (
-        decide(
+        decide_case_note(
             _e("供应商重叠", "考虑过  张三", evidence=("E-007",)), existing, status_given=False
         ).action
         == "skip"
     )
-    upd = decide(_e("供应商重叠", "考虑过张三", evidence=("E-009",)), existing)
+    upd = decide_case_note(_e("供应商重叠", "考虑过张三", evidence=("E-009",)), existing)
     assert upd.action == "update" and upd.target == "2026-06-14_discuss_a.md"
-    status = decide(_e("供应商重叠", "考虑过张三", status="已纳入"), existing, status_given=True)
+    status = decide_case_note(
+        _e("供应商重叠", "考虑过张三", status="已纳入"), existing, status_given=True
+    )
     assert status.action == "update"
-    new = decide(_e("供应商重叠", "新的判断：李四才是关键"), existing)
+    new = decide_case_note(_e("供应商重叠", "新的判断：李四才是关键"), existing)
     assert new.action == "create" and new.related == "2026-06-14_discuss_a.md"
-    by_ev = decide(_e("Refund spike", "x", type="hesitate", evidence=("E-007",)), existing)
+    by_ev = decide_case_note(
+        _e("Refund spike", "x", type="hesitate", evidence=("E-007",)), existing
+    )
     assert by_ev.related == "2026-06-14_discuss_a.md"
-    by_hyp = decide(
+    by_hyp = decide_case_note(
         _e("Other", "y", hypotheses=("H-2",)), [("n.md", _e("Z", "z", hypotheses=("H-2",)))]
     )
     assert by_hyp.related == "n.md"
-    assert decide(_e("Unrelated", "q"), existing).related is None
+    assert decide_case_note(_e("Unrelated", "q"), existing).related is None
 
 
 def test_decide_never_updates_legacy():
     legacy = _e("旧条目", "b", schema_version=None)
-    d = decide(_e("旧条目", "b", evidence=("E-1",)), [("old.md", legacy)])
+    d = decide_case_note(_e("旧条目", "b", evidence=("E-1",)), [("old.md", legacy)])
     assert d.action == "create" and d.related == "old.md"
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_memory.core.cases.format import parse_index
+from jupyter_memory.core.cases.index_format import parse_index
 from jupyter_memory.exceptions import (
     ConflictError,
     DerivedIndexError,
@@ -17,7 +17,8 @@ from jupyter_memory.exceptions import (
     UnsafeNameError,
     ValidationError,
 )
-from jupyter_memory.service.cases.memory import CaseMemory, search_cases
+from jupyter_memory.service.cases.memory import CaseMemory
+from jupyter_memory.service.cases.search import search_cases
 from tests.service.case_helpers import CASE, Clock, copy_sample, tree
 
 HESITATE = "2026-06-03_hesitate_overseas-payment.md"
@@ -420,7 +421,7 @@ def test_search_across_cases_in_chinese_and_english(ws: Path):
 def test_frames(cm: CaseMemory, ws: Path):
     from jupyter_memory.frames.cases import case_frame, cases_frame, retrospective_frame
 
-    df = cm.frame()
+    df = case_frame(cm)
     assert len(df) == 15 and df["legacy"].sum() == 3
     assert {"type", "date", "status", "evidence", "hypotheses", "legacy", "path"} <= set(df.columns)
     assert case_frame(ws, CASE).shape == df.shape
@@ -454,7 +455,7 @@ def test_read_back_mismatch_is_reported(cm: CaseMemory):
         idx.read_text("utf-8").replace("| Dealer K | — | 存档待查 |", "| Dealer K | — | 已纳入 |")
     )
     with pytest.raises(DerivedIndexError, match="read-back mismatch"):
-        cm._verify(r.path.name, records)
+        cm.keeper.verify(r.path.name, records)
 
 
 def test_concurrent_writers_lose_no_rows(tmp_path: Path):

@@ -37,9 +37,9 @@ def test_a_closed_port_is_unreachable() -> None:
 
 
 def test_an_http_500_names_the_status() -> None:
-    with llm_server([]) as llm:  # no scripted turn left: the server answers 500
-        with pytest.raises(UpstreamError, match="answered HTTP 500") as info:
-            OpenAICompatibleClient(llm.url, "m").complete(HELLO)
+    # no scripted turn left: the server answers 500
+    with llm_server([]) as llm, pytest.raises(UpstreamError, match="answered HTTP 500") as info:
+        OpenAICompatibleClient(llm.url, "m").complete(HELLO)
     _check(info.value, llm.url)
 
 
@@ -88,9 +88,8 @@ def junk_server(reply: bytes) -> Iterator[str]:
     ],
 )
 def test_a_bad_answer_is_an_upstream_failure(reply: bytes, why: str) -> None:
-    with junk_server(reply) as url:
-        with pytest.raises(UpstreamError, match=why) as info:
-            OpenAICompatibleClient(url, "m").complete(HELLO)
+    with junk_server(reply) as url, pytest.raises(UpstreamError, match=why) as info:
+        OpenAICompatibleClient(url, "m").complete(HELLO)
     _check(info.value, url)
 
 

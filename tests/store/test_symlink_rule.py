@@ -20,7 +20,8 @@ import pytest
 from jupyter_memory import Memory
 from jupyter_memory.cli.main import main
 from jupyter_memory.exceptions import LinkedPathError
-from jupyter_memory.service.cases.memory import CaseMemory, list_cases, search_cases
+from jupyter_memory.service.cases.memory import CaseMemory, list_cases
+from jupyter_memory.service.cases.search import search_cases
 from jupyter_memory.store.learning.candidates import LearningStore
 from tests.service.case_helpers import CASE, Clock, copy_sample
 

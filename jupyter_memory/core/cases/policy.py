@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ...exceptions import ParseError
 from ..text import analyze, normalize
-from .format import CaseEntry
+from .entry_format import CaseEntry
 
 POLICIES = ("silent", "notify", "disabled")
 DEFAULT_POLICY = "notify"
@@ -195,7 +195,7 @@ def is_reasoning_chain(body: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Decision:
+class CaseNoteDecision:
     action: str  # "skip" | "update" | "create"
     target: str | None  # the existing entry skipped/updated
     related: str | None  # for create: the entry it continues
@@ -214,9 +214,9 @@ def topic_similarity(a: str, b: str) -> float:
 TOPIC_THRESHOLD = 0.5
 
 
-def decide(
+def decide_case_note(
     candidate: CaseEntry, existing: Sequence[tuple[str, CaseEntry]], *, status_given: bool = True
-) -> Decision:
+) -> CaseNoteDecision:
     """Spec 000's flow once a note is admissible: SKIP / UPDATE / CREATE(+related).
 
     ``status_given`` False means the caller did not ask for a status, so the
@@ -233,12 +233,12 @@ def decide(
         )
         status_changed = status_given and candidate.status != old.status
         if not new_links and not status_changed:
-            return Decision("skip", name, None, f"exact duplicate of {name}")
+            return CaseNoteDecision("skip", name, None, f"exact duplicate of {name}")
         if old.legacy:
-            return Decision(
+            return CaseNoteDecision(
                 "create", None, name, f"{name} is legacy v1 (never rewritten); new linked entry"
             )
-        return Decision("update", name, None, f"only status or links changed in {name}")
+        return CaseNoteDecision("update", name, None, f"only status or links changed in {name}")
     best: tuple[float, str, str] | None = None
     for name, old in existing:
         score = 2.0 * len(set(candidate.evidence) & set(old.evidence))
@@ -249,10 +249,10 @@ def decide(
         if score > 0 and (best is None or (score, old.date + name) > (best[0], best[1])):
             best = (score, old.date + name, name)
     if candidate.related is not None:
-        return Decision("create", None, candidate.related, "new entry (related given)")
+        return CaseNoteDecision("create", None, candidate.related, "new entry (related given)")
     if best is not None:
-        return Decision("create", None, best[2], f"new judgement continuing {best[2]}")
-    return Decision("create", None, None, "new entry")
+        return CaseNoteDecision("create", None, best[2], f"new judgement continuing {best[2]}")
+    return CaseNoteDecision("create", None, None, "new entry")
 
 
 def noise_suggestion(count: int) -> str | None:

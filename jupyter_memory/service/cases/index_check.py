@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ...core.cases.format import CaseIndex, IndexRow, parse_index, render_index
+from ...core.cases.index_format import CaseIndex, CaseIndexRow, parse_index, render_index
 from ...exceptions import ParseError
 from .results import CaseProblem
 
 
-def _row_text(row: IndexRow) -> str:
+def _row_text(row: CaseIndexRow) -> str:
     ev = ", ".join(row.evidence) or "—"
     return f"{row.date} | {row.type} | {row.summary} | {ev} | {row.status}"
 

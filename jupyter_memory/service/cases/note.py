@@ -1,4 +1,4 @@
-"""The spec 000 write decision flow behind :meth:`CaseMemory.note`.
+"""``CaseNoteWriter``: the spec 000 write decision flow behind :meth:`CaseMemory.note`.
 
 policy disabled → already in evidence_registry.json → already in a working
 paper → one of the five types → not a plain operation record → (under the
@@ -11,27 +11,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ...core.cases import policy
-from ...core.cases.format import (
+from ...core.cases.entry_format import (
     DEFAULT_STATUS,
     ENTRY_TYPES,
     CaseEntry,
     FileLink,
     check_new_entry,
     entry_file_name,
-    entry_row,
     normalize_body,
-    render_entry,
     validate_status,
 )
+from ...core.cases.index_format import entry_row
 from ...core.names import slugify, validate_slug
 from ...exceptions import NotFoundError, ValidationError
-from .results import CaseNoteResult, CaseRecord
-
-if TYPE_CHECKING:
-    from .memory import CaseMemory
+from .index_keeper import CaseIndexKeeper
+from .results import CaseNoteResult, CaseRecord, note_result
 
 FileArg = str | FileLink | Sequence[str]
 
@@ -47,163 +43,183 @@ def _file_link(value: FileArg) -> FileLink:
     return FileLink(*parts)
 
 
-def run_note(
-    cm: CaseMemory,
-    type: str,
-    title: str,
-    body: str,
-    evidence: Iterable[str],
-    hypotheses: Iterable[str],
-    related: str | None,
-    files: Iterable[FileArg],
-    *,
-    status: str | None,
-    slug: str | None,
-    actor: str,
-) -> CaseNoteResult:
-    if not isinstance(title, str) or not isinstance(body, str):
-        raise ValidationError(
-            "title and body must be text", field="title" if not isinstance(title, str) else "body"
+class CaseNoteWriter:
+    """Admit or refuse a note, then skip, update or create its entry (INDEX.md kept in step)."""
+
+    def __init__(self, keeper: CaseIndexKeeper) -> None:
+        self.keeper = keeper
+
+    def _result(
+        self,
+        action: str,
+        reason: str,
+        pol: policy.WritePolicy,
+        count: int,
+        *,
+        path: Path | None = None,
+        related: str | None = None,
+    ) -> CaseNoteResult:
+        return note_result(
+            self.keeper.case_id, action, reason, pol, count, path=path, related=related
         )
-    pol = cm.policy()
-    if pol.value == "disabled":
-        return CaseNoteResult(
-            "disabled",
-            f"Memory Write Policy is disabled in {pol.source}; case memory is read-only",
-            cm.case_id,
-            pol.value,
+
+    def note(
+        self,
+        type: str,
+        title: str,
+        body: str,
+        evidence: Iterable[str] = (),
+        hypotheses: Iterable[str] = (),
+        related: str | None = None,
+        files: Iterable[FileArg] = (),
+        *,
+        status: str | None = None,
+        slug: str | None = None,
+        actor: str = "assistant",
+    ) -> CaseNoteResult:
+        """Run the decision flow; see :meth:`CaseMemory.note` for the outcomes."""
+        if not isinstance(title, str) or not isinstance(body, str):
+            raise ValidationError(
+                "title and body must be text",
+                field="title" if not isinstance(title, str) else "body",
+            )
+        keeper, store = self.keeper, self.keeper.store
+        pol = keeper.policy()
+        if pol.value == "disabled":
+            return CaseNoteResult(
+                "disabled",
+                f"Memory Write Policy is disabled in {pol.source}; case memory is read-only",
+                keeper.case_id,
+                pol.value,
+            )
+        refusal = self._excluded(type, title, body, pol)
+        if refusal is not None:
+            return refusal
+        candidate = check_new_entry(
+            CaseEntry(
+                title=title.strip(),
+                type=type,
+                date=keeper.now().date().isoformat(),
+                body=normalize_body(body),
+                status=validate_status(status) if status is not None else DEFAULT_STATUS,
+                evidence=tuple(dict.fromkeys(evidence)),
+                hypotheses=tuple(dict.fromkeys(hypotheses)),
+                related=keeper.entry_name(related) if related is not None else None,
+                files=tuple(dict.fromkeys(_file_link(f) for f in files)),
+            )
         )
-    registry = cm.store.read_registry()  # invalid JSON raises: exclusion unknowable
-    n_entries = len(cm.store.list_names()[0])
-    item = policy.match_registry(
-        title,
-        body,
-        policy.registry_items(registry, path=str(cm.store.registry_path))
-        if registry is not None
-        else [],
-    )
-    if item is not None:
-        return cm._result(
-            "excluded",
-            f"already registered in evidence_registry.json as {item.id}",
-            pol,
-            n_entries,
+        slug = validate_slug(slug) if slug is not None else slugify(candidate.title)
+        with keeper.locked():
+            records, _ = keeper.ensure_index(actor)
+            names = {r.name for r in records}
+            if candidate.related is not None and candidate.related not in names:
+                raise NotFoundError(
+                    f"related entry {candidate.related} not found in {keeper.memory_dir}"
+                )
+            decision = policy.decide_case_note(
+                candidate, [(r.name, r.entry) for r in records], status_given=status is not None
+            )
+            if decision.action == "skip":
+                return self._result(
+                    "skipped",
+                    decision.reason,
+                    pol,
+                    len(records),
+                    path=store.entry_path(decision.target or ""),
+                )
+            if decision.action == "update":
+                target = decision.target or ""
+                return self._update(target, candidate, records, status, actor, pol, decision.reason)
+            return self._create(candidate, slug, decision, records, actor, pol)
+
+    def _excluded(
+        self, type: str, title: str, body: str, pol: policy.WritePolicy
+    ) -> CaseNoteResult | None:
+        """Spec 000's exclusions, in its order; ``None`` when the note is admissible."""
+        store = self.keeper.store
+        registry = store.read_registry()  # invalid JSON raises: exclusion unknowable
+        n = len(store.list_names()[0])
+        items = (
+            policy.registry_items(registry, path=str(store.registry_path))
+            if registry is not None
+            else []
         )
-    paper = policy.match_working_paper(body, cm.store.read_working_papers())
-    if paper is not None:
-        return cm._result("excluded", f"already in working papers: {paper}", pol, n_entries)
-    if type not in ENTRY_TYPES:
-        return cm._result(
-            "excluded",
-            f"type {type!r} is not one of the five types ({', '.join(ENTRY_TYPES)})",
-            pol,
-            n_entries,
-        )
-    if type == "think" and policy.is_reasoning_chain(body):
-        return cm._result(
-            "excluded",
-            "a step-by-step reasoning chain; a think entry keeps only the reviewable decision "
-            "reason (write that summary instead)",
-            pol,
-            n_entries,
-        )
-    if policy.is_operation_record(body):
-        return cm._result(
-            "excluded",
-            "a plain operation record, not a finding or a decision reason",
-            pol,
-            n_entries,
-        )
-    candidate = check_new_entry(
-        CaseEntry(
-            title=title.strip() if isinstance(title, str) else title,
-            type=type,
-            date=cm._clock().date().isoformat(),
-            body=normalize_body(body) if isinstance(body, str) else body,
-            status=validate_status(status) if status is not None else DEFAULT_STATUS,
-            evidence=tuple(dict.fromkeys(evidence)),
-            hypotheses=tuple(dict.fromkeys(hypotheses)),
-            related=cm._entry_name(related) if related is not None else None,
-            files=tuple(dict.fromkeys(_file_link(f) for f in files)),
-        )
-    )
-    slug = validate_slug(slug) if slug is not None else slugify(candidate.title)
-    with cm.store.locked():
-        records, _ = cm._ensure_index(actor)
+        item = policy.match_registry(title, body, items)
+        if item is not None:
+            reason = f"already registered in evidence_registry.json as {item.id}"
+            return self._result("excluded", reason, pol, n)
+        paper = policy.match_working_paper(body, store.read_working_papers())
+        if paper is not None:
+            return self._result("excluded", f"already in working papers: {paper}", pol, n)
+        if type not in ENTRY_TYPES:
+            reason = f"type {type!r} is not one of the five types ({', '.join(ENTRY_TYPES)})"
+            return self._result("excluded", reason, pol, n)
+        if type == "think" and policy.is_reasoning_chain(body):
+            reason = (
+                "a step-by-step reasoning chain; a think entry keeps only the reviewable "
+                "decision reason (write that summary instead)"
+            )
+            return self._result("excluded", reason, pol, n)
+        if policy.is_operation_record(body):
+            reason = "a plain operation record, not a finding or a decision reason"
+            return self._result("excluded", reason, pol, n)
+        return None
+
+    def _create(
+        self,
+        candidate: CaseEntry,
+        slug: str,
+        decision: policy.CaseNoteDecision,
+        records: list[CaseRecord],
+        actor: str,
+        pol: policy.WritePolicy,
+    ) -> CaseNoteResult:
+        keeper = self.keeper
+        keys = {entry_row(r.entry).key for r in records}
+        entry = replace(candidate, related=decision.related)
+        n = 1
+        while entry_row(entry).key in keys:  # same day, type and title: keep rows distinct
+            n += 1
+            entry = replace(entry, title=f"{candidate.title}（续 {n}）")
         names = {r.name for r in records}
-        if candidate.related is not None and candidate.related not in names:
-            raise NotFoundError(f"related entry {candidate.related} not found in {cm.memory_dir}")
-        decision = policy.decide(
-            candidate, [(r.name, r.entry) for r in records], status_given=status is not None
+        name, n = entry_file_name(entry.date, entry.type, slug), 1
+        while name in names or keeper.store.entry_path(name).exists():
+            n += 1
+            name = entry_file_name(entry.date, entry.type, f"{slug}-{n}")
+        path = keeper.write_entry(name, entry, actor, action="case.create")
+        records = [*records, CaseRecord(keeper.case_id, name, path, entry)]
+        keeper.write_index(records, actor, action="case.index")
+        keeper.verify(name, records)
+        return self._result(
+            "created", decision.reason, pol, len(records), path=path, related=entry.related
         )
-        if decision.action == "skip":
-            return cm._result(
-                "skipped",
-                decision.reason,
-                pol,
-                len(records),
-                path=cm.store.entry_path(decision.target or ""),
-            )
-        if decision.action == "update":
-            return _update(
-                cm, decision.target or "", candidate, records, status, actor, pol, decision.reason
-            )
-        return _create(cm, candidate, slug, decision, records, actor, pol)
+
+    def _update(
+        self,
+        target: str,
+        candidate: CaseEntry,
+        records: list[CaseRecord],
+        status: str | None,
+        actor: str,
+        pol: policy.WritePolicy,
+        reason: str,
+    ) -> CaseNoteResult:
+        keeper = self.keeper
+        record = next(r for r in records if r.name == target)
+        old = record.entry
+        new = replace(
+            old,
+            evidence=tuple(dict.fromkeys((*old.evidence, *candidate.evidence))),
+            hypotheses=tuple(dict.fromkeys((*old.hypotheses, *candidate.hypotheses))),
+            files=tuple(dict.fromkeys((*old.files, *candidate.files))),
+            related=candidate.related or old.related,
+            status=status or old.status,
+        )
+        keeper.rewrite(record, new, actor)
+        records = [replace(r, entry=new) if r.name == target else r for r in records]
+        keeper.write_index(records, actor, action="case.index")
+        keeper.verify(target, records)
+        return self._result("updated", reason, pol, len(records), path=record.path)
 
 
-def _create(
-    cm: CaseMemory,
-    candidate: CaseEntry,
-    slug: str,
-    decision: policy.Decision,
-    records: list[CaseRecord],
-    actor: str,
-    pol: policy.WritePolicy,
-) -> CaseNoteResult:
-    keys = {entry_row(r.entry).key for r in records}
-    entry = replace(candidate, related=decision.related)
-    n = 1
-    while entry_row(entry).key in keys:  # same day, type and title: keep rows distinct
-        n += 1
-        entry = replace(entry, title=f"{candidate.title}（续 {n}）")
-    names = {r.name for r in records}
-    name, n = entry_file_name(entry.date, entry.type, slug), 1
-    while name in names or cm.store.entry_path(name).exists():
-        n += 1
-        name = entry_file_name(entry.date, entry.type, f"{slug}-{n}")
-    path = cm.store.write(
-        name, render_entry(entry), action="case.create", actor=actor, at=cm._clock()
-    )
-    records = [*records, CaseRecord(cm.case_id, name, path, entry)]
-    cm._write_index(records, actor, action="case.index")
-    cm._verify(name, records)
-    return cm._result(
-        "created", decision.reason, pol, len(records), path=path, related=entry.related
-    )
-
-
-def _update(
-    cm: CaseMemory,
-    target: str,
-    candidate: CaseEntry,
-    records: list[CaseRecord],
-    status: str | None,
-    actor: str,
-    pol: policy.WritePolicy,
-    reason: str,
-) -> CaseNoteResult:
-    record = next(r for r in records if r.name == target)
-    old = record.entry
-    new = replace(
-        old,
-        evidence=tuple(dict.fromkeys((*old.evidence, *candidate.evidence))),
-        hypotheses=tuple(dict.fromkeys((*old.hypotheses, *candidate.hypotheses))),
-        files=tuple(dict.fromkeys((*old.files, *candidate.files))),
-        related=candidate.related or old.related,
-        status=status or old.status,
-    )
-    cm._rewrite(record, new, actor)
-    records = [replace(r, entry=new) if r.name == target else r for r in records]
-    cm._write_index(records, actor, action="case.index")
-    cm._verify(target, records)
-    return cm._result("updated", reason, pol, len(records), path=record.path)
+__all__ = ["CaseNoteWriter", "FileArg"]

@@ -10,7 +10,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...core.cases.format import CaseEntry
+from ...core.cases.entry_format import CaseEntry
+from ...core.cases.policy import WritePolicy, noise_suggestion
 
 ACTIONS = ("created", "updated", "skipped", "excluded", "disabled")
 
@@ -111,6 +112,29 @@ class CaseNoteResult:
         }
 
 
+def note_result(
+    case_id: str,
+    action: str,
+    reason: str,
+    pol: WritePolicy,
+    count: int,
+    *,
+    path: Path | None = None,
+    related: str | None = None,
+) -> CaseNoteResult:
+    """A write result under ``pol``: cleanup advice past the noise limit, the policy hint."""
+    return CaseNoteResult(
+        action,
+        reason,
+        case_id,
+        pol.value,
+        path=path,
+        related=related,
+        suggestion=noise_suggestion(count),
+        hint=pol.hint,
+    )
+
+
 @dataclass(frozen=True)
 class CaseProblem:
     """One disagreement between INDEX.md and the entry files, or a bad file.
@@ -154,10 +178,12 @@ class DoctorReport:
 
 
 @dataclass(frozen=True)
-class ArchiveResult:
+class CaseArchiveResult:
+    """What closing a case did; ``included`` (已纳入) is the retrospective's input."""
+
     case_id: str
     snapshot: Path
-    included: list[CaseRecord]  # 已纳入: the retrospective's input
+    included: list[CaseRecord]
     updated: list[str]
     deleted: list[str]
     kept_legacy: list[str]

@@ -15,7 +15,7 @@ import threading
 import unicodedata
 from pathlib import Path
 
-from ...core.cases.format import ENTRY_TYPES, peek_entry
+from ...core.cases.entry_format import ENTRY_TYPES, peek_entry
 from ...core.text import normalize, squash_whitespace
 from ...exceptions import ValidationError
 from ...store.cases.files import read_text_file, stat_entries

@@ -30,14 +30,13 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
-from ...core.cases.format import (
+from ...core.cases.entry_format import (
     CASE_ID_RE,
     ENTRY_NAME_RE,
-    INDEX_NAME,
-    SNAPSHOT_NAME,
     parse_entry_name,
     validate_case_id,
 )
+from ...core.cases.index_format import INDEX_NAME, SNAPSHOT_NAME
 from ...core.cases.policy import PROFILE_NAME
 from ...core.names import reject_unsafe
 from ...exceptions import (

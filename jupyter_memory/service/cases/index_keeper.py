@@ -1,0 +1,289 @@
+"""``CaseIndexKeeper``: one case's entry files and the ``INDEX.md`` derived from them.
+
+The one owner of the case's :class:`~jupyter_memory.store.cases.files.CaseStore`,
+its clock and its write policy. It reads the entry files (the authority),
+checks ``INDEX.md`` against them, repairs and rewrites it, and reads both back
+after a write. :class:`~.memory.CaseMemory`, the note writer (``note.py``) and
+the archiver (``archive.py``) all go through these public methods, so the
+index rules live in one place. Callers that write hold :meth:`locked`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+from ...core.cases.entry_format import (
+    CaseEntry,
+    parse_entry,
+    parse_entry_name,
+    render_entry,
+)
+from ...core.cases.index_format import (
+    CaseIndex,
+    entry_row,
+    parse_index,
+    parse_index_header,
+    period_of,
+    render_index,
+)
+from ...core.cases.policy import WritePolicy, parse_team_profile
+from ...exceptions import (
+    ConflictError,
+    DerivedIndexError,
+    NotFoundError,
+    ParseError,
+    PolicyError,
+    UnsafeNameError,
+    ValidationError,
+)
+from ...store.cases.files import CaseStore, read_team_profile
+from ...store.links import linked
+from .index_check import index_problems
+from .results import CaseProblem, CaseRecord, DoctorReport
+
+EntryRef = str | os.PathLike[str] | CaseRecord
+
+# Problem kinds that rewriting INDEX.md from the files repairs.
+_REPAIRABLE = ("index-", "missing-", "orphan-", "row-")
+
+
+def _local_now() -> datetime:
+    return datetime.now().astimezone()
+
+
+def workspace_policy(workspace: str | os.PathLike[str]) -> WritePolicy:
+    """The Memory Write Policy of ``<workspace>/team-profile.md`` (``notify`` + hint if unset)."""
+    path, text = read_team_profile(workspace)
+    return parse_team_profile(text, path=str(path))
+
+
+class CaseIndexKeeper:
+    """``CaseIndexKeeper(workspace, "CASE-2026-001")``: load, check, repair, write, read back."""
+
+    def __init__(
+        self,
+        workspace: str | os.PathLike[str],
+        case_id: str,
+        *,
+        name: str | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.store = CaseStore(workspace, case_id)
+        if not self.store.workspace.is_dir():
+            raise NotFoundError(f"workspace folder not found: {self.store.workspace}")
+        if name is not None and ("\n" in name or not name.strip()):
+            raise ValidationError("must be one non-empty line", field="name")
+        self.name = name.strip() if name else None  # the 案件 line; else INDEX.md's, else the id
+        self._clock = clock or _local_now
+
+    @property
+    def case_id(self) -> str:
+        return self.store.case_id
+
+    @property
+    def workspace(self) -> Path:
+        return self.store.workspace
+
+    @property
+    def memory_dir(self) -> Path:
+        return self.store.memory_dir
+
+    def now(self) -> datetime:
+        return self._clock()
+
+    def locked(self) -> AbstractContextManager[None]:
+        """The case's write lock: load, decide and write under one hold."""
+        return self.store.locked()
+
+    # -- policy --------------------------------------------------------------------------
+
+    def policy(self) -> WritePolicy:
+        """The team's Memory Write Policy (read before every write attempt)."""
+        return workspace_policy(self.workspace)
+
+    def require_writable(self) -> WritePolicy:
+        pol = self.policy()
+        if pol.value == "disabled":
+            raise PolicyError(
+                f"Memory Write Policy is disabled in {pol.source}: case memory is read-only"
+            )
+        return pol
+
+    # -- reading -------------------------------------------------------------------------
+
+    def entry_name(self, entry: EntryRef) -> str:
+        """The file name of an entry given by name, path (inside case_memory/) or record."""
+        if isinstance(entry, CaseRecord):
+            return entry.name
+        raw = os.fspath(entry)
+        path = Path(raw)
+        if len(path.parts) > 1:
+            resolved = (self.workspace / path).resolve() if not path.is_absolute() else path
+            if resolved.parent != self.memory_dir:
+                resolved = (self.memory_dir / path).resolve()
+            if resolved.parent != self.memory_dir.resolve():
+                raise UnsafeNameError(f"{raw!r} is not inside {self.memory_dir}", field="entry")
+            raw = resolved.name
+        if parse_entry_name(raw) is None:
+            raise UnsafeNameError(
+                f"{raw!r} is not a case memory file (<YYYY-MM-DD>_<type>_<slug>.md)", field="entry"
+            )
+        return raw
+
+    def record(self, entry: EntryRef) -> CaseRecord:
+        """One entry read and parsed (strictly: an unreadable file is a ParseError)."""
+        name = self.entry_name(entry)
+        text = self.store.read_entry(name)
+        parsed = parse_entry(text, path=self.store.relative(self.store.entry_path(name)))
+        return CaseRecord(self.case_id, name, self.store.entry_path(name), parsed)
+
+    def load(self) -> tuple[list[CaseRecord], list[CaseProblem]]:
+        """Every entry file that parses, and the problems of those that do not."""
+        names, stray = self.store.list_names()
+        records: list[CaseRecord] = []
+        problems: list[CaseProblem] = []
+        rel_dir = self.store.relative(self.memory_dir)
+        for name in names:
+            rel = f"{rel_dir}/{name}"
+            try:
+                entry = parse_entry(self.store.read_entry(name), path=rel)
+            except ParseError as exc:
+                problems.append(CaseProblem("entry-unparseable", rel, exc.reason, blocking=True))
+                continue
+            date, etype, _ = parse_entry_name(name) or ("", "", "")
+            if entry.legacy:  # a v1 file may lack fields its name carries
+                entry = replace(entry, type=entry.type or etype, date=entry.date or date)
+            if (entry.type, entry.date) != (etype, date):
+                problems.append(
+                    CaseProblem(
+                        "name-mismatch",
+                        rel,
+                        f"file says {entry.date} {entry.type}, its name says {date} {etype}",
+                    )
+                )
+            records.append(CaseRecord(self.case_id, name, self.memory_dir / name, entry))
+        for name in stray:
+            rel = self.store.relative(self.store.entry_path(name))
+            problems.append(
+                CaseProblem("stray", rel, "not named <YYYY-MM-DD>_<type>_<slug>.md; not indexed")
+            )
+        return records, problems + self._ambiguous(records)
+
+    def _ambiguous(self, records: list[CaseRecord]) -> list[CaseProblem]:
+        by_key: dict[tuple[str, str, str], list[str]] = {}
+        for r in records:
+            by_key.setdefault(entry_row(r.entry).key, []).append(r.name)
+        return [
+            CaseProblem(
+                "ambiguous",
+                self.store.relative(self.store.index_path),
+                f"files {', '.join(owners)} would own the same row {' | '.join(key)}; "
+                "rename one title so each row names one file",
+                blocking=True,
+            )
+            for key, owners in by_key.items()
+            if len(owners) > 1
+        ]
+
+    def expected_index(
+        self, records: Iterable[CaseRecord], index_text: str | None = None
+    ) -> CaseIndex:
+        """The index the files imply (the 案件 name kept from INDEX.md unless given)."""
+        rows = tuple(entry_row(r.entry) for r in sorted(records, key=lambda r: (r.date, r.name)))
+        existing = self.store.read_index() if index_text is None else index_text
+        old_name = parse_index_header(existing)[1] if existing else None
+        name = self.name or old_name or self.case_id
+        return CaseIndex(self.case_id, name, period_of(rows), rows)
+
+    def check(self, records: list[CaseRecord], problems: list[CaseProblem]) -> DoctorReport:
+        """``problems`` plus every link and every way INDEX.md differs from the files."""
+        report = DoctorReport(self.case_id, entries=len(records), problems=list(problems))
+        # A link is never followed (issue 19): reads skip it, a write through it
+        # raises LinkedPathError naming it; doctor lists each one.
+        report.problems.extend(
+            CaseProblem(
+                "symlink",
+                self.store.relative(link),
+                "symlink is never followed; replace it with the real file or folder",
+            )
+            for link in self.store.links()
+        )
+        if self.memory_dir.is_dir() and not linked(self.workspace, self.memory_dir):
+            index_text = self.store.read_index()
+            report.problems.extend(
+                index_problems(
+                    self.expected_index(records, index_text or ""),
+                    index_text,
+                    {entry_row(r.entry).key: self.store.relative(r.path) for r in records},
+                    self.store.relative(self.store.index_path),
+                )
+            )
+        return report
+
+    # -- writing (the caller holds the lock) ---------------------------------------------
+
+    def ensure_index(self, actor: str) -> tuple[list[CaseRecord], DoctorReport]:
+        """Repair INDEX.md from the files; stop (raise) when that would mean guessing."""
+        records, problems = self.load()
+        report = self.check(records, problems)
+        if report.blocking:
+            lines = "; ".join(str(p) for p in report.blocking)
+            raise DerivedIndexError(f"case memory writing stopped for {self.case_id}: {lines}")
+        if any(p.kind.startswith(_REPAIRABLE) for p in report.problems):
+            self.write_index(records, actor, action="case.repair")
+            report.repaired = True
+        return records, report
+
+    def write_index(self, records: list[CaseRecord], actor: str, *, action: str) -> None:
+        text = render_index(self.expected_index(records))
+        self.store.write("INDEX.md", text, action=action, actor=actor, at=self.now())
+
+    def write_entry(self, name: str, entry: CaseEntry, actor: str, *, action: str) -> Path:
+        return self.store.write(
+            name, render_entry(entry), action=action, actor=actor, at=self.now()
+        )
+
+    def rewrite(self, record: CaseRecord, new: CaseEntry, actor: str) -> None:
+        """Replace an entry file (never a legacy one, never one edited beyond our format)."""
+        if record.legacy:
+            raise ConflictError(f"{record.name} is a legacy v1 entry: read-only, never rewritten")
+        text = self.store.read_entry(record.name)
+        if render_entry(record.entry) != text.replace("\r\n", "\n"):
+            raise ConflictError(
+                f"{record.name} was edited beyond the entry format; rewriting it would lose "
+                "text, so it is left alone (edit its status by hand)"
+            )
+        self.write_entry(record.name, new, actor, action="case.update")
+
+    def delete_entry(self, name: str, actor: str) -> None:
+        self.store.delete(name, actor=actor, at=self.now())
+
+    def verify(self, name: str, records: list[CaseRecord]) -> None:
+        """Read the entry and INDEX.md back and compare status and links."""
+        rel = self.store.relative(self.store.entry_path(name))
+        entry = parse_entry(self.store.read_entry(name), path=rel)
+        index = self._read_back()
+        rows = [r for r in index.rows if r.key == entry_row(entry).key]
+        if len(rows) != 1 or rows[0] != entry_row(entry) or len(index.rows) != len(records):
+            raise DerivedIndexError(
+                f"read-back mismatch between {rel} and INDEX.md (status or links differ)"
+            )
+
+    def verify_gone(self, gone: list[CaseRecord], records: list[CaseRecord]) -> None:
+        """Read INDEX.md back after deleting ``gone``: no file, no row left of them."""
+        rows = self._read_back().rows
+        keys = {r.key for r in rows}
+        left = [r.name for r in gone if entry_row(r.entry).key in keys or r.path.exists()]
+        if left or len(rows) != len(records):
+            raise DerivedIndexError(f"read-back after archive: still present: {', '.join(left)}")
+
+    def _read_back(self) -> CaseIndex:
+        return parse_index(self.store.read_index() or "", path=str(self.store.index_path))
+
+
+__all__ = ["CaseIndexKeeper", "EntryRef", "workspace_policy"]
