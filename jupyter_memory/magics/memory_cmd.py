@@ -16,7 +16,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from . import digest_cmd
+from . import digest_cmd, focus_cmd
 from .args import argument, magic_arguments, parse
 from .render import TextBlock
 
@@ -66,16 +66,7 @@ def memory(self: Any, line: str) -> Any:
 
 
 def _focus(self: Any, args: Any) -> TextBlock:
-    with self.session.lock:
-        if args.value in (None, ""):
-            pid = self.service.project_id
-            if pid is None:
-                return TextBlock("No project focused. Use %memory focus ./path/to/project")
-            return TextBlock(f"Focused project: {pid} ({self.service.project_dir})")
-        pid = self.service.focus(None if args.value == "--none" else args.value)
-    if pid is None:
-        return TextBlock("No project focused.")
-    return TextBlock(f"Focused project: {pid} ({self.service.project_dir})")
+    return focus_cmd.focus(self, args)
 
 
 def _switch(self: Any, enabled: bool) -> TextBlock:
@@ -113,7 +104,7 @@ def _status(self: Any, args: Any) -> TextBlock:
         mem = self.service
         settings = mem.settings
         pending = len(mem.queue())
-        project = f"{mem.project_id} ({mem.project_dir})" if mem.project_id else "none"
+        project = focus_cmd.project_line(self)
     last = self.worker.last
     lines = [
         f"memory:       {'on' if settings['enabled'] else 'OFF'}",

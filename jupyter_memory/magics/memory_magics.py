@@ -53,7 +53,7 @@ class MemoryMagics(Magics, Configurable):
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
-        self.session = NotebookSession(self.home, self.project)
+        self.session = NotebookSession(self.home, self.project, self._locate_notebook)
         self.worker = SuggestionWorker(self._suggestion_round, self._show_cards)
         self.capture = CellCapture(self.session, self.worker)
         self.case_memory: Any = None
@@ -98,7 +98,13 @@ class MemoryMagics(Magics, Configurable):
         from ..store.knowledge.notebook_cells import find_notebook
 
         ns = self.shell.user_ns if self.shell is not None else {}
-        name = ns.get("__vsc_ipynb_file__") or os.environ.get("JPY_SESSION_NAME")
+        # jupyter_server names the notebook in JPY_SESSION_NAME (an absolute path
+        # when JupyterLab opens it); ipykernel copies it to __session__.
+        name = (
+            ns.get("__vsc_ipynb_file__")
+            or os.environ.get("JPY_SESSION_NAME")
+            or ns.get("__session__")
+        )
         return find_notebook(name, Path.cwd())
 
     def _suggestion_round(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -21,11 +23,19 @@ SETTINGS_REFRESH_SECONDS = 1.0
 
 
 class NotebookSession:
-    def __init__(self, home: str | None = None, project: str | None = None) -> None:
+    def __init__(
+        self,
+        home: str | None = None,
+        project: str | None = None,
+        locate: Callable[[], Path | None] | None = None,
+    ) -> None:
         self.home = home
         self.project = project
+        # The notebook this kernel runs (None in a console or plain IPython).
+        self.locate = locate or (lambda: None)
         self.lock = threading.RLock()
         self._memory: Memory | None = None
+        self.notebook: Path | None = None
         self._flags: tuple[bool, bool] = (True, False)
         self._flags_at = -1e9
         # cell id -> "cell 12" (its execution count), so cards name cells as the person sees them
@@ -41,10 +51,25 @@ class NotebookSession:
                     from ..service.memory import Memory
 
                     mem = Memory(home=self.home)
-                    if self.project:
-                        mem.focus(self.project)
+                    self._start_focus(mem)
                     self._memory = mem
+        elif self.notebook is not None:
+            with self.lock:
+                # The person may have chosen another project for this notebook
+                # in the panel (another process): a stat when nothing changed.
+                self._memory.follow_focus(self.notebook)
         return self._memory
+
+    def _start_focus(self, mem: Memory) -> None:
+        """The kernel's focus (docs/notebooks.md, "Which project"); inference never registers."""
+        self.notebook = self.locate()
+        if self.project:
+            # %config MemoryMagics.project is the person's own choice.
+            mem.focus(self.project, notebook=self.notebook)
+        elif self.notebook is not None:
+            mem.follow_focus(self.notebook)
+        else:
+            mem.adopt_focus(mem.focus_of(folder=Path.cwd()))
 
     @property
     def started(self) -> bool:
@@ -57,6 +82,7 @@ class NotebookSession:
                 self._memory.close()
             self._memory = None
             self.home, self.project = home, project
+            self.notebook = None
             self._flags_at = -1e9
 
     def close(self) -> None:

@@ -50,6 +50,7 @@ from .knowledge.agent_tools import KnowledgeMixin
 from .learning.digest import DigestMixin
 from .memories.semantic import SemanticRecall, default_embedder_factory
 from .memories.tiers import sector_expired
+from .focus import FocusResolution
 from .paths import RegisteredProject, resolve_home
 
 # Project memories outrank user ones of equal relevance when a project is focused.
@@ -181,9 +182,48 @@ class Memory(KnowledgeMixin, DigestMixin):
         """
         return self.ctx.projects.registered(project)
 
-    def focus(self, project: str | os.PathLike[str] | None) -> str | None:
-        """Focus a project folder (or a known project id); ``None`` unfocuses."""
-        return self.ctx.projects.focus(project)
+    def focus(
+        self,
+        project: str | os.PathLike[str] | None,
+        *,
+        notebook: str | os.PathLike[str] | None = None,
+    ) -> str | None:
+        """Focus a project folder (or a known project id); ``None`` unfocuses.
+
+        With ``notebook`` (a person's act for that notebook), the choice is kept
+        in the memory home so every surface beside it resolves the same project.
+        """
+        at = self.clock().isoformat()
+        return self.ctx.projects.focus(project, notebook=notebook, at=at)
+
+    def focus_of(
+        self,
+        *,
+        notebook: str | os.PathLike[str] | None = None,
+        folder: str | os.PathLike[str] | None = None,
+    ) -> FocusResolution:
+        """Which project a notebook, or a chat / MCP session in ``folder``, works in.
+
+        Reads only: it never registers a project nor changes any focus.
+        """
+        if notebook is not None:
+            return self.ctx.projects.notebooks.for_notebook(notebook)
+        if folder is None:
+            raise ValidationError("name a notebook or a folder", field="notebook")
+        return self.ctx.projects.notebooks.for_folder(folder)
+
+    def follow_focus(self, notebook: str | os.PathLike[str]) -> str | None:
+        """Work in the person's focus for ``notebook`` (chosen here or in the panel); never registers."""
+        return self.ctx.projects.follow(notebook)
+
+    def adopt_focus(self, resolution: FocusResolution) -> str | None:
+        """Work in a focus resolved by :meth:`focus_of` (registered, or none); never registers."""
+        return self.ctx.projects.adopt(resolution)
+
+    @property
+    def focus_source(self) -> str:
+        """How this process's focus was decided: explicit, beside, folder or none."""
+        return self.ctx.projects.source
 
     def _roots(self, project: str | os.PathLike[str] | None = None) -> list[StoreRoot]:
         return self.ctx.projects.roots(project)

@@ -2,18 +2,22 @@
 
 Registering a folder is a person's act (``%memory focus``, ``--project``, the
 panel); an agent's name for a project arrives as a :class:`RegisteredProject`
-and never registers one (docs/design.md invariant 9).
+and never registers one (docs/design.md invariant 9). The person's focus per
+notebook, and how a chat or an MCP session finds the same project, is
+:mod:`.focus`.
 """
 
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ..exceptions import ParseError
 from ..store.json_file import read_json, write_json
 from ..store.layout import project_gitignore, project_root
 from ..store.root import StoreRoot
+from .focus import FocusResolution, NotebookFocus
 from .paths import RegisteredProject, registered_project, resolve_project_dir
 
 PROJECTS_FILE = "projects.json"
@@ -31,6 +35,10 @@ class Projects:
         self.project_dir: Path | None = None
         self.project_root: StoreRoot | None = None
         self._roots: dict[str, StoreRoot] = {}
+        self.notebooks = NotebookFocus(home, self.known)
+        # How this process's focus was decided (explicit, beside, folder, none).
+        self.source = "none"
+        self._followed: tuple[str, object] | None = None
 
     def known(self) -> dict[str, str]:
         data = read_json(self.home / PROJECTS_FILE, {}, root=self.home)
@@ -68,15 +76,52 @@ class Projects:
         """
         return registered_project(project, self.known())[0]
 
-    def focus(self, project: ProjectArg | None) -> str | None:
-        """Focus a project folder (or a known project id); ``None`` unfocuses."""
+    def focus(
+        self,
+        project: ProjectArg | None,
+        *,
+        notebook: ProjectArg | None = None,
+        at: str | None = None,
+    ) -> str | None:
+        """Focus a project folder (or a known project id); ``None`` unfocuses.
+
+        With ``notebook`` (the person's act in that notebook, or in the panel
+        for it), the choice is kept for that notebook path in the memory home,
+        so the chats and agents beside it resolve the same project.
+        """
         if project is None:
             self.project_id = self.project_dir = self.project_root = None
-            return None
-        pid, root = self.resolve(project)
-        self.project_id, self.project_root = pid, root
-        self.project_dir = root.root.parent
+            pid = None
+        else:
+            pid, root = self.resolve(project)
+            self.project_id, self.project_root = pid, root
+            self.project_dir = root.root.parent
+        self.source = "explicit"
+        if notebook is not None:
+            self.notebooks.record(notebook, pid, at or datetime.now(timezone.utc).isoformat())
         return pid
+
+    def follow(self, notebook: ProjectArg) -> str | None:
+        """Work in the person's focus for ``notebook``, re-read only when the focus file changed.
+
+        The choice can be made in another process (the panel), so the kernel
+        follows it; when nothing changed this costs one ``stat``.
+        """
+        stamp = self.notebooks.file.stamp()
+        if self._followed is not None and self._followed == (os.fspath(notebook), stamp):
+            return self.project_id
+        self.adopt(self.notebooks.for_notebook(notebook))
+        self._followed = (os.fspath(notebook), stamp)
+        return self.project_id
+
+    def adopt(self, resolution: FocusResolution) -> str | None:
+        """Work in a resolved focus (already registered, or none); never registers."""
+        if resolution.project is None:
+            self.project_id = self.project_dir = self.project_root = None
+        else:
+            self.focus(resolution.project)
+        self.source = resolution.source
+        return self.project_id
 
     def roots(self, project: ProjectArg | None = None) -> list[StoreRoot]:
         """The roots a read covers, project first: ``project``'s, or the focused one's, then User."""

@@ -1,0 +1,60 @@
+"""``%memory focus``: the project this notebook works in, and how it was decided.
+
+Focusing in a notebook is the person's act: the folder is registered if it is
+new, and the choice is kept for this notebook in the memory home, so the
+panel, a Jupyter AI chat beside the notebook and ``jupyter-memory mcp
+--project auto`` started in its folder all use the same project
+(docs/notebooks.md, "Which project").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .render import TextBlock
+
+HOW = {
+    "explicit": "chosen for this notebook",
+    "beside": "chosen for a notebook in this folder",
+    "folder": "this notebook's folder is in it",
+    "none": "",
+}
+
+
+def project_line(self: Any) -> str:
+    """``sales-q3 (/path) · chosen for this notebook``, or why there is none."""
+    mem = self.service  # follows a choice made in the panel since
+    if mem.project_id is not None:
+        how = HOW.get(mem.focus_source, "")
+        if self.session.notebook is None and mem.focus_source == "explicit":
+            how = ""  # a console or plain IPython: focused in this kernel, kept nowhere
+        return f"{mem.project_id} ({mem.project_dir})" + (f" · {how}" if how else "")
+    hint = ""
+    notebook = self.session.notebook
+    if mem.focus_source != "explicit":
+        found = mem.focus_of(notebook=notebook) if notebook else None
+        if found is not None and found.unregistered is not None:
+            hint = (
+                f" · {found.unregistered} holds a .jupyter-memory/ folder you never focused: "
+                f"%memory focus {found.unregistered} to use it"
+            )
+    return "none" + hint
+
+
+def focus(self: Any, args: Any) -> TextBlock:
+    with self.session.lock:
+        if args.value in (None, ""):
+            line = project_line(self)
+            if self.service.project_id is None:
+                return TextBlock(
+                    f"No project focused ({line}). Use %memory focus ./path/to/project"
+                )
+            return TextBlock(f"Focused project: {line}")
+        mem = self.service
+        target = None if args.value == "--none" else args.value
+        pid = mem.focus(target, notebook=self.session.notebook)
+        line = project_line(self)
+    if pid is None:
+        return TextBlock("No project focused.")
+    saved = "" if self.session.notebook is None else " (kept for this notebook)"
+    return TextBlock(f"Focused project: {line}{saved}")
