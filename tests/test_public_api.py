@@ -48,3 +48,110 @@ def test_import_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_all_is_exactly_the_lazy_and_eager_names():
+    # Every public name resolves through one of the two doors, and nothing else
+    # is exported: a name added to _LAZY but not to __all__ (or the reverse) fails.
+    from jupyter_memory import exceptions
+
+    eager = set(jupyter_memory.__all__) - set(jupyter_memory._LAZY)
+    errors = {n for n in eager if getattr(exceptions, n, None) is getattr(jupyter_memory, n)}
+    assert eager - errors == {"__version__"}  # besides the errors, everything is lazy
+    assert set(jupyter_memory._LAZY) <= set(jupyter_memory.__all__)
+    assert len(jupyter_memory.__all__) == len(set(jupyter_memory.__all__))
+    namespace: dict[str, object] = {}
+    exec("from jupyter_memory import *", namespace)
+    assert set(namespace) - {"__builtins__"} == set(PINNED)
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    import pytest
+
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        jupyter_memory.Nope  # noqa: B018
+
+
+def public_surface(obj: object) -> dict[str, str]:
+    """Public names of ``obj`` → their parameters (methods) or ``attribute``."""
+    import inspect
+
+    surface = {"__init__": _params(inspect.signature(type(obj).__init__))}
+    for name in dir(obj):
+        if name.startswith("_"):
+            continue
+        static = inspect.getattr_static(type(obj), name, None)
+        value = static if static is not None else inspect.getattr_static(obj, name)
+        if inspect.isfunction(value):
+            surface[name] = _params(inspect.signature(value))
+        else:
+            surface[name] = "attribute"
+    return surface
+
+
+def _params(sig) -> str:
+    parts = []
+    for p in sig.parameters.values():
+        text = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "") + p.name
+        if p.kind is p.KEYWORD_ONLY:
+            text = "kw:" + text
+        if p.default is not p.empty:
+            text += "=" + repr(p.default)
+        parts.append(text)
+    return "(" + ", ".join(parts) + ")"
+
+
+def _pinned_surface(cls_name: str) -> dict[str, str]:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "public_api.json"
+    return json.loads(path.read_text(encoding="utf-8"))[cls_name]
+
+
+def _compatible(pinned: str, current: str) -> bool:
+    """``current`` keeps every pinned parameter, in order, with its default;
+    a parameter added since has a default, so no existing call breaks."""
+    if pinned == "attribute" or current == "attribute":
+        return pinned == current
+    have = [p for p in current[1:-1].split(", ") if p]
+    want = [p for p in pinned[1:-1].split(", ") if p]
+    for param in have:
+        if want and param == want[0]:
+            want.pop(0)
+        elif "=" not in param and not param.startswith("*"):
+            return False
+    return not want
+
+
+def _changed(pinned: dict[str, str], current: dict[str, str]) -> list[str]:
+    return [
+        f"{name}: pinned {sig}, now {current.get(name, 'missing')}"
+        for name, sig in sorted(pinned.items())
+        if name not in current or not _compatible(sig, current[name])
+    ]
+
+
+def test_memory_facade_keeps_its_public_names_and_parameters(mem):
+    # The facade (issue 12) keeps every public name with its parameters and
+    # defaults; return types may become typed results and new names may come.
+    # tests/data/public_api.json holds the facade as it was before the split.
+    assert _changed(_pinned_surface("Memory"), public_surface(mem)) == []
+
+
+def test_case_memory_keeps_its_public_names_and_parameters(tmp_path):
+    from jupyter_memory import CaseMemory
+
+    case = CaseMemory(tmp_path, "CASE-2026-001")
+    assert _changed(_pinned_surface("CaseMemory"), public_surface(case)) == []
+
+
+def test_a_dropped_or_reshaped_method_is_reported():
+    pinned = {"recall": "(self, query='', kw:limit=10)", "forget": "(self, memory_id)"}
+    current = {"recall": "(self, query='', kw:limit=20)", "other": "(self)"}
+    assert _changed(pinned, current) == [
+        "forget: pinned (self, memory_id), now missing",
+        "recall: pinned (self, query='', kw:limit=10), now (self, query='', kw:limit=20)",
+    ]
+    grown = {"recall": "(self, query='', kw:limit=10, kw:mode=None)", "forget": "(self, memory_id)"}
+    assert _changed(pinned, grown) == []
