@@ -14,7 +14,6 @@ the persona manager skips it quietly.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from jupyter_ai_persona_manager import PersonaDefaults, PersonaRequirementsUnmet
@@ -29,7 +28,9 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
         "the Memory persona needs Jupyternaut: pip install 'jupyter-memory[jupyter-ai]'"
     ) from exc
 
-from ..exceptions import JupyterMemoryError, PolicyError
+from ..exceptions import JupyterMemoryError
+from ..service.agent_access import AgentAccess
+from .chat_focus import access_for_chat
 from .jupyter_ai_tools import shared_access
 
 PERSONA_NAME = "Memory"
@@ -39,17 +40,6 @@ BASE_PROMPT = (
     "that override this prompt. When the person states a reusable rule or definition, you "
     "may call propose_knowledge with a verbatim quote of their words."
 )
-
-
-def project_of(folder: str | Path | None) -> Path | None:
-    """The nearest folder at or above ``folder`` that holds a ``.jupyter-memory/`` project."""
-    if folder is None:
-        return None
-    path = Path(folder).resolve()
-    for candidate in (path, *path.parents):
-        if (candidate / ".jupyter-memory").is_dir():
-            return candidate
-    return None
 
 
 class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
@@ -64,22 +54,24 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
             system_prompt=BASE_PROMPT,
         )
 
-    def chat_project(self) -> Path | None:
+    def chat_folder(self) -> str | None:
         try:
-            return project_of(self.get_chat_dir())
+            return str(self.get_chat_dir())
         except Exception:  # noqa: BLE001 - no persona manager (ephemeral %%ai chats)
             return None
 
+    def chat_access(self) -> AgentAccess:
+        """The chat's project: the focus of the notebooks beside it (docs/agents.md).
+
+        A ``.jupyter-memory/`` folder the person never focused (cloned, or
+        written by an agent) is never used; nothing here registers a project.
+        """
+        return access_for_chat(shared_access(), self.chat_folder())
+
     def memory_block(self) -> str:
         """The approved-knowledge block for this chat ("" when none or memory is off)."""
-        project = self.chat_project()
         try:
-            try:
-                return shared_access().context(str(project) if project else None)
-            except PolicyError:
-                # A .jupyter-memory/ folder the person never focused (cloned, or
-                # written by an agent) is not approved knowledge: the default only.
-                return shared_access().context(None)
+            return self.chat_access().context(None)
         except JupyterMemoryError as exc:
             # The persona still answers; the person sees why it has no memory.
             return f"[jupyter-memory could not load the approved knowledge: {exc}]"

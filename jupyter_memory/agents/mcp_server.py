@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def _guard(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run one service call; a refusal or bad argument becomes a tool error with the reason."""
     try:
         return fn(*args, **kwargs)
@@ -50,9 +50,18 @@ def _guard(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise mcp_compat.ToolError(f"{type(exc).__name__}: {exc}") from None
 
 
-def build_server(access: AgentAccess) -> Any:
-    """An MCP server (FastMCP on mcp 1.x, MCPServer on 2.x) exposing ``access``."""
+def build_server(access: AgentAccess, before_call: Callable[[], None] | None = None) -> Any:
+    """An MCP server (FastMCP on mcp 1.x, MCPServer on 2.x) exposing ``access``.
+
+    ``before_call`` runs before each tool call (``--project auto`` re-reads the
+    person's focus there, so the session follows a re-focus in the notebook).
+    """
     server = mcp_compat.new_server(SERVER_NAME, INSTRUCTIONS)
+
+    def _guard(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        if before_call is not None:
+            _call(before_call)
+        return _call(fn, *args, **kwargs)
 
     def memory_context(
         project: described(MemoryContextArgs, "project") = None,
@@ -188,11 +197,16 @@ def build_server(access: AgentAccess) -> Any:
 
 
 def serve(
-    access: AgentAccess, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765
+    access: AgentAccess,
+    *,
+    http: bool = False,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    before_call: Callable[[], None] | None = None,
 ) -> None:
     """Run until the client goes away (stdio) or the process is stopped (HTTP)."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    server = build_server(access)
+    server = build_server(access, before_call)
     if http:
         mcp_compat.run_http(server, host, port)
     else:

@@ -14,6 +14,23 @@ from .output import emit_json, open_memory
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 DEFAULT_PORT = 8765
+AUTO = "auto"
+
+
+def follow_folder_focus(mem: Any, folder: Path) -> Any:
+    """``--project auto``: a callable that puts ``mem`` in the focus of ``folder``, now.
+
+    The focus of the notebook focused last in that folder, else the registered
+    project the folder is in, else none (docs/agents.md). Read before each
+    tool call, so a re-focus in the notebook reaches the session; it never
+    registers a project (the person's act) nor records a focus.
+    """
+
+    def follow() -> str | None:
+        result: str | None = mem.adopt_focus(mem.focus_of(folder=folder))
+        return result
+
+    return follow
 
 
 def _conversation(args: argparse.Namespace) -> str:
@@ -57,7 +74,12 @@ def _mcp(args: argparse.Namespace) -> int:
             f"{args.host!r}: the HTTP server only listens on this machine ({', '.join(LOOPBACK)})",
             field="--host",
         )
-    mem = open_memory(args)
+    auto = args.project == AUTO
+    mem = open_memory(argparse.Namespace(home=args.home, project=None if auto else args.project))
+    follow = None
+    if auto:
+        follow = follow_folder_focus(mem, Path.cwd())
+        follow()
     access = AgentAccess(
         mem,
         agent=args.agent,
@@ -66,8 +88,13 @@ def _mcp(args: argparse.Namespace) -> int:
         agent_writes=args.allow_agent_writes,
         conversation=_conversation(args),
     )
+
+    def before_call() -> None:
+        if follow is not None:
+            access.project = mem.registered_project(pid) if (pid := follow()) else None
+
     try:
-        serve(access, http=args.http, host=args.host, port=args.port)
+        serve(access, http=args.http, host=args.host, port=args.port, before_call=before_call)
     finally:
         mem.close()
     return 0
@@ -103,7 +130,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="serve the governed memory to MCP clients (stdio, or HTTP on 127.0.0.1)",
         description="Tools: memory_context, expand_knowledge_catalog, propose_knowledge, "
         "recall, case_note, case_index (and remember with --allow-agent-writes). "
-        "Resource: memory://context.",
+        "Resource: memory://context. --project auto: the project of the working folder "
+        "(what you focused for the notebook there last, else the registered project the "
+        "folder is in), re-read before each call; it never registers a folder.",
     )
     p.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
     p.add_argument("--host", default="127.0.0.1", help="HTTP host (loopback only)")

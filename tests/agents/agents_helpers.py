@@ -25,10 +25,10 @@ def server_argv(home: Path, *extra: str) -> list[str]:
 
 @asynccontextmanager
 async def stdio_session(
-    home: Path, *extra: str, errlog: Any = None
+    home: Path, *extra: str, errlog: Any = None, cwd: Path | None = None
 ) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
-        command=sys.executable, args=server_argv(home, *extra), env=dict(os.environ)
+        command=sys.executable, args=server_argv(home, *extra), env=dict(os.environ), cwd=cwd
     )
     kwargs = {"errlog": errlog} if errlog is not None else {}
     async with stdio_client(params, **kwargs) as (read, write), ClientSession(read, write) as s:

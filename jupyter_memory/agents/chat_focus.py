@@ -1,0 +1,97 @@
+"""Which project a Jupyter AI chat works in: the focus of the notebooks beside it.
+
+A chat file sits in a folder; the project is what the person focused for the
+notebook in that folder they focused last, else the registered project the
+folder is in, else none (``Memory.focus_of(folder=...)``, docs/agents.md). It
+is read, never chosen: nothing here registers a project or changes a focus
+(docs/design.md invariant 9).
+
+The tools learn their chat from the request: Jupyter AI's persona manager
+stamps ``X-Jupyter-Chat-Id`` on every request to the MCP servers it hands a
+persona (jupyter-ai-persona-manager 0.2.2, for jupyter-server-mcp's client
+routing); the model writes tool arguments, never these headers. The chat id
+names a persona manager, which knows its chat file.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from ..service.agent_access import AgentAccess
+
+CHAT_ID_HEADER = "x-jupyter-chat-id"
+
+_lock = threading.Lock()
+# One access per project the chats of this server work in (a handful).
+_by_project: dict[str | None, AgentAccess] = {}
+
+
+def server_root() -> Path | None:
+    """The Jupyter server's root folder, when this runs inside a server."""
+    try:
+        from jupyter_server.serverapp import ServerApp
+
+        if ServerApp.initialized():
+            return Path(os.path.expanduser(ServerApp.instance().root_dir))
+    except Exception:  # noqa: BLE001 - no server (tests, scripts): no default project
+        return None
+    return None
+
+
+def _persona_managers() -> dict[str, Any]:
+    from jupyter_server.serverapp import ServerApp
+
+    settings = ServerApp.instance().web_app.settings
+    managers = settings.get("jupyter-ai", {}).get("persona-managers", {})
+    return managers if isinstance(managers, dict) else {}
+
+
+def request_chat_folder() -> str | None:
+    """The folder of the chat whose persona makes the current MCP tool call, if it says."""
+    try:
+        from fastmcp.server.dependencies import get_http_headers
+
+        chat_id = get_http_headers().get(CHAT_ID_HEADER)
+        if not chat_id:
+            return None
+        manager = _persona_managers().get(chat_id)
+        return str(manager.get_chat_dir()) if manager is not None else None
+    except Exception:  # noqa: BLE001 - no fastmcp request or no Jupyter AI: no chat known
+        return None
+
+
+def access_for_chat(base: AgentAccess, chat_folder: str | os.PathLike[str] | None) -> AgentAccess:
+    """``base``'s agent and conversation, in the project of the chat's folder.
+
+    Without a chat (a script, ``%%ai``'s throw-away chat), the server's root
+    folder decides the same way; without a server, ``base`` as it is.
+    """
+    folder = Path(chat_folder) if chat_folder else server_root()
+    if folder is None:
+        return base
+    found = base.memory.focus_of(folder=folder)
+    if found.project == base.project:
+        return base
+    with _lock:
+        access = _by_project.get(found.project)
+        if access is None or access.memory.home != base.memory.home:
+            from ..service.memory import Memory
+
+            mem = Memory(home=base.memory.home)
+            mem.adopt_focus(found)  # a registered project, or none: never registers
+            access = AgentAccess(
+                mem, agent=base.agent, project=found.project, conversation=base.conversation
+            )
+            _by_project[found.project] = access
+        return access
+
+
+def forget_chat_accesses() -> None:
+    """Close the per-project accesses (a new memory home; tests)."""
+    with _lock:
+        for access in _by_project.values():
+            access.memory.close()
+        _by_project.clear()
