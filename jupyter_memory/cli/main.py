@@ -19,6 +19,7 @@ from .output import fail
 # Command modules, in help order. Each adds its sub-commands.
 COMMAND_MODULES = [
     "jupyter_memory.cli.memory_cmds",
+    "jupyter_memory.cli.import_cmd",
     "jupyter_memory.cli.knowledge_cmd",
     "jupyter_memory.cli.demo_cmd",
     "jupyter_memory.cli.agents_cmd",

@@ -9,6 +9,7 @@ import io
 import sys
 from typing import Any
 
+from ..exceptions import ValidationError
 from .output import emit_json, open_memory
 
 
@@ -108,6 +109,18 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    if args.format in ("basic-memory", "agents-md"):
+        from ..service.imports.export import export_agents_md, export_basic_memory
+
+        if not args.target:
+            raise ValidationError(
+                f"--format {args.format} needs a target folder or file", field="target"
+            )
+        write = export_basic_memory if args.format == "basic-memory" else export_agents_md
+        with open_memory(args) as mem:
+            result = write(mem, args.target)
+        emit_json(result) if args.json else print(f"exported to {result['path']}")
+        return 0
     with open_memory(args) as mem:
         rows = mem.export()
     if args.format == "jsonl":
@@ -229,7 +242,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=_import)
 
     p = sub.add_parser("export", parents=[common], help="export every memory")
-    p.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+    p.add_argument(
+        "--format", choices=["jsonl", "csv", "basic-memory", "agents-md"], default="jsonl"
+    )
+    p.add_argument("target", nargs="?", help="basic-memory: a folder; agents-md: a file")
     p.set_defaults(func=_export)
 
     p = sub.add_parser(

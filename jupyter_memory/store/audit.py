@@ -20,6 +20,28 @@ from .links import linked, refuse_link
 AUDIT_FILE = "audit.jsonl"
 
 
+def audit_record(
+    action: str,
+    *,
+    actor: str,
+    at: datetime,
+    id: str | None = None,
+    path: str | None = None,
+    sha256: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One audit line's object (``None`` values left out)."""
+    record: dict[str, Any] = {"at": at.isoformat(), "action": action, "actor": actor}
+    if id is not None:
+        record["id"] = id
+    if path is not None:
+        record["path"] = path
+    if sha256 is not None:
+        record["sha256"] = sha256
+    record.update({k: v for k, v in extra.items() if v is not None})
+    return record
+
+
 class AuditLog:
     """One JSON object per line; appends are fsynced before returning."""
 
@@ -40,15 +62,22 @@ class AuditLog:
         sha256: str | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
-        record: dict[str, Any] = {"at": at.isoformat(), "action": action, "actor": actor}
-        if id is not None:
-            record["id"] = id
-        if path is not None:
-            record["path"] = path
-        if sha256 is not None:
-            record["sha256"] = sha256
-        record.update({k: v for k, v in extra.items() if v is not None})
-        line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+        record = audit_record(action, actor=actor, at=at, id=id, path=path, sha256=sha256, **extra)
+        self._write([record])
+        return record
+
+    def append_many(self, records: list[dict[str, Any]]) -> None:
+        """Append records built by :func:`audit_record` with one write and one fsync.
+
+        For bulk imports: 10,000 creates would otherwise pay 10,000 fsyncs.
+        """
+        if records:
+            self._write(records)
+
+    def _write(self, records: list[dict[str, Any]]) -> None:
+        line = "".join(
+            json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records
+        ).encode("utf-8")
         ensure_dir(self.path.parent, root=self.root)
         if self.root is not None:
             refuse_link(self.root, self.path)
@@ -57,7 +86,9 @@ class AuditLog:
         try:
             fd = os.open(self.path, flags, 0o644)
             try:
-                os.write(fd, line)
+                view = memoryview(line)
+                while view:  # a large batch may take more than one write
+                    view = view[os.write(fd, view) :]
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -65,7 +96,6 @@ class AuditLog:
             raise StoreError(f"audit append failed: {exc.strerror or exc}", path=self.path) from exc
         if created:
             fsync_dir(self.path.parent)
-        return record
 
     def _linked(self) -> bool:
         if self.root is None:

@@ -26,12 +26,13 @@ from ..validation import first_problem, validation_error
 Kind = Literal["rule", "info"]
 Status = Literal["pending", "applied", "dismissed", "superseded"]
 ProposalSource = Literal[
-    "chat-extraction", "agent", "correction", "gotcha", "manual", "session-digest"
+    "chat-extraction", "agent", "correction", "gotcha", "manual", "session-digest", "import"
 ]
 Layer = Literal["user", "project"]
 
 KINDS: tuple[str, ...] = ("rule", "info")
 # session-digest: a person promoted a memory the session digest extracted (issue 8)
+# import: a person imported another tool's rules or instructions (issue 18)
 SOURCES: tuple[str, ...] = (
     "chat-extraction",
     "agent",
@@ -39,6 +40,7 @@ SOURCES: tuple[str, ...] = (
     "gotcha",
     "manual",
     "session-digest",
+    "import",
 )
 LAYERS: tuple[str, ...] = ("user", "project")
 MAX_PROPOSAL_CHARS = 1_000
