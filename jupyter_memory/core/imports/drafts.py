@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-
-from ..knowledge.dedup import dedup_key
 
 SOURCES: tuple[str, ...] = ("basic-memory", "nbi", "agents-md", "mem0", "claude-memory")
 
@@ -49,5 +48,11 @@ class ParsedFile:
 
 
 def text_key(text: str) -> str:
-    """The key two memories with the same words share, however spaced or punctuated."""
-    return hashlib.sha256(dedup_key(text).encode("utf-8")).hexdigest()
+    """The key two memories with the same text share, however spaced or cased.
+
+    Cheaper than the proposals' ``dedup_key`` (no per-character punctuation
+    pass), which matters at 10,000 notes; a memory is a whole text, so
+    spacing and case are what copies differ in.
+    """
+    norm = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    return hashlib.sha256(norm.encode("utf-8")).hexdigest()
