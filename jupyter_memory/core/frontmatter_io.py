@@ -18,6 +18,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from ..exceptions import OversizeError, ParseError
 from .memories.models import MemoryEntry, MemoryMeta
+from .validation import field_path
 from .yaml_lines import NotFlat, dump_flat, load_flat
 
 MAX_FILE_BYTES = 1_000_000
@@ -106,7 +107,7 @@ def split_frontmatter(
 def _describe(exc: PydanticValidationError) -> str:
     parts = []
     for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "frontmatter"
+        loc = field_path(err["loc"]) or "frontmatter"
         parts.append(f"field {loc!r}: {err['msg']}")
     return "; ".join(parts)
 
