@@ -2,7 +2,8 @@
 
 Changes made through this server are announced right away; changes made by
 other processes are noticed by comparing ``stat`` fingerprints of the queue
-folder, the knowledge files, the settings and the project list about once a
+folder, the knowledge files, the settings, the project list and the focus per
+notebook about once a
 second. Both go out as one Jupyter Server event (schema ``events/changed.yaml``)
 that the panel receives over ``/api/events/subscribe``.
 """
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..service.memory import Memory
+from ..store.focus_file import FILE_NAME as FOCUS_FILE
+from ..store.focus_file import FOLDER as FOCUS_FOLDER
 from ..store.layout import RootLayout, project_root
 from ..store.mtimes import Stamp, fingerprint
 
@@ -45,6 +48,8 @@ class ChangeWatcher:
             "knowledge": knowledge,
             "settings": [user.settings],
             "projects": [self.memory.home / PROJECTS_FILE],
+            # The person's focus per notebook (%memory focus in a kernel, the panel).
+            "focus": [self.memory.home / FOCUS_FOLDER / FOCUS_FILE],
         }
 
     def _snapshot(self) -> dict[str, dict[str, Stamp]]:

@@ -7,6 +7,7 @@ from typing import Any
 from jupyter_server.utils import url_path_join
 
 from .cases_routes import CaseEntryHandler, CaseHandler, CasesHandler
+from .focus_routes import FocusHandler
 from .knowledge_routes import KnowledgeHandler, ReorganizeHandler, StatusHandler
 from .memories_routes import MemoriesHandler
 from .queue_routes import ApplyHandler, DismissHandler, ProcessAllHandler, QueueHandler
@@ -25,6 +26,7 @@ ROUTES: list[tuple[str, type]] = [
     (f"knowledge/{_SEGMENT}/reorganize", ReorganizeHandler),
     ("settings", SettingsHandler),
     ("projects", ProjectsHandler),
+    ("focus", FocusHandler),
     ("memories", MemoriesHandler),
     ("cases", CasesHandler),
     (f"cases/{_SEGMENT}", CaseHandler),

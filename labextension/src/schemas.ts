@@ -158,6 +158,21 @@ export interface IApiErrorBody {
 }
 
 /**
+ * The project a notebook works in and why (GET and PUT /focus?path=): the
+ * person's choice for it (explicit), a choice beside it (beside), the
+ * registered project its folder is in (folder), or none.
+ */
+export interface IFocus {
+  path: string;
+  project: string | null;
+  folder: string | null;
+  source: 'explicit' | 'beside' | 'folder' | 'none';
+  notebook: string | null;
+  unregistered: string | null;
+  unregistered_path: string | null;
+}
+
+/**
  * GET /knowledge/{layer}: one read of a knowledge file; `version` is the sha256
  * of its bytes.
  */

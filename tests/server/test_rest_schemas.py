@@ -238,6 +238,19 @@ async def test_settings_and_projects(api, jp_root_dir):
     assert [p["id"] for p in listed["projects"]] == ["sales-q3"]
 
 
+async def test_focus(api, server_memory, jp_root_dir):
+    (jp_root_dir / "analysis").mkdir()
+    (jp_root_dir / "analysis" / "orders.ipynb").write_text("{}", encoding="utf-8")
+    (jp_root_dir / "sales-q3" / ".jupyter-memory").mkdir(parents=True)
+    params = {"path": "analysis/orders.ipynb"}
+    none = await call(api, "focus.json", "FocusHandler", "GET", "focus", params=params)
+    assert none["source"] == "none"
+    server_memory.register_project(jp_root_dir / "sales-q3")
+    body = params | {"project": "sales-q3"}
+    chosen = await call(api, "focus.json", "FocusHandler", "PUT", "focus", body=body)
+    assert (chosen["project"], chosen["source"]) == ("sales-q3", "explicit")
+
+
 async def test_memories_search(api, server_memory):
     server_memory.remember("Revenue excludes refunds in every report", tags=["sales"])
     server_memory.remember("收入口径不含退款", title="收入口径")

@@ -1,0 +1,97 @@
+"""``/jupyter-memory/focus``: the project a notebook works in, as the panel shows and sets it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from jupyter_memory import Memory
+from jupyter_memory.server.changes import SCHEMA_ID
+
+
+async def _wait_for(predicate, timeout: float = 5.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if predicate():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def _notebook(root: Path, rel: str) -> Path:
+    nb = root / rel
+    nb.parent.mkdir(parents=True, exist_ok=True)
+    nb.write_text("{}", encoding="utf-8")
+    return nb
+
+
+async def test_get_answers_what_the_kernel_and_the_chats_beside_it_use(
+    api, jp_root_dir: Path, server_memory: Memory
+) -> None:
+    nb = _notebook(jp_root_dir, "analysis/orders.ipynb")
+    code, data = await api("GET", "focus", params={"path": "analysis/orders.ipynb"})
+    assert code == 200 and data["project"] is None and data["source"] == "none"
+    sales = jp_root_dir / "sales-q3"
+    sales.mkdir()
+    server_memory.focus(sales, notebook=nb)  # %memory focus in the notebook's kernel
+    code, data = await api("GET", "focus", params={"path": "analysis/orders.ipynb"})
+    assert code == 200
+    assert (data["project"], data["source"], data["folder"]) == ("sales-q3", "explicit", str(sales))
+    # A notebook without a choice, inside a registered project: inferred, not registered.
+    _notebook(jp_root_dir, "sales-q3/nb/a.ipynb")
+    code, data = await api("GET", "focus", params={"path": "sales-q3/nb/a.ipynb"})
+    assert (data["project"], data["source"]) == ("sales-q3", "folder")
+
+
+async def test_put_is_the_persons_choice_and_every_surface_follows_it(
+    api, jp_serverapp, jp_root_dir: Path, server_memory: Memory, memory_home: Path
+) -> None:
+    seen: list[dict] = []
+
+    async def listener(logger, schema_id, data):
+        seen.append(dict(data))
+
+    jp_serverapp.event_logger.add_listener(schema_id=SCHEMA_ID, listener=listener)
+    nb = _notebook(jp_root_dir, "analysis/orders.ipynb")
+    ops = jp_root_dir / "ops"
+    ops.mkdir()
+    server_memory.register_project(ops)
+    body = {"path": "analysis/orders.ipynb", "project": "ops"}
+    code, data = await api("PUT", "focus", body=body)
+    assert code == 200 and (data["project"], data["source"]) == ("ops", "explicit")
+    await _wait_for(lambda: {"area": "focus", "reason": "focus", "project": "ops"} in seen)
+    with Memory(memory_home) as other:  # the kernel, a chat, an MCP server
+        assert other.focus_of(notebook=nb).project == "ops"
+        assert other.focus_of(folder=nb.parent).project == "ops"
+    code, data = await api("PUT", "focus", body={"path": "analysis/orders.ipynb", "project": None})
+    assert code == 200 and (data["project"], data["source"]) == (None, "explicit")
+    # A choice made in a kernel is announced too (polling), so the panel header follows.
+    seen.clear()
+    server_memory.focus("ops", notebook=nb)
+    await _wait_for(lambda: {"area": "focus", "reason": "external"} in seen)
+
+
+async def test_bad_input_is_refused_and_registers_nothing(
+    api, jp_root_dir: Path, tmp_path: Path, memory_home: Path
+) -> None:
+    _notebook(jp_root_dir, "a.ipynb")
+    planted = jp_root_dir / "cloned"
+    (planted / ".jupyter-memory").mkdir(parents=True)
+    code, data = await api("GET", "focus")
+    assert code == 422 and data["field"] == "path"
+    code, data = await api("GET", "focus", params={"path": "../outside.ipynb"})
+    assert code == 422 and data["field"] == "path", data
+    code, data = await api("GET", "focus", params={"path": "notes.txt"})
+    assert code == 422 and data["field"] == "path"
+    for project in ("cloned", str(planted), "never-seen"):
+        code, data = await api("PUT", "focus", body={"path": "a.ipynb", "project": project})
+        assert code in (404, 409), (project, code, data)  # unknown id; not registered
+    code, data = await api("PUT", "focus", body={"path": "a.ipynb"})
+    assert code == 422 and data["field"] == "project"
+    code, data = await api("PUT", "focus", body={"path": "a.ipynb", "project": 3})
+    assert code == 422 and data["field"] == "project"
+    assert not (memory_home / "projects.json").exists()
+    assert not (memory_home / "focus").exists()
+    # The unregistered folder is named, for the panel to offer registering it.
+    _notebook(planted, "n.ipynb")
+    code, data = await api("GET", "focus", params={"path": "cloned/n.ipynb"})
+    assert data["project"] is None and data["unregistered_path"] == "cloned"
