@@ -7,7 +7,7 @@ times, over several runs:
 * ``list_ms`` — ``Memory.list()``: every memory's attention score, sector TTL
   and heat, sorted HOT → WARM → COLD (what ``%memories``, ``stats`` and
   ``memories_frame`` compute);
-* ``decide_ms`` — the pure tier decision (``core.sectors.decide``) alone;
+* ``decide_ms`` — the pure tier decision (``core.memories.sectors.decide_tier``) alone;
 * ``archive_dry_run_ms`` — ``Memory.archive(dry_run=True)``;
 * ``stats_ms`` — ``Memory.stats()`` (counts per tier and heat).
 
@@ -74,7 +74,7 @@ def main() -> None:
     os.environ.setdefault("JUPYTER_MEMORY_SEMANTIC", "0")  # no embedding work in this figure
 
     from jupyter_memory import Memory
-    from jupyter_memory.core.memories.sectors import decide
+    from jupyter_memory.core.memories.sectors import decide_tier
 
     now = datetime.now(timezone.utc)
     with tempfile.TemporaryDirectory() as tmp:
@@ -92,7 +92,7 @@ def main() -> None:
 
             def decide_all() -> None:
                 for row in rows:
-                    decide(
+                    decide_tier(
                         sector=row.type,
                         tier=row.tier,
                         updated=row.updated,

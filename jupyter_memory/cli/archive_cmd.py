@@ -11,11 +11,11 @@ from .output import emit_json, open_memory
 def _archive(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         if args.restore:
-            result: Any = mem.restore(args.restore)
+            result: Any = mem.restore(args.restore).to_dict()
         elif args.list:
-            result = mem.archived()
+            result = [item.to_dict() for item in mem.archived()]
         else:
-            result = mem.archive(dry_run=args.dry_run)
+            result = mem.archive(dry_run=args.dry_run).to_dict()
     if args.json:
         emit_json(result)
     elif args.restore:

@@ -79,7 +79,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 def _run_digest(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        report = mem.digest(session=args.session)
+        report = mem.digest(session=args.session).to_dict()
     if args.json:
         emit_json(report)
         return 0

@@ -51,7 +51,7 @@ def digest(self: Any, args: Any) -> TextBlock:
         report = feed.digest_now()
     else:
         with self.session.lock:
-            report = self.service.digest()
+            report = self.service.digest().to_dict()
     return TextBlock(describe_digest(report))
 
 
@@ -91,7 +91,7 @@ def agent_unreviewed(self: Any, args: Any) -> TextBlock:
 def review(self: Any, limit: int | None) -> Any:
     """``%memories --review``: one card per unreviewed memory."""
     with self.session.lock:
-        rows = self.service.unreviewed(limit=limit)
+        rows = [row.to_dict() for row in self.service.unreviewed(limit=limit)]
     if not rows:
         return TextBlock("Nothing to review: every memory was written or reviewed by you.")
     from ..widgets.review_cards import ReviewCards
@@ -102,7 +102,7 @@ def review(self: Any, limit: int | None) -> Any:
 def archive(self: Any, dry_run: bool) -> ColdArchiveTable:
     """``%memories --archive [--dry-run]``: through ``Memory.archive`` (reversible)."""
     with self.session.lock:
-        result = self.service.archive(dry_run=dry_run)
+        result = self.service.archive(dry_run=dry_run).to_dict()
     verb = "Would archive" if dry_run else "Archived"
     caption = f"{verb} {result['count']} memor{'y' if result['count'] == 1 else 'ies'}"
     if not dry_run and result["count"]:

@@ -136,7 +136,7 @@ class DigestFeed:
             return
         self.started = {}
         try:
-            self.started = self.session.memory.start_session(self.session_key)
+            self.started = self.session.memory.start_session(self.session_key).to_dict()
         except Exception as exc:  # noqa: BLE001 - housekeeping must not stop the cell
             self._report(exc)
 
@@ -147,7 +147,7 @@ class DigestFeed:
         if self.last_error:
             raise RuntimeError(f"cells could not be recorded: {self.last_error}")
         with self.session.lock:
-            report: dict[str, Any] = self.session.memory.digest(session=session)
+            report: dict[str, Any] = self.session.memory.digest(session=session).to_dict()
         return report
 
     def shutdown(self) -> dict[str, Any]:

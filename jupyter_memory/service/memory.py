@@ -6,6 +6,7 @@ they never touch files. Clock and id generator are injected for tests.
 
 from __future__ import annotations
 
+import builtins
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -31,6 +32,7 @@ from ..core.memories.models import (
     utcnow,
     validate_scope,
 )
+from ..core.memories.sectors import TierDecision
 from ..core.names import validate_id
 from ..core.text import estimate_tokens
 from ..core.validation import validation_error
@@ -46,11 +48,24 @@ from ..store.jsonl import read_jsonl
 from ..store.memories.search_index import IndexRow, SearchQuery
 from ..store.root import StoreRoot
 from .context import ServiceContext
-from .knowledge.agent_tools import KnowledgeMixin
-from .learning.digest import DigestMixin
-from .memories.semantic import SemanticRecall, default_embedder_factory
-from .memories.tiers import sector_expired
 from .focus import FocusResolution
+from .knowledge.agent_tools import KnowledgeMixin
+from .learning.results import (
+    CandidateRule,
+    DigestReport,
+    ReviewDecision,
+    UnreviewedMemory,
+)
+from .learning.wiring import learning_services
+from .memories.semantic import SemanticRecall, default_embedder_factory
+from .memories.tier_results import (
+    ColdArchivedMemory,
+    ColdArchiveReport,
+    ColdRestore,
+    DailyMerge,
+    SessionStart,
+)
+from .memories.tiers import sector_expired
 from .paths import RegisteredProject, resolve_home
 
 # Project memories outrank user ones of equal relevance when a project is focused.
@@ -99,7 +114,7 @@ def default_title(text: str) -> str:
     return (first[:77] + "…") if len(first) > 80 else first
 
 
-class Memory(KnowledgeMixin, DigestMixin):
+class Memory(KnowledgeMixin):
     """Governed memory for one person: a user home and, optionally, a focused project."""
 
     def __init__(
@@ -120,6 +135,10 @@ class Memory(KnowledgeMixin, DigestMixin):
             semantic=SemanticRecall(default_embedder_factory(semantic)),
             id_factory=id_factory,
         )
+        # learning services (tiers and the cold archive included); until the memory
+        # and knowledge services exist, the facade itself writes and proposes.
+        self.learning_services = learning_services(self.ctx, writer=self, reader=self, queue=self)
+        # end learning services
         if project is not None:
             self.focus(project)
 
@@ -837,3 +856,69 @@ class Memory(KnowledgeMixin, DigestMixin):
         from .imports.importer import import_from
 
         return import_from(self, source, path, project, dry_run=dry_run, progress=progress)
+
+    # -- learning and tiers (delegation) --
+
+    def tier_rows(self) -> builtins.list[tuple[StoreRoot, IndexRow, TierDecision]]:
+        return self.learning_services.tiers.tier_rows()
+
+    def start_session(self, session_key: str, *, pid: int | None = None) -> SessionStart:
+        return self.learning_services.tiers.start_session(session_key, pid=pid)
+
+    def end_session(self, session_key: str) -> None:
+        self.learning_services.tiers.end_session(session_key)
+
+    def clear_session_tier(self, *, before: datetime) -> builtins.list[str]:
+        return self.learning_services.tiers.clear_session_tier(before=before)
+
+    def merge_daily(self) -> builtins.list[DailyMerge]:
+        return self.learning_services.tiers.merge_daily()
+
+    def archive(self, *, dry_run: bool = False) -> ColdArchiveReport:
+        return self.learning_services.cold_archive.archive(dry_run=dry_run)
+
+    def archived(self) -> builtins.list[ColdArchivedMemory]:
+        return self.learning_services.cold_archive.archived()
+
+    def restore(self, memory_id: str) -> ColdRestore:
+        return self.learning_services.cold_archive.restore(memory_id)
+
+    def digest_record(self, session_key: str, messages: builtins.list[dict[str, Any]]) -> int:
+        return self.learning_services.digest.digest_record(session_key, messages)
+
+    def digest_pending(self, session: str | None = None) -> int:
+        return self.learning_services.digest.digest_pending(session)
+
+    def digest(self, session: str | None = None) -> DigestReport:
+        return self.learning_services.digest.digest(session)
+
+    def learning_candidates(self) -> builtins.list[CandidateRule]:
+        return self.learning_services.learner.candidates()
+
+    def dismiss_candidate(self, key: str, reason: str) -> None:
+        self.learning_services.learner.dismiss_candidate(key, reason)
+
+    def unreviewed(self, *, limit: int | None = None) -> builtins.list[UnreviewedMemory]:
+        return self.learning_services.review.unreviewed(limit=limit)
+
+    def keep_memory(self, memory_id: str) -> ReviewDecision:
+        return self.learning_services.review.keep_memory(memory_id)
+
+    def discard_memory(self, memory_id: str) -> ReviewDecision:
+        return self.learning_services.review.discard_memory(memory_id)
+
+    def promote_memory(
+        self,
+        memory_id: str,
+        *,
+        kind: str = "rule",
+        layer: str | None = None,
+        project: str | None = None,
+    ) -> ReviewDecision:
+        return self.learning_services.review.promote_memory(
+            memory_id, kind=kind, layer=layer, project=project
+        )
+
+    @property
+    def agent_sees_unreviewed(self) -> bool:
+        return self.learning_services.review.agent_sees_unreviewed

@@ -74,7 +74,7 @@ class ReviewCard:
     def _act(self, call: Any) -> dict[str, Any] | None:
         try:
             with self.session.lock:
-                result: dict[str, Any] = call(self.session.memory)
+                result: dict[str, Any] = call(self.session.memory).to_dict()
         except JupyterMemoryError as exc:
             self._say(f"Error: {exc}", error=True)
             return None

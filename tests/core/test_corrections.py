@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jupyter_memory.core.learning.corrections import (
-    Candidate,
+    LearningCandidate,
     Evidence,
     add_evidence,
     confidence,
@@ -55,8 +55,8 @@ def test_confidence_matches_the_specs_example():
     assert evidence_factor(5) == pytest.approx(0.95, abs=0.005)
 
 
-def _candidate(n: int, *, days_ago: float = 0) -> Candidate:
-    c = Candidate(key="use npm, not yarn", rule="Use npm, not yarn.", source="correction")
+def _candidate(n: int, *, days_ago: float = 0) -> LearningCandidate:
+    c = LearningCandidate(key="use npm, not yarn", rule="Use npm, not yarn.", source="correction")
     for i in range(n):
         add_evidence(
             c, Evidence(f"s{i}", "no, use npm not yarn", NOW - timedelta(days=days_ago, hours=i))

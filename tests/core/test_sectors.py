@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jupyter_memory.core.memories.sectors import decide, expired, ttl_days
+from jupyter_memory.core.memories.sectors import decide_tier, expired, ttl_days
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 
@@ -42,7 +42,7 @@ def test_procedural_clock_restarts_at_each_use():
 
 
 def test_reflective_never_expires_nor_archives():
-    verdict = decide(
+    verdict = decide_tier(
         sector="reflective",
         tier="session",
         updated=days_ago(5000),
@@ -68,7 +68,7 @@ def test_reflective_never_expires_nor_archives():
     ],
 )
 def test_decisions_at_fixed_clock_times(sector, tier, age, heat, archive):
-    verdict = decide(
+    verdict = decide_tier(
         sector=sector,
         tier=tier,
         updated=days_ago(age),
@@ -88,7 +88,7 @@ def test_decisions_at_fixed_clock_times(sector, tier, age, heat, archive):
     confidence=st.floats(min_value=0, max_value=1),
 )
 def test_archive_implies_cold_low_score_and_ninety_days(sector, tier, age, uses, confidence):
-    verdict = decide(
+    verdict = decide_tier(
         sector=sector,
         tier=tier,
         updated=days_ago(age),

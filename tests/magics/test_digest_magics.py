@@ -19,7 +19,7 @@ def run(ip, source):
 def _pending(magics) -> list[dict]:
     feed = magics.digest_feed
     feed.flush()
-    store = magics.service._digest_store()
+    store = magics.service.learning_services.digest.store
     inbox = store.pending(feed.session_key)
     return inbox[0]["messages"] if inbox else []
 

@@ -105,7 +105,7 @@ class Evidence:
 
 
 @dataclass
-class Candidate:
+class LearningCandidate:
     """A candidate rule: its evidence and the person's dismissals."""
 
     key: str
@@ -132,7 +132,7 @@ def recency(newest: datetime, now: datetime) -> float:
     return float(0.5 ** (days / HALF_LIFE_DAYS))
 
 
-def confidence(candidate: Candidate, now: datetime) -> float:
+def confidence(candidate: LearningCandidate, now: datetime) -> float:
     live = candidate.live_evidence()
     if not live:
         return 0.0
@@ -140,7 +140,7 @@ def confidence(candidate: Candidate, now: datetime) -> float:
 
 
 def ready(
-    candidate: Candidate,
+    candidate: LearningCandidate,
     now: datetime,
     *,
     min_confidence: float = MIN_CONFIDENCE,
@@ -153,7 +153,7 @@ def ready(
     )
 
 
-def add_evidence(candidate: Candidate, evidence: Evidence) -> bool:
+def add_evidence(candidate: LearningCandidate, evidence: Evidence) -> bool:
     """Add a piece of evidence unless the same quote from the same session is there."""
     for known in candidate.evidence:
         if (
@@ -166,6 +166,6 @@ def add_evidence(candidate: Candidate, evidence: Evidence) -> bool:
     return True
 
 
-def dismiss(candidate: Candidate, at: datetime, reason: str) -> None:
+def dismiss(candidate: LearningCandidate, at: datetime, reason: str) -> None:
     """The person said no: confidence drops to zero until new evidence arrives."""
     candidate.dismissals.append((at, reason))

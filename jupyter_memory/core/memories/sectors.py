@@ -106,7 +106,7 @@ class TierDecision:
     archive: bool
 
 
-def decide(
+def decide_tier(
     *,
     sector: str,
     tier: str,

@@ -1,8 +1,8 @@
-"""Session digests and archiving on the ``Memory`` facade (issue 8).
+"""The session digest (issue 8, spec 001): :class:`DigestService`.
 
 ``digest()`` turns batches of new session messages into *unreviewed* memories:
 
-1. gather batches — the messages recorded with :meth:`DigestMixin.digest_record`
+1. gather batches — the messages recorded with :meth:`DigestService.digest_record`
    (cells, chat turns) past each session's cursor, and new messages of Jupyter
    AI ``*.chat`` files in the focused project (read-only);
 2. extract — with the configured LLM (our spec-001 prompt) or the embedded
@@ -12,16 +12,14 @@
    new scenes a pool id, and only then advance the cursor. A crash in between
    digests the batch again; it never loses it.
 
-``archive()`` moves memories whose attention fell below 0.1, that were not
-touched for 90 days and whose sector TTL ran out (:mod:`jupyter_memory.core.memories.sectors`)
-into ``memories/.old/`` (spec 003); ``restore()`` brings one back. Both go
-through the store and the audit log. Review (:mod:`.review`) and tier
-housekeeping (:mod:`.tiers`) come in through this mixin's bases.
+Each batch also feeds the self-learner (:mod:`.candidates`). Review of what was
+stored is :mod:`.review`; the daily merge and the cold archive are tier
+housekeeping of the memories domain (:mod:`jupyter_memory.service.memories`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
@@ -30,23 +28,21 @@ from ...core.learning.digest_prompt import extract_with_llm
 from ...core.learning.work_memory import (
     Batch,
     BatchMessage,
+    Rejection,
     ValidationReport,
     WorkMemory,
     validate_work_memories,
 )
 from ...core.learning.work_memory_types import WorkMemoryType
-from ...core.memories.models import MemoryType, Source, Tier
+from ...core.memories.models import MemoryEntry, MemoryType, Source, Tier
 from ...core.validation import validation_error
 from ...exceptions import PolicyError, ValidationError
 from ...store.learning.chat_files import find_chat_files, read_chat_messages
 from ...store.learning.digest_store import DigestStore
-from ...store.memories.cold_archive import archive_file, archived, restore_file
-from ..memories.tiers import TiersMixin
-from . import candidates as learning
-from .review import ReviewMixin
-
-if TYPE_CHECKING:
-    from ...store.root import StoreRoot
+from ..context import ServiceContext
+from .candidates import SelfLearner
+from .ports import WorkMemoryWriter
+from .results import DigestedBatch, DigestReport, LearnedProposal, StoredWorkMemory
 
 # Spec 001 types → spec 003 sectors and tiers. Tasks are progress ("what
 # happened / what is next"): episodic, daily. The rest is lasting knowledge.
@@ -66,13 +62,18 @@ MAX_QUOTE_CHARS = 500
 NO_PROJECT = "-"
 
 
-class DigestMixin(TiersMixin, ReviewMixin):
-    """Mixed into :class:`~jupyter_memory.service.memory.Memory`."""
+class DigestService:
+    """Records session messages and digests them into unreviewed work memories."""
+
+    def __init__(
+        self, ctx: ServiceContext, memories: WorkMemoryWriter, learner: SelfLearner
+    ) -> None:
+        self.ctx = ctx
+        self.memories = memories
+        self.learner = learner
+        self.store = DigestStore(ctx.home)
 
     # -- recording -----------------------------------------------------------------------
-
-    def _digest_store(self) -> DigestStore:
-        return DigestStore(self.home)  # type: ignore[attr-defined]
 
     def digest_record(self, session_key: str, messages: list[dict[str, Any]]) -> int:
         """Keep new messages of a session for the next digest; returns how many are pending.
@@ -80,7 +81,7 @@ class DigestMixin(TiersMixin, ReviewMixin):
         Each message is ``{"id", "role", "text", "timestamp", ...}`` as in a batch;
         a bad one is refused (field named) and nothing is recorded.
         """
-        if not self.enabled:  # type: ignore[attr-defined]
+        if not self.ctx.settings.enabled:
             raise PolicyError("memory is disabled by the person; nothing is recorded")
         if not isinstance(session_key, str) or not session_key.strip():
             raise ValidationError("must be a non-empty string", field="session_key")
@@ -91,31 +92,29 @@ class DigestMixin(TiersMixin, ReviewMixin):
             except PydanticValidationError as exc:
                 raise validation_error(exc, default="message", prefix=f"messages[{i}]") from None
             clean.append(msg.model_dump(mode="json", exclude_none=True))
-        return self._digest_store().append(session_key, clean)
+        return self.store.append(session_key, clean)
 
     def digest_pending(self, session: str | None = None) -> int:
         """How many recorded messages (of one session, or all) wait for the next digest."""
         return sum(
-            len(inbox["messages"]) - int(inbox["consumed"])
-            for inbox in self._digest_store().pending(session)
+            len(inbox["messages"]) - int(inbox["consumed"]) for inbox in self.store.pending(session)
         )
 
     # -- digesting -----------------------------------------------------------------------
 
     def _batches(self, session: str | None) -> list[tuple[str, Batch, int]]:
         """``(cursor source, batch, new cursor)`` for every source with new messages."""
-        store = self._digest_store()
         out: list[tuple[str, Batch, int]] = []
-        for inbox in store.pending(session):
+        for inbox in self.store.pending(session):
             consumed = int(inbox["consumed"])
             batch = _batch(
                 inbox["session_key"], inbox["messages"][consumed:], inbox["messages"][:consumed]
             )
             out.append((f"inbox:{inbox['session_key']}", batch, len(inbox["messages"])))
-        project_dir = self.project_dir  # type: ignore[attr-defined]
+        project_dir = self.ctx.projects.project_dir
         if project_dir is None:
             return out
-        cursors = store.cursors()
+        cursors = self.store.cursors()
         for path in find_chat_files(project_dir):
             key = str(path.relative_to(project_dir))
             if session is not None and session != key:
@@ -129,8 +128,8 @@ class DigestMixin(TiersMixin, ReviewMixin):
         return out
 
     def _extract(self, batch: Batch, pool: list[dict[str, str]]) -> ValidationReport:
-        project = self.project_id  # type: ignore[attr-defined]
-        client = self.llm  # type: ignore[attr-defined]
+        project = self.ctx.projects.project_id
+        client = self.ctx.settings.llm
         if client is not None:
             return extract_with_llm(
                 client, batch, pool, known_projects=[project] if project else []
@@ -138,7 +137,9 @@ class DigestMixin(TiersMixin, ReviewMixin):
         scenes = extract_work_memories(batch, pool, project=project)
         return validate_work_memories(batch, [s.to_spec() for s in scenes], pool)
 
-    def _store_work_memory(self, memory: WorkMemory, batch: Batch, scene_id: str | None) -> Any:
+    def _store_work_memory(
+        self, memory: WorkMemory, batch: Batch, scene_id: str | None
+    ) -> MemoryEntry:
         by_id = {m.id: m for m in batch.messages if batch.session_of(m) == memory.session_key}
         quotes = [
             {"quote": by_id[i].text[:MAX_QUOTE_CHARS], "source": f"{memory.session_key}#{i}"}
@@ -158,7 +159,7 @@ class DigestMixin(TiersMixin, ReviewMixin):
         }
         if memory.task_state is not None:
             extra["task_state"] = memory.task_state.value
-        return self.remember(  # type: ignore[attr-defined]
+        return self.memories.remember(
             memory.content,
             type=SECTOR[memory.type],
             tier=TIER[memory.type],
@@ -170,116 +171,47 @@ class DigestMixin(TiersMixin, ReviewMixin):
             extra={k: v for k, v in extra.items() if v is not None},
         )
 
-    def digest(self, session: str | None = None) -> dict[str, Any]:
+    def digest(self, session: str | None = None) -> DigestReport:
         """Digest every batch not yet consumed (or one session's); report what was stored."""
-        if not self.enabled:  # type: ignore[attr-defined]
+        if not self.ctx.settings.enabled:
             raise PolicyError("memory is disabled by the person; nothing is extracted")
-        store = self._digest_store()
-        project_key = self.project_id or NO_PROJECT  # type: ignore[attr-defined]
-        report: dict[str, Any] = {
-            "extractor": "llm" if self.llm is not None else "deterministic",  # type: ignore[attr-defined]
-            "batches": [],
-            "stored": [],
-            "rejected": [],
-            "proposed": [],
-        }
+        project_key = self.ctx.projects.project_id or NO_PROJECT
+        extractor = "llm" if self.ctx.settings.llm is not None else "deterministic"
+        batches: list[DigestedBatch] = []
+        stored: list[StoredWorkMemory] = []
+        rejected: list[Rejection] = []
+        proposed: list[LearnedProposal] = []
         for source, batch, cursor in self._batches(session):
-            pool = store.pool(project_key)
+            pool = self.store.pool(project_key)
             verdict = self._extract(batch, pool)
             new_labels = [m.scene.label for m in verdict.accepted if m.scene.status == "new"]
-            ids = store.add_scenes(project_key, [x for x in new_labels if x]) if new_labels else {}
-            stored = []
+            ids = (
+                self.store.add_scenes(project_key, [x for x in new_labels if x])
+                if new_labels
+                else {}
+            )
+            here = []
             for memory in verdict.accepted:
                 scene_id = memory.scene.id or (ids.get(memory.scene.label or "") or None)
                 entry = self._store_work_memory(memory, batch, scene_id)
-                stored.append({"id": entry.id, "type": memory.type.value, "title": entry.title})
-            report["proposed"].extend(learning.learn(self, batch))
+                here.append(StoredWorkMemory(entry.id, memory.type.value, entry.title))
+            proposed.extend(self.learner.learn(batch))
             if source.startswith("inbox:"):
-                store.consume(batch.session_key, cursor)
+                self.store.consume(batch.session_key, cursor)
             else:
-                store.set_cursor(source, cursor)
-            report["batches"].append(
-                {
-                    "source": source,
-                    "session_key": batch.session_key,
-                    "messages": len(batch.messages),
-                    "stored": len(stored),
-                    "rejected": len(verdict.rejected),
-                }
-            )
-            report["stored"].extend(stored)
-            report["rejected"].extend(r.to_dict() for r in verdict.rejected)
-        return report
-
-    # -- self-learning ------------------------------------------------------------------
-
-    def learning_candidates(self) -> list[dict[str, Any]]:
-        """Candidate rules from corrections, with evidence count and confidence."""
-        return learning.candidates(self)
-
-    def dismiss_candidate(self, key: str, reason: str) -> None:
-        """The person rejects a candidate rule: confidence drops until new evidence."""
-        learning.dismiss_candidate(self, key, reason)
-
-    # -- archive -------------------------------------------------------------------------
-
-    def archive(self, *, dry_run: bool = False) -> dict[str, Any]:
-        """Move memories with attention < 0.1, untouched for 90+ days and past their
-        sector TTL, into ``.old/`` (see :mod:`jupyter_memory.core.memories.sectors`)."""
-        now = self.clock()  # type: ignore[attr-defined]
-        candidates: list[tuple[StoreRoot, Any, float]] = [
-            (root, row, verdict.attention)
-            for root, row, verdict in self.tier_rows()
-            if verdict.archive
-        ]
-        moved = []
-        for root, row, score in candidates:
-            item = {
-                "id": row.id,
-                "title": row.title,
-                "layer": root.layer,
-                "attention": round(score, 4),
-                "path": str(root.files.path_of(row.name)),
-            }
-            if not dry_run:
-                item["archived_path"] = str(archive_file(root, row.name))
-                self.audit.append(  # type: ignore[attr-defined]
-                    "archive",
-                    actor=self.actor,
-                    at=now,
-                    id=row.id,
-                    layer=root.layer,  # type: ignore[attr-defined]
+                self.store.set_cursor(source, cursor)
+            batches.append(
+                DigestedBatch(
+                    source=source,
+                    session_key=batch.session_key,
+                    messages=len(batch.messages),
+                    stored=len(here),
+                    rejected=len(verdict.rejected),
                 )
-            moved.append(item)
-        return {"dry_run": dry_run, "archived": moved, "count": len(moved)}
-
-    def archived(self) -> list[dict[str, str]]:
-        """Every archived memory: id, layer and file name."""
-        return [
-            {"id": mid, "layer": root.layer, "name": name}
-            for root in self._roots()  # type: ignore[attr-defined]
-            for mid, name in archived(root)
-        ]
-
-    def restore(self, memory_id: str) -> dict[str, Any]:
-        """Bring an archived memory back from ``.old/``."""
-        last_error: Exception | None = None
-        for root in self._roots():  # type: ignore[attr-defined]
-            try:
-                path = restore_file(root, memory_id)
-            except KeyError as exc:  # NotFoundError in this layer; try the next one
-                last_error = exc
-                continue
-            self.audit.append(  # type: ignore[attr-defined]
-                "restore",
-                actor=self.actor,
-                at=self.clock(),
-                id=memory_id,
-                layer=root.layer,  # type: ignore[attr-defined]
             )
-            return {"id": memory_id, "layer": root.layer, "path": str(path)}
-        assert last_error is not None
-        raise last_error
+            stored.extend(here)
+            rejected.extend(verdict.rejected)
+        return DigestReport(extractor, batches, stored, rejected, proposed)
 
 
 def _unique(

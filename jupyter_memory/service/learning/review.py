@@ -3,10 +3,10 @@
 Extracted memories are stored ``reviewed: false`` and reach no agent until the
 person looks at them (docs/design.md invariant 3):
 
-* **Keep** — ``reviewed: true`` (``Memory.update``); from then on agent recall
+* **Keep** — ``reviewed: true`` (``update``); from then on agent recall
   may return it like any memory the person wrote.
-* **Discard** — ``Memory.forget``: the file and every derived trace go.
-* **Promote to knowledge** — a queue *proposal* (``Memory.propose``, source
+* **Discard** — ``forget``: the file and every derived trace go.
+* **Promote to knowledge** — a queue *proposal* (``propose``, source
   ``session-digest``) whose evidence is the person's original message, kept in
   the memory's evidence when it was extracted. The proposal still waits for
   Apply in the queue; nothing is applied here. The memory itself is marked
@@ -17,16 +17,21 @@ person looks at them (docs/design.md invariant 3):
   cannot be promoted (invariant 4).
 
 Whether agents may see unreviewed memories at all is the person's switch
-``agent_unreviewed`` (off by default): see :meth:`ReviewMixin.agent_sees_unreviewed`.
+``agent_unreviewed`` (off by default): see :attr:`ReviewService.agent_sees_unreviewed`.
+
+:class:`ReviewService` gets the memory operations and the knowledge queue in
+its constructor (:mod:`.ports`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ...core.text import normalize
 from ...exceptions import PolicyError
+from ..context import ServiceContext
+from .ports import MemoryLookup, ProposalQueue, ReviewWrites
+from .results import ReviewDecision, UnreviewedMemory
 
 MIN_LINE_CHARS = 8
 _WORD = re.compile(r"[A-Za-z0-9_]+|[\u3400-\u9fff]")
@@ -46,14 +51,26 @@ def best_quote(message: str, content: str) -> str:
     return best if _words(best) & want else message.strip()
 
 
-class ReviewMixin:
-    """Mixed into :class:`~jupyter_memory.service.memory.Memory` (through ``DigestMixin``)."""
+class ReviewService:
+    """The person's review of unreviewed memories: Keep, Discard, Promote to knowledge."""
 
-    def unreviewed(self, *, limit: int | None = None) -> list[dict[str, Any]]:
+    def __init__(
+        self,
+        ctx: ServiceContext,
+        reader: MemoryLookup,
+        writer: ReviewWrites,
+        queue: ProposalQueue,
+    ) -> None:
+        self.ctx = ctx
+        self.reader = reader
+        self.writer = writer
+        self.queue = queue
+
+    def unreviewed(self, *, limit: int | None = None) -> list[UnreviewedMemory]:
         """Memories waiting for review, newest first, with their evidence and scene."""
         rows = [
             (root, row)
-            for root in self._roots()  # type: ignore[attr-defined]
+            for root in self.ctx.projects.roots()
             for row in root.rows()
             if not row.reviewed
         ]
@@ -63,31 +80,31 @@ class ReviewMixin:
             entry = root.read(row.name)
             extra = entry.meta.model_extra or {}
             out.append(
-                {
-                    "id": row.id,
-                    "title": row.title,
-                    "text": entry.text,
-                    "type": row.type,
-                    "tier": row.tier,
-                    "source": row.source,
-                    "work_type": extra.get("work_type"),
-                    "scene": extra.get("scene"),
-                    "evidence": [q.model_dump() for q in entry.meta.evidence],
-                    "created": row.created,
-                    "layer": root.layer,
-                }
+                UnreviewedMemory(
+                    id=row.id,
+                    title=row.title,
+                    text=entry.text,
+                    type=row.type,
+                    tier=row.tier,
+                    source=row.source,
+                    work_type=extra.get("work_type"),
+                    scene=extra.get("scene"),
+                    evidence=[q.model_dump() for q in entry.meta.evidence],
+                    created=row.created,
+                    layer=root.layer,
+                )
             )
         return out
 
-    def keep_memory(self, memory_id: str) -> dict[str, Any]:
+    def keep_memory(self, memory_id: str) -> ReviewDecision:
         """The person keeps an extracted memory: ``reviewed: true``."""
-        entry = self.update(memory_id, reviewed=True)  # type: ignore[attr-defined]
-        return {"id": entry.id, "status": "kept", "reviewed": True}
+        entry = self.writer.update(memory_id, reviewed=True)
+        return ReviewDecision(entry.id, "kept")
 
-    def discard_memory(self, memory_id: str) -> dict[str, Any]:
+    def discard_memory(self, memory_id: str) -> ReviewDecision:
         """The person discards an extracted memory: it is forgotten."""
-        self.forget(memory_id)  # type: ignore[attr-defined]
-        return {"id": memory_id, "status": "discarded"}
+        self.writer.forget(memory_id)
+        return ReviewDecision(memory_id, "discarded")
 
     def promote_memory(
         self,
@@ -96,9 +113,9 @@ class ReviewMixin:
         kind: str = "rule",
         layer: str | None = None,
         project: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> ReviewDecision:
         """Queue a knowledge proposal from a memory, quoting the person's original message."""
-        entry = self.get(memory_id)  # type: ignore[attr-defined]
+        entry = self.reader.get(memory_id)
         evidence = [q for q in entry.meta.evidence if q.quote.strip()]
         if not evidence:
             raise PolicyError(
@@ -110,7 +127,7 @@ class ReviewMixin:
         origin: dict[str, str] = {}
         if original.source and "#" in original.source:
             origin["message_id"] = original.source.rsplit("#", 1)[1]
-        result: dict[str, Any] = self.propose(  # type: ignore[attr-defined]
+        result = self.queue.propose(
             " ".join(entry.text.split()),
             kind,
             quote,
@@ -122,13 +139,13 @@ class ReviewMixin:
         )
         proposal_id = result.get("id")
         if proposal_id is None:  # the queue already knows it (pending, applied or dismissed)
-            return {"id": memory_id, "status": "skipped", "reason": result.get("reason")}
-        self.update(memory_id, reviewed=True, promoted_to=proposal_id)  # type: ignore[attr-defined]
-        return {"id": memory_id, "status": "promoted", "proposal": result}
+            return ReviewDecision(memory_id, "skipped", reason=result.get("reason"))
+        self.writer.update(memory_id, reviewed=True, promoted_to=proposal_id)
+        return ReviewDecision(memory_id, "promoted", proposal=result)
 
     # -- what agents may see -------------------------------------------------------------
 
     @property
     def agent_sees_unreviewed(self) -> bool:
         """The person's switch: may agent recall return unreviewed memories? (default off)"""
-        return bool(self.settings.get("agent_unreviewed", False))  # type: ignore[attr-defined]
+        return bool(self.ctx.settings.read().get("agent_unreviewed", False))

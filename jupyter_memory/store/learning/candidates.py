@@ -6,13 +6,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...core.learning.corrections import Candidate, Evidence
+from ...core.learning.corrections import LearningCandidate, Evidence
 from ...exceptions import ParseError
 from ..atomic import root_lock
 from ..json_file import read_json, write_json
 
 
-def _to_json(c: Candidate, proposal_id: str | None) -> dict[str, Any]:
+def _to_json(c: LearningCandidate, proposal_id: str | None) -> dict[str, Any]:
     return {
         "key": c.key,
         "rule": c.rule,
@@ -25,8 +25,8 @@ def _to_json(c: Candidate, proposal_id: str | None) -> dict[str, Any]:
     }
 
 
-def _from_json(d: dict[str, Any]) -> tuple[Candidate, str | None]:
-    c = Candidate(key=str(d["key"]), rule=str(d["rule"]), source=str(d["source"]))
+def _from_json(d: dict[str, Any]) -> tuple[LearningCandidate, str | None]:
+    c = LearningCandidate(key=str(d["key"]), rule=str(d["rule"]), source=str(d["source"]))
     c.evidence = [
         Evidence(str(e["session"]), str(e["quote"]), datetime.fromisoformat(e["at"]))
         for e in d.get("evidence", [])
@@ -44,7 +44,7 @@ class LearningStore:
         self.folder = home / "learning"
         self.path = self.folder / "candidates.json"
 
-    def load(self) -> dict[str, tuple[Candidate, str | None]]:
+    def load(self) -> dict[str, tuple[LearningCandidate, str | None]]:
         data = read_json(self.path, [], root=self.home)
         try:
             pairs = [_from_json(d) for d in data]
@@ -52,7 +52,7 @@ class LearningStore:
             raise ParseError(f"not a list of candidate rules: {exc}", path=self.path) from exc
         return {c.key: (c, pid) for c, pid in pairs}
 
-    def save(self, candidates: dict[str, tuple[Candidate, str | None]]) -> None:
+    def save(self, candidates: dict[str, tuple[LearningCandidate, str | None]]) -> None:
         with root_lock(self.folder, within=self.home):
             write_json(
                 self.path,

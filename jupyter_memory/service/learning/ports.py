@@ -1,0 +1,67 @@
+"""What the learning services need from other domains, as small Protocols.
+
+The session digest, the self-learner and review write memories and queue
+knowledge proposals; they take those operations in their constructors typed
+as these Protocols, so learning imports neither the facade nor another domain's
+service class (imports stay one-way). ``Memory`` hands in the real memory
+writer and reader and the knowledge queue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
+
+from ...core.knowledge.proposals import Proposal
+from ...core.memories.models import MemoryEntry, MemoryType, Source, Tier
+
+
+class ProposalQueue(Protocol):
+    """The knowledge queue: propose (never apply) and read one proposal back."""
+
+    def propose(
+        self,
+        text: str,
+        kind: str,
+        evidence_quote: str,
+        layer: str | None = None,
+        project: str | None = None,
+        source: str = "manual",
+        *,
+        messages: Iterable[Any] | None = None,
+        quote_origin: dict[str, str] | None = None,
+    ) -> Mapping[str, Any]: ...
+
+    def proposal(self, proposal_id: str) -> Proposal: ...
+
+
+class WorkMemoryWriter(Protocol):
+    """Stores one extracted work memory (``Memory.remember``)."""
+
+    def remember(
+        self,
+        text: str,
+        *,
+        type: str | MemoryType = MemoryType.procedural,
+        tier: str | Tier = Tier.durable,
+        tags: Iterable[str] = (),
+        source: str | Source = Source.manual,
+        confidence: float = 1.0,
+        evidence: Iterable[Any] = (),
+        reviewed: bool = True,
+        extra: dict[str, Any] | None = None,
+    ) -> MemoryEntry: ...
+
+
+class MemoryLookup(Protocol):
+    """Reads one memory by id."""
+
+    def get(self, memory_id: str) -> MemoryEntry: ...
+
+
+class ReviewWrites(Protocol):
+    """Marks or forgets one memory after the person's review."""
+
+    def update(self, memory_id: str, **changes: Any) -> MemoryEntry: ...
+
+    def forget(self, memory_id: str) -> object: ...

@@ -1,0 +1,170 @@
+"""What the learning services return (``to_dict()`` keeps the keys of the old dicts)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ...core.learning.work_memory import Rejection
+from ..results import MappingResult
+
+# -- the session digest -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class StoredWorkMemory(MappingResult):
+    """A work memory the digest stored (unreviewed)."""
+
+    id: str
+    type: str  # the spec 001 work type
+    title: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "type": self.type, "title": self.title}
+
+
+@dataclass(frozen=True, eq=False)
+class DigestedBatch(MappingResult):
+    """One batch of new messages (an inbox session or a chat file) and what came of it."""
+
+    source: str
+    session_key: str
+    messages: int
+    stored: int
+    rejected: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "session_key": self.session_key,
+            "messages": self.messages,
+            "stored": self.stored,
+            "rejected": self.rejected,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class LearnedProposal(MappingResult):
+    """A candidate rule that passed the thresholds and went to the queue."""
+
+    key: str
+    rule: str
+    status: str | None
+    proposal_id: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "rule": self.rule,
+            "status": self.status,
+            "proposal_id": self.proposal_id,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class DigestReport(MappingResult):
+    """One session-digest run: batches, stored memories, validator rejections, proposals."""
+
+    extractor: str  # "llm" or "deterministic"
+    batches: list[DigestedBatch]
+    stored: list[StoredWorkMemory]
+    rejected: list[Rejection]
+    proposed: list[LearnedProposal]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "extractor": self.extractor,
+            "batches": [b.to_dict() for b in self.batches],
+            "stored": [s.to_dict() for s in self.stored],
+            "rejected": [r.to_dict() for r in self.rejected],
+            "proposed": [p.to_dict() for p in self.proposed],
+        }
+
+
+# -- self-learning ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class CandidateRule(MappingResult):
+    """A self-learning candidate rule with its live evidence count and confidence."""
+
+    key: str
+    rule: str
+    source: str  # "correction" or "gotcha"
+    evidence: int
+    confidence: float
+    proposal_id: str | None
+    dismissals: list[tuple[datetime, str]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "rule": self.rule,
+            "source": self.source,
+            "evidence": self.evidence,
+            "confidence": self.confidence,
+            "proposal_id": self.proposal_id,
+            "dismissals": [{"at": at.isoformat(), "reason": why} for at, why in self.dismissals],
+        }
+
+
+# -- review -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class UnreviewedMemory(MappingResult):
+    """A memory waiting for the person's review, with its evidence and scene."""
+
+    id: str
+    title: str
+    text: str
+    type: str
+    tier: str
+    source: str
+    work_type: Any
+    scene: Any
+    evidence: list[dict[str, Any]]
+    created: datetime
+    layer: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "text": self.text,
+            "type": self.type,
+            "tier": self.tier,
+            "source": self.source,
+            "work_type": self.work_type,
+            "scene": self.scene,
+            "evidence": [dict(q) for q in self.evidence],
+            "created": self.created,
+            "layer": self.layer,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class ReviewDecision(MappingResult):
+    """The person's decision on an unreviewed memory.
+
+    ``status`` is kept, discarded, promoted (with the queue's ``proposal``) or
+    skipped (the queue already holds it: ``reason``); each status carries its
+    own keys in ``to_dict()``.
+    """
+
+    id: str
+    status: str
+    proposal: Mapping[str, Any] | None = None
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "status": self.status}
+        if self.status == "kept":
+            out["reviewed"] = True
+        elif self.status == "promoted":
+            out["proposal"] = dict(self.proposal or {})
+        elif self.status == "skipped":
+            out["reason"] = self.reason
+        return out
