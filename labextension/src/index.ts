@@ -1,4 +1,5 @@
 import {
+  ILabShell,
   ILayoutRestorer,
   JupyterFrontEnd,
   JupyterFrontEndPlugin
@@ -50,11 +51,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description:
     'Agent Memory: review queued knowledge, edit knowledge files, switches, memories and cases.',
   autoStart: true,
-  optional: [ICommandPalette, ILayoutRestorer],
+  optional: [ICommandPalette, ILayoutRestorer, ILabShell],
   activate: (
     app: JupyterFrontEnd,
     palette: ICommandPalette | null,
-    restorer: ILayoutRestorer | null
+    restorer: ILayoutRestorer | null,
+    labShell: ILabShell | null
   ) => {
     const panel = new MemoryPanel();
     panel.title.icon = memoryIcon;
@@ -69,6 +71,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
     };
     // Load when first shown, and at start so the badge is right while hidden.
     void app.restored.then(load);
+
+    // The header shows the project of the active notebook; another kind of
+    // document (a chat, a console) leaves the last notebook's line in place.
+    const trackNotebook = () => {
+      const path = notebookPath(labShell?.currentWidget ?? null);
+      if (path) {
+        void panel.setNotebook(path);
+      }
+    };
+    labShell?.currentChanged.connect(trackNotebook);
+    void app.restored.then(trackNotebook);
 
     // Changes made by this server or noticed by its file watcher (other processes).
     app.serviceManager.events.stream.connect((_, event) => {
@@ -200,5 +213,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
     }
   }
 };
+
+/** The path of a notebook document widget (under the Jupyter root), else null. */
+function notebookPath(widget: unknown): string | null {
+  const path = (widget as { context?: { path?: unknown } } | null)?.context
+    ?.path;
+  return typeof path === 'string' && path.endsWith('.ipynb') ? path : null;
+}
 
 export default plugin;

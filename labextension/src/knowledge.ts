@@ -183,7 +183,8 @@ export class KnowledgeView extends Widget {
   }
 
   setProjects(projects: IProject[], preferred: string | null = null): void {
-    const current = preferred ?? this._project;
+    this._projects = projects;
+    const current = preferred ?? this._project ?? this._focused;
     clear(this._projectSelect);
     this._projectSelect.appendChild(
       el('option', {
@@ -191,9 +192,15 @@ export class KnowledgeView extends Widget {
         attrs: { value: '' }
       })
     );
-    for (const p of projects) {
+    // The project the active notebook works in is offered first.
+    const ordered = [
+      ...projects.filter(p => p.id === this._focused),
+      ...projects.filter(p => p.id !== this._focused)
+    ];
+    for (const p of ordered) {
+      const text = p.id === this._focused ? `${p.id} (in use)` : p.id;
       this._projectSelect.appendChild(
-        el('option', { text: p.id, title: p.folder, attrs: { value: p.id } })
+        el('option', { text, title: p.folder, attrs: { value: p.id } })
       );
     }
     const known = projects.some(p => p.id === current);
@@ -203,6 +210,23 @@ export class KnowledgeView extends Widget {
         ? projects[0].id
         : null;
     this._projectSelect.value = this._project ?? '';
+  }
+
+  /**
+   * The project the active notebook works in: offered first, and selected
+   * unless the person picked another one here.
+   */
+  setFocused(project: string | null): void {
+    if (project === this._focused) {
+      return;
+    }
+    const follow = this._project === null || this._project === this._focused;
+    this._focused = project;
+    const before = this._project;
+    this.setProjects(this._projects, follow ? project : null);
+    if (this._project !== before) {
+      void this.refresh(true);
+    }
   }
 
   /** The newer server text shown beside unsaved edits, or null. */
@@ -470,4 +494,6 @@ export class KnowledgeView extends Widget {
   private readonly _theirsText: HTMLPreElement;
   private readonly _mineText: HTMLPreElement;
   private readonly _projectSelect: HTMLSelectElement;
+  private _projects: IProject[] = [];
+  private _focused: string | null = null;
 }

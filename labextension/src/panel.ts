@@ -4,6 +4,7 @@ import { Panel, Widget } from '@lumino/widgets';
 import { errorMessage, IProject, ISettings, postJSON, requestAPI } from './api';
 import { CasesView } from './cases';
 import { button, el } from './dom';
+import { FocusLine } from './focus';
 import { KnowledgeView } from './knowledge';
 import { MemoriesView } from './memories';
 import { QueueView } from './queue';
@@ -32,6 +33,8 @@ export class MemoryPanel extends Panel {
   readonly settingsView: SettingsView;
   readonly memories: MemoriesView;
   readonly cases: CasesView;
+  /** The project in use for the active notebook (header). */
+  readonly focusLine = new FocusLine();
 
   constructor() {
     super();
@@ -51,6 +54,8 @@ export class MemoryPanel extends Panel {
     const pick = () => void this.pickProject();
     this.queue.onPickProject = pick;
     this.projectKnowledge.onPickProject = pick;
+    this.focusLine.onFocus = project =>
+      this.projectKnowledge.setFocused(project);
 
     this._badge = el('span', {
       className: 'jm-badge',
@@ -75,6 +80,7 @@ export class MemoryPanel extends Panel {
     const header = new Widget({
       node: el('div', { className: 'jm-header' }, [
         el('div', { className: 'jm-title', text: 'Agent Memory' }),
+        this.focusLine.node,
         strip
       ])
     });
@@ -133,7 +139,8 @@ export class MemoryPanel extends Panel {
       this.queue.refresh(),
       this.settingsView.refresh(),
       this.user.refresh(),
-      this.refreshProjects()
+      this.refreshProjects(),
+      this.focusLine.refresh()
     ]);
     this.node.dataset.jmLoaded = 'true';
     this.node.dataset.refreshes = String(++this._refreshes);
@@ -148,6 +155,13 @@ export class MemoryPanel extends Panel {
       Notification.error(`Could not list projects: ${errorMessage(error)}`);
     }
     await this.projectKnowledge.refresh();
+  }
+
+  /** The active notebook changed (its path under the Jupyter root, or null). */
+  async setNotebook(path: string | null): Promise<void> {
+    if (path !== this.focusLine.notebook) {
+      await this.focusLine.track(path);
+    }
   }
 
   /** Add a folder under the Jupyter root as a project. */
