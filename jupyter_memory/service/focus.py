@@ -70,11 +70,18 @@ class NotebookFocus:
     def __init__(self, home: Path, known: Any) -> None:
         self.file = NotebookFocusFile(home)
         self._known = known
+        # Resolving each registered folder's links costs a stat per component.
+        self._registered_cache: tuple[tuple[tuple[str, str], ...], dict[Path, str]] | None = None
 
     def _registered(self) -> dict[Path, str]:
+        known = self._known()
+        key = tuple(sorted(known.items()))
+        if self._registered_cache is not None and self._registered_cache[0] == key:
+            return self._registered_cache[1]
         out: dict[Path, str] = {}
-        for pid, folder in self._known().items():
+        for pid, folder in known.items():
             out.setdefault(_real(folder), pid)
+        self._registered_cache = (key, out)
         return out
 
     def _usable(self, pid: str | None, known: dict[str, str]) -> Path | None:

@@ -47,6 +47,7 @@ class NotebookFocusFile:
         self.home = home
         self.folder = home / FOLDER
         self.path = self.folder / FILE_NAME
+        self._cache: tuple[tuple[int, int], dict[str, dict[str, Any]]] | None = None
 
     def stamp(self) -> tuple[int, int] | None:
         """(mtime_ns, size) of the file, or ``None``: a cheap "did anything change" check."""
@@ -57,6 +58,16 @@ class NotebookFocusFile:
         return st.st_mtime_ns, st.st_size
 
     def _raw(self) -> dict[str, dict[str, Any]]:
+        # Every agent call resolves a focus: re-parse only when the file changed.
+        stamp = self.stamp()
+        if stamp is not None and self._cache is not None and self._cache[0] == stamp:
+            return dict(self._cache[1])
+        notebooks = self._parse()
+        if stamp is not None:
+            self._cache = (stamp, notebooks)
+        return dict(notebooks)
+
+    def _parse(self) -> dict[str, dict[str, Any]]:
         data = read_json(self.path, {}, root=self.home)
         notebooks = data.get("notebooks", {}) if isinstance(data, dict) else None
         if not isinstance(notebooks, dict):
