@@ -121,3 +121,33 @@ def test_a_jupyter_ai_chat_works_in_the_focus_of_the_notebook_beside_it(
         assert _snapshot(memory_home) == before
     finally:
         jupyter_ai_tools.reset_shared_access(None)
+
+
+@pytest.mark.jupyter_ai
+def test_the_memory_persona_of_a_chat_beside_the_notebook_uses_its_focus(
+    desk: dict[str, Path], memory_home: Path
+) -> None:
+    import os
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        from jupyterlab_chat.ychat import YChat
+
+        from jupyter_memory.agents.jupyter_ai_persona import MemoryPersona
+    except ImportError as exc:
+        pytest.fail(f"Jupyter AI is missing (make test-integrations): {exc}")
+    base = AgentAccess(Memory(memory_home), agent="jupyter-ai", conversation="c1")
+    jupyter_ai_tools.reset_shared_access(base)
+    try:
+        with Memory(memory_home) as kernel:
+            kernel.focus(desk["ops"], notebook=desk["work"] / "report.ipynb")
+        persona = MemoryPersona(chat=YChat())
+        persona.get_chat_dir = lambda: str(desk["work"])  # the persona manager's answer
+        before = _snapshot(memory_home)
+        prompt = persona.system_prompt
+        assert OPS_RULE in prompt and SALES_RULE not in prompt
+        persona.get_chat_dir = lambda: str(desk["planted"])
+        assert PLANTED_RULE not in persona.system_prompt
+        assert _snapshot(memory_home) == before
+    finally:
+        jupyter_ai_tools.reset_shared_access(None)
