@@ -26,7 +26,7 @@ from pathlib import Path
 
 from jupyter_memory import Memory
 from jupyter_memory.core.knowledge.context import CATALOG_THRESHOLD
-from jupyter_memory.core.knowledge.dedup import Known, decide
+from jupyter_memory.core.knowledge.dedup import Known, decide_duplicate
 from jupyter_memory.core.knowledge.evidence import find_evidence, to_sources
 from jupyter_memory.core.knowledge.extract import extract_candidates
 from jupyter_memory.core.knowledge.format import (
@@ -109,7 +109,7 @@ def main() -> None:
         }
 
         def context_cold() -> None:
-            mem._kn().files.clear()  # drop the parse cache: read + parse both files
+            mem.knowledge_services.files.drop_cache()  # read + parse both files
             mem.context(conversation="bench")
 
         out["context_at_budgets_uncached"] = ms(context_cold, args.repeat)
@@ -141,7 +141,7 @@ def main() -> None:
         def extraction_round() -> None:
             for cand in extract_candidates(sources, max_messages=8):
                 find_evidence(cand.quote, sources)
-                decide(cand.text, known)
+                decide_duplicate(cand.text, known)
 
         out["extraction_round_8_messages"] = ms(extraction_round, args.repeat) | {
             "candidates": len(extract_candidates(sources, max_messages=8)),

@@ -45,7 +45,7 @@ def _propose(args: argparse.Namespace) -> int:
             args.text, args.kind, args.quote or args.text, layer=args.layer, source="manual"
         )
     if args.json:
-        emit_json(result)
+        emit_json(result.to_dict())
     elif result["status"] == "queued":
         extra = f" (supersedes {result['supersedes']})" if result["supersedes"] else ""
         print(f"queued {result['id']}{extra}")
@@ -68,7 +68,7 @@ def _apply(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         result = mem.apply(args.id, to=args.to, project=args.project)
     if args.json:
-        emit_json(result)
+        emit_json(result.to_dict())
     elif result["status"] == "applied":
         where = "User" if result["layer"] == "user" else f"Project {result['project']}"
         print(f"saved to {where} knowledge ({result['section']}): {result['path']}")
@@ -83,7 +83,7 @@ def _dismiss(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         result = mem.dismiss(args.id)
     if args.json:
-        emit_json(result)
+        emit_json(result.to_dict())
     else:
         print(result["status"].replace("_", " "))
     return 0
@@ -93,7 +93,7 @@ def _process_all(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         result = mem.process_all(to=args.to, project=args.project)
     if args.json:
-        emit_json(result)
+        emit_json(result.to_dict())
         return 0
     print(f"applied {len(result['applied'])}, skipped {len(result['skipped'])}")
     for item in result["skipped"]:
@@ -108,9 +108,9 @@ def _knowledge(args: argparse.Namespace) -> int:
         return _save_knowledge(args)
     with open_memory(args) as mem:
         read = mem.read_knowledge(args.layer, project=args.project)
-    status = read["status"]
+    status = read.status.to_dict()
     if args.json:
-        shown = {"text": read["text"], "version": read["version"], "status": status}
+        shown = {"text": read.text, "version": read.version, "status": status}
         emit_json(shown if args.action == "show" else status)
         return 0
     if args.action == "show":
@@ -151,7 +151,7 @@ def _save_knowledge(args: argparse.Namespace) -> int:
             return _conflict(args, exc)
         read = mem.read_knowledge(args.layer, project=args.project)
     if args.json:
-        emit_json({"text": read["text"], "version": read["version"], "status": read["status"]})
+        emit_json({"text": read.text, "version": read.version, "status": read.status.to_dict()})
     else:
         print(f"saved {read['path']} (version {read['version']})")
     return 0
@@ -193,7 +193,7 @@ def _expand(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         result = mem.expand_knowledge_catalog(args.labels, project=args.project)
     if args.json:
-        emit_json(result)
+        emit_json(result.to_dict())
         return 0
     for entry in result["entries"]:
         print(f"[{entry['layer']} · {entry['section']}]\n{entry['text']}")
@@ -206,7 +206,7 @@ def _reorganize(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         result = mem.reorganize(args.layer, project=args.project)
     if args.json:
-        emit_json(result)
+        emit_json(result.to_dict())
     else:
         print(
             f"reorganized {result['path']} ({result['chars_before']:,} → {result['chars_after']:,} "

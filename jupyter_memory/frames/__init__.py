@@ -141,7 +141,7 @@ def knowledge_frame(memory: Memory | None = None, projects: list[str] | None = N
     rows = []
     for layer, pid in places:
         doc = mem.knowledge_doc(layer, project=pid)
-        path = str(mem.library_status(layer, project=pid)["path"])
+        path = mem.library_status(layer, project=pid).path
         for section, entries in (("rules", doc.rules), ("info", doc.info)):
             position = 0
             for entry in entries:

@@ -225,7 +225,6 @@ def _propose_gotcha(mem: Any, gotcha: Any) -> list[Any]:
     Its text names the line when the service accepts that; a line the service
     refuses as execution state (a path, a SQL statement) is left to the quote.
     """
-    from ..core.knowledge.proposals import Proposal
     from ..exceptions import ValidationError
 
     evidence = [gotcha.cell.as_message(None)]
@@ -240,9 +239,7 @@ def _propose_gotcha(mem: Any, gotcha: Any) -> list[Any]:
             if "refused" in str(exc):
                 continue
             raise
-        if result.get("status") == "queued":
-            return [Proposal.model_validate(result["proposal"])]
-        return []
+        return [result.proposal] if result.proposal is not None else []
     return []
 
 

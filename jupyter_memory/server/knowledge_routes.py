@@ -39,7 +39,7 @@ class KnowledgeHandler(_LayerHandler):
         memory = self.backend.memory
         saved = memory.save_knowledge(layer, body.text, project=project, base=body.base)
         self.backend.changed("knowledge", "save", layer=layer, project=project)
-        self.reply({**self._read(layer, project), "saved": saved})
+        self.reply({**self._read(layer, project), "saved": saved.to_dict()})
 
     def _read(self, layer: str, project: str | None) -> dict[str, object]:
         # One read: the text, its version and its status come from the same bytes.
@@ -47,9 +47,9 @@ class KnowledgeHandler(_LayerHandler):
         return {
             "layer": layer,
             "project": project,
-            "text": read["text"],
-            "version": read["version"],
-            "status": read["status"],
+            "text": read.text,
+            "version": read.version,
+            "status": read.status.to_dict(),
         }
 
 
@@ -58,7 +58,7 @@ class StatusHandler(_LayerHandler):
     @authorized(action="read", resource=READ)
     def get(self, layer: str) -> None:
         layer, project = self.target(layer)
-        self.reply(self.backend.memory.library_status(layer, project=project))
+        self.reply(self.backend.memory.library_status(layer, project=project).to_dict())
 
 
 class ReorganizeHandler(_LayerHandler):

@@ -40,7 +40,8 @@ class ApplyHandler(MemoryHandler):
         self.id_arg(proposal_id)
         body = self.body(ApplyBody)
         project = self.project_arg(body.project) if body.project else None
-        result = to_jsonable(self.backend.memory.apply(proposal_id, to=body.to, project=project))
+        applied = self.backend.memory.apply(proposal_id, to=body.to, project=project)
+        result = to_jsonable(applied.to_dict())
         _refuse_repeat(result, proposal_id)
         self.backend.changed("queue", "apply", id=proposal_id)
         self.reply(result)
@@ -52,7 +53,7 @@ class DismissHandler(MemoryHandler):
     def post(self, proposal_id: str) -> None:
         self.id_arg(proposal_id)
         self.body(EmptyBody)
-        result = to_jsonable(self.backend.memory.dismiss(proposal_id))
+        result = to_jsonable(self.backend.memory.dismiss(proposal_id).to_dict())
         _refuse_repeat(result, proposal_id)
         self.backend.changed("queue", "dismiss", id=proposal_id)
         self.reply(result)
@@ -64,6 +65,6 @@ class ProcessAllHandler(MemoryHandler):
     def post(self) -> None:
         body = self.body(ProcessAllBody)
         project = self.project_arg(body.project) if body.project else None
-        result = self.backend.memory.process_all(to=body.to, project=project)
+        result = self.backend.memory.process_all(to=body.to, project=project).to_dict()
         self.backend.changed("queue", "process_all")
         self.reply(result)

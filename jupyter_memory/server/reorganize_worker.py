@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with Memory(home=args.home) as memory:
             _say(stage="reorganizing")
-            result = memory.reorganize(args.layer, project=args.project)
+            result = memory.reorganize(args.layer, project=args.project).to_dict()
     except JupyterMemoryError as exc:
         status, payload = status_and_payload(exc)
         _say(stage="failed", status=status, error=payload)

@@ -107,7 +107,7 @@ class AgentAccess:
         return self.memory.context(self._project(project), conversation=self.conversation)
 
     def expand(self, labels: list[str], project: str | None = None) -> dict[str, Any]:
-        return self.memory.expand_knowledge_catalog(labels, self._project(project))
+        return self.memory.expand_knowledge_catalog(labels, self._project(project)).to_dict()
 
     def propose(
         self,
@@ -118,7 +118,7 @@ class AgentAccess:
         project: str | None = None,
     ) -> dict[str, Any]:
         """Into the queue (pending), checked against the person's recorded words."""
-        result = self.memory.propose_knowledge(
+        proposed = self.memory.propose_knowledge(
             text,
             kind,
             evidence_quote,
@@ -127,7 +127,7 @@ class AgentAccess:
             conversation=self.conversation,
             messages=PersonTextLog(self.memory.home).read(),
         )
-        result = dict(result)
+        result = proposed.to_dict()
         if result.get("status") == "queued":
             result["note"] = "pending: the person decides whether it enters any context"
         return result

@@ -15,6 +15,7 @@ from typing import Any
 import ipywidgets as w
 
 from ..exceptions import JupyterMemoryError
+from ..service.knowledge.results import DecisionResult
 
 KIND_LABEL = {"rule": "Rule", "info": "Info"}
 LAYER_LABEL = {"user": "User", "project": "Project"}
@@ -183,14 +184,13 @@ class ProposalCard:
             return
         self._decided(result)
 
-    def _decided(self, result: dict[str, Any]) -> None:
+    def _decided(self, result: DecisionResult) -> None:
         """Redraw from the queue and add the short confirmation (or "already …")."""
         self.refresh()
-        status = str(result.get("status", ""))
-        if status.startswith("already_"):
-            note = status.replace("_", " ").capitalize() + "; nothing written"
-        elif result.get("path"):
-            note = f"written to {result['path']}"
+        if result.status.startswith("already_"):
+            note = result.status.replace("_", " ").capitalize() + "; nothing written"
+        elif result.path:
+            note = f"written to {result.path}"
         else:
             note = ""
         self._say(f"{self.decided_text()} — {note}" if note else self.decided_text(), bold=True)

@@ -8,7 +8,7 @@ from jupyter_memory.core.knowledge.dedup import (
     DUPLICATE_AT,
     REWORDING_AT,
     Known,
-    decide,
+    decide_duplicate,
     dedup_hash,
     similarity,
 )
@@ -126,9 +126,9 @@ def test_decide_skip_supersede_new_and_dismissed() -> None:
         Known("Revenue excludes refunds", "knowledge", "user"),
         Known("收入不含退款", "pending", "p-1"),
     ]
-    assert decide("revenue excludes refunds!", known).action == "skip"
-    assert decide("收入 不含 退款", known).reason == "already pending as p-1"
-    sup = decide("收入口径不含退款", known)
+    assert decide_duplicate("revenue excludes refunds!", known).action == "skip"
+    assert decide_duplicate("收入 不含 退款", known).reason == "already pending as p-1"
+    sup = decide_duplicate("收入口径不含退款", known)
     assert (sup.action, sup.supersedes) == ("supersede", "p-1")
-    assert decide("Revenue excludes taxes", known).action == "new"
-    assert decide("DAU is daily", [], [dedup_hash("dau is daily.")]).action == "skip"
+    assert decide_duplicate("Revenue excludes taxes", known).action == "new"
+    assert decide_duplicate("DAU is daily", [], [dedup_hash("dau is daily.")]).action == "skip"

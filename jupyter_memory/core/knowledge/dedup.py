@@ -106,7 +106,7 @@ class DedupDecision:
     supersedes: str | None = None
 
 
-def decide(
+def decide_duplicate(
     text: str, known: Iterable[Known], dismissed_hashes: Iterable[str] = ()
 ) -> DedupDecision:
     """Skip duplicates of approved or pending text and dismissed ones; supersede rewordings."""

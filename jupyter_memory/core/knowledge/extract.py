@@ -96,7 +96,7 @@ def classify(sentence: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class Candidate:
+class KnowledgeCandidate:
     text: str
     kind: str
     quote: str
@@ -147,13 +147,13 @@ def recent_person_texts(
 
 def extract_candidates(
     sources: Iterable[SourceText], *, max_messages: int = DEFAULT_MAX_MESSAGES
-) -> list[Candidate]:
+) -> list[KnowledgeCandidate]:
     """Every normative or definitional sentence of the recent person texts, oldest first.
 
     The caller applies dedup and :data:`MAX_PER_ROUND` (dedup first, so three
     duplicates do not hide a fourth new sentence).
     """
-    out: list[Candidate] = []
+    out: list[KnowledgeCandidate] = []
     seen: set[str] = set()
     for source in recent_person_texts(sources, max_messages):
         for sentence in sentences(source):
@@ -170,5 +170,5 @@ def extract_candidates(
             origin = "gotcha" if _GOTCHA.match(sentence) else "chat-extraction"
             if _CORRECTION.match(sentence):
                 origin = "correction"
-            out.append(Candidate(text, kind, sentence, origin, source))
+            out.append(KnowledgeCandidate(text, kind, sentence, origin, source))
     return out

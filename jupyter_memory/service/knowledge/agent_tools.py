@@ -1,10 +1,12 @@
-"""Governed knowledge on the ``Memory`` facade (issue 3, spec 002).
+"""The knowledge tools an agent may call by name (issue 3, spec 002).
 
-:class:`KnowledgeMixin` gathers the knowledge files and switches
-(:mod:`.knowledge_files`) and the queue (:mod:`.knowledge_queue`), and adds
-:meth:`~KnowledgeMixin.call_agent_tool`, the only door from an agent's tool
-call into knowledge: it dispatches ``propose_knowledge`` and
-``expand_knowledge_catalog`` and nothing else (docs/design.md invariant 5).
+:class:`KnowledgeAgentTools` runs a tool call that arrives as a name and JSON
+arguments (the ``%%ask`` loop, tool-calling LLM clients): it dispatches
+``propose_knowledge`` and ``expand_knowledge_catalog`` and nothing else, so no
+tool call reaches apply, save, dismiss or reorganize (docs/design.md
+invariant 5). It is not the only way in: :class:`~jupyter_memory.service.agent_access.AgentAccess`
+(MCP, Jupyter AI) calls :meth:`KnowledgeQueue.propose_knowledge` and the
+catalog expansion directly, under the same rules.
 """
 
 from __future__ import annotations
@@ -20,13 +22,21 @@ from ...core.knowledge.agent_tools import (
 )
 from ...core.validation import validation_error
 from ...exceptions import NotFoundError
-from .queue import KnowledgeQueueMixin
+from .agent_context import KnowledgeContext
+from .queue import KnowledgeQueue
+from .results import CatalogExpansion, ProposeResult
 
 
-class KnowledgeMixin(KnowledgeQueueMixin):
+class KnowledgeAgentTools:
+    """Dispatch of the two knowledge tools to the queue and the agent context."""
+
+    def __init__(self, queue: KnowledgeQueue, context: KnowledgeContext) -> None:
+        self.queue = queue
+        self.context = context
+
     def call_agent_tool(
         self, name: str, arguments: dict[str, Any], *, conversation: str | None = None
-    ) -> dict[str, Any]:
+    ) -> ProposeResult | CatalogExpansion:
         """Run one agent tool call by name with JSON arguments (validated by the tool's model)."""
         model = TOOL_MODELS.get(name)
         if model is None:
@@ -36,7 +46,7 @@ class KnowledgeMixin(KnowledgeQueueMixin):
         except PydanticValidationError as exc:
             raise validation_error(exc, default="arguments") from exc
         if isinstance(args, ProposeKnowledgeArgs):
-            return self.propose_knowledge(
+            return self.queue.propose_knowledge(
                 args.text,
                 args.kind,
                 args.evidence_quote,
@@ -45,7 +55,7 @@ class KnowledgeMixin(KnowledgeQueueMixin):
                 conversation=conversation,
             )
         assert isinstance(args, ExpandKnowledgeCatalogArgs)
-        return self.expand_knowledge_catalog(args.labels)
+        return self.context.expand_knowledge_catalog(args.labels)
 
 
-__all__ = ["KnowledgeMixin"]
+__all__ = ["KnowledgeAgentTools"]

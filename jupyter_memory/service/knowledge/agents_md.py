@@ -11,64 +11,39 @@ committed with the project, and the person's User knowledge is theirs alone
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
 from ...core.knowledge import agents_block as blk
 from ...core.knowledge.context import LAYER_TAG, LayerSource, build_context
-from ...core.knowledge.format import INFO, RULES
+from ...core.knowledge.format import INFO, RULES, KnowledgeDoc
 from ...exceptions import NotFoundError, OversizeError
 from ...store.knowledge.agent_files import agent_files_lock, read_agent_file, write_agent_file
 from ...store.layout import project_root
-
-if TYPE_CHECKING:  # Memory's apply path calls back into this module (auto-sync)
-    from ..memory import Memory
+from ..context import ServiceContext
+from .results import AgentsMdAutosync, FileOutcome, SyncReport
 
 AGENTS_MD = "AGENTS.md"
 CLAUDE_MD = "CLAUDE.md"
 IMPORT_LINE = "@AGENTS.md"
 
 
-@dataclass
-class FileOutcome:
-    """What happened to one file: ``action`` is created, updated, unchanged, removed,
-    absent, kept (a person's own import line), skipped (auto-sync found no block to
-    update), or refused (a hand-edited block)."""
-
-    path: Path
-    action: str
-    message: str
-    diff: str = ""
-    mode: str | None = None  # flat | catalog (AGENTS.md only)
-    bytes: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": str(self.path),
-            "action": self.action,
-            "message": self.message,
-            "diff": self.diff,
-            "mode": self.mode,
-            "bytes": self.bytes,
-        }
-
-
-@dataclass
-class SyncReport:
-    files: list[FileOutcome] = field(default_factory=list)
+class KnowledgeSource(Protocol):
+    """What a sync reads: the switch and the knowledge files (``Memory`` or ``KnowledgeFiles``)."""
 
     @property
-    def refused(self) -> bool:
-        return any(f.action == "refused" for f in self.files)
+    def enabled(self) -> bool: ...
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"ok": not self.refused, "files": [f.to_dict() for f in self.files]}
+    def register_project(self, project: str | os.PathLike[str]) -> str: ...
+
+    def knowledge_doc(
+        self, layer: str = "user", project: str | os.PathLike[str] | None = None
+    ) -> KnowledgeDoc: ...
 
 
-def _sources(mem: Memory, project_dir: Path, include_user: bool) -> list[LayerSource]:
-    # Not mem.focus(): an auto-sync after Apply must not move the person's focus.
-    pid = mem._project(project_dir)[0]
+def _sources(mem: KnowledgeSource, project_dir: Path, include_user: bool) -> list[LayerSource]:
+    # Not a focus: an auto-sync after Apply must not move the person's focus.
+    pid = mem.register_project(project_dir)
     rel = os.path.join(project_root(Path(".")).name, "knowledge.md")
     sources = [LayerSource("project", rel, mem.knowledge_doc("project", project_dir), pid)]
     if include_user:
@@ -102,7 +77,9 @@ def _upsert(path: Path, text: str, content: str, force: bool) -> tuple[str, File
     return blk.upsert_block(text, content, path=str(path)), None
 
 
-def _agents_content(mem: Memory, sources: list[LayerSource], rest_bytes: int) -> tuple[str, str]:
+def _agents_content(
+    mem: KnowledgeSource, sources: list[LayerSource], rest_bytes: int
+) -> tuple[str, str]:
     if not mem.enabled:
         return blk.block_content("", disabled=True), "flat"
     flat = blk.block_content(build_context([s for s in sources if not s.doc.is_empty]))
@@ -120,7 +97,7 @@ def _agents_content(mem: Memory, sources: list[LayerSource], rest_bytes: int) ->
 
 
 def _sync_agents(
-    mem: Memory, project_dir: Path, *, create: bool, force: bool, include_user: bool
+    mem: KnowledgeSource, project_dir: Path, *, create: bool, force: bool, include_user: bool
 ) -> FileOutcome:
     path = project_dir / AGENTS_MD
     text = read_agent_file(path)
@@ -194,7 +171,7 @@ def _remove(path: Path, force: bool) -> FileOutcome:
 
 
 def sync_agents_md(
-    mem: Memory,
+    mem: KnowledgeSource,
     project_dir: str | os.PathLike[str],
     *,
     create: bool = False,
@@ -220,7 +197,7 @@ def sync_agents_md(
     return report
 
 
-def autosync_agents_md(mem: Memory, project_dir: str | os.PathLike[str]) -> SyncReport:
+def autosync_agents_md(mem: KnowledgeSource, project_dir: str | os.PathLike[str]) -> SyncReport:
     """Re-sync an existing AGENTS.md block after an Apply (the ``agents_md_autosync`` switch).
 
     Narrower than ``sync``: it creates no file and adds no block (a person who
@@ -256,29 +233,41 @@ def autosync_agents_md(mem: Memory, project_dir: str | os.PathLike[str]) -> Sync
     return report
 
 
-def autosync_after_apply(mem: Memory, project_id: str) -> dict[str, Any] | None:
-    """The Apply hook: ``None`` while the switch is off, else the sync's report.
+class AutosyncAfterApply:
+    """The Apply hook (registered by :func:`~.wiring.knowledge_services`): re-sync a
+    project's AGENTS.md block after an Apply to it.
 
-    The Apply is already durable when this runs, so a failed sync is returned
-    (``ok: false`` and ``error``) for the person to see, never raised over it.
+    ``None`` while the ``agents_md_autosync`` switch is off, else the sync's
+    report. The Apply is already durable when this runs, so a failed sync is
+    returned (``ok: false`` and ``error``) for the person to see, never raised
+    over it.
     """
-    if not mem.settings["agents_md_autosync"]:
-        return None
-    folder = mem.known_projects().get(project_id)
-    if folder is None:
-        return {"ok": False, "project": project_id, "error": "unknown project", "files": []}
-    try:
-        out = autosync_agents_md(mem, folder).to_dict()
-    except Exception as exc:  # noqa: BLE001 - reported in the result; the Apply stands
-        return {"ok": False, "project": project_id, "error": str(exc), "files": []}
-    out["project"] = project_id
-    return out
+
+    def __init__(self, ctx: ServiceContext, source: KnowledgeSource) -> None:
+        self.ctx = ctx
+        self.source = source
+
+    def __call__(self, project_id: str) -> AgentsMdAutosync | None:
+        if not self.ctx.settings.read()["agents_md_autosync"]:
+            return None
+        folder = self.ctx.projects.known().get(project_id)
+        if folder is None:
+            return AgentsMdAutosync(project_id, error="unknown project")
+        try:
+            report = autosync_agents_md(self.source, folder)
+        except Exception as exc:  # noqa: BLE001 - reported in the result; the Apply stands
+            return AgentsMdAutosync(project_id, error=str(exc))
+        return AgentsMdAutosync(project_id, report=report)
 
 
 __all__ = [
+    "AGENTS_MD",
+    "CLAUDE_MD",
+    "IMPORT_LINE",
+    "AutosyncAfterApply",
     "FileOutcome",
+    "KnowledgeSource",
     "SyncReport",
-    "autosync_after_apply",
     "autosync_agents_md",
     "sync_agents_md",
 ]

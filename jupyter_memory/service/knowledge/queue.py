@@ -1,45 +1,37 @@
-"""The proposal queue: propose, extract, apply, dismiss, process all (spec 002 §3–§6.1).
+"""The proposal queue: record rounds, propose, extract, list (spec 002 §3–§5).
 
 Nothing here puts a proposal into an agent's context: a proposal becomes
-knowledge only through :meth:`apply`, a person's act (docs/design.md invariant 5),
-which no agent tool reaches (see :mod:`jupyter_memory.service.agent_tools`).
+knowledge only through an Apply, a person's act (docs/design.md invariant 5,
+:mod:`.decisions`), which no agent tool reaches (:mod:`.agent_tools`).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from ...core.ids import new_id
-from ...core.knowledge.dedup import Known, decide, dedup_hash, dedup_key
+from ...core.knowledge.dedup import Known, decide_duplicate, dedup_hash
 from ...core.knowledge.evidence import SourceText, find_evidence, to_sources
 from ...core.knowledge.extract import (
     MAX_PER_ROUND,
-    Candidate,
+    KnowledgeCandidate,
     execution_state_reason,
     extract_candidates,
     recent_person_texts,
 )
-from ...core.knowledge.format import (
-    INFO,
-    RULES,
-    append_entry,
-    check_save_size,
-    render_knowledge,
-)
 from ...core.knowledge.proposals import KINDS, LAYERS, SOURCES, Proposal, build_proposal
 from ...core.llm import extraction_prompt, parse_extraction
-from ...exceptions import JupyterMemoryError, ParseError, PolicyError, ValidationError
+from ...exceptions import ParseError, PolicyError, ValidationError
 from ...store.knowledge.proposal_allowance import ProposalAllowance
-from .agents_md import autosync_after_apply
-from .files import (
-    AGENT_PROPOSALS_PER_CONVERSATION,
-    DEFAULT_CONVERSATION,
-    KnowledgeFilesMixin,
-    check_layer,
-)
+from ...store.knowledge.queue import QueueStore
+from ..context import ServiceContext
+from .events import QueueEvents
+from .files import KnowledgeFiles, ProjectArg, check_layer
+from .results import ProposeResult
 
+AGENT_PROPOSALS_PER_CONVERSATION = 5
+DEFAULT_CONVERSATION = "default"
 MAX_PROPOSAL_TEXT = 1_000
 
 
@@ -49,9 +41,23 @@ def _choice(value: str, allowed: tuple[str, ...], field: str) -> str:
     return value
 
 
-class KnowledgeQueueMixin(KnowledgeFilesMixin):
-    # Provided by Memory: an agent's project name, among registered projects only.
-    registered_project: Callable[[str], str]
+class KnowledgeQueue:
+    """Proposals into the queue, checked against the person's words; never into context."""
+
+    def __init__(
+        self,
+        ctx: ServiceContext,
+        files: KnowledgeFiles,
+        store: QueueStore,
+        events: QueueEvents,
+    ) -> None:
+        self.ctx = ctx
+        self.files = files
+        self.store = store
+        self.events = events
+        self._rounds: dict[str, list[SourceText]] = {}
+        self._agent_calls: dict[str, int] = {}  # an unnamed conversation's allowance
+        self._last_skipped: list[dict[str, str]] = []
 
     # -- rounds and targets -------------------------------------------------------------
 
@@ -64,13 +70,14 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
     ) -> list[SourceText]:
         """Remember this round's texts: the evidence that later proposals are checked against."""
         sources = to_sources(messages, default_notebook=notebook)
-        self._kn().rounds[conversation or DEFAULT_CONVERSATION] = sources
+        self._rounds[conversation or DEFAULT_CONVERSATION] = sources
         return sources
 
     def _proposal_target(
-        self, layer: str | None, project: str | os.PathLike[str] | None
+        self, layer: str | None, project: ProjectArg | None
     ) -> tuple[str, str | None]:
-        pid = self._project(project)[0] if project is not None else self.project_id
+        projects = self.ctx.projects
+        pid = projects.resolve(project)[0] if project is not None else projects.project_id
         layer = layer or ("project" if pid else "user")
         return check_layer(layer), pid
 
@@ -81,7 +88,7 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
             targets.append(("project", pid, f"project {pid}"))
         for layer, proj, label in targets:
             try:
-                doc = self.knowledge_doc(layer, project=proj)
+                doc = self.files.knowledge_doc(layer, project=proj)
             except ParseError:
                 # A malformed file is reported where it is read for context or
                 # apply; it must not also block the queue, so skip it here.
@@ -101,14 +108,14 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
         layer: str,
         pid: str | None,
         conversation: str | None,
-    ) -> dict[str, Any]:
-        store = self._queue_store()
-        with self.user.locked():
+    ) -> ProposeResult:
+        store = self.store
+        with self.ctx.user.locked():
             pending = [p for _, p in store.scan()[0] if p.is_pending]
-            decision = decide(text, self._known(pid, pending), store.dismissed_hashes())
+            decision = decide_duplicate(text, self._known(pid, pending), store.dismissed_hashes())
             if decision.action == "skip":
-                return {"status": "skipped", "id": None, "reason": decision.reason}
-            now = self.clock()
+                return ProposeResult("skipped", None, decision.reason)
+            now = self.ctx.clock()
             proposal = build_proposal(
                 id=new_id(now, "p"),
                 text=text,
@@ -130,9 +137,9 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
                     update={"status": "superseded", "superseded_by": proposal.id, "decided_at": now}
                 )
                 store.replace(old_path, old)
-        self.audit.append(
+        self.ctx.audit.append(
             "proposal.create",
-            actor=self.actor if source == "manual" else source,
+            actor=self.ctx.actor if source == "manual" else source,
             at=now,
             id=proposal.id,
             path=str(path),
@@ -142,14 +149,8 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
             project=pid,
             supersedes=decision.supersedes,
         )
-        self._emit("created", proposal.id, supersedes=decision.supersedes)
-        return {
-            "status": "queued",
-            "id": proposal.id,
-            "reason": decision.reason,
-            "supersedes": decision.supersedes,
-            "proposal": proposal.to_dict(),
-        }
+        self.events.emit("created", proposal.id, supersedes=decision.supersedes)
+        return ProposeResult("queued", proposal.id, decision.reason, decision.supersedes, proposal)
 
     # -- proposing ----------------------------------------------------------------------
 
@@ -159,20 +160,20 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
         kind: str,
         evidence_quote: str,
         layer: str | None = None,
-        project: str | os.PathLike[str] | None = None,
+        project: ProjectArg | None = None,
         source: str = "manual",
         *,
         messages: Iterable[Any] | None = None,
         conversation: str | None = None,
         quote_origin: dict[str, str] | None = None,
-    ) -> dict[str, Any]:
+    ) -> ProposeResult:
         """Queue a proposal whose quote is verified against the person's own text.
 
         The texts are ``messages`` when given, else this conversation's
         recorded round; a ``manual`` proposal's own text counts too (the person
         typed it). Never reaches context until a person applies it.
         """
-        if not self.enabled:
+        if not self.ctx.settings.enabled:
             raise PolicyError("memory is disabled: proposals are paused")
         if not isinstance(text, str) or not text.strip():
             raise ValidationError("must be a non-empty string", field="text")
@@ -186,11 +187,8 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
             reason = execution_state_reason(text)
             if reason:
                 raise ValidationError(f"refused: {reason}", field="text")
-        conv = conversation or DEFAULT_CONVERSATION
-        if messages is not None:
-            sources = to_sources(messages)
-        else:
-            sources = list(self._kn().rounds.get(conv, []))
+        recorded = self._rounds.get(conversation or DEFAULT_CONVERSATION, [])
+        sources = to_sources(messages) if messages is not None else list(recorded)
         if source == "manual":
             sources.append(SourceText("user", text))
         found = find_evidence(evidence_quote, sources)
@@ -216,13 +214,13 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
         *,
         conversation: str | None = None,
         messages: Iterable[Any] | None = None,
-    ) -> dict[str, Any]:
+    ) -> ProposeResult:
         """The agent's only knowledge-writing tool: into the queue, never into context."""
-        if not self.enabled:
+        if not self.ctx.settings.enabled:
             raise PolicyError("memory is disabled: agent proposals are paused")
         if project is not None:
             # An agent may name a project the person already uses, never a new folder.
-            project = self.registered_project(project)
+            project = self.ctx.projects.registered(project)
         if not self._take_proposal(conversation):
             raise PolicyError(
                 f"rate limit: at most {AGENT_PROPOSALS_PER_CONVERSATION} knowledge proposals "
@@ -244,19 +242,21 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
 
         A named conversation's count lives in the memory home, shared by every
         process serving it (a restarted MCP server gets no new allowance); an
-        unnamed one lives as long as this ``Memory``.
+        unnamed one lives as long as this service.
         """
         if conversation is not None:
-            allowance = ProposalAllowance(self.user.root)
-            return allowance.take(conversation, AGENT_PROPOSALS_PER_CONVERSATION, self.clock())
-        calls = self._kn().agent_calls
+            allowance = ProposalAllowance(self.ctx.user.root)
+            return allowance.take(conversation, AGENT_PROPOSALS_PER_CONVERSATION, self.ctx.clock())
+        calls = self._agent_calls
         if calls.get(DEFAULT_CONVERSATION, 0) >= AGENT_PROPOSALS_PER_CONVERSATION:
             return False
         calls[DEFAULT_CONVERSATION] = calls.get(DEFAULT_CONVERSATION, 0) + 1
         return True
 
-    def _llm_candidates(self, sources: list[SourceText], window: int) -> list[Candidate]:
-        client = self.llm
+    # -- extraction ---------------------------------------------------------------------
+
+    def _llm_candidates(self, sources: list[SourceText], window: int) -> list[KnowledgeCandidate]:
+        client = self.ctx.settings.llm
         assert client is not None
         recent = recent_person_texts(sources, window)
         out = []
@@ -266,14 +266,16 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
             except ValidationError:
                 continue  # an LLM quote that is not the person's words is dropped
             out.append(
-                Candidate(item.text, item.kind, item.evidence_quote, "chat-extraction", found)
+                KnowledgeCandidate(
+                    item.text, item.kind, item.evidence_quote, "chat-extraction", found
+                )
             )
         return out
 
     def extract(
         self,
         messages: Iterable[Any],
-        project: str | os.PathLike[str] | None = None,
+        project: ProjectArg | None = None,
         *,
         conversation: str | None = None,
         notebook: str | None = None,
@@ -286,9 +288,9 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
         suggestions are off; nothing at all happens while memory is disabled.
         Skipped candidates and why are in :attr:`last_extraction_skipped`.
         """
-        state = self._kn()
-        state.last_skipped = []
-        settings = self.settings
+        skipped: list[dict[str, str]] = []
+        self._last_skipped = skipped
+        settings = self.ctx.settings.read()
         if not settings["enabled"] or (background and not settings["auto_suggestions"]):
             return []
         sources = self.record_round(messages, conversation=conversation, notebook=notebook)
@@ -296,17 +298,17 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
         layer, pid = self._proposal_target(None, project)
         candidates = (
             self._llm_candidates(sources, window)
-            if self.llm
+            if self.ctx.settings.llm
             else extract_candidates(sources, max_messages=window)
         )
         queued: list[Proposal] = []
         for cand in candidates:
             if len(queued) >= MAX_PER_ROUND:
-                state.last_skipped.append({"text": cand.text, "reason": "round limit of 3 reached"})
+                skipped.append({"text": cand.text, "reason": "round limit of 3 reached"})
                 continue
             reason = execution_state_reason(cand.text)
             if reason:
-                state.last_skipped.append({"text": cand.text, "reason": reason})
+                skipped.append({"text": cand.text, "reason": reason})
                 continue
             result = self._enqueue(
                 text=cand.text,
@@ -318,158 +320,36 @@ class KnowledgeQueueMixin(KnowledgeFilesMixin):
                 pid=pid,
                 conversation=conversation,
             )
-            if result["status"] == "queued":
-                queued.append(Proposal.model_validate(result["proposal"]))
+            if result.proposal is not None:
+                queued.append(result.proposal)
             else:
-                state.last_skipped.append({"text": cand.text, "reason": result["reason"]})
+                skipped.append({"text": cand.text, "reason": result.reason})
         return queued
 
     @property
     def last_extraction_skipped(self) -> list[dict[str, str]]:
-        return list(self._kn().last_skipped)
+        return list(self._last_skipped)
 
-    # -- the queue ----------------------------------------------------------------------
+    # -- reading the queue --------------------------------------------------------------
 
     def queue(self, *, include_decided: bool = False) -> list[Proposal]:
         """Pending proposals (oldest first); all of them with ``include_decided``."""
-        good, _ = self._queue_store().scan()
+        good, _ = self.store.scan()
         items = [p for _, p in good if include_decided or p.is_pending]
         return sorted(items, key=lambda p: (p.created, p.id))
 
     def queue_problems(self) -> list[dict[str, str]]:
         """Proposal files that cannot be read (never rewritten; fix or remove them by hand)."""
-        _, bad = self._queue_store().scan()
+        _, bad = self.store.scan()
         return [{"path": str(path), "message": msg} for path, msg in bad]
 
     def proposal(self, proposal_id: str) -> Proposal:
-        return self._queue_store().find(proposal_id)[1]
-
-    def _decided(self, p: Proposal) -> dict[str, Any] | None:
-        if p.status == "applied":
-            return {
-                "id": p.id,
-                "status": "already_saved",
-                "layer": p.applied_to,
-                "project": p.applied_project,
-            }
-        if p.status == "dismissed":
-            return {"id": p.id, "status": "already_dismissed"}
-        if p.status == "superseded":
-            return {"id": p.id, "status": "already_superseded", "superseded_by": p.superseded_by}
-        return None
-
-    def apply(
-        self, proposal_id: str, to: str, project: str | os.PathLike[str] | None = None
-    ) -> dict[str, Any]:
-        """A person's approval: merge the entry into Rules or Info of the chosen file.
-
-        With the ``agents_md_autosync`` switch on, an Apply to a project also
-        re-syncs that project's AGENTS.md block; its report is under ``agents_md``.
-        """
-        result = self._apply_one(proposal_id, to, project)
-        if result["status"] == "applied" and result["layer"] == "project":
-            sync = autosync_after_apply(self, result["project"])
-            if sync is not None:
-                result["agents_md"] = sync
-        return result
-
-    def _apply_one(
-        self, proposal_id: str, to: str, project: str | os.PathLike[str] | None
-    ) -> dict[str, Any]:
-        check_layer(to, "to")
-        store = self._queue_store()
-        path, p = store.find(proposal_id)
-        done = self._decided(p)
-        if done is not None:
-            return done
-        if to == "project" and project is None and p.project is not None:
-            project = p.project
-        layer, root, pid = self._layer_root(to, project)
-        kfile = self._file(root)
-        section = RULES if p.kind == "rule" else INFO
-        with root.locked():
-            # Fresh from disk: a save checks its base under this same lock, so
-            # what is read here is what the file holds until the write.
-            loaded = kfile.load(fresh=True)  # a malformed file raises here, left as it is
-            key = dedup_key(p.text)
-            present = any(dedup_key(leaf) == key for _, leaf in loaded.doc.leaves())
-            digest = None
-            version = loaded.version
-            if not present:  # re-applying after a crash between the two writes adds nothing
-                text = render_knowledge(append_entry(loaded.doc, section, p.text))
-                check_save_size(text)
-                digest = version = kfile.write(text)
-        now = self.clock()
-        with self.user.locked():
-            path, p = store.find(proposal_id)
-            done = self._decided(p)
-            if done is not None:  # decided by someone else meanwhile
-                return done
-            p = p.model_copy(
-                update={
-                    "status": "applied",
-                    "decided_at": now,
-                    "applied_to": layer,
-                    "applied_project": pid,
-                }
-            )
-            store.replace(path, p)
-        self._audit_knowledge_write(
-            "proposal.apply", kfile, digest, layer, pid, at=now, id=p.id, section=section
-        )
-        self._emit("applied", p.id, layer=layer, project=pid)
-        return {
-            "id": p.id,
-            "status": "applied",
-            "layer": layer,
-            "project": pid,
-            "section": section,
-            "path": str(kfile.path),
-            "version": version,
-        }
-
-    def dismiss(self, proposal_id: str) -> dict[str, Any]:
-        """A person's refusal; the same proposal is never suggested again."""
-        store = self._queue_store()
-        with self.user.locked():
-            path, p = store.find(proposal_id)
-            done = self._decided(p)
-            if done is not None:
-                return done
-            now = self.clock()
-            p = p.model_copy(update={"status": "dismissed", "decided_at": now})
-            store.add_dismissed(p.dedup_hash or dedup_hash(p.text))
-            digest = store.replace(path, p)
-        self.audit.append(
-            "proposal.dismiss", actor=self.actor, at=now, id=p.id, path=str(path), sha256=digest
-        )
-        self._emit("dismissed", p.id)
-        return {"id": p.id, "status": "dismissed"}
-
-    def process_all(self, to: str, project: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-        """Apply every pending item; items that still need a project picked are skipped and listed.
-
-        AGENTS.md auto-sync runs once per project at the end (``agents_md``: one
-        report per project), not once per item.
-        """
-        check_layer(to, "to")
-        applied: list[dict[str, Any]] = []
-        skipped: list[dict[str, Any]] = []
-        for p in self.queue():
-            target = project if project is not None else p.project
-            if to == "project" and target is None and self.project_id is None:
-                skipped.append({"id": p.id, "text": p.text, "reason": "pick a project"})
-                continue
-            try:
-                applied.append(self._apply_one(p.id, to, target))
-            except JupyterMemoryError as exc:
-                skipped.append({"id": p.id, "text": p.text, "reason": str(exc)})
-        result: dict[str, Any] = {"applied": applied, "skipped": skipped}
-        projects = {a["project"] for a in applied if a["status"] == "applied" and a["project"]}
-        reports = [r for pid in sorted(projects) if (r := autosync_after_apply(self, pid))]
-        if reports:
-            result["agents_md"] = reports
-        return result
+        return self.store.find(proposal_id)[1]
 
 
-__all__ = ["KnowledgeQueueMixin"]
+__all__ = [
+    "AGENT_PROPOSALS_PER_CONVERSATION",
+    "DEFAULT_CONVERSATION",
+    "MAX_PROPOSAL_TEXT",
+    "KnowledgeQueue",
+]

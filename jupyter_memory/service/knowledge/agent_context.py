@@ -1,0 +1,94 @@
+"""What an agent sees: the context block of approved knowledge and catalog expansion.
+
+Decided here and only here (docs/design.md invariant 3): approved knowledge
+files, nothing from the queue, nothing at all when memory is disabled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ...core.knowledge.context import LayerSource, build_context, expand_catalog
+from ...core.knowledge.reorganize import needs_preinject_reorganize
+from ...exceptions import JupyterMemoryError, PolicyError, ValidationError
+from ..context import ServiceContext
+from .files import KnowledgeFiles, ProjectArg
+from .queue import DEFAULT_CONVERSATION
+from .results import CatalogExpansion
+
+MAX_EXPAND_LABELS = 50
+
+
+class KnowledgeContext:
+    """The agent's view of the knowledge files (with the once-per-conversation pre-inject)."""
+
+    def __init__(self, ctx: ServiceContext, files: KnowledgeFiles) -> None:
+        self.ctx = ctx
+        self.files = files
+        self._preinject_tried: set[tuple[str, Path]] = set()
+        # Why a pre-inject reorganize failed (the context used the file as it was).
+        self.preinject_errors: list[str] = []
+
+    def _sources(self, project: ProjectArg | None) -> list[LayerSource]:
+        sources = []
+        layers: list[tuple[str, ProjectArg | None]] = [("user", None)]
+        if project is not None or self.ctx.projects.project_root is not None:
+            layers.append(("project", project))
+        for layer, proj in layers:
+            _, root, pid = self.files.layer_root(layer, proj)
+            loaded = self.files.file_of(root).load()
+            sources.append(LayerSource(layer, str(loaded.path), loaded.doc, pid))
+        return sources
+
+    def _preinject(self, sources: list[LayerSource], conversation: str) -> list[LayerSource]:
+        """Reorganize a file past its threshold but still flat, once per conversation."""
+        out = []
+        for source in sources:
+            key = (conversation, Path(source.origin))
+            if key not in self._preinject_tried and needs_preinject_reorganize(
+                source.doc, source.layer
+            ):
+                self._preinject_tried.add(key)
+                try:
+                    self.files.reorganize(source.layer, project=source.project)
+                    _, root, _ = self.files.layer_root(source.layer, source.project)
+                    source = LayerSource(
+                        source.layer,
+                        source.origin,
+                        self.files.file_of(root).load().doc,
+                        source.project,
+                    )
+                except (JupyterMemoryError, OSError) as exc:
+                    # Never blocks the context: the unreorganized file is used.
+                    self.preinject_errors.append(f"{source.origin}: {exc}")
+            out.append(source)
+        return out
+
+    def context(self, project: ProjectArg | None = None, *, conversation: str | None = None) -> str:
+        """The delimited block of approved knowledge for an agent; ``""`` when disabled."""
+        if not self.ctx.settings.enabled:
+            return ""
+        sources = self._sources(project)
+        sources = self._preinject(sources, conversation or DEFAULT_CONVERSATION)
+        return build_context(sources)
+
+    def expand_knowledge_catalog(
+        self, labels: str | Sequence[str], project: ProjectArg | None = None
+    ) -> CatalogExpansion:
+        """Full entries for exact catalog labels (several at once) and the unknown ones."""
+        if not self.ctx.settings.enabled:
+            raise PolicyError("memory is disabled: there is no knowledge to expand")
+        wanted = [labels] if isinstance(labels, str) else list(labels)
+        if not wanted:
+            raise ValidationError("give at least one label", field="labels")
+        if len(wanted) > MAX_EXPAND_LABELS:
+            raise ValidationError(f"at most {MAX_EXPAND_LABELS} labels per call", field="labels")
+        for label in wanted:
+            if not isinstance(label, str) or not label.strip() or len(label) > 500:
+                raise ValidationError("each label must be a non-empty string", field="labels")
+        found = expand_catalog(self._sources(project), wanted)
+        return CatalogExpansion(found.entries, found.unknown)
+
+
+__all__ = ["MAX_EXPAND_LABELS", "KnowledgeContext"]

@@ -1,0 +1,171 @@
+"""A person's decisions on the queue: apply, dismiss, process all (spec 002 §6–§6.1).
+
+Apply is the one way a proposal becomes knowledge (docs/design.md invariant 5);
+no agent tool reaches this module. After knowledge of a project changed, the
+hook registered with :meth:`KnowledgeDecisions.on_project_applied` runs once
+per project (the AGENTS.md auto-sync, wired in :mod:`.wiring`); its report is
+part of the result, so the person sees it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from ...core.knowledge.dedup import dedup_hash, dedup_key
+from ...core.knowledge.format import INFO, RULES, append_entry, check_save_size, render_knowledge
+from ...core.knowledge.proposals import Proposal
+from ...exceptions import JupyterMemoryError
+from ..context import ServiceContext
+from .events import QueueEvents
+from .files import KnowledgeFiles, ProjectArg, check_layer
+from .queue import KnowledgeQueue
+from .results import AgentsMdAutosync, DecisionResult, ProcessAllResult, SkippedProposal
+
+# Runs after an Apply changed a project's knowledge: ``None`` when it did nothing.
+ProjectAppliedHook = Callable[[str], AgentsMdAutosync | None]
+
+
+def _decided(p: Proposal) -> DecisionResult | None:
+    """The decision a proposal already has, or ``None`` while it is pending."""
+    if p.status == "applied":
+        return DecisionResult(p.id, "already_saved", layer=p.applied_to, project=p.applied_project)
+    if p.status == "dismissed":
+        return DecisionResult(p.id, "already_dismissed")
+    if p.status == "superseded":
+        return DecisionResult(p.id, "already_superseded", superseded_by=p.superseded_by)
+    return None
+
+
+class KnowledgeDecisions:
+    """Apply and dismiss proposals of the queue into the knowledge files."""
+
+    def __init__(
+        self,
+        ctx: ServiceContext,
+        files: KnowledgeFiles,
+        queue: KnowledgeQueue,
+        events: QueueEvents,
+    ) -> None:
+        self.ctx = ctx
+        self.files = files
+        self.queue = queue
+        self.events = events
+        self._project_applied: ProjectAppliedHook | None = None
+
+    def on_project_applied(self, hook: ProjectAppliedHook | None) -> None:
+        """Run ``hook(project_id)`` after an Apply to a project (one hook; ``None`` removes it)."""
+        self._project_applied = hook
+
+    def _after(self, project_id: str) -> AgentsMdAutosync | None:
+        hook = self._project_applied
+        return hook(project_id) if hook is not None else None
+
+    def apply(self, proposal_id: str, to: str, project: ProjectArg | None = None) -> DecisionResult:
+        """A person's approval: merge the entry into Rules or Info of the chosen file.
+
+        With the ``agents_md_autosync`` switch on, an Apply to a project also
+        re-syncs that project's AGENTS.md block; its report is under ``agents_md``.
+        """
+        result = self._apply_one(proposal_id, to, project)
+        if result.status == "applied" and result.layer == "project" and result.project:
+            sync = self._after(result.project)
+            if sync is not None:
+                result = dataclasses.replace(result, agents_md=sync)
+        return result
+
+    def _apply_one(self, proposal_id: str, to: str, project: ProjectArg | None) -> DecisionResult:
+        check_layer(to, "to")
+        store = self.queue.store
+        path, p = store.find(proposal_id)
+        done = _decided(p)
+        if done is not None:
+            return done
+        if to == "project" and project is None and p.project is not None:
+            project = p.project
+        layer, root, pid = self.files.layer_root(to, project)
+        kfile = self.files.file_of(root)
+        section = RULES if p.kind == "rule" else INFO
+        with root.locked():
+            # Fresh from disk: a save checks its base under this same lock, so
+            # what is read here is what the file holds until the write.
+            loaded = kfile.load(fresh=True)  # a malformed file raises here, left as it is
+            key = dedup_key(p.text)
+            present = any(dedup_key(leaf) == key for _, leaf in loaded.doc.leaves())
+            digest = None
+            version = loaded.version
+            if not present:  # re-applying after a crash between the two writes adds nothing
+                text = render_knowledge(append_entry(loaded.doc, section, p.text))
+                check_save_size(text)
+                digest = version = kfile.write(text)
+        now = self.ctx.clock()
+        with self.ctx.user.locked():
+            path, p = store.find(proposal_id)
+            done = _decided(p)
+            if done is not None:  # decided by someone else meanwhile
+                return done
+            p = p.model_copy(
+                update={
+                    "status": "applied",
+                    "decided_at": now,
+                    "applied_to": layer,
+                    "applied_project": pid,
+                }
+            )
+            store.replace(path, p)
+        self.files.audit_write(
+            "proposal.apply", kfile, digest, layer, pid, at=now, id=p.id, section=section
+        )
+        self.events.emit("applied", p.id, layer=layer, project=pid)
+        return DecisionResult(
+            p.id,
+            "applied",
+            layer=layer,
+            project=pid,
+            section=section,
+            path=str(kfile.path),
+            version=version,
+        )
+
+    def dismiss(self, proposal_id: str) -> DecisionResult:
+        """A person's refusal; the same proposal is never suggested again."""
+        store = self.queue.store
+        with self.ctx.user.locked():
+            path, p = store.find(proposal_id)
+            done = _decided(p)
+            if done is not None:
+                return done
+            now = self.ctx.clock()
+            p = p.model_copy(update={"status": "dismissed", "decided_at": now})
+            store.add_dismissed(p.dedup_hash or dedup_hash(p.text))
+            digest = store.replace(path, p)
+        self.ctx.audit.append(
+            "proposal.dismiss", actor=self.ctx.actor, at=now, id=p.id, path=str(path), sha256=digest
+        )
+        self.events.emit("dismissed", p.id)
+        return DecisionResult(p.id, "dismissed")
+
+    def process_all(self, to: str, project: ProjectArg | None = None) -> ProcessAllResult:
+        """Apply every pending item; items that still need a project picked are skipped and listed.
+
+        AGENTS.md auto-sync runs once per project at the end (``agents_md``: one
+        report per project), not once per item.
+        """
+        check_layer(to, "to")
+        applied: list[DecisionResult] = []
+        skipped: list[SkippedProposal] = []
+        for p in self.queue.queue():
+            target = project if project is not None else p.project
+            if to == "project" and target is None and self.ctx.projects.project_id is None:
+                skipped.append(SkippedProposal(p.id, p.text, "pick a project"))
+                continue
+            try:
+                applied.append(self._apply_one(p.id, to, target))
+            except JupyterMemoryError as exc:
+                skipped.append(SkippedProposal(p.id, p.text, str(exc)))
+        projects = {a.project for a in applied if a.status == "applied" and a.project}
+        reports = [r for pid in sorted(projects) if (r := self._after(pid)) is not None]
+        return ProcessAllResult(applied, skipped, reports or None)
+
+
+__all__ = ["KnowledgeDecisions", "ProjectAppliedHook"]

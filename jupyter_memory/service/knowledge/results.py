@@ -1,0 +1,262 @@
+"""What the knowledge services return: one typed result per operation.
+
+Each result's ``to_dict()`` gives exactly the keys the operation returned as a
+plain dict before (the REST responses, ``--json`` output and the MCP tools are
+built from it). Each is also a read-only mapping over that dict
+(:class:`~jupyter_memory.service.results.MappingResult`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...core.knowledge.context import ExpandedEntry, LibraryStatus
+from ...core.knowledge.proposals import Proposal
+from ..results import MappingResult
+
+# -- knowledge files --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class KnowledgeFileStatus(MappingResult):
+    """The Library status of a saved file (counts, budget, mode) and its ``version``."""
+
+    status: LibraryStatus
+    version: str
+
+    @property
+    def path(self) -> str:
+        return self.status.path
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.status.to_dict(), "version": self.version}
+
+
+@dataclass(frozen=True, eq=False)
+class KnowledgeRead(MappingResult):
+    """One read for an editor: the text, its version and status, from the same bytes."""
+
+    layer: str
+    project: str | None
+    path: str
+    exists: bool
+    text: str
+    version: str
+    status: KnowledgeFileStatus
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "layer": self.layer,
+            "project": self.project,
+            "path": self.path,
+            "exists": self.exists,
+            "text": self.text,
+            "version": self.version,
+            "status": self.status.to_dict(),
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class ReorganizeResult(MappingResult):
+    """What a reorganize wrote (the old text is in ``backup``)."""
+
+    layer: str
+    project: str | None
+    path: str
+    backup: str
+    grouped: bool
+    duplicates_removed: int
+    chars_before: int
+    chars_after: int
+    used_llm: bool
+    version: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "layer": self.layer,
+            "project": self.project,
+            "path": self.path,
+            "backup": self.backup,
+            "grouped": self.grouped,
+            "duplicates_removed": self.duplicates_removed,
+            "chars_before": self.chars_before,
+            "chars_after": self.chars_after,
+            "used_llm": self.used_llm,
+            "version": self.version,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class CatalogExpansion(MappingResult):
+    """Full entries for the catalog labels asked for, and the labels nobody has."""
+
+    entries: list[ExpandedEntry]
+    unknown: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"entries": [e.to_dict() for e in self.entries], "unknown": list(self.unknown)}
+
+
+# -- AGENTS.md --------------------------------------------------------------------------
+
+
+@dataclass
+class FileOutcome:
+    """What happened to one file: ``action`` is created, updated, unchanged, removed,
+    absent, kept (a person's own import line), skipped (auto-sync found no block to
+    update), or refused (a hand-edited block)."""
+
+    path: Path
+    action: str
+    message: str
+    diff: str = ""
+    mode: str | None = None  # flat | catalog (AGENTS.md only)
+    bytes: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "action": self.action,
+            "message": self.message,
+            "diff": self.diff,
+            "mode": self.mode,
+            "bytes": self.bytes,
+        }
+
+
+@dataclass
+class SyncReport:
+    """What ``agents-md sync`` (or the auto-sync) did to each file."""
+
+    files: list[FileOutcome] = field(default_factory=list)
+
+    @property
+    def refused(self) -> bool:
+        return any(f.action == "refused" for f in self.files)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": not self.refused, "files": [f.to_dict() for f in self.files]}
+
+
+@dataclass(frozen=True, eq=False)
+class AgentsMdAutosync(MappingResult):
+    """The AGENTS.md auto-sync after an Apply to ``project``: its report, or why it failed."""
+
+    project: str
+    report: SyncReport | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.report is not None and not self.report.refused
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.report is None:
+            return {"ok": False, "project": self.project, "error": self.error, "files": []}
+        return {**self.report.to_dict(), "project": self.project}
+
+
+# -- the queue --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ProposeResult(MappingResult):
+    """``queued`` (with the new ``proposal``) or ``skipped`` (``id`` None, with the ``reason``)."""
+
+    status: str
+    id: str | None
+    reason: str
+    supersedes: str | None = None
+    proposal: Proposal | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status, "id": self.id, "reason": self.reason}
+        if self.proposal is not None:
+            out["supersedes"] = self.supersedes
+            out["proposal"] = self.proposal.to_dict()
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class DecisionResult(MappingResult):
+    """A person's decision on one proposal (apply or dismiss), or the one it already had.
+
+    ``status`` is applied, dismissed, already_saved, already_dismissed or
+    already_superseded; each status carries its own keys in ``to_dict()``.
+    ``agents_md`` is set only when an Apply to a project re-synced AGENTS.md.
+    """
+
+    id: str
+    status: str
+    layer: str | None = None
+    project: str | None = None
+    section: str | None = None
+    path: str | None = None
+    version: str | None = None
+    superseded_by: str | None = None
+    agents_md: AgentsMdAutosync | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "status": self.status}
+        if self.status == "applied":
+            out.update(
+                layer=self.layer,
+                project=self.project,
+                section=self.section,
+                path=self.path,
+                version=self.version,
+            )
+        elif self.status == "already_saved":
+            out.update(layer=self.layer, project=self.project)
+        elif self.status == "already_superseded":
+            out["superseded_by"] = self.superseded_by
+        if self.agents_md is not None:
+            out["agents_md"] = self.agents_md.to_dict()
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class SkippedProposal(MappingResult):
+    """A pending proposal that Process all left in the queue, and why."""
+
+    id: str
+    text: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "reason": self.reason}
+
+
+@dataclass(frozen=True, eq=False)
+class ProcessAllResult(MappingResult):
+    """Process all: what was applied, what was skipped, one AGENTS.md report per project."""
+
+    applied: list[DecisionResult]
+    skipped: list[SkippedProposal]
+    agents_md: list[AgentsMdAutosync] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "applied": [a.to_dict() for a in self.applied],
+            "skipped": [s.to_dict() for s in self.skipped],
+        }
+        if self.agents_md:
+            out["agents_md"] = [r.to_dict() for r in self.agents_md]
+        return out
+
+
+__all__ = [
+    "AgentsMdAutosync",
+    "CatalogExpansion",
+    "DecisionResult",
+    "FileOutcome",
+    "KnowledgeFileStatus",
+    "KnowledgeRead",
+    "ProcessAllResult",
+    "ProposeResult",
+    "ReorganizeResult",
+    "SkippedProposal",
+    "SyncReport",
+]

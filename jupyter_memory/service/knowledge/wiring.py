@@ -1,0 +1,46 @@
+"""The knowledge services of one ``Memory``, built from its context and wired together.
+
+The AGENTS.md auto-sync is registered here as the queue's after-Apply hook, so
+the queue knows nothing of AGENTS.md and :mod:`.agents_md` nothing of the
+``Memory`` facade (one-way imports: memory → wiring → queue, agents_md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...store.knowledge.queue import QueueStore
+from ..context import ServiceContext
+from .agent_context import KnowledgeContext
+from .agent_tools import KnowledgeAgentTools
+from .agents_md import AutosyncAfterApply
+from .decisions import KnowledgeDecisions
+from .events import QueueEvents
+from .files import KnowledgeFiles
+from .queue import KnowledgeQueue
+
+
+@dataclass(frozen=True)
+class KnowledgeServices:
+    files: KnowledgeFiles
+    events: QueueEvents
+    queue: KnowledgeQueue
+    decisions: KnowledgeDecisions
+    context: KnowledgeContext
+    tools: KnowledgeAgentTools
+
+
+def knowledge_services(ctx: ServiceContext) -> KnowledgeServices:
+    """Build the services over one queue store; register the AGENTS.md auto-sync hook."""
+    files = KnowledgeFiles(ctx)
+    store = QueueStore(ctx.user.layout)
+    events = QueueEvents(store)
+    queue = KnowledgeQueue(ctx, files, store, events)
+    decisions = KnowledgeDecisions(ctx, files, queue, events)
+    decisions.on_project_applied(AutosyncAfterApply(ctx, files))
+    context = KnowledgeContext(ctx, files)
+    tools = KnowledgeAgentTools(queue, context)
+    return KnowledgeServices(files, events, queue, decisions, context, tools)
+
+
+__all__ = ["KnowledgeServices", "knowledge_services"]
