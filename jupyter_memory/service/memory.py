@@ -17,6 +17,9 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from ..core.durations import parse_duration
+from ..core.knowledge.evidence import SourceText
+from ..core.knowledge.format import KnowledgeDoc
+from ..core.knowledge.proposals import Proposal
 from ..core.llm import LLMClient
 from ..core.memories.attention import heat
 from ..core.memories.disclosure import Level, snippet
@@ -49,7 +52,17 @@ from ..store.memories.search_index import IndexRow, SearchQuery
 from ..store.root import StoreRoot
 from .context import ServiceContext
 from .focus import FocusResolution
-from .knowledge.agent_tools import KnowledgeMixin
+from .knowledge.events import QueueListener
+from .knowledge.results import (
+    CatalogExpansion,
+    DecisionResult,
+    KnowledgeFileStatus,
+    KnowledgeRead,
+    ProcessAllResult,
+    ProposeResult,
+    ReorganizeResult,
+)
+from .knowledge.wiring import knowledge_services
 from .learning.results import (
     CandidateRule,
     DigestReport,
@@ -114,7 +127,7 @@ def default_title(text: str) -> str:
     return (first[:77] + "…") if len(first) > 80 else first
 
 
-class Memory(KnowledgeMixin):
+class Memory:
     """Governed memory for one person: a user home and, optionally, a focused project."""
 
     def __init__(
@@ -135,6 +148,9 @@ class Memory(KnowledgeMixin):
             semantic=SemanticRecall(default_embedder_factory(semantic)),
             id_factory=id_factory,
         )
+        # knowledge services
+        self.knowledge_services = knowledge_services(self.ctx)
+        # end knowledge services
         # learning services (tiers and the cold archive included); until the memory
         # and knowledge services exist, the facade itself writes and proposes.
         self.learning_services = learning_services(self.ctx, writer=self, reader=self, queue=self)
@@ -856,6 +872,163 @@ class Memory(KnowledgeMixin):
         from .imports.importer import import_from
 
         return import_from(self, source, path, project, dry_run=dry_run, progress=progress)
+
+    # -- knowledge (delegation) --
+
+    def on_queue_change(self, callback: QueueListener) -> Callable[[], None]:
+        """Call ``callback(event)`` after every queue change; returns an unsubscribe function."""
+        return self.knowledge_services.events.on_queue_change(callback)
+
+    def knowledge(self, layer: str = "user", project: str | os.PathLike[str] | None = None) -> str:
+        return self.knowledge_services.files.knowledge(layer, project)
+
+    def knowledge_version(
+        self, layer: str = "user", project: str | os.PathLike[str] | None = None
+    ) -> str:
+        return self.knowledge_services.files.knowledge_version(layer, project)
+
+    def read_knowledge(
+        self, layer: str = "user", project: str | os.PathLike[str] | None = None
+    ) -> KnowledgeRead:
+        return self.knowledge_services.files.read_knowledge(layer, project)
+
+    def knowledge_doc(
+        self, layer: str = "user", project: str | os.PathLike[str] | None = None
+    ) -> KnowledgeDoc:
+        return self.knowledge_services.files.knowledge_doc(layer, project)
+
+    def save_knowledge(
+        self,
+        layer: str,
+        text: str,
+        project: str | os.PathLike[str] | None = None,
+        *,
+        base: str | None = None,
+    ) -> KnowledgeFileStatus:
+        return self.knowledge_services.files.save_knowledge(layer, text, project, base=base)
+
+    def library_status(
+        self, layer: str = "user", project: str | os.PathLike[str] | None = None
+    ) -> KnowledgeFileStatus:
+        return self.knowledge_services.files.library_status(layer, project)
+
+    def reorganize(
+        self, layer: str = "user", project: str | os.PathLike[str] | None = None
+    ) -> ReorganizeResult:
+        return self.knowledge_services.files.reorganize(layer, project)
+
+    def context(
+        self, project: str | os.PathLike[str] | None = None, *, conversation: str | None = None
+    ) -> str:
+        return self.knowledge_services.context.context(project, conversation=conversation)
+
+    def expand_knowledge_catalog(
+        self, labels: str | Sequence[str], project: str | os.PathLike[str] | None = None
+    ) -> CatalogExpansion:
+        return self.knowledge_services.context.expand_knowledge_catalog(labels, project)
+
+    def record_round(
+        self,
+        messages: Iterable[Any],
+        *,
+        conversation: str | None = None,
+        notebook: str | None = None,
+    ) -> builtins.list[SourceText]:
+        return self.knowledge_services.queue.record_round(
+            messages, conversation=conversation, notebook=notebook
+        )
+
+    def propose(
+        self,
+        text: str,
+        kind: str,
+        evidence_quote: str,
+        layer: str | None = None,
+        project: str | os.PathLike[str] | None = None,
+        source: str = "manual",
+        *,
+        messages: Iterable[Any] | None = None,
+        conversation: str | None = None,
+        quote_origin: dict[str, str] | None = None,
+    ) -> ProposeResult:
+        return self.knowledge_services.queue.propose(
+            text,
+            kind,
+            evidence_quote,
+            layer,
+            project,
+            source,
+            messages=messages,
+            conversation=conversation,
+            quote_origin=quote_origin,
+        )
+
+    def propose_knowledge(
+        self,
+        text: str,
+        kind: str,
+        evidence_quote: str,
+        layer: str | None = None,
+        project: str | None = None,
+        *,
+        conversation: str | None = None,
+        messages: Iterable[Any] | None = None,
+    ) -> ProposeResult:
+        return self.knowledge_services.queue.propose_knowledge(
+            text, kind, evidence_quote, layer, project, conversation=conversation, messages=messages
+        )
+
+    def extract(
+        self,
+        messages: Iterable[Any],
+        project: str | os.PathLike[str] | None = None,
+        *,
+        conversation: str | None = None,
+        notebook: str | None = None,
+        max_messages: int | None = None,
+        background: bool = True,
+    ) -> builtins.list[Proposal]:
+        return self.knowledge_services.queue.extract(
+            messages,
+            project,
+            conversation=conversation,
+            notebook=notebook,
+            max_messages=max_messages,
+            background=background,
+        )
+
+    @property
+    def last_extraction_skipped(self) -> builtins.list[dict[str, str]]:
+        return self.knowledge_services.queue.last_extraction_skipped
+
+    def queue(self, *, include_decided: bool = False) -> builtins.list[Proposal]:
+        return self.knowledge_services.queue.queue(include_decided=include_decided)
+
+    def queue_problems(self) -> builtins.list[dict[str, str]]:
+        return self.knowledge_services.queue.queue_problems()
+
+    def proposal(self, proposal_id: str) -> Proposal:
+        return self.knowledge_services.queue.proposal(proposal_id)
+
+    def apply(
+        self, proposal_id: str, to: str, project: str | os.PathLike[str] | None = None
+    ) -> DecisionResult:
+        return self.knowledge_services.decisions.apply(proposal_id, to, project)
+
+    def dismiss(self, proposal_id: str) -> DecisionResult:
+        return self.knowledge_services.decisions.dismiss(proposal_id)
+
+    def process_all(
+        self, to: str, project: str | os.PathLike[str] | None = None
+    ) -> ProcessAllResult:
+        return self.knowledge_services.decisions.process_all(to, project)
+
+    def call_agent_tool(
+        self, name: str, arguments: dict[str, Any], *, conversation: str | None = None
+    ) -> ProposeResult | CatalogExpansion:
+        return self.knowledge_services.tools.call_agent_tool(
+            name, arguments, conversation=conversation
+        )
 
     # -- learning and tiers (delegation) --
 
