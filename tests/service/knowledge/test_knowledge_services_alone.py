@@ -39,7 +39,9 @@ OTHER = "Dates are in Asia/Shanghai time (日期按北京时间)."
 
 @pytest.fixture
 def ctx(memory_home: Path, clock: Any) -> ServiceContext:
-    return ServiceContext.open(memory_home, clock=clock, actor="person", semantic=SemanticRecall(None))
+    return ServiceContext.open(
+        memory_home, clock=clock, actor="person", semantic=SemanticRecall(None)
+    )
 
 
 def _queue(ctx: ServiceContext) -> tuple[KnowledgeFiles, QueueEvents, KnowledgeQueue]:
@@ -125,7 +127,15 @@ def test_decisions_run_the_registered_hook_once_per_project(
 
     plain = decisions.apply(a.id, to="project")  # no hook registered: no agents_md key
     assert isinstance(plain, DecisionResult) and plain.agents_md is None
-    assert list(plain.to_dict()) == ["id", "status", "layer", "project", "section", "path", "version"]
+    assert list(plain.to_dict()) == [
+        "id",
+        "status",
+        "layer",
+        "project",
+        "section",
+        "path",
+        "version",
+    ]
     assert decisions.apply(a.id, to="project").to_dict() == {
         "id": a.id,
         "status": "already_saved",
