@@ -80,9 +80,9 @@ def run_demo(home: Path, say: Any) -> dict[str, Any]:
     mem.forget(forgotten)
     say(f"forgot {forgotten}; recall 'churn' now finds {len(mem.recall('churn'))} hit(s)")
     report = mem.rebuild_index()
-    say(f"rebuilt index: {report['user']['indexed']} files indexed")
+    say(f"rebuilt index: {report.layers['user'].indexed} files indexed")
     doctor = mem.doctor()
-    say(f"doctor: {'ok' if doctor['ok'] else doctor['problems']}")
+    say(f"doctor: {'ok' if doctor.ok else doctor.to_dict()['problems']}")
     say(f"files:  {home / 'memories'}")
     say(f"audit:  {home / 'audit.jsonl'}")
     say(f"index:  {home / '.index'}")
@@ -92,8 +92,8 @@ def run_demo(home: Path, say: Any) -> dict[str, Any]:
         "ids": ids,
         "forgotten": forgotten,
         "recall": results,
-        "rebuild": report,
-        "doctor_ok": doctor["ok"],
+        "rebuild": report.to_dict(),
+        "doctor_ok": doctor.ok,
     }
 
 

@@ -9,6 +9,7 @@ import io
 import sys
 from typing import Any
 
+from ..core.memories.recall_query import RecallQuery
 from ..exceptions import ValidationError
 from .output import emit_json, open_memory
 
@@ -34,7 +35,7 @@ def _remember(args: argparse.Namespace) -> int:
 
 def _recall(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        hits = mem.recall(
+        query = RecallQuery.of(
             " ".join(args.query),
             type=args.type,
             tier=args.tier,
@@ -47,6 +48,7 @@ def _recall(args: argparse.Namespace) -> int:
             budget=args.budget,
             mode=args.mode,
         )
+        hits = mem.recall_query(query)
     if args.json:
         emit_json([h.to_dict() for h in hits])
         return 0
@@ -72,7 +74,7 @@ def _get(args: argparse.Namespace) -> int:
 def _forget(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         result = mem.forget(args.id)
-    emit_json(result) if args.json else print(f"forgot {args.id}")
+    emit_json(result.to_dict()) if args.json else print(f"forgot {args.id}")
     return 0
 
 
@@ -91,11 +93,12 @@ def _stats(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         stats = mem.stats()
     if args.json:
-        emit_json(stats)
+        emit_json(stats.to_dict())
         return 0
-    print(f"{stats['total']} memories in {stats['home']}")
+    print(f"{stats.total} memories in {stats.home}")
+    counts = stats.to_dict()
     for key in ("by_type", "by_tier", "by_scope", "by_project", "by_heat"):
-        print(f"  {key[3:]:8} " + ", ".join(f"{k}: {v}" for k, v in sorted(stats[key].items())))
+        print(f"  {key[3:]:8} " + ", ".join(f"{k}: {v}" for k, v in sorted(counts[key].items())))
     return 0
 
 
@@ -158,10 +161,10 @@ def _rebuild(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         report = mem.rebuild_index()
     if args.json:
-        emit_json(report)
+        emit_json(report.to_dict())
     else:
-        for layer, rep in report.items():
-            print(f"{layer}: indexed {rep['indexed']} files, {len(rep['problems'])} unreadable")
+        for layer, rep in report.layers.items():
+            print(f"{layer}: indexed {rep.indexed} files, {len(rep.problems)} unreadable")
     return 0
 
 
@@ -169,24 +172,24 @@ def _embed(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         report = mem.embed(rebuild=args.rebuild, timeout=args.timeout)
     if args.json:
-        emit_json(report)
+        emit_json(report.to_dict())
     else:
-        for root in report["roots"]:
+        for root in report.status["roots"]:
             print(f"{root['layer']}: {root['embedded']} embedded, {root['pending']} pending")
-    return 0 if report["done"] else 1
+    return 0 if report.done else 1
 
 
 def _doctor(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         report = mem.doctor()
     if args.json:
-        emit_json({"ok": report["ok"], "problems": report["problems"]})
+        emit_json({"ok": report.ok, "problems": report.to_dict()["problems"]})
     else:
-        if report["ok"]:
+        if report.ok:
             print("ok: no problems found")
-        for p in report["problems"]:
-            print(f"{p['kind']}: {p['path']}: {p['message']}")
-    return 0 if report["ok"] else 1
+        for p in report.problems:
+            print(f"{p.kind}: {p.path}: {p.message}")
+    return 0 if report.ok else 1
 
 
 def _filters(p: argparse.ArgumentParser) -> None:

@@ -36,7 +36,7 @@ def memories(self: Any, line: str) -> Any:
         return digest_cmd.archive(self, args.dry_run)
     with self.session.lock:
         if args.stats:
-            return StatsView(self.service.stats())
+            return StatsView(self.service.stats().to_dict())
         if args.frame:
             from ..frames import memories_frame
 

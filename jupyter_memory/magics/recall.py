@@ -10,6 +10,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from ..core.memories.recall_query import RecallQuery
 from . import digest_cmd
 from .args import argument, joined, magic_arguments, parse_with_text
 from .render import RecallResult
@@ -42,7 +43,7 @@ def recall(self: Any, line: str) -> RecallResult:
     mode = "semantic" if args.semantic else "lexical" if args.lexical else None
     query = joined(args.query)
     with self.session.lock:
-        hits = self.service.recall(
+        request = RecallQuery.of(
             query,
             type=args.type,
             tier=args.tier,
@@ -54,6 +55,7 @@ def recall(self: Any, line: str) -> RecallResult:
             level=args.level or self.level,
             mode=mode,
         )
+        hits = self.service.recall_query(request)
     rows = [digest_cmd.mark_review(h.to_dict()) for h in hits]
     caption = f"{len(hits)} memor{'y' if len(hits) == 1 else 'ies'} for {query!r}" if query else ""
     marks = digest_cmd.review_caption(rows)

@@ -86,4 +86,4 @@ def forget(self: Any, line: str) -> None:
     args = parse(forget, line)
     with self.session.lock:
         result = self.service.forget(args.id)
-    print(f"Forgot {result['id']} ({result['layer']} layer)")
+    print(f"Forgot {result.id} ({result.layer} layer)")

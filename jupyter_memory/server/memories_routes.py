@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tornado import web
 
+from ..core.memories.recall_query import RecallQuery
 from .base import READ, ApiError, MemoryHandler, authorized
 
 MAX_LIMIT = 200
@@ -19,7 +20,7 @@ class MemoriesHandler(MemoryHandler):
             raise ApiError(422, "limit: must be a whole number", error="invalid") from None
         if not 1 <= limit <= MAX_LIMIT:
             raise ApiError(422, f"limit: must be 1..{MAX_LIMIT}", error="invalid", field="limit")
-        hits = self.backend.memory.recall(
+        query = RecallQuery.of(
             self.get_argument("q", ""),
             type=self.get_argument("type", None) or None,
             tier=self.get_argument("tier", None) or None,
@@ -30,4 +31,5 @@ class MemoriesHandler(MemoryHandler):
             # A GET changes nothing, not even access counts.
             record_access=False,
         )
+        hits = self.backend.memory.recall_query(query)
         self.reply({"hits": hits, "count": len(hits)})

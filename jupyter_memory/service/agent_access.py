@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.knowledge.evidence import to_sources
+from ..core.memories.recall_query import RecallQuery
 from ..core.names import validate_id
 from ..exceptions import PolicyError
 from ..store.knowledge.person_text import PersonTextLog
@@ -152,7 +153,7 @@ class AgentAccess:
         """
         if not self.enabled():
             return []
-        hits = self.memory.recall(
+        request = RecallQuery.of(
             query,
             type=type,
             tier=tier,
@@ -168,6 +169,7 @@ class AgentAccess:
             # switched that on (settings: agent_unreviewed, off by default).
             reviewed_only=not self.memory.agent_sees_unreviewed,
         )
+        hits = self.memory.recall_query(request)
         keep = ("id", "title", "text", "type", "tier", "scope", "project", "tags", "score")
         out = []
         for hit in hits:

@@ -7,17 +7,42 @@ service can be constructed and tested on its own with a context of its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any, Protocol
 
 from ..core.ids import new_id
 from ..store.audit import AuditLog
+from ..store.memories.search_index import IndexedMemory, SearchQuery
 from ..store.root import StoreRoot
-from .memories.semantic import SemanticRecall
 from .projects import Projects
 from .settings import Settings
+
+
+class SemanticSearch(Protocol):
+    """The semantic extra as the services use it (``memories/semantic.py`` implements it).
+
+    A protocol, so this module imports no domain package (they all import it).
+    """
+
+    @property
+    def available(self) -> bool: ...
+
+    def resolve_mode(self, mode: str | None) -> str: ...
+
+    def notify(self, roots: Iterable[StoreRoot]) -> None: ...
+
+    def search(self, root: StoreRoot, query: SearchQuery, mode: str) -> list[IndexedMemory]: ...
+
+    def status(self, roots: Iterable[StoreRoot]) -> dict[str, Any]: ...
+
+    def rebuild(self, roots: Iterable[StoreRoot]) -> None: ...
+
+    def wait(self, timeout: float | None = None) -> bool: ...
+
+    def close(self, timeout: float = 5.0) -> None: ...
 
 
 @dataclass
@@ -31,7 +56,7 @@ class ServiceContext:
     actor: str
     projects: Projects
     settings: Settings
-    semantic: SemanticRecall
+    semantic: SemanticSearch
     id_factory: Callable[[], str] | None = field(default=None)
 
     @classmethod
@@ -41,7 +66,7 @@ class ServiceContext:
         *,
         clock: Callable[[], datetime],
         actor: str,
-        semantic: SemanticRecall,
+        semantic: SemanticSearch,
         id_factory: Callable[[], str] | None = None,
     ) -> ServiceContext:
         user = StoreRoot(home, layer="user")

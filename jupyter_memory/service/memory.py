@@ -8,47 +8,23 @@ from __future__ import annotations
 
 import builtins
 import os
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError as PydanticValidationError
-
-from ..core.durations import parse_duration
 from ..core.knowledge.evidence import SourceText
 from ..core.knowledge.format import KnowledgeDoc
 from ..core.knowledge.proposals import Proposal
 from ..core.llm import LLMClient
-from ..core.memories.attention import heat
-from ..core.memories.disclosure import Level, snippet
+from ..core.memories.disclosure import Level
 from ..core.memories.hits import RecallHit
-from ..core.memories.models import (
-    MAX_TEXT_CHARS,
-    EvidenceQuote,
-    MemoryEntry,
-    MemoryMeta,
-    MemoryType,
-    Source,
-    Tier,
-    utcnow,
-    validate_scope,
-)
+from ..core.memories.models import MemoryEntry, MemoryType, Source, Tier, utcnow
+from ..core.memories.recall_query import RecallQuery
 from ..core.memories.sectors import TierDecision
-from ..core.names import validate_id
-from ..core.text import estimate_tokens
-from ..core.validation import validation_error
-from ..exceptions import (
-    LinkedPathError,
-    NotFoundError,
-    OversizeError,
-    ParseError,
-    ValidationError,
-)
-from ..store.audit import AuditLog, audit_record
-from ..store.jsonl import read_jsonl
-from ..store.memories.search_index import IndexRow, SearchQuery
+from ..exceptions import ValidationError
+from ..store.audit import AuditLog
+from ..store.memories.search_index import IndexedMemory
 from ..store.root import StoreRoot
 from .context import ServiceContext
 from .focus import FocusResolution
@@ -70,6 +46,10 @@ from .learning.results import (
     UnreviewedMemory,
 )
 from .learning.wiring import learning_services
+from .memories.maintenance import MemoryMaintenance
+from .memories.reader import MemoryReader
+from .memories.recall import MemoryRecall
+from .memories.results import DoctorReport, EmbedReport, ForgetResult, MemoryStats, RebuildReport
 from .memories.semantic import SemanticRecall, default_embedder_factory
 from .memories.tier_results import (
     ColdArchivedMemory,
@@ -78,53 +58,8 @@ from .memories.tier_results import (
     DailyMerge,
     SessionStart,
 )
-from .memories.tiers import sector_expired
+from .memories.writer import MemoryWriter
 from .paths import RegisteredProject, resolve_home
-
-# Project memories outrank user ones of equal relevance when a project is focused.
-PROJECT_BOOST = 1.25
-IMPORT_BATCH = 2000
-PROJECTS_FILE = "projects.json"
-
-
-def _enum(enum: type[Any], value: Any, field: str) -> Any:
-    try:
-        return enum(value.value if hasattr(value, "value") else value)
-    except ValueError:
-        allowed = ", ".join(e.value for e in enum)
-        raise ValidationError(f"{value!r} is not one of: {allowed}", field=field) from None
-
-
-def _many(value: str | Sequence[str] | None) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [v for v in (p.strip() for p in value.split(",")) if v]
-    return [str(v) for v in value]
-
-
-def check_text(text: Any, field: str = "text") -> str:
-    if not isinstance(text, str):
-        raise ValidationError("must be a string", field=field)
-    if "\x00" in text:
-        raise ValidationError("contains NUL bytes", field=field)
-    if len(text) > MAX_TEXT_CHARS:
-        raise OversizeError(
-            f"is {len(text)} characters, over the {MAX_TEXT_CHARS}-character cap", field=field
-        )
-    if not text.strip():
-        raise ValidationError("must not be empty", field=field)
-    return text
-
-
-def _iso(value: str) -> datetime:
-    # Python 3.10's fromisoformat does not accept a trailing "Z" (JSON exports do).
-    return datetime.fromisoformat(value[:-1] + "+00:00" if value[-1:] in "Zz" and value else value)
-
-
-def default_title(text: str) -> str:
-    first = next((ln.strip().lstrip("#").strip() for ln in text.splitlines() if ln.strip()), "")
-    return (first[:77] + "…") if len(first) > 80 else first
 
 
 class Memory:
@@ -141,19 +76,30 @@ class Memory:
         semantic: bool | Callable[[], Any] | None = None,
     ) -> None:
         # Optional embeddings (docs/recall.md): None = on when the extra is installed.
+        self._semantic = SemanticRecall(default_embedder_factory(semantic))
         self.ctx = ServiceContext.open(
             resolve_home(home),
             clock=clock or utcnow,
             actor=actor,
-            semantic=SemanticRecall(default_embedder_factory(semantic)),
+            semantic=self._semantic,
             id_factory=id_factory,
         )
+        # memory services
+        self.memory_writer = MemoryWriter(self.ctx)
+        self.memory_recall = MemoryRecall(self.ctx)
+        self.memory_reader = MemoryReader(self.ctx)
+        self.memory_upkeep = MemoryMaintenance(self.ctx)
+        # end memory services
         # knowledge services
         self.knowledge_services = knowledge_services(self.ctx)
         # end knowledge services
-        # learning services (tiers and the cold archive included); until the memory
-        # and knowledge services exist, the facade itself writes and proposes.
-        self.learning_services = learning_services(self.ctx, writer=self, reader=self, queue=self)
+        # learning services (tiers and the cold archive included)
+        self.learning_services = learning_services(
+            self.ctx,
+            writer=self.memory_writer,
+            reader=self.memory_reader,
+            queue=self.knowledge_services.queue,
+        )
         # end learning services
         if project is not None:
             self.focus(project)
@@ -182,7 +128,7 @@ class Memory:
 
     @property
     def semantic(self) -> SemanticRecall:
-        return self.ctx.semantic
+        return self._semantic
 
     @property
     def project_id(self) -> str | None:
@@ -306,78 +252,7 @@ class Memory:
     def llm(self, client: LLMClient | None) -> None:
         self.ctx.settings.llm = client
 
-    # -- writing ----------------------------------------------------------------------
-
-    def _build_entry(
-        self,
-        text: str,
-        *,
-        title: str | None,
-        type: Any,
-        tier: Any,
-        tags: Iterable[str],
-        scope: str,
-        project_id: str | None,
-        source: Any,
-        confidence: float,
-        evidence: Iterable[Any],
-        reviewed: bool,
-        created: datetime | None,
-        related: Iterable[str],
-        extra: dict[str, Any] | None = None,
-    ) -> MemoryEntry:
-        check_text(text)
-        if title is not None:
-            check_text(title, "title")
-        now = self.clock()
-        quotes = [
-            e
-            if isinstance(e, EvidenceQuote)
-            else EvidenceQuote.model_validate(e if isinstance(e, dict) else {"quote": str(e)})
-            for e in evidence
-        ]
-        try:
-            meta = MemoryMeta(
-                id=self._new_id(),
-                title=title if title is not None else default_title(text),
-                type=_enum(MemoryType, type, "type"),
-                tier=_enum(Tier, tier, "tier"),
-                scope=validate_scope(scope),
-                project=project_id,
-                tags=list(tags),
-                source=_enum(Source, source, "source"),
-                confidence=confidence,
-                created=created or now,
-                updated=created or now,
-                related=[validate_id(r, field="related") for r in related],
-                evidence=quotes,
-                reviewed=reviewed,
-                **(extra or {}),
-            )
-        except PydanticValidationError as exc:
-            raise validation_error(exc, default="memory") from exc
-        return MemoryEntry(meta=meta, text=text)
-
-    def _target(
-        self, scope: str | None, agent: str | None, project: str | os.PathLike[str] | None
-    ) -> tuple[str, StoreRoot, str | None]:
-        if agent is not None:
-            scope = f"agent:{agent}"
-        root_pid: tuple[str, StoreRoot] | None = None
-        if project is not None:
-            root_pid = self._project(project)
-        elif self.project_root is not None and self.project_id is not None:
-            root_pid = (self.project_id, self.project_root)
-        if scope is None:
-            scope = "project" if root_pid is not None else "user"
-        validate_scope(scope)
-        if scope == "project":
-            if root_pid is None:
-                raise ValidationError(
-                    "project scope needs a project: focus one or pass project=", field="scope"
-                )
-            return scope, root_pid[1], root_pid[0]
-        return scope, self.user, root_pid[0] if (root_pid and project is not None) else None
+    # -- memories (delegation: service/memories/) ------------------------------------
 
     def remember(
         self,
@@ -399,201 +274,26 @@ class Memory:
         extra: dict[str, Any] | None = None,
     ) -> MemoryEntry:
         """Store a memory durably and return it (with its absolute ``path``)."""
-        scope, root, pid = self._target(scope, agent, project)
-        entry = self._build_entry(
-            text,
-            title=title,
-            type=type,
-            tier=tier,
-            tags=_many(tags) if isinstance(tags, str) else tags,
-            scope=scope,
-            project_id=pid,
-            source=source,
-            confidence=confidence,
-            evidence=evidence,
-            reviewed=reviewed,
-            created=created,
-            related=related,
-            extra=extra,
-        )
-        name, digest = root.write_new(entry)
-        self.audit.append(
-            "create",
-            actor=self.actor,
-            at=self.clock(),
-            id=entry.id,
-            path=name,
-            sha256=digest,
-            layer=root.layer,
-        )
-        self.semantic.notify([root])
-        entry.layer = root.layer
-        entry.path = str(root.files.path_of(name))
-        return entry
+        return self.memory_writer.remember(
+            text, title, type, tier, tags, scope, source, project=project, agent=agent,
+            confidence=confidence, evidence=evidence, reviewed=reviewed, related=related,
+            created=created, extra=extra,
+        )  # fmt: skip
 
     def update(self, memory_id: str, **changes: Any) -> MemoryEntry:
         """Change a memory's text or metadata (``reviewed=True`` after review, tags, …)."""
-        root, name = self._locate(memory_id)
-        entry = root.read(name)
-        if "text" in changes:
-            entry.text = check_text(changes.pop("text"))
-        data = entry.meta.model_dump()
-        data.update(changes)
-        data["updated"] = self.clock()
-        try:
-            entry.meta = MemoryMeta.model_validate(data)
-        except PydanticValidationError as exc:
-            raise validation_error(exc, default="memory") from exc
-        digest = root.write_existing(name, entry)
-        self.audit.append(
-            "update",
-            actor=self.actor,
-            at=self.clock(),
-            id=memory_id,
-            path=name,
-            sha256=digest,
-            layer=root.layer,
-        )
-        self.semantic.notify([root])
-        entry.layer = root.layer
-        entry.path = str(root.files.path_of(name))
-        return entry
+        return self.memory_writer.update(memory_id, **changes)
 
-    def forget(self, memory_id: str) -> dict[str, Any]:
+    def forget(self, memory_id: str) -> ForgetResult:
         """Delete a memory and every derived trace; the audit keeps id, hash and time only."""
-        validate_id(memory_id)
-        root, _ = self._locate(memory_id)
-        _, digest = root.delete(memory_id)
-        self.audit.append(
-            "delete",
-            actor=self.actor,
-            at=self.clock(),
-            id=memory_id,
-            sha256=digest,
-            layer=root.layer,
-        )
-        return {"id": memory_id, "deleted": True, "layer": root.layer}
+        return self.memory_writer.forget(memory_id)
 
     def import_jsonl(self, path: str | os.PathLike[str], *, source: str = "import") -> list[str]:
         """Bulk import: validate every line first (nothing written on error), then batch writes."""
-        src = Path(path)
-        by_root: dict[int, tuple[StoreRoot, list[MemoryEntry]]] = {}
-        for number, obj in read_jsonl(src):
-            try:
-                if "text" not in obj:
-                    raise ValidationError("missing", field="text")
-                scope, root, pid = self._target(obj.get("scope"), obj.get("agent"), None)
-                created = obj.get("created")
-                entry = self._build_entry(
-                    obj["text"],
-                    title=obj.get("title"),
-                    type=obj.get("type", MemoryType.semantic.value),
-                    tier=obj.get("tier", Tier.durable.value),
-                    tags=_many(obj.get("tags")),
-                    scope=scope,
-                    project_id=pid,
-                    source=obj.get("source", source),
-                    confidence=float(obj.get("confidence", 1.0)),
-                    evidence=obj.get("evidence", ()),
-                    reviewed=bool(obj.get("reviewed", True)),
-                    created=_iso(created) if isinstance(created, str) else None,
-                    related=(),
-                    extra={k: v for k, v in obj.get("extra", {}).items()}
-                    if isinstance(obj.get("extra"), dict)
-                    else None,
-                )
-            except (ValidationError, ValueError, TypeError) as exc:
-                raise ParseError(str(exc), path=src, line=number) from exc
-            by_root.setdefault(id(root), (root, []))[1].append(entry)
-        ids: list[str] = []
-        for root, entries in by_root.values():
-            for start in range(0, len(entries), IMPORT_BATCH):
-                chunk = entries[start : start + IMPORT_BATCH]
-                written = root.write_batch(chunk)
-                at = self.clock()
-                # one audit write for the chunk: a per-line fsync made 10k imports take minutes
-                self.audit.append_many(
-                    [
-                        audit_record(
-                            "create",
-                            actor=self.actor,
-                            at=at,
-                            id=entry.id,
-                            path=name,
-                            sha256=digest,
-                            layer=root.layer,
-                            via="import",
-                        )
-                        for entry, (name, digest) in zip(chunk, written, strict=True)
-                    ]
-                )
-                ids.extend(entry.id for entry in chunk)
-            self.semantic.notify([root])
-        return ids
-
-    # -- reading ----------------------------------------------------------------------
-
-    def _locate(self, memory_id: str) -> tuple[StoreRoot, str]:
-        validate_id(memory_id)
-        roots = self.ctx.projects.cached_roots() + [self.user]
-        for root in roots:
-            name = root.name_of(memory_id)
-            if name is not None:
-                return root, name
-        raise NotFoundError(f"no memory with id {memory_id!r}")
+        return self.memory_writer.import_jsonl(path, source=source)
 
     def get(self, memory_id: str) -> MemoryEntry:
-        root, name = self._locate(memory_id)
-        entry = root.read(name)
-        entry.path = str(root.files.path_of(name))
-        return entry
-
-    def _query(
-        self,
-        query: str,
-        *,
-        type: str | Sequence[str] | None,
-        tier: str | Sequence[str] | None,
-        scope: str | None,
-        agent: str | None,
-        project_filter: str | None,
-        tags: str | Sequence[str],
-        since: datetime | None,
-        recent: str | timedelta | None,
-        limit: int,
-        reviewed_only: bool,
-    ) -> SearchQuery:
-        now = self.clock()
-        if recent is not None:
-            window = recent if isinstance(recent, timedelta) else parse_duration(recent)
-            since = max(since, now - window) if since else now - window
-        types = [_enum(MemoryType, t, "type").value for t in _many(type)]
-        tiers = [_enum(Tier, t, "tier").value for t in _many(tier)]
-        if scope is not None:
-            scopes = [validate_scope(scope)]
-        elif agent is not None:
-            validate_id(agent, field="agent")
-            scopes = ["user", "project", f"agent:{agent}"]
-        else:
-            scopes = []
-        if not isinstance(limit, int) or limit < 1 or limit > 1000:
-            raise ValidationError("must be an integer from 1 to 1000", field="limit")
-        if not isinstance(query, str):
-            raise ValidationError("must be a string", field="query")
-        if len(query) > 10_000:
-            raise OversizeError("is over 10,000 characters", field="query")
-        return SearchQuery(
-            text=query,
-            types=types,
-            tiers=tiers,
-            scopes=scopes,
-            project=project_filter,
-            tags=_many(tags),
-            since=since,
-            reviewed_only=reviewed_only,
-            limit=limit,
-            now=now,
-        )
+        return self.memory_reader.get(memory_id)
 
     def recall(
         self,
@@ -619,259 +319,52 @@ class Memory:
         ``mode``: "lexical", "semantic" or "hybrid" (default when the semantic
         extra is installed, else lexical); see docs/recall.md.
         """
-        lvl = _enum(Level, level, "level")
-        mode = self.semantic.resolve_mode(mode)
-        project_filter = self._project(project)[0] if project is not None else None
-        q = self._query(
-            query,
-            type=type,
-            tier=tier,
-            scope=scope,
-            agent=agent,
-            project_filter=project_filter,
-            tags=tags,
-            since=since,
-            recent=recent,
-            limit=limit,
-            reviewed_only=reviewed_only,
-        )
-        ranked: list[tuple[float, StoreRoot, IndexRow]] = []
-        for root in self._roots(project):
-            boost = PROJECT_BOOST if root.layer == "project" else 1.0
-            rows = root.search(q) if mode == "lexical" else self.semantic.search(root, q, mode)
-            ranked.extend((row.score * boost, root, row) for row in rows)
-        ranked.sort(key=lambda t: t[0], reverse=True)
-        hits: list[RecallHit] = []
-        used = 0
-        top = max((s for s, _, _ in ranked), default=1.0) or 1.0
-        for score, root, row in ranked[:limit]:
-            hit = self._hit(root, row, score / top, lvl, query)
-            if budget is not None:
-                if used + hit.tokens > budget:
-                    if lvl is Level.index:
-                        break
-                    hit = self._hit(root, row, score / top, Level.index, query)
-                    if used + hit.tokens > budget:
-                        break
-                used += hit.tokens
-            hits.append(hit)
-        if record_access and hits:
-            at = self.clock()
-            for root in {id(r): r for _, r, _ in ranked}.values():
-                ids = [h.id for h in hits if h.layer == root.layer]
-                root.record_access(ids, at)
-        return hits
+        return self.recall_query(
+            RecallQuery.of(
+                query, type=type, tier=tier, scope=scope, agent=agent, project=project,
+                tags=tags, since=since, recent=recent, limit=limit, level=level,
+                budget=budget, reviewed_only=reviewed_only, record_access=record_access,
+                mode=mode,
+            )
+        )  # fmt: skip
 
-    def _hit(
-        self, root: StoreRoot, row: IndexRow, score: float, level: Level, query: str
-    ) -> RecallHit:
-        if level is Level.index:
-            text = ""
-        else:
-            body = root.index.body_of(row.name) or ""
-            text = body if level is Level.full else snippet(body, query)
-        tokens = estimate_tokens(f"{row.id} {row.title} {text}")
-        # model_construct: every field comes from our own index, already validated.
-        return RecallHit.model_construct(
-            id=row.id,
-            title=row.title,
-            text=text,
-            type=row.type,
-            tier=row.tier,
-            scope=row.scope,
-            project=row.project,
-            tags=row.tags,
-            source=row.source,
-            score=round(score, 4),
-            attention=round(row.attention, 4),
-            # a memory past its sector TTL is COLD whatever its score (core/memories/sectors.py)
-            heat="COLD" if sector_expired(row, self.clock()) else heat(row.attention),
-            reviewed=row.reviewed,
-            created=row.created,
-            updated=row.updated,
-            layer=root.layer,
-            path=os.path.join(root.files.folder, row.name),
-            level=level.value,
-            tokens=tokens,
-        )
+    def recall_query(self, query: RecallQuery) -> list[RecallHit]:
+        """:meth:`recall` for a query an adapter built with ``RecallQuery.of``."""
+        return self.memory_recall.recall(query)
 
     def list(self, *, limit: int | None = None, include_cold: bool = True) -> list[dict[str, Any]]:
-        """All memories with attention and heat, HOT then WARM then COLD, newest first.
+        """All memories with attention and heat, HOT then WARM then COLD, newest first."""
+        return self.memory_reader.list(limit=limit, include_cold=include_cold)
 
-        Heat is the tier decision of :mod:`jupyter_memory.core.memories.sectors`: the
-        attention score, except that a memory past its sector TTL is COLD.
-        """
-        out: list[dict[str, Any]] = []
-        for root, row, verdict in self.tier_rows():
-            att = verdict.attention
-            d = {
-                "id": row.id,
-                "title": row.title,
-                "type": row.type,
-                "tier": row.tier,
-                "scope": row.scope,
-                "project": row.project,
-                "tags": row.tags,
-                "source": row.source,
-                "confidence": row.confidence,
-                "reviewed": row.reviewed,
-                "created": row.created,
-                "updated": row.updated,
-                "access_count": row.access_count,
-                "last_accessed": row.last_accessed,
-                "attention": round(att, 4),
-                "heat": verdict.heat,
-                "expired": verdict.expired,
-                "layer": root.layer,
-                "path": os.path.join(root.files.folder, row.name),
-            }
-            if include_cold or d["heat"] != "COLD":
-                out.append(d)
-        order = {"HOT": 0, "WARM": 1, "COLD": 2}
-        out.sort(key=lambda d: (order[d["heat"]], -d["updated"].timestamp()))
-        return out[:limit] if limit else out
+    def stats(self) -> MemoryStats:
+        return self.memory_reader.stats()
 
-    def stats(self) -> dict[str, Any]:
-        rows = self.list()
+    def export(self) -> builtins.list[dict[str, Any]]:
+        return self.memory_reader.export()
 
-        def count(key: str) -> dict[str, int]:
-            return dict(Counter(str(r[key]) for r in rows))
+    def audit_records(self) -> builtins.list[dict[str, Any]]:
+        """Audit records, oldest first; a forgotten memory's show only its deletion."""
+        return self.memory_reader.audit_records()
 
-        return {
-            "total": len(rows),
-            "by_type": count("type"),
-            "by_tier": count("tier"),
-            "by_scope": count("scope"),
-            "by_project": dict(Counter(str(r["project"] or "-") for r in rows)),
-            "by_heat": count("heat"),
-            "by_layer": count("layer"),
-            "unreviewed": sum(1 for r in rows if not r["reviewed"]),
-            "home": str(self.home),
-            "project": self.project_id,
-            "project_dir": str(self.project_dir) if self.project_dir else None,
-            "index": [
-                {
-                    "layer": root.layer,
-                    "root": str(root.root),
-                    "entries": root.index.count(),
-                    "unreadable_files": len(root.index.problems()),
-                }
-                for root in self._roots()
-            ],
-            "semantic": self.semantic.status(self._roots()),
-        }
+    def rebuild_index(self) -> RebuildReport:
+        return self.memory_upkeep.rebuild_index()
 
-    # -- maintenance ------------------------------------------------------------------
-
-    def rebuild_index(self) -> dict[str, Any]:
-        out = {}
-        for root in self._roots():
-            rep = root.rebuild()
-            out[root.layer] = {
-                "indexed": rep.added,
-                "problems": [{"path": n, "message": m} for n, m in rep.problems],
-                "notices": rep.notices,
-            }
-        return out
-
-    def doctor(self) -> dict[str, Any]:
+    def doctor(self) -> DoctorReport:
         """Check every root; never rewrites a stored file. ``ok`` is False on any problem."""
-        problems: list[dict[str, str]] = []
-        notices: list[str] = []
-        for root in self._roots():
-            for link in root.files.symlinks():
-                problems.append(
-                    {
-                        "path": str(link),
-                        "kind": "symlink",
-                        "message": "symlink below the memory store is never followed; "
-                        "replace it with the real file or folder, or remove it",
-                    }
-                )
-            try:
-                rep = root.ensure_synced(force=True)
-                index_problems = root.index.problems()
-            except LinkedPathError:
-                continue  # the index sits behind a link listed above
-            if rep is not None:
-                notices.extend(rep.notices)
-            for name, reason in index_problems:
-                problems.append(
-                    {"path": str(root.files.path_of(name)), "kind": "unreadable", "message": reason}
-                )
-        try:
-            sum(1 for _ in self.audit.records())
-        except ParseError as exc:
-            problems.append({"path": str(self.audit.path), "kind": "audit", "message": str(exc)})
-        return {"ok": not problems, "problems": problems, "notices": notices}
+        return self.memory_upkeep.doctor()
 
-    def audit_records(self) -> list[dict[str, Any]]:
-        """Audit records, oldest first (read by ``frames.audit_frame``).
-
-        A forgotten memory must not come back through audit views: for an id
-        that was later deleted only the deletion (id, hash, time) is shown.
-        """
-        records = list(self.audit.records())
-        deleted = {r.get("id") for r in records if r.get("action") == "delete"}
-        return [
-            r
-            for r in records
-            if r.get("action") == "delete" or r.get("id") not in deleted or "id" not in r
-        ]
-
-    def embed(self, *, rebuild: bool = False, timeout: float | None = None) -> dict[str, Any]:
-        """Embed what is pending now (or everything with ``rebuild``) and wait for it.
-
-        Kernels and servers embed in the background after writes; a short CLI
-        process exits first, so ``jupyter-memory embed`` calls this.
-        """
-        if not self.semantic.available:
-            raise ValidationError(
-                "needs the semantic extra: pip install 'jupyter-memory[semantic]'", field="mode"
-            )
-        roots = self._roots()
-        if rebuild:
-            self.semantic.rebuild(roots)
-        else:
-            self.semantic.notify(roots)
-        done = self.semantic.wait(timeout=timeout)
-        return {"done": done, **self.semantic.status(roots)}
-
-    def export(self) -> list[dict[str, Any]]:
-        out = []
-        for row in self.list():
-            entry = self.get(row["id"])
-            d = entry.to_dict()
-            d.update({"layer": row["layer"], "attention": row["attention"], "heat": row["heat"]})
-            out.append(d)
-        return out
+    def embed(self, *, rebuild: bool = False, timeout: float | None = None) -> EmbedReport:
+        """Embed what is pending now (or everything with ``rebuild``) and wait for it."""
+        return self.memory_upkeep.embed(rebuild=rebuild, timeout=timeout)
 
     def close(self) -> None:
-        self.semantic.close()
-        for root in [self.user, *self.ctx.projects.cached_roots()]:
-            root.close()
+        self.memory_upkeep.close()
 
     def __enter__(self) -> Memory:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    # -- imports (delegation) --
-
-    def import_from(
-        self,
-        source: str,
-        path: str | os.PathLike[str],
-        project: str | os.PathLike[str] | None = None,
-        dry_run: bool = False,
-        *,
-        progress: Any = None,
-    ) -> Any:
-        """Import another tool's notes, rules or memories (docs/import.md); an ``ImportReport``."""
-        from .imports.importer import import_from
-
-        return import_from(self, source, path, project, dry_run=dry_run, progress=progress)
 
     # -- knowledge (delegation) --
 
@@ -1032,7 +525,7 @@ class Memory:
 
     # -- learning and tiers (delegation) --
 
-    def tier_rows(self) -> builtins.list[tuple[StoreRoot, IndexRow, TierDecision]]:
+    def tier_rows(self) -> builtins.list[tuple[StoreRoot, IndexedMemory, TierDecision]]:
         return self.learning_services.tiers.tier_rows()
 
     def start_session(self, session_key: str, *, pid: int | None = None) -> SessionStart:
@@ -1095,3 +588,19 @@ class Memory:
     @property
     def agent_sees_unreviewed(self) -> bool:
         return self.learning_services.review.agent_sees_unreviewed
+
+    # -- imports (delegation) --
+
+    def import_from(
+        self,
+        source: str,
+        path: str | os.PathLike[str],
+        project: str | os.PathLike[str] | None = None,
+        dry_run: bool = False,
+        *,
+        progress: Any = None,
+    ) -> Any:
+        """Import another tool's notes, rules or memories (docs/import.md); an ``ImportReport``."""
+        from .imports.importer import import_from
+
+        return import_from(self, source, path, project, dry_run=dry_run, progress=progress)

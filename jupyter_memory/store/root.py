@@ -27,23 +27,46 @@ from .atomic import (
 from .layout import RootLayout
 from .links import linked
 from .memories.files import FileStat, MemoryFiles
-from .memories.search_index import IndexRow, SearchQuery, SyncReport
+from .memories.search_index import (
+    IndexedMemory,
+    IndexFactory,
+    IndexSyncReport,
+    SearchIndex,
+    SearchQuery,
+)
 from .memories.sqlite_index import SqliteIndex
 
 
+def default_engine(layout: RootLayout) -> SearchIndex:
+    """The engine every root uses unless told otherwise: SQLite FTS5 beside the files."""
+    return SqliteIndex(layout)
+
+
 class StoreRoot:
-    def __init__(self, root: Path, *, layer: str, gitignore: str | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        layer: str,
+        gitignore: str | None = None,
+        engine: IndexFactory = default_engine,
+    ) -> None:
         self.layout = RootLayout(root)
         self.layer = layer
         self.files = MemoryFiles(self.layout)
-        self.index = SqliteIndex(self.layout)
+        self._engine = engine
+        self.index: SearchIndex = engine(self.layout)
         self._gitignore = gitignore
         self._synced_dir_mtime: int | None = None
-        self.last_report: SyncReport | None = None
+        self.last_report: IndexSyncReport | None = None
 
     @property
     def root(self) -> Path:
         return self.layout.root
+
+    def open_index(self) -> SearchIndex:
+        """A second engine on the same index, with a connection of its own (worker threads)."""
+        return self._engine(self.layout)
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -67,7 +90,7 @@ class StoreRoot:
         """The store folder or its index is a link: reads find nothing here (doctor says why)."""
         return linked(self.root, self.layout.index_dir)
 
-    def ensure_synced(self, *, force: bool = False) -> SyncReport | None:
+    def ensure_synced(self, *, force: bool = False) -> IndexSyncReport | None:
         """Bring the index up to date when the folder changed since the last look."""
         if self.behind_link():
             return None
@@ -87,7 +110,7 @@ class StoreRoot:
         self.last_report = report
         return report
 
-    def rebuild(self) -> SyncReport:
+    def rebuild(self) -> IndexSyncReport:
         with self.locked():
             remove_stale_temp_files(self.layout.memories, root=self.root)
             report = self.index.rebuild(self.files.scan(), self.files.read)
@@ -188,7 +211,7 @@ class StoreRoot:
 
     # -- reads ----------------------------------------------------------------------
 
-    def search(self, query: SearchQuery) -> list[IndexRow]:
+    def search(self, query: SearchQuery) -> list[IndexedMemory]:
         if self.behind_link():
             return []
         self.ensure_synced()
@@ -205,7 +228,7 @@ class StoreRoot:
         entry.layer = self.layer
         return entry
 
-    def rows(self) -> list[IndexRow]:
+    def rows(self) -> list[IndexedMemory]:
         if self.behind_link():
             return []
         self.ensure_synced()

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..text import title_repeats_text
 
@@ -48,9 +48,11 @@ class Embedder(Protocol):
     name: str
     dim: int
 
-    def embed_query(self, text: str) -> Sequence[float]: ...
+    # Array-like results (a numpy array or lists of floats): the store reads them
+    # with ``numpy.asarray``, and core must not import numpy to name the type.
+    def embed_query(self, text: str) -> Any: ...
 
-    def embed_passages(self, texts: Sequence[str]) -> Sequence[Sequence[float]]: ...
+    def embed_passages(self, texts: Sequence[str]) -> Any: ...
 
 
 def embed_text(title: str, text: str) -> str:

@@ -23,8 +23,7 @@ from typing import Any
 from ...core.memories.attention import combine
 from ...core.memories.embedding import MIN_COSINE, Embedder, embed_text, fuse
 from ...exceptions import ValidationError
-from ...store.memories.search_index import IndexRow, SearchQuery
-from ...store.memories.sqlite_index import SqliteIndex
+from ...store.memories.search_index import IndexedMemory, SearchQuery
 from ...store.root import StoreRoot
 
 MODES = ("hybrid", "lexical", "semantic")
@@ -69,12 +68,12 @@ def default_embedder_factory(
 
 class _RootState:
     def __init__(self, root: StoreRoot) -> None:
-        from ...store.memories.embeddings import EmbeddingStore
-
         self.root = root
-        # The worker's own connection: SQLite connections are not shared across threads.
-        self.worker_store = EmbeddingStore(SqliteIndex(root.layout))
-        self.read_store = EmbeddingStore(root.index)
+        # The worker's own engine and connection: SQLite connections are not
+        # shared across threads.
+        self.worker_index = root.open_index()
+        self.worker_store = self.worker_index.embeddings()
+        self.read_store = root.index.embeddings()
         self.matrix: Any = None
         self.error: str | None = None
         self.embedded_here = 0
@@ -161,7 +160,7 @@ class SemanticRecall:
                     self._busy = False
                     self._lock.notify_all()
                     for state in self._roots.values():
-                        state.worker_store.index.close()
+                        state.worker_index.close()
                     return
                 key = self._todo.pop()
                 state = self._roots[key]
@@ -193,7 +192,7 @@ class SemanticRecall:
                 vectors = model.embed_passages([embed_text(t, b) for _, _, t, b in batch])
                 self.seconds_embedding += time.perf_counter() - began
                 pairs = [(i, k) for i, k, _, _ in batch]
-                state.embedded_here += store.save(pairs, vectors)  # type: ignore[arg-type]
+                state.embedded_here += store.save(pairs, vectors)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the worker has nothing left to embed (tests, benchmarks)."""
@@ -257,7 +256,7 @@ class SemanticRecall:
         state.matrix.refresh(state.read_store)
         return state.matrix
 
-    def search(self, root: StoreRoot, query: SearchQuery, mode: str) -> list[IndexRow]:
+    def search(self, root: StoreRoot, query: SearchQuery, mode: str) -> list[IndexedMemory]:
         """Rows of ``root`` ranked for ``mode`` ("hybrid" or "semantic")."""
         pool = max(FUSION_POOL, 4 * query.limit)
         lexical = root.search(replace(query, limit=pool))

@@ -41,7 +41,7 @@ from .tier_results import DailyMerge, SessionStart
 
 if TYPE_CHECKING:
     # Types only: the context module imports this package (semantic recall).
-    from ...store.memories.search_index import IndexRow
+    from ...store.memories.search_index import IndexedMemory
     from ...store.root import StoreRoot
     from ..context import ServiceContext
 
@@ -49,7 +49,7 @@ DIGEST_TAG = "daily-digest"
 MAX_DIGEST_EVIDENCE = 20
 
 
-def decide_row(row: IndexRow, now: datetime) -> TierDecision:
+def decide_row(row: IndexedMemory, now: datetime) -> TierDecision:
     return decide_tier(
         sector=row.type,
         tier=row.tier,
@@ -61,7 +61,7 @@ def decide_row(row: IndexRow, now: datetime) -> TierDecision:
     )
 
 
-def sector_expired(row: IndexRow, now: datetime) -> bool:
+def sector_expired(row: IndexedMemory, now: datetime) -> bool:
     return expired(
         row.type,
         updated=row.updated,
@@ -110,7 +110,7 @@ class TiersService:
         self.memories = memories
         self.sessions = SessionRegistry(ctx.home)
 
-    def tier_rows(self) -> list[tuple[StoreRoot, IndexRow, TierDecision]]:
+    def tier_rows(self) -> list[tuple[StoreRoot, IndexedMemory, TierDecision]]:
         """Every memory of the focused project and the user layer, with its tier decision."""
         now = self.ctx.clock()
         return [
@@ -162,7 +162,7 @@ class TiersService:
     def merge_daily(self) -> list[DailyMerge]:
         """Merge each past day's daily-tier memories into one memory; returns what was merged."""
         today = self.ctx.clock().date()
-        groups: dict[tuple[Any, ...], list[tuple[StoreRoot, IndexRow]]] = defaultdict(list)
+        groups: dict[tuple[Any, ...], list[tuple[StoreRoot, IndexedMemory]]] = defaultdict(list)
         for root in self.ctx.projects.roots():
             for row in root.rows():
                 if row.tier != "daily" or row.created.date() >= today:

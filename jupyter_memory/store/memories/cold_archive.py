@@ -7,13 +7,35 @@ folders), and restoring renames the file back and lets the index pick it up.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Protocol
 
 from ...core.frontmatter_io import parse_memory
 from ...exceptions import NotFoundError, ParseError, StoreError
 from ..atomic import move_durable
+from ..layout import RootLayout
 from ..links import linked
-from ..root import StoreRoot
+from .files import MemoryFiles
+from .search_index import IndexSyncReport, SearchIndex
+
+
+class StoreRoot(Protocol):
+    """What the archive uses of a storage root (``store/root.py`` imports this package)."""
+
+    layer: str
+    layout: RootLayout
+    files: MemoryFiles
+    index: SearchIndex
+
+    @property
+    def root(self) -> Path: ...
+
+    def locked(self) -> AbstractContextManager[None]: ...
+
+    def ensure_index_current(self) -> None: ...
+
+    def ensure_synced(self, *, force: bool = False) -> IndexSyncReport | None: ...
 
 
 def archive_file(root: StoreRoot, name: str) -> Path:

@@ -13,25 +13,34 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from .sqlite_index import SqliteIndex, _transaction
+from .search_index import VectorStore
+from .sqlite_db import transaction
 
 Matrix = npt.NDArray[np.float32]
 
 
-class EmbeddingStore:
-    """Reads and writes ``emb.vectors`` through one :class:`SqliteIndex` connection."""
+class EmbeddingHost(Protocol):
+    """The index whose connection the vectors are read through (:class:`.SqliteIndex`)."""
 
-    def __init__(self, index: SqliteIndex) -> None:
+    def connection(self) -> sqlite3.Connection: ...
+
+    def attach_embeddings(self, con: sqlite3.Connection, *, create: bool) -> bool: ...
+
+
+class EmbeddingStore:
+    """Reads and writes ``emb.vectors`` through one index connection."""
+
+    def __init__(self, index: EmbeddingHost) -> None:
         self.index = index
 
     def _con(self, *, create: bool = False) -> sqlite3.Connection | None:
         con = self.index.connection()
-        if not self.index._attach_embeddings(con, create=create):
+        if not self.index.attach_embeddings(con, create=create):
             return None
         return con
 
@@ -42,7 +51,7 @@ class EmbeddingStore:
         row = con.execute("SELECT name FROM emb.model").fetchone()
         if row is not None and row[0] == name:
             return
-        with _transaction(con):
+        with transaction(con):
             con.execute("DELETE FROM emb.vectors")
             con.execute("DELETE FROM emb.model")
             con.execute("INSERT INTO emb.model (name) VALUES (?)", (name,))
@@ -50,7 +59,7 @@ class EmbeddingStore:
     def clear(self) -> None:
         con = self._con()
         if con is not None:
-            with _transaction(con):
+            with transaction(con):
                 con.execute("DELETE FROM emb.vectors")
 
     def prune(self) -> int:
@@ -58,7 +67,7 @@ class EmbeddingStore:
         con = self._con()
         if con is None:
             return 0
-        with _transaction(con):
+        with transaction(con):
             cur = con.execute(
                 "DELETE FROM emb.vectors WHERE id NOT IN (SELECT id FROM main.entries)"
             )
@@ -98,7 +107,7 @@ class EmbeddingStore:
         assert con is not None
         blobs = np.asarray(vectors, dtype=np.float16)
         saved = 0
-        with _transaction(con):
+        with transaction(con):
             for (memory_id, ekey), vec in zip(items, blobs, strict=True):
                 cur = con.execute(
                     "INSERT OR REPLACE INTO emb.vectors (id, ekey, vec)"
@@ -131,6 +140,9 @@ class VectorMatrix:
     """The vectors of one root in memory, refreshed incrementally by ``rid``."""
 
     def __init__(self, dim: int = 0) -> None:
+        self._reset(dim)
+
+    def _reset(self, dim: int = 0) -> None:
         self.dim = dim  # 0: taken from the first stored vector
         self.ids: list[str] = []
         self.pos: dict[str, int] = {}
@@ -140,10 +152,10 @@ class VectorMatrix:
     def __len__(self) -> int:
         return len(self.pos)
 
-    def refresh(self, store: EmbeddingStore) -> None:
+    def refresh(self, store: VectorStore) -> None:
         stored = store.count()
         if stored < len(self.pos):  # something was deleted: reload from scratch
-            self.__init__()  # type: ignore[misc]
+            self._reset()
         new = store.rows_since(self._last_rid)
         if not new:
             return

@@ -1,18 +1,22 @@
 """The engine interface the service talks to, so another backend can be added.
 
 A backend indexes :class:`~jupyter_memory.core.memories.models.MemoryEntry` objects
-keyed by file name and answers :class:`SearchQuery` with :class:`IndexRow`s.
-It is derived data: everything in it can be rebuilt from the files.
+keyed by file name and answers :class:`SearchQuery` with :class:`IndexedMemory`
+rows. It is derived data: everything in it can be rebuilt from the files.
+:class:`SearchIndex` lists everything the store and the service use of an
+engine; :data:`IndexFactory` is how a storage root opens one
+(``store/root.py``), so nothing above the store names a concrete engine.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from ...core.memories.models import MemoryEntry
+from ..layout import RootLayout
 from .files import FileStat
 
 
@@ -31,7 +35,9 @@ class SearchQuery:
 
 
 @dataclass
-class IndexRow:
+class IndexedMemory:
+    """One memory as the index knows it: metadata, access statistics and, in a search, scores."""
+
     id: str
     name: str
     title: str
@@ -54,7 +60,7 @@ class IndexRow:
 
 
 @dataclass
-class SyncReport:
+class IndexSyncReport:
     added: int = 0
     updated: int = 0
     removed: int = 0
@@ -62,29 +68,68 @@ class SyncReport:
     notices: list[str] = field(default_factory=list)
 
 
+class LoadFn(Protocol):
+    def __call__(self, name: str) -> MemoryEntry: ...
+
+
+class VectorStore(Protocol):
+    """An engine's stored embeddings (the semantic extra), keyed by memory id and ``ekey``."""
+
+    def use_model(self, name: str) -> None: ...
+
+    def clear(self) -> None: ...
+
+    def prune(self) -> int: ...
+
+    def pending(self, limit: int) -> list[tuple[str, str, str, str]]: ...
+
+    def counts(self) -> tuple[int, int]: ...
+
+    def save(self, items: Sequence[tuple[str, str]], vectors: Any) -> int: ...
+
+    def rows_since(self, rid: int) -> list[tuple[int, str, bytes]]: ...
+
+    def count(self) -> int: ...
+
+
 class SearchIndex(Protocol):
-    def sync(self, stats: Iterable[FileStat], load: LoadFn) -> SyncReport: ...
+    # -- keeping in step with the files
+    def sync(self, stats: Iterable[FileStat], load: LoadFn) -> IndexSyncReport: ...
+
+    def rebuild(self, stats: Iterable[FileStat], load: LoadFn) -> IndexSyncReport: ...
 
     def upsert(self, entry: MemoryEntry, stat: FileStat) -> None: ...
 
+    def upsert_many(self, items: Iterable[tuple[MemoryEntry, FileStat]]) -> None: ...
+
     def remove(self, name: str) -> None: ...
 
-    def rebuild(self, stats: Iterable[FileStat], load: LoadFn) -> SyncReport: ...
+    def forget_access(self, memory_id: str) -> None: ...
 
-    def search(self, query: SearchQuery) -> list[IndexRow]: ...
+    # -- reads
+    def search(self, query: SearchQuery) -> list[IndexedMemory]: ...
+
+    def filtered_ids(self, query: SearchQuery) -> list[str]: ...
+
+    def rows_by_id(self, query: SearchQuery, scores: dict[str, float]) -> list[IndexedMemory]: ...
 
     def name_of(self, memory_id: str) -> str | None: ...
 
     def body_of(self, name: str) -> str | None: ...
 
-    def rows(self) -> list[IndexRow]: ...
+    def rows(self) -> list[IndexedMemory]: ...
+
+    def count(self) -> int: ...
 
     def problems(self) -> list[tuple[str, str]]: ...
 
+    # -- access statistics, embeddings, lifetime
     def record_access(self, ids: Sequence[str], at: datetime) -> None: ...
+
+    def embeddings(self) -> VectorStore: ...
 
     def close(self) -> None: ...
 
 
-class LoadFn(Protocol):
-    def __call__(self, name: str) -> MemoryEntry: ...
+# How a storage root opens its engine (one call per connection wanted).
+IndexFactory = Callable[[RootLayout], SearchIndex]

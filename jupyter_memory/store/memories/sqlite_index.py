@@ -42,9 +42,19 @@ from ...core.text import SearchGroup, analyze, index_tokens, relaxed_groups, sea
 from ...exceptions import JupyterMemoryError
 from ..atomic import ensure_dir, fsync_dir, write_text_atomic
 from ..layout import RootLayout
-from ..links import linked, refuse_link
+from ..links import linked
 from .files import FileStat
-from .search_index import IndexRow, LoadFn, SearchQuery, SyncReport
+from .search_index import IndexedMemory, IndexSyncReport, LoadFn, SearchQuery, VectorStore
+from .sqlite_db import (
+    ACCESS_SCHEMA,
+    EMBED_SCHEMA,
+    SCHEMA,
+    attached,
+    connect,
+    dt,
+    transaction,
+    ts,
+)
 
 SCHEMA_VERSION = 4
 CANDIDATE_CAP = 1000
@@ -53,72 +63,10 @@ ACCESS_FLUSH_S = 2.0
 # bm25 column weights: title, tags, body
 BM25_WEIGHTS = (3.0, 2.0, 1.0)
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS entries (
-  rowid INTEGER PRIMARY KEY,
-  id TEXT NOT NULL UNIQUE,
-  name TEXT NOT NULL UNIQUE,
-  mtime_ns INTEGER NOT NULL,
-  size INTEGER NOT NULL,
-  title TEXT NOT NULL,
-  type TEXT NOT NULL,
-  tier TEXT NOT NULL,
-  scope TEXT NOT NULL,
-  project TEXT,
-  tags TEXT NOT NULL,
-  source TEXT NOT NULL,
-  confidence REAL NOT NULL,
-  created REAL NOT NULL,
-  updated REAL NOT NULL,
-  reviewed INTEGER NOT NULL,
-  body TEXT NOT NULL,
-  ekey TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS entries_updated ON entries(updated);
-CREATE TABLE IF NOT EXISTS problems (name TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, reason TEXT);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-  title, tags, body, tokenize = 'unicode61 remove_diacritics 2'
-);
-"""
-
-_ACCESS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS access (
-  id TEXT PRIMARY KEY, last_accessed REAL NOT NULL, access_count INTEGER NOT NULL
-);
-"""
-
-
-def _ts(dt: datetime) -> float:
-    return dt.timestamp()
-
-
-def _dt(ts: float) -> datetime:
-    return datetime.fromtimestamp(ts, tz=timezone.utc)
-
-
-_EMBED_SCHEMA = """
-CREATE TABLE IF NOT EXISTS vectors (
-  rid INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, ekey TEXT NOT NULL,
-  vec BLOB NOT NULL
-);
-CREATE TABLE IF NOT EXISTS model (name TEXT NOT NULL);
-"""
-
 
 def _fts_group(group: SearchGroup) -> str:
     phrase = '"' + " ".join(t.replace('"', '""') for t in group.tokens) + '"'
     return phrase + " *" if group.prefix else phrase
-
-
-def _connect(path: Path, root: Path) -> sqlite3.Connection:
-    # SQLite opens (and creates) through links: a linked .index/ or database
-    # file would put the store's text outside it (issue 19).
-    refuse_link(root, path)
-    con = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
-    con.execute("PRAGMA busy_timeout = 30000")
-    con.execute("PRAGMA journal_mode = WAL")
-    con.execute("PRAGMA synchronous = NORMAL")
-    return con
 
 
 class SqliteIndex:
@@ -164,25 +112,25 @@ class SqliteIndex:
         return self.layout.index_dir / "embeddings.sqlite"
 
     def _attach_access(self, con: sqlite3.Connection) -> None:
-        acc = _connect(self.layout.access_db, self.layout.root)
-        acc.executescript(_ACCESS_SCHEMA)
+        acc = connect(self.layout.access_db, self.layout.root)
+        acc.executescript(ACCESS_SCHEMA)
         acc.close()
         con.execute("ATTACH DATABASE ? AS acc", (str(self.layout.access_db),))
         # Access counts are soft data: never pay an fsync for them.
         con.execute("PRAGMA acc.synchronous = NORMAL")
-        self._attach_embeddings(con, create=False)
+        self.attach_embeddings(con, create=False)
 
-    def _attach_embeddings(self, con: sqlite3.Connection, *, create: bool) -> bool:
+    def attach_embeddings(self, con: sqlite3.Connection, *, create: bool) -> bool:
         """Attach ``embeddings.sqlite`` as ``emb`` (created only by the embedder).
 
         ATTACH is refused inside a transaction, so writers call this first.
         """
-        if _attached(con, "emb"):
+        if attached(con, "emb"):
             return True
         if con.in_transaction or (not create and not self.embeddings_db.exists()):
             return False
-        emb = _connect(self.embeddings_db, self.layout.root)
-        emb.executescript(_EMBED_SCHEMA)
+        emb = connect(self.embeddings_db, self.layout.root)
+        emb.executescript(EMBED_SCHEMA)
         emb.close()
         con.execute("ATTACH DATABASE ? AS emb", (str(self.embeddings_db),))
         con.execute("PRAGMA emb.synchronous = NORMAL")
@@ -200,18 +148,18 @@ class SqliteIndex:
                 self.notices.append(f"index file {name} is missing; rebuilding from files")
             name = self._new_db(empty=True)
         try:
-            con = _connect(self.layout.index_dir / name, self.layout.root)
+            con = connect(self.layout.index_dir / name, self.layout.root)
             version = con.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
                 con.close()
                 self.notices.append("index schema is old or unknown; rebuilding from files")
                 name = self._new_db(empty=True)
-                con = _connect(self.layout.index_dir / name, self.layout.root)
+                con = connect(self.layout.index_dir / name, self.layout.root)
             con.execute("SELECT count(*) FROM entries").fetchone()
         except sqlite3.DatabaseError as exc:
             self.notices.append(f"index {name} is corrupt ({exc}); rebuilding from files")
             name = self._new_db(empty=True)
-            con = _connect(self.layout.index_dir / name, self.layout.root)
+            con = connect(self.layout.index_dir / name, self.layout.root)
         self._attach_access(con)
         self._con = con
         self._current = name
@@ -223,7 +171,7 @@ class SqliteIndex:
         name = f"index-{time.time_ns()}-{os.getpid()}.sqlite"
         path = self.layout.index_dir / name
         con = sqlite3.connect(str(path), isolation_level=None)
-        con.executescript(_SCHEMA)
+        con.executescript(SCHEMA)
         con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         con.close()
         self._swap_in(name)
@@ -264,8 +212,8 @@ class SqliteIndex:
             json.dumps(m.tags, ensure_ascii=False),
             m.source.value,
             m.confidence,
-            _ts(m.created),
-            _ts(m.updated),
+            ts(m.created),
+            ts(m.updated),
             int(m.reviewed),
             entry.text,
             embed_key(m.title, entry.text),
@@ -311,26 +259,26 @@ class SqliteIndex:
             con.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
             con.execute("DELETE FROM entries WHERE rowid = ?", (row[0],))
             # An embedding is a derived trace of the text: it goes with the entry.
-            if not keep_embedding and _attached(con, "emb"):
+            if not keep_embedding and attached(con, "emb"):
                 con.execute("DELETE FROM emb.vectors WHERE id = ?", (row[1],))
         con.execute("DELETE FROM problems WHERE name = ?", (name,))
 
     def upsert(self, entry: MemoryEntry, stat: FileStat) -> None:
         con = self.connection()
-        self._attach_embeddings(con, create=False)
-        with _transaction(con):
+        self.attach_embeddings(con, create=False)
+        with transaction(con):
             self._upsert(con, entry, stat)
 
     def upsert_many(self, items: Iterable[tuple[MemoryEntry, FileStat]]) -> None:
         con = self.connection()
-        with _transaction(con):
+        with transaction(con):
             for entry, stat in items:
                 self._upsert(con, entry, stat)
 
     def remove(self, name: str) -> None:
         con = self.connection()
-        self._attach_embeddings(con, create=False)
-        with _transaction(con):
+        self.attach_embeddings(con, create=False)
+        with transaction(con):
             self._remove(con, name)
 
     def forget_access(self, memory_id: str) -> None:
@@ -338,10 +286,10 @@ class SqliteIndex:
         con = self.connection()
         con.execute("DELETE FROM acc.access WHERE id = ?", (memory_id,))
 
-    def sync(self, stats: Iterable[FileStat], load: LoadFn) -> SyncReport:
+    def sync(self, stats: Iterable[FileStat], load: LoadFn) -> IndexSyncReport:
         """Re-parse only files whose (name, mtime_ns, size) changed since indexing."""
         con = self.connection()
-        report = SyncReport(notices=self._take_notices())
+        report = IndexSyncReport(notices=self._take_notices())
         # Whole (name, mtime_ns, size) rows as tuples: the set is built in C and
         # a FileStat (a NamedTuple) hashes and compares equal to its row.
         known = set(con.execute("SELECT name, mtime_ns, size FROM entries"))
@@ -356,8 +304,8 @@ class SqliteIndex:
         indexed = {r[0] for r in known} if changed else set()
         if not changed and not gone:
             return report
-        self._attach_embeddings(con, create=False)
-        with _transaction(con):
+        self.attach_embeddings(con, create=False)
+        with transaction(con):
             for name in gone:
                 self._remove(con, name)
                 report.removed += 1
@@ -370,7 +318,7 @@ class SqliteIndex:
         con: sqlite3.Connection,
         st: FileStat,
         load: LoadFn,
-        report: SyncReport,
+        report: IndexSyncReport,
         *,
         existed: bool,
         fresh: bool = False,
@@ -391,18 +339,18 @@ class SqliteIndex:
         else:
             report.added += 1
 
-    def rebuild(self, stats: Iterable[FileStat], load: LoadFn) -> SyncReport:
+    def rebuild(self, stats: Iterable[FileStat], load: LoadFn) -> IndexSyncReport:
         """Index every file into a fresh database and swap it in."""
         ensure_dir(self.layout.index_dir, root=self.layout.root)
-        report = SyncReport(notices=self._take_notices())
+        report = IndexSyncReport(notices=self._take_notices())
         name = f"index-{time.time_ns()}-{os.getpid()}.sqlite"
         path = self.layout.index_dir / name
         con = sqlite3.connect(str(path), isolation_level=None)
         try:
             con.execute("PRAGMA journal_mode = OFF")
             con.execute("PRAGMA synchronous = OFF")
-            con.executescript(_SCHEMA)
-            with _transaction(con):
+            con.executescript(SCHEMA)
+            with transaction(con):
                 for st in stats:
                     self._index_file(con, st, load, report, existed=False, fresh=True)
             con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -450,6 +398,13 @@ class SqliteIndex:
     def count(self) -> int:
         return int(self.connection().execute("SELECT count(*) FROM entries").fetchone()[0])
 
+    def embeddings(self) -> VectorStore:
+        """The vectors stored beside this index, read through this index's connection."""
+        # numpy is only needed with the semantic extra: import on first use.
+        from .embeddings import EmbeddingStore
+
+        return EmbeddingStore(self)
+
     def record_access(self, ids: Sequence[str], at: datetime) -> None:
         """Count a recall of ``ids``; buffered so recall itself stays read-only.
 
@@ -458,7 +413,7 @@ class SqliteIndex:
         """
         for memory_id in ids:
             count, _ = self._pending_access.get(memory_id, (0, 0.0))
-            self._pending_access[memory_id] = (count + 1, _ts(at))
+            self._pending_access[memory_id] = (count + 1, ts(at))
         if time.monotonic() - self._last_flush > ACCESS_FLUSH_S:
             self.flush_access()
 
@@ -468,7 +423,7 @@ class SqliteIndex:
             return
         pending, self._pending_access = self._pending_access, {}
         con = self._con
-        with _transaction(con):
+        with transaction(con):
             con.executemany(
                 "INSERT INTO acc.access (id, last_accessed, access_count) VALUES (?, ?, ?)"
                 " ON CONFLICT(id) DO UPDATE SET last_accessed = MAX(last_accessed,"
@@ -482,7 +437,7 @@ class SqliteIndex:
         " COALESCE(a.access_count, 0), a.last_accessed"
     )
 
-    def rows(self) -> list[IndexRow]:
+    def rows(self) -> list[IndexedMemory]:
         self.connection()
         self.flush_access()
         sql = (
@@ -492,8 +447,8 @@ class SqliteIndex:
         return [self._row(r) for r in self.connection().execute(sql)]
 
     @staticmethod
-    def _row(r: Sequence[Any]) -> IndexRow:
-        return IndexRow(
+    def _row(r: Sequence[Any]) -> IndexedMemory:
+        return IndexedMemory(
             id=r[0],
             name=r[1],
             title=r[2],
@@ -504,11 +459,11 @@ class SqliteIndex:
             tags=json.loads(r[7]),
             source=r[8],
             confidence=r[9],
-            created=_dt(r[10]),
-            updated=_dt(r[11]),
+            created=dt(r[10]),
+            updated=dt(r[11]),
             reviewed=bool(r[12]),
             access_count=int(r[13]),
-            last_accessed=None if r[14] is None else _dt(r[14]),
+            last_accessed=None if r[14] is None else dt(r[14]),
             relevance=float(r[15]),
             attention=float(r[16]),
             score=combine(float(r[15]), float(r[16])),
@@ -536,7 +491,7 @@ class SqliteIndex:
             args.append(tag)
         if q.since is not None:
             where.append("e.updated >= ?")
-            args.append(_ts(q.since))
+            args.append(ts(q.since))
         if q.reviewed_only:
             where.append("e.reviewed = 1")
         return (" AND ".join(where) if where else "1"), args
@@ -554,14 +509,14 @@ class SqliteIndex:
 
     def _named_filters(self, query: SearchQuery) -> tuple[str, dict[str, Any], bool]:
         where, args = self._filters(query)
-        now = _ts(query.now or datetime.now(timezone.utc))
+        now = ts(query.now or datetime.now(timezone.utc))
         params: dict[str, Any] = {"now": now, "limit": max(1, query.limit), "cap": CANDIDATE_CAP}
         for i, value in enumerate(args):
             where = where.replace("?", f":f{i}", 1)
             params[f"f{i}"] = value
         return where, params, where != "1"
 
-    def search(self, query: SearchQuery) -> list[IndexRow]:
+    def search(self, query: SearchQuery) -> list[IndexedMemory]:
         con = self.connection()
         where, params, filtered = self._named_filters(query)
         att = self._attention_sql()
@@ -616,7 +571,7 @@ class SqliteIndex:
         sql = f"SELECT e.id FROM entries e WHERE {where}"
         return [str(r[0]) for r in self.connection().execute(sql, params)]
 
-    def rows_by_id(self, query: SearchQuery, scores: dict[str, float]) -> list[IndexRow]:
+    def rows_by_id(self, query: SearchQuery, scores: dict[str, float]) -> list[IndexedMemory]:
         """Rows for ``scores``' ids that pass ``query``'s filters, with attention.
 
         The semantic path finds ids by vector; this checks them against the
@@ -628,7 +583,7 @@ class SqliteIndex:
         con = self.connection()
         where, params, _ = self._named_filters(query)
         att = self._attention_sql()
-        out: list[IndexRow] = []
+        out: list[IndexedMemory] = []
         ids = list(scores)
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
@@ -645,18 +600,3 @@ class SqliteIndex:
                 out.append(row)
         out.sort(key=lambda r: r.score, reverse=True)
         return out
-
-
-def _attached(con: sqlite3.Connection, schema: str) -> bool:
-    return any(r[1] == schema for r in con.execute("PRAGMA database_list"))
-
-
-@contextlib.contextmanager
-def _transaction(con: sqlite3.Connection) -> Any:
-    con.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    con.execute("COMMIT")

@@ -1,0 +1,80 @@
+"""Upkeep of the derived data: rebuild, doctor, embed, close (:class:`MemoryMaintenance`).
+
+None of these rewrites a stored memory file: the index and the embeddings
+are derived and can always be rebuilt from the files.
+"""
+
+from __future__ import annotations
+
+from ...exceptions import LinkedPathError, ParseError, ValidationError
+from ..context import ServiceContext
+from .results import DoctorReport, EmbedReport, LayerRebuild, RebuildReport, StoreProblem
+
+LINK_ADVICE = (
+    "symlink below the memory store is never followed; "
+    "replace it with the real file or folder, or remove it"
+)
+
+
+class MemoryMaintenance:
+    """Index rebuilds, health checks and embedding runs over every root in view."""
+
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    def rebuild_index(self) -> RebuildReport:
+        layers = {}
+        for root in self.ctx.projects.roots():
+            rep = root.rebuild()
+            layers[root.layer] = LayerRebuild(
+                indexed=rep.added, problems=list(rep.problems), notices=rep.notices
+            )
+        return RebuildReport(layers)
+
+    def doctor(self) -> DoctorReport:
+        """Check every root; never rewrites a stored file. ``ok`` is False on any problem."""
+        report = DoctorReport()
+        for root in self.ctx.projects.roots():
+            for link in root.files.symlinks():
+                report.problems.append(StoreProblem(str(link), "symlink", LINK_ADVICE))
+            try:
+                rep = root.ensure_synced(force=True)
+                index_problems = root.index.problems()
+            except LinkedPathError:
+                continue  # the index sits behind a link listed above
+            if rep is not None:
+                report.notices.extend(rep.notices)
+            for name, reason in index_problems:
+                path = str(root.files.path_of(name))
+                report.problems.append(StoreProblem(path, "unreadable", reason))
+        audit = self.ctx.audit
+        try:
+            sum(1 for _ in audit.records())
+        except ParseError as exc:
+            report.problems.append(StoreProblem(str(audit.path), "audit", str(exc)))
+        return report
+
+    def embed(self, *, rebuild: bool = False, timeout: float | None = None) -> EmbedReport:
+        """Embed what is pending now (or everything with ``rebuild``) and wait for it.
+
+        Kernels and servers embed in the background after writes; a short CLI
+        process exits first, so ``jupyter-memory embed`` calls this.
+        """
+        semantic = self.ctx.semantic
+        if not semantic.available:
+            raise ValidationError(
+                "needs the semantic extra: pip install 'jupyter-memory[semantic]'", field="mode"
+            )
+        roots = self.ctx.projects.roots()
+        if rebuild:
+            semantic.rebuild(roots)
+        else:
+            semantic.notify(roots)
+        done = semantic.wait(timeout=timeout)
+        return EmbedReport(done=done, status=semantic.status(roots))
+
+    def close(self) -> None:
+        """Stop the embedder and close every index this process opened."""
+        self.ctx.semantic.close()
+        for root in [self.ctx.user, *self.ctx.projects.cached_roots()]:
+            root.close()

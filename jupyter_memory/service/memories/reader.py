@@ -1,0 +1,124 @@
+"""Reading memories: one by id, the listing with heat, counts, the export (:class:`MemoryReader`)."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from typing import Any
+
+from ...core.memories.models import MemoryEntry
+from ..context import ServiceContext
+from .results import IndexHealth, MemoryStats
+from .tiers import decide_row
+from .writer import locate
+
+HEAT_ORDER = {"HOT": 0, "WARM": 1, "COLD": 2}
+# Named here: inside the class, ``list`` is the method.
+Records = list[dict[str, Any]]
+
+
+class MemoryReader:
+    """Reads of the focused project and the user layer; nothing here writes a memory."""
+
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    def get(self, memory_id: str) -> MemoryEntry:
+        root, name = locate(self.ctx, memory_id)
+        entry = root.read(name)
+        entry.path = str(root.files.path_of(name))
+        return entry
+
+    def list(self, *, limit: int | None = None, include_cold: bool = True) -> list[dict[str, Any]]:
+        """All memories with attention and heat, HOT then WARM then COLD, newest first.
+
+        Heat is the tier decision of :mod:`jupyter_memory.core.memories.sectors`: the
+        attention score, except that a memory past its sector TTL is COLD.
+        """
+        out: list[dict[str, Any]] = []
+        now = self.ctx.clock()
+        for root in self.ctx.projects.roots():
+            for row in root.rows():
+                verdict = decide_row(row, now)
+                if not include_cold and verdict.heat == "COLD":
+                    continue
+                out.append(
+                    {
+                        "id": row.id,
+                        "title": row.title,
+                        "type": row.type,
+                        "tier": row.tier,
+                        "scope": row.scope,
+                        "project": row.project,
+                        "tags": row.tags,
+                        "source": row.source,
+                        "confidence": row.confidence,
+                        "reviewed": row.reviewed,
+                        "created": row.created,
+                        "updated": row.updated,
+                        "access_count": row.access_count,
+                        "last_accessed": row.last_accessed,
+                        "attention": round(verdict.attention, 4),
+                        "heat": verdict.heat,
+                        "expired": verdict.expired,
+                        "layer": root.layer,
+                        "path": os.path.join(root.files.folder, row.name),
+                    }
+                )
+        out.sort(key=lambda d: (HEAT_ORDER[d["heat"]], -d["updated"].timestamp()))
+        return out[:limit] if limit else out
+
+    def stats(self) -> MemoryStats:
+        rows = self.list()
+
+        def count(key: str) -> dict[str, int]:
+            return dict(Counter(str(r[key]) for r in rows))
+
+        projects = self.ctx.projects
+        roots = projects.roots()
+        return MemoryStats(
+            total=len(rows),
+            by_type=count("type"),
+            by_tier=count("tier"),
+            by_scope=count("scope"),
+            by_project=dict(Counter(str(r["project"] or "-") for r in rows)),
+            by_heat=count("heat"),
+            by_layer=count("layer"),
+            unreviewed=sum(1 for r in rows if not r["reviewed"]),
+            home=str(self.ctx.home),
+            project=projects.project_id,
+            project_dir=str(projects.project_dir) if projects.project_dir else None,
+            index=[
+                IndexHealth(
+                    layer=root.layer,
+                    root=str(root.root),
+                    entries=root.index.count(),
+                    unreadable_files=len(root.index.problems()),
+                )
+                for root in roots
+            ],
+            semantic=self.ctx.semantic.status(roots),
+        )
+
+    def export(self) -> Records:
+        """Every memory as its stored fields plus ``layer``, ``attention`` and ``heat``."""
+        out = []
+        for row in self.list():
+            d = self.get(row["id"]).to_dict()
+            d.update({"layer": row["layer"], "attention": row["attention"], "heat": row["heat"]})
+            out.append(d)
+        return out
+
+    def audit_records(self) -> Records:
+        """Audit records, oldest first (read by ``frames.audit_frame``).
+
+        A forgotten memory must not come back through audit views: for an id
+        that was later deleted only the deletion (id, hash, time) is shown.
+        """
+        records = list(self.ctx.audit.records())
+        deleted = {r.get("id") for r in records if r.get("action") == "delete"}
+        return [
+            r
+            for r in records
+            if r.get("action") == "delete" or r.get("id") not in deleted or "id" not in r
+        ]

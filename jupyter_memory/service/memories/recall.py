@@ -1,0 +1,121 @@
+"""Recall: plan a :class:`RecallQuery` into index searches, rank, disclose (:class:`MemoryRecall`).
+
+Hits come from the focused project (boosted) and the user layer, lexical or
+through the semantic extra (docs/recall.md); the token ``budget`` drops hits
+to index level, then stops; access counts are recorded unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...core.memories.attention import heat
+from ...core.memories.disclosure import Level, snippet
+from ...core.memories.hits import RecallHit
+from ...core.memories.recall_query import RecallQuery
+from ...core.text import estimate_tokens
+from ...store.memories.search_index import IndexedMemory, SearchQuery
+from ...store.root import StoreRoot
+from ..context import ServiceContext
+from .tiers import sector_expired
+
+# Project memories outrank user ones of equal relevance when a project is focused.
+PROJECT_BOOST = 1.25
+
+
+class MemoryRecall:
+    """Ranked, budgeted hits for one :class:`RecallQuery`."""
+
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    def plan(self, q: RecallQuery, project_filter: str | None) -> SearchQuery:
+        """The index query: filters resolved, ``recent`` turned into ``since`` at the time now."""
+        now = self.ctx.clock()
+        since = q.since
+        if q.recent is not None:
+            since = max(since, now - q.recent) if since else now - q.recent
+        if q.scope is not None:
+            scopes = [q.scope]
+        elif q.agent is not None:
+            scopes = ["user", "project", f"agent:{q.agent}"]
+        else:
+            scopes = []
+        return SearchQuery(
+            text=q.text,
+            types=list(q.types),
+            tiers=list(q.tiers),
+            scopes=scopes,
+            project=project_filter,
+            tags=list(q.tags),
+            since=since,
+            reviewed_only=q.reviewed_only,
+            limit=q.limit,
+            now=now,
+        )
+
+    def recall(self, q: RecallQuery) -> list[RecallHit]:
+        semantic = self.ctx.semantic
+        mode = semantic.resolve_mode(q.mode)
+        projects = self.ctx.projects
+        project_filter = projects.resolve(q.project)[0] if q.project is not None else None
+        search = self.plan(q, project_filter)
+        ranked: list[tuple[float, StoreRoot, IndexedMemory]] = []
+        for root in projects.roots(q.project):
+            boost = PROJECT_BOOST if root.layer == "project" else 1.0
+            rows = root.search(search) if mode == "lexical" else semantic.search(root, search, mode)
+            ranked.extend((row.score * boost, root, row) for row in rows)
+        ranked.sort(key=lambda t: t[0], reverse=True)
+        hits: list[RecallHit] = []
+        used = 0
+        top = max((s for s, _, _ in ranked), default=1.0) or 1.0
+        for score, root, row in ranked[: q.limit]:
+            hit = self.hit(root, row, score / top, q.level, q.text)
+            if q.budget is not None:
+                if used + hit.tokens > q.budget:
+                    if q.level is Level.index:
+                        break
+                    hit = self.hit(root, row, score / top, Level.index, q.text)
+                    if used + hit.tokens > q.budget:
+                        break
+                used += hit.tokens
+            hits.append(hit)
+        if q.record_access and hits:
+            at = self.ctx.clock()
+            for root in {id(r): r for _, r, _ in ranked}.values():
+                ids = [h.id for h in hits if h.layer == root.layer]
+                root.record_access(ids, at)
+        return hits
+
+    def hit(
+        self, root: StoreRoot, row: IndexedMemory, score: float, level: Level, query: str
+    ) -> RecallHit:
+        if level is Level.index:
+            text = ""
+        else:
+            body = root.index.body_of(row.name) or ""
+            text = body if level is Level.full else snippet(body, query)
+        tokens = estimate_tokens(f"{row.id} {row.title} {text}")
+        # model_construct: every field comes from our own index, already validated.
+        return RecallHit.model_construct(
+            id=row.id,
+            title=row.title,
+            text=text,
+            type=row.type,
+            tier=row.tier,
+            scope=row.scope,
+            project=row.project,
+            tags=row.tags,
+            source=row.source,
+            score=round(score, 4),
+            attention=round(row.attention, 4),
+            # a memory past its sector TTL is COLD whatever its score (core/memories/sectors.py)
+            heat="COLD" if sector_expired(row, self.ctx.clock()) else heat(row.attention),
+            reviewed=row.reviewed,
+            created=row.created,
+            updated=row.updated,
+            layer=root.layer,
+            path=os.path.join(root.files.folder, row.name),
+            level=level.value,
+            tokens=tokens,
+        )

@@ -1,0 +1,270 @@
+"""Writing memories: remember, update, forget and the bulk import (:class:`MemoryWriter`).
+
+Every write goes file first, then index, then audit record (docs/design.md),
+and wakes the background embedder of the root it touched.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError as PydanticValidationError
+
+from ...core.memories.inputs import check_text, default_title, parse_enum, parse_iso, split_list
+from ...core.memories.models import (
+    EvidenceQuote,
+    MemoryEntry,
+    MemoryMeta,
+    MemoryType,
+    Source,
+    Tier,
+    validate_scope,
+)
+from ...core.names import validate_id
+from ...core.validation import validation_error
+from ...exceptions import NotFoundError, ParseError, ValidationError
+from ...store.audit import audit_record
+from ...store.jsonl import read_jsonl
+from ...store.root import StoreRoot
+from ..context import ServiceContext
+from .results import ForgetResult
+
+IMPORT_BATCH = 2000
+
+
+def locate(ctx: ServiceContext, memory_id: str) -> tuple[StoreRoot, str]:
+    """The root holding ``memory_id`` and its file name (known projects first)."""
+    validate_id(memory_id)
+    for root in ctx.projects.cached_roots() + [ctx.user]:
+        name = root.name_of(memory_id)
+        if name is not None:
+            return root, name
+    raise NotFoundError(f"no memory with id {memory_id!r}")
+
+
+class MemoryWriter:
+    """Creates, changes and deletes memories in the user or a project root."""
+
+    def __init__(self, ctx: ServiceContext) -> None:
+        self.ctx = ctx
+
+    def build_entry(
+        self,
+        text: str,
+        *,
+        title: str | None,
+        type: Any,
+        tier: Any,
+        tags: Iterable[str],
+        scope: str,
+        project_id: str | None,
+        source: Any,
+        confidence: float,
+        evidence: Iterable[Any],
+        reviewed: bool,
+        created: datetime | None,
+        related: Iterable[str],
+        extra: dict[str, Any] | None = None,
+    ) -> MemoryEntry:
+        """A checked new entry with a fresh id (nothing written)."""
+        check_text(text)
+        if title is not None:
+            check_text(title, "title")
+        now = self.ctx.clock()
+        quotes = [
+            e
+            if isinstance(e, EvidenceQuote)
+            else EvidenceQuote.model_validate(e if isinstance(e, dict) else {"quote": str(e)})
+            for e in evidence
+        ]
+        try:
+            meta = MemoryMeta(
+                id=self.ctx.new_id(),
+                title=title if title is not None else default_title(text),
+                type=parse_enum(MemoryType, type, "type"),
+                tier=parse_enum(Tier, tier, "tier"),
+                scope=validate_scope(scope),
+                project=project_id,
+                tags=list(tags),
+                source=parse_enum(Source, source, "source"),
+                confidence=confidence,
+                created=created or now,
+                updated=created or now,
+                related=[validate_id(r, field="related") for r in related],
+                evidence=quotes,
+                reviewed=reviewed,
+                **(extra or {}),
+            )
+        except PydanticValidationError as exc:
+            raise validation_error(exc, default="memory") from exc
+        return MemoryEntry(meta=meta, text=text)
+
+    def target(
+        self, scope: str | None, agent: str | None, project: str | os.PathLike[str] | None
+    ) -> tuple[str, StoreRoot, str | None]:
+        """(scope, root, project id) a new memory goes to."""
+        if agent is not None:
+            scope = f"agent:{agent}"
+        projects = self.ctx.projects
+        root_pid: tuple[str, StoreRoot] | None = None
+        if project is not None:
+            root_pid = projects.resolve(project)
+        elif projects.project_root is not None and projects.project_id is not None:
+            root_pid = (projects.project_id, projects.project_root)
+        if scope is None:
+            scope = "project" if root_pid is not None else "user"
+        validate_scope(scope)
+        if scope == "project":
+            if root_pid is None:
+                raise ValidationError(
+                    "project scope needs a project: focus one or pass project=", field="scope"
+                )
+            return scope, root_pid[1], root_pid[0]
+        return scope, self.ctx.user, root_pid[0] if (root_pid and project is not None) else None
+
+    def remember(
+        self,
+        text: str,
+        title: str | None = None,
+        type: str | MemoryType = MemoryType.procedural,
+        tier: str | Tier = Tier.durable,
+        tags: Iterable[str] = (),
+        scope: str | None = None,
+        source: str | Source = Source.manual,
+        *,
+        project: str | os.PathLike[str] | None = None,
+        agent: str | None = None,
+        confidence: float = 1.0,
+        evidence: Iterable[Any] = (),
+        reviewed: bool = True,
+        related: Iterable[str] = (),
+        created: datetime | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> MemoryEntry:
+        """Store a memory durably and return it (with its absolute ``path``)."""
+        scope, root, pid = self.target(scope, agent, project)
+        entry = self.build_entry(
+            text,
+            title=title,
+            type=type,
+            tier=tier,
+            tags=split_list(tags) if isinstance(tags, str) else tags,
+            scope=scope,
+            project_id=pid,
+            source=source,
+            confidence=confidence,
+            evidence=evidence,
+            reviewed=reviewed,
+            created=created,
+            related=related,
+            extra=extra,
+        )
+        name, digest = root.write_new(entry)
+        self._audit("create", entry.id, root, path=name, sha256=digest)
+        self.ctx.semantic.notify([root])
+        entry.layer = root.layer
+        entry.path = str(root.files.path_of(name))
+        return entry
+
+    def update(self, memory_id: str, **changes: Any) -> MemoryEntry:
+        """Change a memory's text or metadata (``reviewed=True`` after review, tags, …)."""
+        root, name = locate(self.ctx, memory_id)
+        entry = root.read(name)
+        if "text" in changes:
+            entry.text = check_text(changes.pop("text"))
+        data = entry.meta.model_dump()
+        data.update(changes)
+        data["updated"] = self.ctx.clock()
+        try:
+            entry.meta = MemoryMeta.model_validate(data)
+        except PydanticValidationError as exc:
+            raise validation_error(exc, default="memory") from exc
+        digest = root.write_existing(name, entry)
+        self._audit("update", memory_id, root, path=name, sha256=digest)
+        self.ctx.semantic.notify([root])
+        entry.layer = root.layer
+        entry.path = str(root.files.path_of(name))
+        return entry
+
+    def forget(self, memory_id: str) -> ForgetResult:
+        """Delete a memory and every derived trace; the audit keeps id, hash and time only."""
+        validate_id(memory_id)
+        root, _ = locate(self.ctx, memory_id)
+        _, digest = root.delete(memory_id)
+        self._audit("delete", memory_id, root, sha256=digest)
+        return ForgetResult(id=memory_id, layer=root.layer)
+
+    def _audit(self, action: str, memory_id: str, root: StoreRoot, **fields: Any) -> None:
+        self.ctx.audit.append(
+            action,
+            actor=self.ctx.actor,
+            at=self.ctx.clock(),
+            id=memory_id,
+            **fields,
+            layer=root.layer,
+        )
+
+    def import_jsonl(self, path: str | os.PathLike[str], *, source: str = "import") -> list[str]:
+        """Bulk import: validate every line first (nothing written on error), then batch writes."""
+        src = Path(path)
+        by_root: dict[int, tuple[StoreRoot, list[MemoryEntry]]] = {}
+        for number, obj in read_jsonl(src):
+            try:
+                root, entry = self._import_entry(obj, source)
+            except (ValidationError, ValueError, TypeError) as exc:
+                raise ParseError(str(exc), path=src, line=number) from exc
+            by_root.setdefault(id(root), (root, []))[1].append(entry)
+        ids: list[str] = []
+        for root, entries in by_root.values():
+            for start in range(0, len(entries), IMPORT_BATCH):
+                chunk = entries[start : start + IMPORT_BATCH]
+                written = root.write_batch(chunk)
+                at = self.ctx.clock()
+                # one audit write for the chunk: a per-line fsync made 10k imports take minutes
+                self.ctx.audit.append_many(
+                    [
+                        audit_record(
+                            "create",
+                            actor=self.ctx.actor,
+                            at=at,
+                            id=entry.id,
+                            path=name,
+                            sha256=digest,
+                            layer=root.layer,
+                            via="import",
+                        )
+                        for entry, (name, digest) in zip(chunk, written, strict=True)
+                    ]
+                )
+                ids.extend(entry.id for entry in chunk)
+            self.ctx.semantic.notify([root])
+        return ids
+
+    def _import_entry(self, obj: dict[str, Any], source: str) -> tuple[StoreRoot, MemoryEntry]:
+        """One line of an import file as (root, entry); raises on anything wrong."""
+        if "text" not in obj:
+            raise ValidationError("missing", field="text")
+        scope, root, pid = self.target(obj.get("scope"), obj.get("agent"), None)
+        created = obj.get("created")
+        extra = obj.get("extra")
+        entry = self.build_entry(
+            obj["text"],
+            title=obj.get("title"),
+            type=obj.get("type", MemoryType.semantic.value),
+            tier=obj.get("tier", Tier.durable.value),
+            tags=split_list(obj.get("tags")),
+            scope=scope,
+            project_id=pid,
+            source=obj.get("source", source),
+            confidence=float(obj.get("confidence", 1.0)),
+            evidence=obj.get("evidence", ()),
+            reviewed=bool(obj.get("reviewed", True)),
+            created=parse_iso(created) if isinstance(created, str) else None,
+            related=(),
+            extra=dict(extra) if isinstance(extra, dict) else None,
+        )
+        return root, entry

@@ -1,0 +1,92 @@
+"""The SQLite files under ``<root>/.index/``: schemas, connections, transactions.
+
+Shared by the index (:mod:`.sqlite_index`) and the stored embeddings
+(:mod:`.embeddings`), which attach to the same connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..links import refuse_link
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL UNIQUE,
+  mtime_ns INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  type TEXT NOT NULL,
+  tier TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  project TEXT,
+  tags TEXT NOT NULL,
+  source TEXT NOT NULL,
+  confidence REAL NOT NULL,
+  created REAL NOT NULL,
+  updated REAL NOT NULL,
+  reviewed INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  ekey TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_updated ON entries(updated);
+CREATE TABLE IF NOT EXISTS problems (name TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, reason TEXT);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+  title, tags, body, tokenize = 'unicode61 remove_diacritics 2'
+);
+"""
+
+ACCESS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS access (
+  id TEXT PRIMARY KEY, last_accessed REAL NOT NULL, access_count INTEGER NOT NULL
+);
+"""
+
+
+def ts(dt: datetime) -> float:
+    return dt.timestamp()
+
+
+def dt(ts: float) -> datetime:
+    return datetime.fromtimestamp(ts, tz=timezone.utc)
+
+
+EMBED_SCHEMA = """
+CREATE TABLE IF NOT EXISTS vectors (
+  rid INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, ekey TEXT NOT NULL,
+  vec BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS model (name TEXT NOT NULL);
+"""
+
+
+def connect(path: Path, root: Path) -> sqlite3.Connection:
+    # SQLite opens (and creates) through links: a linked .index/ or database
+    # file would put the store's text outside it (issue 19).
+    refuse_link(root, path)
+    con = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
+    con.execute("PRAGMA busy_timeout = 30000")
+    con.execute("PRAGMA journal_mode = WAL")
+    con.execute("PRAGMA synchronous = NORMAL")
+    return con
+
+
+def attached(con: sqlite3.Connection, schema: str) -> bool:
+    return any(r[1] == schema for r in con.execute("PRAGMA database_list"))
+
+
+@contextlib.contextmanager
+def transaction(con: sqlite3.Connection) -> Iterator[None]:
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
