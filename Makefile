@@ -26,11 +26,8 @@ demo: $(STAMP)
 lint: $(STAMP)
 	@$(BIN)/ruff check -q jupyter_memory tests benchmarks
 	@$(BIN)/ruff format -q --check jupyter_memory tests benchmarks
-	@# mypy --strict (pyproject.toml); service/ joins once its last errors are gone
-	@$(BIN)/mypy --no-error-summary jupyter_memory/core jupyter_memory/store \
-	  jupyter_memory/cli jupyter_memory/magics jupyter_memory/widgets jupyter_memory/server \
-	  jupyter_memory/agents jupyter_memory/frames jupyter_memory/__init__.py \
-	  jupyter_memory/exceptions.py jupyter_memory/_version.py
+	@# mypy --strict (pyproject.toml) on the whole package
+	@$(BIN)/mypy --no-error-summary jupyter_memory
 	@# layers, domain order, facade above the domain services, no import cycles ([tool.importlinter])
 	@out=$$($(BIN)/lint-imports --no-cache 2>&1) || { echo "$$out"; exit 1; }
 	@out=$$($(BIN)/deptry --no-ansi jupyter_memory 2>&1) || { echo "$$out"; exit 1; }

@@ -102,9 +102,9 @@ def registered_project(project: object, known: dict[str, str]) -> tuple[Register
         return RegisteredProject(project), folder
     target = _resolved(project)
     if target is not None:
-        for pid, folder in known.items():
-            if _resolved(folder) == target:
-                return RegisteredProject(pid), Path(folder)
+        for pid, known_folder in known.items():
+            if _resolved(known_folder) == target:
+                return RegisteredProject(pid), Path(known_folder)
     if _looks_like_path(project) or target is not None:
         raise PolicyError(
             f"project {project!r} is not a registered project folder: " + HOW_TO_REGISTER

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jupyter_memory.core.learning.corrections import (
-    LearningCandidate,
     Evidence,
+    LearningCandidate,
     add_evidence,
     confidence,
     detect_correction,

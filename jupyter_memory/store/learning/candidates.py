@@ -6,7 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...core.learning.corrections import LearningCandidate, Evidence
+from ...core.learning.corrections import Evidence, LearningCandidate
 from ...exceptions import ParseError
 from ..atomic import root_lock
 from ..json_file import read_json, write_json
