@@ -14,7 +14,7 @@ import pytest
 from agents_helpers import data_of, stdio_session, text_of
 
 from jupyter_memory import Memory
-from jupyter_memory.agents import jupyter_ai_tools
+from jupyter_memory.agents import jupyter_ai_tools, mcp_compat
 from jupyter_memory.agents.chat_focus import access_for_chat
 from jupyter_memory.service.agent_access import AgentAccess
 
@@ -72,7 +72,7 @@ async def test_mcp_project_auto_works_in_the_notebooks_focus_and_follows_it(
         named = text_of(await s.call_tool("memory_context", {"project": "sales-q3"}))
         assert SALES_RULE in named
         refused = await s.call_tool("memory_context", {"project": str(desk["planted"])})
-        assert refused.isError
+        assert mcp_compat.is_error(refused)
         assert OPS_RULE in text_of(await s.call_tool("memory_context", {}))
         assert _snapshot(memory_home) == before
 
@@ -88,7 +88,7 @@ async def test_mcp_project_auto_never_uses_or_registers_an_unregistered_folder(
             "propose_knowledge",
             {"text": "x rule here", "kind": "rule", "evidence_quote": "x", "layer": "project"},
         )
-        assert queued.isError  # no project in focus: nothing to propose into
+        assert mcp_compat.is_error(queued)  # no project in focus: nothing to propose into
     assert (memory_home / "projects.json").read_bytes() == registry
     async with stdio_session(memory_home, "--project", "auto", cwd=desk["sales"] / ".") as s:
         assert SALES_RULE in text_of(await s.call_tool("memory_context", {}))
