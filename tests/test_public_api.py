@@ -82,6 +82,9 @@ def public_surface(obj: object) -> dict[str, str]:
             continue
         static = inspect.getattr_static(type(obj), name, None)
         value = static if static is not None else inspect.getattr_static(obj, name)
+        # A facade method forwarded to its domain service (service/delegation.py)
+        # has that service method's signature.
+        value = getattr(value, "__wrapped__", value)
         if inspect.isfunction(value):
             surface[name] = _params(inspect.signature(value))
         else:

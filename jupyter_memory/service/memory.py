@@ -8,56 +8,39 @@ from __future__ import annotations
 
 import builtins
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..core.knowledge.evidence import SourceText
-from ..core.knowledge.format import KnowledgeDoc
-from ..core.knowledge.proposals import Proposal
 from ..core.llm import LLMClient
 from ..core.memories.disclosure import Level
 from ..core.memories.hits import RecallHit
-from ..core.memories.models import MemoryEntry, MemoryType, Source, Tier, utcnow
+from ..core.memories.models import utcnow
 from ..core.memories.recall_query import RecallQuery
-from ..core.memories.sectors import TierDecision
 from ..exceptions import ValidationError
 from ..store.audit import AuditLog
-from ..store.memories.search_index import IndexedMemory
 from ..store.root import StoreRoot
 from .context import ServiceContext
+from .delegation import Delegate
 from .focus import FocusResolution
-from .knowledge.events import QueueListener
-from .knowledge.results import (
-    CatalogExpansion,
-    DecisionResult,
-    KnowledgeFileStatus,
-    KnowledgeRead,
-    ProcessAllResult,
-    ProposeResult,
-    ReorganizeResult,
-)
+from .knowledge.agent_context import KnowledgeContext
+from .knowledge.agent_tools import KnowledgeAgentTools
+from .knowledge.decisions import KnowledgeDecisions
+from .knowledge.events import QueueEvents
+from .knowledge.files import KnowledgeFiles
+from .knowledge.queue import KnowledgeQueue
 from .knowledge.wiring import knowledge_services
-from .learning.results import (
-    CandidateRule,
-    DigestReport,
-    ReviewDecision,
-    UnreviewedMemory,
-)
+from .learning.candidates import SelfLearner
+from .learning.digest import DigestService
+from .learning.review import ReviewService
 from .learning.wiring import learning_services
+from .memories.cold_archive import ColdArchive
 from .memories.maintenance import MemoryMaintenance
 from .memories.reader import MemoryReader
 from .memories.recall import MemoryRecall
-from .memories.results import DoctorReport, EmbedReport, ForgetResult, MemoryStats, RebuildReport
 from .memories.semantic import SemanticRecall, default_embedder_factory
-from .memories.tier_results import (
-    ColdArchivedMemory,
-    ColdArchiveReport,
-    ColdRestore,
-    DailyMerge,
-    SessionStart,
-)
+from .memories.tiers import TiersService
 from .memories.writer import MemoryWriter
 from .paths import RegisteredProject, resolve_home
 
@@ -252,48 +235,24 @@ class Memory:
     def llm(self, client: LLMClient | None) -> None:
         self.ctx.settings.llm = client
 
-    # -- memories (delegation: service/memories/) ------------------------------------
+    # -- memories (service/memories/) ---------------------------------------------------
+    # Each line forwards to the domain service that owns the method (its
+    # signature and docstring): see service/delegation.py.
 
-    def remember(
-        self,
-        text: str,
-        title: str | None = None,
-        type: str | MemoryType = MemoryType.procedural,
-        tier: str | Tier = Tier.durable,
-        tags: Iterable[str] = (),
-        scope: str | None = None,
-        source: str | Source = Source.manual,
-        *,
-        project: str | os.PathLike[str] | None = None,
-        agent: str | None = None,
-        confidence: float = 1.0,
-        evidence: Iterable[Any] = (),
-        reviewed: bool = True,
-        related: Iterable[str] = (),
-        created: datetime | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> MemoryEntry:
-        """Store a memory durably and return it (with its absolute ``path``)."""
-        return self.memory_writer.remember(
-            text, title, type, tier, tags, scope, source, project=project, agent=agent,
-            confidence=confidence, evidence=evidence, reviewed=reviewed, related=related,
-            created=created, extra=extra,
-        )  # fmt: skip
-
-    def update(self, memory_id: str, **changes: Any) -> MemoryEntry:
-        """Change a memory's text or metadata (``reviewed=True`` after review, tags, …)."""
-        return self.memory_writer.update(memory_id, **changes)
-
-    def forget(self, memory_id: str) -> ForgetResult:
-        """Delete a memory and every derived trace; the audit keeps id, hash and time only."""
-        return self.memory_writer.forget(memory_id)
-
-    def import_jsonl(self, path: str | os.PathLike[str], *, source: str = "import") -> list[str]:
-        """Bulk import: validate every line first (nothing written on error), then batch writes."""
-        return self.memory_writer.import_jsonl(path, source=source)
-
-    def get(self, memory_id: str) -> MemoryEntry:
-        return self.memory_reader.get(memory_id)
+    remember = Delegate("memory_writer", MemoryWriter.remember)
+    update = Delegate("memory_writer", MemoryWriter.update)
+    forget = Delegate("memory_writer", MemoryWriter.forget)
+    import_jsonl = Delegate("memory_writer", MemoryWriter.import_jsonl)
+    get = Delegate("memory_reader", MemoryReader.get)
+    list = Delegate("memory_reader", MemoryReader.list)
+    stats = Delegate("memory_reader", MemoryReader.stats)
+    export = Delegate("memory_reader", MemoryReader.export)
+    audit_records = Delegate("memory_reader", MemoryReader.audit_records)
+    rebuild_index = Delegate("memory_upkeep", MemoryMaintenance.rebuild_index)
+    doctor = Delegate("memory_upkeep", MemoryMaintenance.doctor)
+    embed = Delegate("memory_upkeep", MemoryMaintenance.embed)
+    close = Delegate("memory_upkeep", MemoryMaintenance.close)
+    recall_query = Delegate("memory_recall", MemoryRecall.recall)
 
     def recall(
         self,
@@ -313,13 +272,15 @@ class Memory:
         reviewed_only: bool = False,
         record_access: bool = True,
         mode: str | None = None,
-    ) -> list[RecallHit]:
+    ) -> builtins.list[RecallHit]:
         """Ranked hits from the focused project (first) and the user layer.
 
-        ``mode``: "lexical", "semantic" or "hybrid" (default when the semantic
-        extra is installed, else lexical); see docs/recall.md.
+        The keywords build a ``RecallQuery`` (checked once); adapters that
+        already hold one call :meth:`recall_query`. ``mode``: "lexical",
+        "semantic" or "hybrid" (default when the semantic extra is installed,
+        else lexical); see docs/recall.md.
         """
-        return self.recall_query(
+        return self.memory_recall.recall(
             RecallQuery.of(
                 query, type=type, tier=tier, scope=scope, agent=agent, project=project,
                 tags=tags, since=since, recent=recent, limit=limit, level=level,
@@ -328,262 +289,61 @@ class Memory:
             )
         )  # fmt: skip
 
-    def recall_query(self, query: RecallQuery) -> list[RecallHit]:
-        """:meth:`recall` for a query an adapter built with ``RecallQuery.of``."""
-        return self.memory_recall.recall(query)
-
-    def list(self, *, limit: int | None = None, include_cold: bool = True) -> list[dict[str, Any]]:
-        """All memories with attention and heat, HOT then WARM then COLD, newest first."""
-        return self.memory_reader.list(limit=limit, include_cold=include_cold)
-
-    def stats(self) -> MemoryStats:
-        return self.memory_reader.stats()
-
-    def export(self) -> builtins.list[dict[str, Any]]:
-        return self.memory_reader.export()
-
-    def audit_records(self) -> builtins.list[dict[str, Any]]:
-        """Audit records, oldest first; a forgotten memory's show only its deletion."""
-        return self.memory_reader.audit_records()
-
-    def rebuild_index(self) -> RebuildReport:
-        return self.memory_upkeep.rebuild_index()
-
-    def doctor(self) -> DoctorReport:
-        """Check every root; never rewrites a stored file. ``ok`` is False on any problem."""
-        return self.memory_upkeep.doctor()
-
-    def embed(self, *, rebuild: bool = False, timeout: float | None = None) -> EmbedReport:
-        """Embed what is pending now (or everything with ``rebuild``) and wait for it."""
-        return self.memory_upkeep.embed(rebuild=rebuild, timeout=timeout)
-
-    def close(self) -> None:
-        self.memory_upkeep.close()
-
     def __enter__(self) -> Memory:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- knowledge (delegation) --
+    # -- knowledge (service/knowledge/) ------------------------------------------------
 
-    def on_queue_change(self, callback: QueueListener) -> Callable[[], None]:
-        """Call ``callback(event)`` after every queue change; returns an unsubscribe function."""
-        return self.knowledge_services.events.on_queue_change(callback)
-
-    def knowledge(self, layer: str = "user", project: str | os.PathLike[str] | None = None) -> str:
-        return self.knowledge_services.files.knowledge(layer, project)
-
-    def knowledge_version(
-        self, layer: str = "user", project: str | os.PathLike[str] | None = None
-    ) -> str:
-        return self.knowledge_services.files.knowledge_version(layer, project)
-
-    def read_knowledge(
-        self, layer: str = "user", project: str | os.PathLike[str] | None = None
-    ) -> KnowledgeRead:
-        return self.knowledge_services.files.read_knowledge(layer, project)
-
-    def knowledge_doc(
-        self, layer: str = "user", project: str | os.PathLike[str] | None = None
-    ) -> KnowledgeDoc:
-        return self.knowledge_services.files.knowledge_doc(layer, project)
-
-    def save_knowledge(
-        self,
-        layer: str,
-        text: str,
-        project: str | os.PathLike[str] | None = None,
-        *,
-        base: str | None = None,
-    ) -> KnowledgeFileStatus:
-        return self.knowledge_services.files.save_knowledge(layer, text, project, base=base)
-
-    def library_status(
-        self, layer: str = "user", project: str | os.PathLike[str] | None = None
-    ) -> KnowledgeFileStatus:
-        return self.knowledge_services.files.library_status(layer, project)
-
-    def reorganize(
-        self, layer: str = "user", project: str | os.PathLike[str] | None = None
-    ) -> ReorganizeResult:
-        return self.knowledge_services.files.reorganize(layer, project)
-
-    def context(
-        self, project: str | os.PathLike[str] | None = None, *, conversation: str | None = None
-    ) -> str:
-        return self.knowledge_services.context.context(project, conversation=conversation)
-
-    def expand_knowledge_catalog(
-        self, labels: str | Sequence[str], project: str | os.PathLike[str] | None = None
-    ) -> CatalogExpansion:
-        return self.knowledge_services.context.expand_knowledge_catalog(labels, project)
-
-    def record_round(
-        self,
-        messages: Iterable[Any],
-        *,
-        conversation: str | None = None,
-        notebook: str | None = None,
-    ) -> builtins.list[SourceText]:
-        return self.knowledge_services.queue.record_round(
-            messages, conversation=conversation, notebook=notebook
-        )
-
-    def propose(
-        self,
-        text: str,
-        kind: str,
-        evidence_quote: str,
-        layer: str | None = None,
-        project: str | os.PathLike[str] | None = None,
-        source: str = "manual",
-        *,
-        messages: Iterable[Any] | None = None,
-        conversation: str | None = None,
-        quote_origin: dict[str, str] | None = None,
-    ) -> ProposeResult:
-        return self.knowledge_services.queue.propose(
-            text,
-            kind,
-            evidence_quote,
-            layer,
-            project,
-            source,
-            messages=messages,
-            conversation=conversation,
-            quote_origin=quote_origin,
-        )
-
-    def propose_knowledge(
-        self,
-        text: str,
-        kind: str,
-        evidence_quote: str,
-        layer: str | None = None,
-        project: str | None = None,
-        *,
-        conversation: str | None = None,
-        messages: Iterable[Any] | None = None,
-    ) -> ProposeResult:
-        return self.knowledge_services.queue.propose_knowledge(
-            text, kind, evidence_quote, layer, project, conversation=conversation, messages=messages
-        )
-
-    def extract(
-        self,
-        messages: Iterable[Any],
-        project: str | os.PathLike[str] | None = None,
-        *,
-        conversation: str | None = None,
-        notebook: str | None = None,
-        max_messages: int | None = None,
-        background: bool = True,
-    ) -> builtins.list[Proposal]:
-        return self.knowledge_services.queue.extract(
-            messages,
-            project,
-            conversation=conversation,
-            notebook=notebook,
-            max_messages=max_messages,
-            background=background,
-        )
+    on_queue_change = Delegate("knowledge_services.events", QueueEvents.on_queue_change)
+    knowledge = Delegate("knowledge_services.files", KnowledgeFiles.knowledge)
+    knowledge_version = Delegate("knowledge_services.files", KnowledgeFiles.knowledge_version)
+    read_knowledge = Delegate("knowledge_services.files", KnowledgeFiles.read_knowledge)
+    knowledge_doc = Delegate("knowledge_services.files", KnowledgeFiles.knowledge_doc)
+    save_knowledge = Delegate("knowledge_services.files", KnowledgeFiles.save_knowledge)
+    library_status = Delegate("knowledge_services.files", KnowledgeFiles.library_status)
+    reorganize = Delegate("knowledge_services.files", KnowledgeFiles.reorganize)
+    context = Delegate("knowledge_services.context", KnowledgeContext.context)
+    expand_knowledge_catalog = Delegate(
+        "knowledge_services.context", KnowledgeContext.expand_knowledge_catalog
+    )
+    record_round = Delegate("knowledge_services.queue", KnowledgeQueue.record_round)
+    propose = Delegate("knowledge_services.queue", KnowledgeQueue.propose)
+    propose_knowledge = Delegate("knowledge_services.queue", KnowledgeQueue.propose_knowledge)
+    extract = Delegate("knowledge_services.queue", KnowledgeQueue.extract)
+    queue = Delegate("knowledge_services.queue", KnowledgeQueue.queue)
+    queue_problems = Delegate("knowledge_services.queue", KnowledgeQueue.queue_problems)
+    proposal = Delegate("knowledge_services.queue", KnowledgeQueue.proposal)
+    apply = Delegate("knowledge_services.decisions", KnowledgeDecisions.apply)
+    dismiss = Delegate("knowledge_services.decisions", KnowledgeDecisions.dismiss)
+    process_all = Delegate("knowledge_services.decisions", KnowledgeDecisions.process_all)
+    call_agent_tool = Delegate("knowledge_services.tools", KnowledgeAgentTools.call_agent_tool)
 
     @property
     def last_extraction_skipped(self) -> builtins.list[dict[str, str]]:
         return self.knowledge_services.queue.last_extraction_skipped
 
-    def queue(self, *, include_decided: bool = False) -> builtins.list[Proposal]:
-        return self.knowledge_services.queue.queue(include_decided=include_decided)
+    # -- learning, tiers and the cold archive (service/learning/, service/memories/) --
 
-    def queue_problems(self) -> builtins.list[dict[str, str]]:
-        return self.knowledge_services.queue.queue_problems()
-
-    def proposal(self, proposal_id: str) -> Proposal:
-        return self.knowledge_services.queue.proposal(proposal_id)
-
-    def apply(
-        self, proposal_id: str, to: str, project: str | os.PathLike[str] | None = None
-    ) -> DecisionResult:
-        return self.knowledge_services.decisions.apply(proposal_id, to, project)
-
-    def dismiss(self, proposal_id: str) -> DecisionResult:
-        return self.knowledge_services.decisions.dismiss(proposal_id)
-
-    def process_all(
-        self, to: str, project: str | os.PathLike[str] | None = None
-    ) -> ProcessAllResult:
-        return self.knowledge_services.decisions.process_all(to, project)
-
-    def call_agent_tool(
-        self, name: str, arguments: dict[str, Any], *, conversation: str | None = None
-    ) -> ProposeResult | CatalogExpansion:
-        return self.knowledge_services.tools.call_agent_tool(
-            name, arguments, conversation=conversation
-        )
-
-    # -- learning and tiers (delegation) --
-
-    def tier_rows(self) -> builtins.list[tuple[StoreRoot, IndexedMemory, TierDecision]]:
-        return self.learning_services.tiers.tier_rows()
-
-    def start_session(self, session_key: str, *, pid: int | None = None) -> SessionStart:
-        return self.learning_services.tiers.start_session(session_key, pid=pid)
-
-    def end_session(self, session_key: str) -> None:
-        self.learning_services.tiers.end_session(session_key)
-
-    def clear_session_tier(self, *, before: datetime) -> builtins.list[str]:
-        return self.learning_services.tiers.clear_session_tier(before=before)
-
-    def merge_daily(self) -> builtins.list[DailyMerge]:
-        return self.learning_services.tiers.merge_daily()
-
-    def archive(self, *, dry_run: bool = False) -> ColdArchiveReport:
-        return self.learning_services.cold_archive.archive(dry_run=dry_run)
-
-    def archived(self) -> builtins.list[ColdArchivedMemory]:
-        return self.learning_services.cold_archive.archived()
-
-    def restore(self, memory_id: str) -> ColdRestore:
-        return self.learning_services.cold_archive.restore(memory_id)
-
-    def digest_record(self, session_key: str, messages: builtins.list[dict[str, Any]]) -> int:
-        return self.learning_services.digest.digest_record(session_key, messages)
-
-    def digest_pending(self, session: str | None = None) -> int:
-        return self.learning_services.digest.digest_pending(session)
-
-    def digest(self, session: str | None = None) -> DigestReport:
-        return self.learning_services.digest.digest(session)
-
-    def learning_candidates(self) -> builtins.list[CandidateRule]:
-        return self.learning_services.learner.candidates()
-
-    def dismiss_candidate(self, key: str, reason: str) -> None:
-        self.learning_services.learner.dismiss_candidate(key, reason)
-
-    def unreviewed(self, *, limit: int | None = None) -> builtins.list[UnreviewedMemory]:
-        return self.learning_services.review.unreviewed(limit=limit)
-
-    def keep_memory(self, memory_id: str) -> ReviewDecision:
-        return self.learning_services.review.keep_memory(memory_id)
-
-    def discard_memory(self, memory_id: str) -> ReviewDecision:
-        return self.learning_services.review.discard_memory(memory_id)
-
-    def promote_memory(
-        self,
-        memory_id: str,
-        *,
-        kind: str = "rule",
-        layer: str | None = None,
-        project: str | None = None,
-    ) -> ReviewDecision:
-        return self.learning_services.review.promote_memory(
-            memory_id, kind=kind, layer=layer, project=project
-        )
+    tier_rows = Delegate("learning_services.tiers", TiersService.tier_rows)
+    start_session = Delegate("learning_services.tiers", TiersService.start_session)
+    end_session = Delegate("learning_services.tiers", TiersService.end_session)
+    clear_session_tier = Delegate("learning_services.tiers", TiersService.clear_session_tier)
+    merge_daily = Delegate("learning_services.tiers", TiersService.merge_daily)
+    archive = Delegate("learning_services.cold_archive", ColdArchive.archive)
+    archived = Delegate("learning_services.cold_archive", ColdArchive.archived)
+    restore = Delegate("learning_services.cold_archive", ColdArchive.restore)
+    digest_record = Delegate("learning_services.digest", DigestService.digest_record)
+    digest_pending = Delegate("learning_services.digest", DigestService.digest_pending)
+    digest = Delegate("learning_services.digest", DigestService.digest)
+    learning_candidates = Delegate("learning_services.learner", SelfLearner.candidates)
+    dismiss_candidate = Delegate("learning_services.learner", SelfLearner.dismiss_candidate)
+    unreviewed = Delegate("learning_services.review", ReviewService.unreviewed)
+    keep_memory = Delegate("learning_services.review", ReviewService.keep_memory)
+    discard_memory = Delegate("learning_services.review", ReviewService.discard_memory)
+    promote_memory = Delegate("learning_services.review", ReviewService.promote_memory)
 
     @property
     def agent_sees_unreviewed(self) -> bool:

@@ -170,7 +170,9 @@ class MemoryWriter:
         entry.path = str(root.files.path_of(name))
         return entry
 
-    def update(self, memory_id: str, **changes: Any) -> MemoryEntry:
+    # ``self`` is positional-only so that **changes can never bind it: the
+    # facade's typed Delegate (service/delegation.py) relies on that.
+    def update(self, /, memory_id: str, **changes: Any) -> MemoryEntry:
         """Change a memory's text or metadata (``reviewed=True`` after review, tags, …)."""
         root, name = locate(self.ctx, memory_id)
         entry = root.read(name)
