@@ -32,18 +32,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ...core.memories.models import MAX_TEXT_CHARS, MemoryEntry, MemoryType, Source, Tier
 from ...core.memories.sectors import TierDecision, decide_tier, expired
 from ...store.learning.session_registry import SessionRegistry
+from ...store.memories.search_index import IndexedMemory
+from ...store.root import StoreRoot
+from ..context import ServiceContext
 from .tier_results import DailyMerge, SessionStart
-
-if TYPE_CHECKING:
-    # Types only: the context module imports this package (semantic recall).
-    from ...store.memories.search_index import IndexedMemory
-    from ...store.root import StoreRoot
-    from ..context import ServiceContext
 
 DIGEST_TAG = "daily-digest"
 MAX_DIGEST_EVIDENCE = 20

@@ -8,10 +8,8 @@
   FTS5's ``unicode61`` only splits on spaces and index and query agree.
 * Access statistics live in a separate ``access.sqlite`` so recall never
   rewrites Markdown files and a rebuild keeps them.
-* Ranking work is bounded: at most ``CANDIDATE_CAP`` matches (newest first) are
-  scored; an all-words query is tried first and widened to any-word only when
-  it returns fewer than the limit. Both passes score with the same bm25 over
-  the same terms, so the widened list is one bm25 order (docs/recall.md).
+* The recall SQL (filters, attention, bounded ranking) is in
+  :mod:`.sqlite_queries`.
 * Embeddings (the optional semantic extra) live in ``embeddings.sqlite`` beside
   the index, keyed by memory id and ``ekey`` (a hash of the embedded text), so
   a rebuild keeps them and a forget removes them with the entry.
@@ -25,24 +23,18 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...core.memories.attention import (
-    ACCESS_CAP,
-    ACCESS_WEIGHT,
-    DECAY,
-    RELEVANCE_FLOOR,
-    combine,
-)
 from ...core.memories.embedding import embed_key
 from ...core.memories.models import MemoryEntry
-from ...core.text import SearchGroup, analyze, index_tokens, relaxed_groups, search_groups
+from ...core.text import index_tokens
 from ...exceptions import JupyterMemoryError
 from ..atomic import ensure_dir, fsync_dir, write_text_atomic
 from ..layout import RootLayout
 from ..links import linked
+from . import sqlite_queries as queries
 from .files import FileStat
 from .search_index import IndexedMemory, IndexSyncReport, LoadFn, SearchQuery, VectorStore
 from .sqlite_db import (
@@ -51,22 +43,12 @@ from .sqlite_db import (
     SCHEMA,
     attached,
     connect,
-    dt,
     transaction,
     ts,
 )
 
 SCHEMA_VERSION = 4
-CANDIDATE_CAP = 1000
-RERANK_POOL = 4
 ACCESS_FLUSH_S = 2.0
-# bm25 column weights: title, tags, body
-BM25_WEIGHTS = (3.0, 2.0, 1.0)
-
-
-def _fts_group(group: SearchGroup) -> str:
-    phrase = '"' + " ".join(t.replace('"', '""') for t in group.tokens) + '"'
-    return phrase + " *" if group.prefix else phrase
 
 
 class SqliteIndex:
@@ -431,172 +413,18 @@ class SqliteIndex:
                 [(i, at, n) for i, (n, at) in pending.items()],
             )
 
-    _COLUMNS = (
-        "e.id, e.name, e.title, e.type, e.tier, e.scope, e.project, e.tags, e.source,"
-        " e.confidence, e.created, e.updated, e.reviewed,"
-        " COALESCE(a.access_count, 0), a.last_accessed"
-    )
-
     def rows(self) -> list[IndexedMemory]:
-        self.connection()
+        con = self.connection()
         self.flush_access()
-        sql = (
-            f"SELECT {self._COLUMNS}, 0.0, 0.0 FROM entries e"
-            " LEFT JOIN acc.access a ON a.id = e.id ORDER BY e.updated DESC"
-        )
-        return [self._row(r) for r in self.connection().execute(sql)]
-
-    @staticmethod
-    def _row(r: Sequence[Any]) -> IndexedMemory:
-        return IndexedMemory(
-            id=r[0],
-            name=r[1],
-            title=r[2],
-            type=r[3],
-            tier=r[4],
-            scope=r[5],
-            project=r[6],
-            tags=json.loads(r[7]),
-            source=r[8],
-            confidence=r[9],
-            created=dt(r[10]),
-            updated=dt(r[11]),
-            reviewed=bool(r[12]),
-            access_count=int(r[13]),
-            last_accessed=None if r[14] is None else dt(r[14]),
-            relevance=float(r[15]),
-            attention=float(r[16]),
-            score=combine(float(r[15]), float(r[16])),
-        )
-
-    def _filters(self, q: SearchQuery) -> tuple[str, list[Any]]:
-        where: list[str] = []
-        args: list[Any] = []
-
-        def among(column: str, values: Sequence[str]) -> None:
-            where.append(f"{column} IN ({','.join('?' * len(values))})")
-            args.extend(values)
-
-        if q.types:
-            among("e.type", q.types)
-        if q.tiers:
-            among("e.tier", q.tiers)
-        if q.scopes:
-            among("e.scope", q.scopes)
-        if q.project is not None:
-            where.append("e.project = ?")
-            args.append(q.project)
-        for tag in q.tags:
-            where.append("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)")
-            args.append(tag)
-        if q.since is not None:
-            where.append("e.updated >= ?")
-            args.append(ts(q.since))
-        if q.reviewed_only:
-            where.append("e.reviewed = 1")
-        return (" AND ".join(where) if where else "1"), args
-
-    def _attention_sql(self) -> str:
-        # Mirrors core.attention.attention_score; computed in SQL so only the
-        # final top-k rows cross into Python.
-        decay = " ".join(f"WHEN '{t}' THEN {1 - d!r}" for t, d in DECAY.items())
-        age = "MAX(0.0, (:now - MAX(e.updated, COALESCE(a.last_accessed, 0))) / 86400.0)"
-        access = f"MIN({ACCESS_CAP}, 1.0 + {ACCESS_WEIGHT} * ln(1 + COALESCE(a.access_count, 0)))"
-        return (
-            f"MIN(1.0, MAX(0.0, pow(CASE e.tier {decay} ELSE 0.99 END, {age})"
-            f" * {access} * e.confidence))"
-        )
-
-    def _named_filters(self, query: SearchQuery) -> tuple[str, dict[str, Any], bool]:
-        where, args = self._filters(query)
-        now = ts(query.now or datetime.now(timezone.utc))
-        params: dict[str, Any] = {"now": now, "limit": max(1, query.limit), "cap": CANDIDATE_CAP}
-        for i, value in enumerate(args):
-            where = where.replace("?", f":f{i}", 1)
-            params[f"f{i}"] = value
-        return where, params, where != "1"
+        return queries.all_rows(con)
 
     def search(self, query: SearchQuery) -> list[IndexedMemory]:
-        con = self.connection()
-        where, params, filtered = self._named_filters(query)
-        att = self._attention_sql()
-        groups = search_groups(query.text)
-        if not groups:
-            if analyze(query.text):
-                return []  # only stopwords: nothing to look for
-            sql = (
-                f"SELECT {self._COLUMNS}, 1.0, {att} AS att FROM entries e"
-                f" LEFT JOIN acc.access a ON a.id = e.id WHERE {where}"
-                " ORDER BY att DESC, e.updated DESC LIMIT :limit"
-            )
-            return [self._row(r) for r in con.execute(sql, params)]
-        w = ", ".join(str(x) for x in BM25_WEIGHTS)
-        join = "" if not filtered else " JOIN entries e ON e.rowid = fts.rowid"
-        filt = "" if not filtered else f" AND {where}"
-        params["pool"] = max(1, query.limit) * RERANK_POOL
-        # Three bounded steps: the newest CANDIDATE_CAP matches get bm25; the
-        # RERANK_POOL × limit most relevant of those get the attention factor;
-        # the best `limit` come back. Relevance dominates by design (attention
-        # scales it by RELEVANCE_FLOOR–1.0), so re-ranking a pool is enough.
-        sql = (
-            f"WITH c AS (SELECT fts.rowid AS rid, -bm25(fts, {w}) AS rel FROM fts{join}"
-            f" WHERE fts MATCH :match{filt} ORDER BY fts.rowid DESC LIMIT :cap),"
-            " top AS (SELECT rid, rel FROM c ORDER BY rel DESC LIMIT :pool)"
-            f" SELECT {self._COLUMNS}, top.rel, {att} AS att FROM top"
-            " JOIN entries e ON e.rowid = top.rid LEFT JOIN acc.access a ON a.id = e.id"
-            f" ORDER BY top.rel * ({RELEVANCE_FLOOR} + {1 - RELEVANCE_FLOOR!r} * att) DESC"
-            " LIMIT :limit"
-        )
-        params["match"] = " AND ".join(_fts_group(g) for g in groups)
-        rows = [self._row(r) for r in con.execute(sql, params)]
-        wide = relaxed_groups(groups)
-        if len(rows) < query.limit and len(wide) > 1:
-            # Widen to any word. bm25 is computed over the same terms in both
-            # passes, so an entry scores the same in either and the union is
-            # one bm25 order: all-word hits are not pinned, they simply score
-            # high (every term adds). A term split from a CJK phrase counts on
-            # its own here, which is what makes long Chinese questions match.
-            params["match"] = " OR ".join(_fts_group(g) for g in wide)
-            best = {r.id: r for r in rows}
-            for r in con.execute(sql, params):
-                row = self._row(r)
-                if row.id not in best or best[row.id].score < row.score:
-                    best[row.id] = row
-            rows = sorted(best.values(), key=lambda r: r.score, reverse=True)[: query.limit]
-        return rows
+        return queries.search(self.connection(), query)
 
     def filtered_ids(self, query: SearchQuery) -> list[str]:
         """Ids of every entry that passes ``query``'s filters (text ignored)."""
-        where, params, _ = self._named_filters(query)
-        sql = f"SELECT e.id FROM entries e WHERE {where}"
-        return [str(r[0]) for r in self.connection().execute(sql, params)]
+        return queries.filtered_ids(self.connection(), query)
 
     def rows_by_id(self, query: SearchQuery, scores: dict[str, float]) -> list[IndexedMemory]:
-        """Rows for ``scores``' ids that pass ``query``'s filters, with attention.
-
-        The semantic path finds ids by vector; this checks them against the
-        live entries (a forgotten or filtered-out memory never comes back) and
-        attaches the same attention factor as lexical recall.
-        """
-        if not scores:
-            return []
-        con = self.connection()
-        where, params, _ = self._named_filters(query)
-        att = self._attention_sql()
-        out: list[IndexedMemory] = []
-        ids = list(scores)
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join(f":i{i}" for i in range(len(chunk)))
-            params.update({f"i{i}": v for i, v in enumerate(chunk)})
-            sql = (
-                f"SELECT {self._COLUMNS}, 0.0, {att} FROM entries e"
-                f" LEFT JOIN acc.access a ON a.id = e.id WHERE e.id IN ({marks}) AND {where}"
-            )
-            for r in con.execute(sql, params):
-                row = self._row(r)
-                row.relevance = scores[row.id]
-                row.score = combine(row.relevance, row.attention)
-                out.append(row)
-        out.sort(key=lambda r: r.score, reverse=True)
-        return out
+        """Rows for ``scores``' ids that pass ``query``'s filters, with attention."""
+        return queries.rows_by_id(self.connection(), query, scores)

@@ -1,0 +1,217 @@
+"""The SQL of recall over the FTS5 index: filters, the attention factor, bounded ranking.
+
+Pure query building and reading over an open connection (the connection, its
+files and its life cycle belong to :class:`.sqlite_index.SqliteIndex`).
+
+* Ranking work is bounded: at most ``CANDIDATE_CAP`` matches (newest first) are
+  scored; an all-words query is tried first and widened to any-word only when
+  it returns fewer than the limit. Both passes score with the same bm25 over
+  the same terms, so the widened list is one bm25 order (docs/recall.md).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from ...core.memories.attention import (
+    ACCESS_CAP,
+    ACCESS_WEIGHT,
+    DECAY,
+    RELEVANCE_FLOOR,
+    combine,
+)
+from ...core.text import SearchGroup, analyze, relaxed_groups, search_groups
+from .search_index import IndexedMemory, SearchQuery
+from .sqlite_db import dt, ts
+
+CANDIDATE_CAP = 1000
+RERANK_POOL = 4
+# bm25 column weights: title, tags, body
+BM25_WEIGHTS = (3.0, 2.0, 1.0)
+
+
+def _fts_group(group: SearchGroup) -> str:
+    phrase = '"' + " ".join(t.replace('"', '""') for t in group.tokens) + '"'
+    return phrase + " *" if group.prefix else phrase
+
+
+COLUMNS = (
+    "e.id, e.name, e.title, e.type, e.tier, e.scope, e.project, e.tags, e.source,"
+    " e.confidence, e.created, e.updated, e.reviewed,"
+    " COALESCE(a.access_count, 0), a.last_accessed"
+)
+
+
+def all_rows(con: sqlite3.Connection) -> list[IndexedMemory]:
+    """Every entry with its access counts, newest first."""
+    sql = (
+        f"SELECT {COLUMNS}, 0.0, 0.0 FROM entries e"
+        " LEFT JOIN acc.access a ON a.id = e.id ORDER BY e.updated DESC"
+    )
+    return [row_of(r) for r in con.execute(sql)]
+
+
+def row_of(r: Sequence[Any]) -> IndexedMemory:
+    return IndexedMemory(
+        id=r[0],
+        name=r[1],
+        title=r[2],
+        type=r[3],
+        tier=r[4],
+        scope=r[5],
+        project=r[6],
+        tags=json.loads(r[7]),
+        source=r[8],
+        confidence=r[9],
+        created=dt(r[10]),
+        updated=dt(r[11]),
+        reviewed=bool(r[12]),
+        access_count=int(r[13]),
+        last_accessed=None if r[14] is None else dt(r[14]),
+        relevance=float(r[15]),
+        attention=float(r[16]),
+        score=combine(float(r[15]), float(r[16])),
+    )
+
+
+def _filters(q: SearchQuery) -> tuple[str, list[Any]]:
+    where: list[str] = []
+    args: list[Any] = []
+
+    def among(column: str, values: Sequence[str]) -> None:
+        where.append(f"{column} IN ({','.join('?' * len(values))})")
+        args.extend(values)
+
+    if q.types:
+        among("e.type", q.types)
+    if q.tiers:
+        among("e.tier", q.tiers)
+    if q.scopes:
+        among("e.scope", q.scopes)
+    if q.project is not None:
+        where.append("e.project = ?")
+        args.append(q.project)
+    for tag in q.tags:
+        where.append("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)")
+        args.append(tag)
+    if q.since is not None:
+        where.append("e.updated >= ?")
+        args.append(ts(q.since))
+    if q.reviewed_only:
+        where.append("e.reviewed = 1")
+    return (" AND ".join(where) if where else "1"), args
+
+
+def attention_sql() -> str:
+    # Mirrors core.attention.attention_score; computed in SQL so only the
+    # final top-k rows cross into Python.
+    decay = " ".join(f"WHEN '{t}' THEN {1 - d!r}" for t, d in DECAY.items())
+    age = "MAX(0.0, (:now - MAX(e.updated, COALESCE(a.last_accessed, 0))) / 86400.0)"
+    access = f"MIN({ACCESS_CAP}, 1.0 + {ACCESS_WEIGHT} * ln(1 + COALESCE(a.access_count, 0)))"
+    return (
+        f"MIN(1.0, MAX(0.0, pow(CASE e.tier {decay} ELSE 0.99 END, {age})"
+        f" * {access} * e.confidence))"
+    )
+
+
+def _named_filters(query: SearchQuery) -> tuple[str, dict[str, Any], bool]:
+    where, args = _filters(query)
+    now = ts(query.now or datetime.now(timezone.utc))
+    params: dict[str, Any] = {"now": now, "limit": max(1, query.limit), "cap": CANDIDATE_CAP}
+    for i, value in enumerate(args):
+        where = where.replace("?", f":f{i}", 1)
+        params[f"f{i}"] = value
+    return where, params, where != "1"
+
+
+def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
+    """Ranked hits for ``query``: bm25 × attention over a bounded candidate set."""
+    where, params, filtered = _named_filters(query)
+    att = attention_sql()
+    groups = search_groups(query.text)
+    if not groups:
+        if analyze(query.text):
+            return []  # only stopwords: nothing to look for
+        sql = (
+            f"SELECT {COLUMNS}, 1.0, {att} AS att FROM entries e"
+            f" LEFT JOIN acc.access a ON a.id = e.id WHERE {where}"
+            " ORDER BY att DESC, e.updated DESC LIMIT :limit"
+        )
+        return [row_of(r) for r in con.execute(sql, params)]
+    w = ", ".join(str(x) for x in BM25_WEIGHTS)
+    join = "" if not filtered else " JOIN entries e ON e.rowid = fts.rowid"
+    filt = "" if not filtered else f" AND {where}"
+    params["pool"] = max(1, query.limit) * RERANK_POOL
+    # Three bounded steps: the newest CANDIDATE_CAP matches get bm25; the
+    # RERANK_POOL × limit most relevant of those get the attention factor;
+    # the best `limit` come back. Relevance dominates by design (attention
+    # scales it by RELEVANCE_FLOOR–1.0), so re-ranking a pool is enough.
+    sql = (
+        f"WITH c AS (SELECT fts.rowid AS rid, -bm25(fts, {w}) AS rel FROM fts{join}"
+        f" WHERE fts MATCH :match{filt} ORDER BY fts.rowid DESC LIMIT :cap),"
+        " top AS (SELECT rid, rel FROM c ORDER BY rel DESC LIMIT :pool)"
+        f" SELECT {COLUMNS}, top.rel, {att} AS att FROM top"
+        " JOIN entries e ON e.rowid = top.rid LEFT JOIN acc.access a ON a.id = e.id"
+        f" ORDER BY top.rel * ({RELEVANCE_FLOOR} + {1 - RELEVANCE_FLOOR!r} * att) DESC"
+        " LIMIT :limit"
+    )
+    params["match"] = " AND ".join(_fts_group(g) for g in groups)
+    rows = [row_of(r) for r in con.execute(sql, params)]
+    wide = relaxed_groups(groups)
+    if len(rows) < query.limit and len(wide) > 1:
+        # Widen to any word. bm25 is computed over the same terms in both
+        # passes, so an entry scores the same in either and the union is
+        # one bm25 order: all-word hits are not pinned, they simply score
+        # high (every term adds). A term split from a CJK phrase counts on
+        # its own here, which is what makes long Chinese questions match.
+        params["match"] = " OR ".join(_fts_group(g) for g in wide)
+        best = {r.id: r for r in rows}
+        for r in con.execute(sql, params):
+            row = row_of(r)
+            if row.id not in best or best[row.id].score < row.score:
+                best[row.id] = row
+        rows = sorted(best.values(), key=lambda r: r.score, reverse=True)[: query.limit]
+    return rows
+
+
+def filtered_ids(con: sqlite3.Connection, query: SearchQuery) -> list[str]:
+    """Ids of every entry that passes ``query``'s filters (text ignored)."""
+    where, params, _ = _named_filters(query)
+    sql = f"SELECT e.id FROM entries e WHERE {where}"
+    return [str(r[0]) for r in con.execute(sql, params)]
+
+
+def rows_by_id(
+    con: sqlite3.Connection, query: SearchQuery, scores: dict[str, float]
+) -> list[IndexedMemory]:
+    """Rows for ``scores``' ids that pass ``query``'s filters, with attention.
+
+    The semantic path finds ids by vector; this checks them against the
+    live entries (a forgotten or filtered-out memory never comes back) and
+    attaches the same attention factor as lexical recall.
+    """
+    if not scores:
+        return []
+    where, params, _ = _named_filters(query)
+    att = attention_sql()
+    out: list[IndexedMemory] = []
+    ids = list(scores)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join(f":i{i}" for i in range(len(chunk)))
+        params.update({f"i{i}": v for i, v in enumerate(chunk)})
+        sql = (
+            f"SELECT {COLUMNS}, 0.0, {att} FROM entries e"
+            f" LEFT JOIN acc.access a ON a.id = e.id WHERE e.id IN ({marks}) AND {where}"
+        )
+        for r in con.execute(sql, params):
+            row = row_of(r)
+            row.relevance = scores[row.id]
+            row.score = combine(row.relevance, row.attention)
+            out.append(row)
+    out.sort(key=lambda r: r.score, reverse=True)
+    return out
