@@ -34,7 +34,9 @@ class _Bar:
 
 def _import_from(args: argparse.Namespace) -> int:
     bar = _Bar() if not args.json and sys.stderr.isatty() else None
-    with open_memory(args) as mem:
+    # A dry run must not register --project (open_memory would focus it).
+    opened = argparse.Namespace(**{**vars(args), "project": None}) if args.dry_run else args
+    with open_memory(opened) as mem:
         report = mem.import_from(
             args.source, args.path, args.project, dry_run=args.dry_run, progress=bar
         )

@@ -57,3 +57,34 @@ def test_export_basic_memory_and_agents_md(capsys, tmp_path):
     assert "Never commit notebooks with outputs." in (tmp_path / "AGENTS.md").read_text("utf-8")
     code, _, err = run(capsys, "export", "--format", "agents-md")
     assert code == 1 and "needs a target" in err
+
+
+def test_a_dry_run_into_a_new_project_registers_and_creates_nothing(capsys, tmp_path, memory_home):
+    # A dry run writes nothing: not the project registry, not the project folder.
+    project = tmp_path / "sales-q3"
+    project.mkdir()
+    src = tmp_path / "agents"
+    src.mkdir()
+    (src / "AGENTS.md").write_text(
+        "# Rules\n\n- Always dedupe orders on order_id before joining.\n", encoding="utf-8"
+    )
+    code, out, _ = run(
+        capsys,
+        "import-from",
+        "agents-md",
+        str(src / "AGENTS.md"),
+        "--project",
+        str(project),
+        "--dry-run",
+        "--json",
+    )
+    assert code == 0, out
+    report = json.loads(out)
+    assert report["dry_run"] and [p["layer"] for p in report["proposals"]] == ["project"]
+    assert not (memory_home / "projects.json").exists()
+    assert list(project.iterdir()) == []
+    code, out, _ = run(
+        capsys, "import-from", "agents-md", str(src / "AGENTS.md"), "--project", str(project)
+    )
+    assert code == 0 and (project / ".jupyter-memory").is_dir()
+    assert "sales-q3" in (memory_home / "projects.json").read_text(encoding="utf-8")

@@ -18,7 +18,7 @@ from ...core.imports import agents_md, basic_memory, claude_memory, mem0, nbi
 from ...core.imports.drafts import SOURCES, MemoryDraft, ParsedFile, text_key
 from ...core.imports.plan import ExistingState, ImportPlan, plan_import
 from ...core.knowledge.dedup import Known, dedup_hash
-from ...exceptions import ParseError, PolicyError, ValidationError
+from ...exceptions import JupyterMemoryError, ParseError, PolicyError, ValidationError
 from ...store.imports.source_files import (
     MAX_EXPORT_JSON_BYTES,
     SourceFile,
@@ -26,6 +26,7 @@ from ...store.imports.source_files import (
     read_source,
 )
 from ...store.imports.staging import staged_jsonl
+from ..paths import resolve_project_dir
 from .port import MemoryPort
 from .progress import NoProgress, Progress
 from .report import ImportReport
@@ -68,7 +69,11 @@ def _claude_files(listing: SourceListing) -> tuple[list[SourceFile], bool]:
 
 
 def _parse(
-    source: str, listing: SourceListing, mem: MemoryPort, default_layer: str
+    source: str,
+    listing: SourceListing,
+    mem: MemoryPort,
+    default_layer: str,
+    planned_dir: Path | None = None,
 ) -> tuple[list[tuple[ParsedFile, str]], list[dict[str, str]]]:
     files = listing.files
     memory_folder = False
@@ -76,7 +81,8 @@ def _parse(
         files, memory_folder = _claude_files(listing)
     topics = frozenset(f.rel for f in files)
     home = str(Path.home())
-    project_dir = str(mem.project_dir) if mem.project_dir else None
+    folder = planned_dir or mem.project_dir
+    project_dir = str(folder) if folder else None
     parsed: list[tuple[ParsedFile, str]] = []
     problems: list[dict[str, str]] = []
     for f in files:
@@ -102,6 +108,15 @@ def _parse(
             continue
         parsed.append((pf, f.text))
     return parsed, problems
+
+
+def _is_registered(mem: MemoryPort, project: str | os.PathLike[str]) -> bool:
+    known = mem.known_projects()
+    try:
+        pid, folder = resolve_project_dir(project, known)
+    except JupyterMemoryError:
+        return True  # let focus() raise its own error for a bad name
+    return known.get(pid) == str(folder)
 
 
 def _existing(mem: MemoryPort, pid: str | None) -> ExistingState:
@@ -208,7 +223,14 @@ def import_from(
         raise ValidationError(f"{source!r} is not one of: {', '.join(SOURCES)}", field="source")
     bar = progress or NoProgress()
     before = mem.project_dir
-    pid = mem.focus(project) if project is not None else mem.project_id
+    planned_dir: Path | None = None
+    pid: str | None
+    if project is not None and dry_run and not _is_registered(mem, project):
+        # A dry run registers nothing and creates no folder: plan against the
+        # id the project would get (its own layer is empty until then).
+        pid, planned_dir = resolve_project_dir(project, mem.known_projects())
+    else:
+        pid = mem.focus(project) if project is not None else mem.project_id
     try:
         listing = _read(source, path, bar)
         if not listing.files and not listing.problems:
@@ -217,8 +239,8 @@ def import_from(
                 field="path",
             )
         default_layer = "project" if pid else "user"
-        parsed, problems = _parse(source, listing, mem, default_layer)
-        state = _existing(mem, pid)
+        parsed, problems = _parse(source, listing, mem, default_layer, planned_dir)
+        state = _existing(mem, None if planned_dir is not None else pid)
         plan = plan_import(parsed, state, default_layer=default_layer, now=mem.clock())
         report = ImportReport(source, str(path), dry_run, files=len(listing.files))
         report.problems = [{"file": f, "reason": r} for f, r in listing.problems] + problems
