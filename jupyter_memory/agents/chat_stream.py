@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..service.llm_http import OpenAICompatibleClient, bad_answer, request_failed
+from ..service.llm_http import OpenAICompatibleClient, bad_answer
 
 DEFAULT_TIMEOUT_S = 120.0
 MAX_LINE_BYTES = 1_000_000
@@ -47,17 +47,6 @@ class Turn:
 class ChatStreamClient(OpenAICompatibleClient):
     """The same endpoint as the LLM client, spoken in streaming turns with tools."""
 
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        *,
-        api_key: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT_S,
-    ) -> None:
-        # A chat turn should answer sooner than a reorganize call may take.
-        super().__init__(base_url, model, api_key=api_key, timeout=timeout)
-
     def turn(
         self,
         messages: Sequence[dict[str, Any]],
@@ -74,13 +63,14 @@ class ChatStreamClient(OpenAICompatibleClient):
         request = urllib.request.Request(
             self.url, data=json.dumps(payload).encode("utf-8"), headers=headers, method="POST"
         )
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
-                if "text/event-stream" in response.headers.get("Content-Type", ""):
-                    return _read_stream(response, on_text, self.url)
-                return _read_whole(response.read(MAX_LINE_BYTES + 1), on_text, self.url)
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:  # HTTPError too
-            raise request_failed(exc, self.url, self.timeout) from exc
+
+        def read(response: Any) -> Turn:
+            if "text/event-stream" in response.headers.get("Content-Type", ""):
+                return _read_stream(response, on_text, self.url)
+            return _read_whole(response.read(MAX_LINE_BYTES + 1), on_text, self.url)
+
+        # A 429/5xx comes before any text streams, so asking again repeats nothing.
+        return self.send(request, read)
 
 
 def _read_whole(raw: bytes, on_text: Callable[[str], None], url: str) -> Turn:

@@ -8,17 +8,22 @@ The key itself is never stored: ``api_key_env`` names the environment
 variable that holds it. Nothing here runs unless the person configured it.
 An endpoint that cannot be reached, times out, answers an HTTP error or
 answers something that is not a chat completion raises
-:class:`~jupyter_memory.exceptions.UpstreamError` naming it.
+:class:`~jupyter_memory.exceptions.UpstreamError` naming it, with the
+server's own error text. A busy or failing server (HTTP 429 and 5xx) is asked
+again with exponential backoff, waiting what its ``Retry-After`` says.
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
 import os
+import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 from ..core.llm import ChatMessage
@@ -27,6 +32,14 @@ from ..exceptions import UpstreamError, ValidationError
 DEFAULT_TIMEOUT_S = 300.0  # reorganize may take minutes on a local model (spec §6.2)
 MAX_REPLY_BYTES = 2_000_000
 SERVICE = "LLM endpoint"
+# HTTP 429 and 5xx are worth asking again; any other status will not change.
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+ATTEMPTS = 4
+BACKOFF_S = 1.0  # then 2, 4 s: a rate limit usually clears within seconds
+MAX_WAIT_S = 60.0  # a Retry-After longer than this is not waited for
+ERROR_TEXT_BYTES = 4_096
+
+T = TypeVar("T")
 
 
 def bad_answer(url: str, why: str) -> UpstreamError:
@@ -34,10 +47,67 @@ def bad_answer(url: str, why: str) -> UpstreamError:
     return UpstreamError(why, service=SERVICE, url=url)
 
 
+def error_text(exc: urllib.error.HTTPError) -> str:
+    """The server's own words for an HTTP error (OpenAI's ``error.message``, else the body)."""
+    try:
+        raw = exc.read(ERROR_TEXT_BYTES) if exc.fp is not None else b""
+    except OSError:
+        return ""
+    text = raw.decode("utf-8", errors="replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return " ".join(text.split())[:300]
+    error = data.get("error", data) if isinstance(data, dict) else data
+    if isinstance(error, dict):
+        error = error.get("message") or error.get("detail") or error
+    return " ".join(str(error).split())[:300]
+
+
+def retry_after(exc: urllib.error.HTTPError, now: datetime | None = None) -> float | None:
+    """Seconds the server asked us to wait (``Retry-After``: seconds or an HTTP date)."""
+    value = exc.headers.get("Retry-After") if exc.headers is not None else None
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+
+
+def with_retries(
+    send: Callable[[], T],
+    *,
+    attempts: int = ATTEMPTS,
+    backoff: float = BACKOFF_S,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """``send()``, asked again on HTTP 429/5xx with exponential backoff and ``Retry-After``."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return send()
+        except urllib.error.HTTPError as exc:
+            if exc.code not in RETRY_STATUSES or attempt == attempts:
+                raise
+            asked = retry_after(exc)
+            if asked is not None and asked > MAX_WAIT_S:
+                raise
+            sleep(asked if asked is not None else backoff * 2 ** (attempt - 1))
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
 def request_failed(exc: BaseException, url: str, timeout: float) -> UpstreamError:
-    """What went wrong asking ``url``: an HTTP status, a timeout or no connection."""
+    """What went wrong asking ``url``: an HTTP status (with the server's text), a timeout, no connection."""
     if isinstance(exc, urllib.error.HTTPError):
-        return UpstreamError(f"answered HTTP {exc.code}", service=SERVICE, url=url)
+        said = error_text(exc)
+        why = f"answered HTTP {exc.code}" + (f": {said}" if said else "")
+        return UpstreamError(why, service=SERVICE, url=url)
     reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
     if isinstance(reason, TimeoutError):  # socket.timeout is TimeoutError since 3.10
         return UpstreamError(f"timed out after {timeout:g} s", service=SERVICE, url=url)
@@ -77,11 +147,27 @@ class OpenAICompatibleClient:
         *,
         api_key: str | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
+        attempts: int = ATTEMPTS,
+        backoff: float = BACKOFF_S,
     ) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
         self.api_key = api_key
         self.timeout = timeout
+        self.attempts = attempts
+        self.backoff = backoff
+
+    def send(self, request: urllib.request.Request, read: Callable[[Any], T]) -> T:
+        """Open ``request`` (retrying 429/5xx) and ``read`` the response; errors name the endpoint."""
+
+        def once() -> T:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 - http(s) checked
+                return read(response)
+
+        try:
+            return with_retries(once, attempts=self.attempts, backoff=self.backoff)
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:  # HTTPError included
+            raise request_failed(exc, self.url, self.timeout) from exc
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> OpenAICompatibleClient:
@@ -102,11 +188,7 @@ class OpenAICompatibleClient:
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 - http(s) checked
-                raw = response.read(MAX_REPLY_BYTES + 1)
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:  # HTTPError included
-            raise request_failed(exc, self.url, self.timeout) from exc
+        raw: bytes = self.send(request, lambda response: response.read(MAX_REPLY_BYTES + 1))
         if len(raw) > MAX_REPLY_BYTES:
             raise bad_answer(self.url, f"the reply is larger than {MAX_REPLY_BYTES:,} bytes")
         try:
