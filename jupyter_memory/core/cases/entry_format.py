@@ -8,6 +8,7 @@ overwritten, compressed or migrated). ``INDEX.md`` is in :mod:`.index_format`.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from datetime import date as _date
@@ -18,6 +19,9 @@ from ..names import reject_unsafe
 ENTRY_TYPES = ("discuss", "hesitate", "insight", "observe", "think")
 STATUSES = ("已纳入", "存档待查", "已排除")
 DEFAULT_STATUS = "存档待查"
+# A legacy v1 entry without a readable 后续状态 (no section, none or several
+# boxes checked): read with what it has, its state unknown ("—" in INDEX.md).
+STATUS_UNKNOWN = ""
 SCHEMA_VERSION = 2
 STATUS_TEXT = {
     "已纳入": "已纳入（已转化为新的调查方向或假设）",
@@ -264,7 +268,11 @@ def _status(lines: list[str], path: str) -> str:
 
 
 def parse_entry(text: str, *, path: str = "<entry>") -> CaseEntry:
-    """Parse an entry file (v2 strictly enough to round-trip; v1 leniently)."""
+    """Parse an entry file (v2 strictly enough to round-trip; v1 leniently).
+
+    A legacy v1 entry may lack any section (记录, 后续状态, 关联文件): it is read
+    with what it has, its state :data:`STATUS_UNKNOWN` when 后续状态 is missing
+    or does not check exactly one state. Only its title line is required."""
     lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
     first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
     if first is None or not lines[first].startswith("# "):
@@ -286,18 +294,27 @@ def parse_entry(text: str, *, path: str = "<entry>") -> CaseEntry:
             raise ParseError(f"unsupported Schema Version {version_text!r}", path=path)
         version = int(version_text)
     status_at = _find(lines, "## 后续状态", header_end)
-    if status_at < 0:
+    legacy = version != SCHEMA_VERSION
+    if status_at < 0 and not legacy:
         raise ParseError("missing the '## 后续状态' section", path=path)
-    files_at = _find(lines, "## 关联文件", status_at + 1)
-    status_lines = lines[status_at + 1 : files_at if files_at >= 0 else len(lines)]
-    status = _status(status_lines, path)
+    files_at = _find(lines, "## 关联文件", status_at + 1 if status_at >= 0 else header_end)
     record_at = _find(lines, "## 记录", header_end)
-    if version == SCHEMA_VERSION:
+    if not legacy:
+        status = _status(lines[status_at + 1 : files_at if files_at >= 0 else len(lines)], path)
         if record_at < 0 or record_at > status_at or files_at < 0:
             raise ParseError("a v2 entry needs ## 记录, ## 后续状态 and ## 关联文件", path=path)
         body_lines = lines[record_at + 1 : status_at]
     else:  # legacy: every section before the status block is reasoning material
-        body_lines = [ln for ln in lines[header_end:status_at] if ln.strip() != "## 记录"]
+        status = STATUS_UNKNOWN
+        if status_at >= 0:
+            end = files_at if files_at >= 0 else len(lines)
+            with contextlib.suppress(ParseError):  # none or several checked: unknown
+                status = _status(lines[status_at + 1 : end], path)
+        ends = [at for at in (status_at, files_at) if at >= 0]
+        stop = min(ends) if ends else len(lines)
+        # text between the header fields and the first section is record too
+        loose = [ln for ln in lines[first + 1 : header_end] if not FIELD_RE.match(ln.strip())]
+        body_lines = [ln for ln in loose + lines[header_end:stop] if ln.strip() != "## 记录"]
     files: list[FileLink] = []
     for ln in lines[files_at + 1 :] if files_at >= 0 else []:
         m = _LINK_RE.match(ln.strip())
@@ -305,6 +322,8 @@ def parse_entry(text: str, *, path: str = "<entry>") -> CaseEntry:
             try:
                 files.append(FileLink(m.group(1), m.group(2), m.group(3) or ""))
             except ValidationError as exc:
+                if legacy:  # read with what it has: a link we cannot represent is left out
+                    continue
                 raise ParseError(f"关联文件: {exc}", path=path) from exc
     entry_type = fields.get("类型", "").strip()
     if entry_type and entry_type not in ENTRY_TYPES:

@@ -15,6 +15,7 @@ from ...exceptions import ParseError, ValidationError
 from .entry_format import (
     EMPTY,
     FIELD_RE,
+    STATUS_UNKNOWN,
     CaseEntry,
     join_ids,
     split_ids,
@@ -97,7 +98,8 @@ def render_index(index: CaseIndex) -> str:
         INDEX_RULE,
     ]
     for r in index.rows:
-        cells = (r.date, r.type, _cell(r.summary), join_ids(r.evidence), r.status)
+        status = r.status or EMPTY  # a legacy entry whose state is unknown
+        cells = (r.date, r.type, _cell(r.summary), join_ids(r.evidence), status)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -133,19 +135,39 @@ def parse_index(text: str, *, path: str = INDEX_NAME) -> CaseIndex:
         if not ln.strip():
             ended = True
             continue
-        cells = _split_row(ln)
-        if ended or cells is None or len(cells) != 5:
+        if ended:
             raise ParseError(f"broken table row: {ln.strip()[:80]!r}", path=path, line=n)
-        try:
-            validate_date(cells[0], field_name="日期")
-            validate_entry_type(cells[1])
-            validate_status(cells[4])
-        except ValidationError as exc:
-            raise ParseError(f"broken table row: {exc}", path=path, line=n) from exc
-        if not cells[2]:
-            raise ParseError("broken table row: empty 摘要", path=path, line=n)
-        rows.append(CaseIndexRow(cells[0], cells[1], cells[2], split_ids(cells[3]), cells[4]))
+        rows.append(_row(ln, path, n))
     return CaseIndex(case_id, fields.get("案件", ""), fields.get("时间段", EMPTY), tuple(rows))
+
+
+def _row(line: str, path: str, n: int) -> CaseIndexRow:
+    cells = _split_row(line)
+    if cells is None or len(cells) != 5:
+        raise ParseError(f"broken table row: {line.strip()[:80]!r}", path=path, line=n)
+    status = STATUS_UNKNOWN if cells[4] == EMPTY else cells[4]
+    try:
+        validate_date(cells[0], field_name="日期")
+        validate_entry_type(cells[1])
+        if status != STATUS_UNKNOWN:
+            validate_status(status)
+    except ValidationError as exc:
+        raise ParseError(f"broken table row: {exc}", path=path, line=n) from exc
+    if not cells[2]:
+        raise ParseError("broken table row: empty 摘要", path=path, line=n)
+    return CaseIndexRow(cells[0], cells[1], cells[2], split_ids(cells[3]), status)
+
+
+def salvage_rows(text: str) -> tuple[CaseIndexRow, ...]:
+    """Every well-formed entry row of an INDEX.md, even one whose table is broken
+    elsewhere: the rows of entries that cannot be read are kept from here as they are."""
+    rows = []
+    for n, line in enumerate(text.lstrip("\ufeff").replace("\r\n", "\n").split("\n"), 1):
+        try:
+            rows.append(_row(line, INDEX_NAME, n))
+        except ParseError:
+            continue
+    return tuple(dict.fromkeys(rows))
 
 
 def parse_index_header(text: str) -> tuple[str | None, str | None]:

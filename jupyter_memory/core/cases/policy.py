@@ -48,7 +48,7 @@ def _hint(path: str, why: str) -> str:
 
 
 def parse_team_profile(text: str | None, *, path: str = PROFILE_NAME) -> WritePolicy:
-    """The policy a team profile sets; an unknown value is a :class:`ParseError`."""
+    """The policy a team profile sets; missing or unknown: ``notify`` with a hint."""
     if text is None:
         return WritePolicy(DEFAULT_POLICY, hint=_hint(path, f"{path} not found"))
     lines = text.replace("\r\n", "\n").split("\n")
@@ -66,11 +66,13 @@ def parse_team_profile(text: str | None, *, path: str = PROFILE_NAME) -> WritePo
             continue
         value = _clean_value(raw)
         if value not in POLICIES:
-            raise ParseError(
-                f"Memory Write Policy {raw.strip()!r} is not one of {', '.join(POLICIES)}",
-                path=path,
-                line=at + 1,
+            # Spec 000: a missing or not yet migrated setting means the safe
+            # default notify, with a hint; it never stops writing.
+            why = (
+                f"Memory Write Policy {raw.strip()!r} at {path}:{at + 1} is not one of "
+                f"{', '.join(POLICIES)}"
             )
+            return WritePolicy(DEFAULT_POLICY, source=path, line=at + 1, hint=_hint(path, why))
         return WritePolicy(value, source=path, line=at + 1)
     return WritePolicy(
         DEFAULT_POLICY, source=None, hint=_hint(path, f"no Memory Write Policy in {path}")

@@ -65,9 +65,10 @@ class CaseArchiver:
                 f"{store.snapshot_path} exists: the case was archived before; move the old "
                 "snapshot away to archive again"
             )
-        records, _ = keeper.ensure_index(actor)
+        records, report = keeper.ensure_index(actor)
         by_name = {r.name: r for r in records}
         for name in [*states, *doomed]:
+            keeper.stop_if_blocked(report, name)  # unreadable or ambiguous: names both files
             if name not in by_name:
                 raise NotFoundError(f"no case memory entry {name} in {store.memory_dir}")
             if by_name[name].legacy and (name in doomed or states[name] != by_name[name].status):

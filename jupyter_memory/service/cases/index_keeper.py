@@ -25,16 +25,19 @@ from ...core.cases.entry_format import (
 )
 from ...core.cases.index_format import (
     CaseIndex,
+    CaseIndexRow,
     entry_row,
     parse_index,
     parse_index_header,
     period_of,
     render_index,
+    salvage_rows,
 )
-from ...core.cases.policy import WritePolicy, parse_team_profile
+from ...core.cases.policy import DEFAULT_POLICY, WritePolicy, parse_team_profile
 from ...exceptions import (
     ConflictError,
     DerivedIndexError,
+    LinkedPathError,
     NotFoundError,
     ParseError,
     PolicyError,
@@ -57,8 +60,20 @@ def _local_now() -> datetime:
 
 
 def workspace_policy(workspace: str | os.PathLike[str]) -> WritePolicy:
-    """The Memory Write Policy of ``<workspace>/team-profile.md`` (``notify`` + hint if unset)."""
-    path, text = read_team_profile(workspace)
+    """The Memory Write Policy of ``<workspace>/team-profile.md`` (``notify`` + hint if unset,
+    unknown or unreadable: spec 000's safe default never stops writing)."""
+    try:
+        path, text = read_team_profile(workspace)
+    except LinkedPathError:
+        raise  # a linked policy file is refused, never read as absent (invariant 8)
+    except ParseError as exc:  # not UTF-8
+        why = f"{exc}; it cannot be read"
+        return WritePolicy(
+            DEFAULT_POLICY,
+            source=str(exc.path) if exc.path else None,
+            hint=f"{why}; using the safe default 'notify'. Save it as UTF-8 text with a line "
+            "'Memory Write Policy: silent|notify|disabled' (or run cold-start).",
+        )
     return parse_team_profile(text, path=str(path))
 
 
@@ -153,7 +168,12 @@ class CaseIndexKeeper:
             try:
                 entry = parse_entry(self.store.read_entry(name), path=rel)
             except ParseError as exc:
-                problems.append(CaseProblem("entry-unparseable", rel, exc.reason, blocking=True))
+                # Reported, its INDEX.md row kept as it is; only a write of this
+                # entry stops (writes of the others go on).
+                detail = f"{exc.reason}; its INDEX.md row is kept as it is"
+                problems.append(
+                    CaseProblem("entry-unparseable", rel, detail, blocking=True, files=(name,))
+                )
                 continue
             date, etype, _ = parse_entry_name(name) or ("", "", "")
             if entry.legacy:  # a v1 file may lack fields its name carries
@@ -185,6 +205,7 @@ class CaseIndexKeeper:
                 f"files {', '.join(owners)} would own the same row {' | '.join(key)}; "
                 "rename one title so each row names one file",
                 blocking=True,
+                files=tuple(owners),
             )
             for key, owners in by_key.items()
             if len(owners) > 1
@@ -193,12 +214,42 @@ class CaseIndexKeeper:
     def expected_index(
         self, records: Iterable[CaseRecord], index_text: str | None = None
     ) -> CaseIndex:
-        """The index the files imply (the 案件 name kept from INDEX.md unless given)."""
-        rows = tuple(entry_row(r.entry) for r in sorted(records, key=lambda r: (r.date, r.name)))
+        """The index the files imply (the 案件 name kept from INDEX.md unless given),
+        with the rows of entries that cannot be read kept from INDEX.md as they are."""
+        records = list(records)
         existing = self.store.read_index() if index_text is None else index_text
+        ordered = [
+            (r.date, r.name, entry_row(r.entry))
+            for r in sorted(records, key=lambda r: (r.date, r.name))
+        ]
+        ordered += [(row.date, "", row) for row in self.kept_rows(records, existing)]
+        rows = tuple(row for _, _, row in sorted(ordered, key=lambda t: (t[0], t[1])))
         old_name = parse_index_header(existing)[1] if existing else None
         name = self.name or old_name or self.case_id
         return CaseIndex(self.case_id, name, period_of(rows), rows)
+
+    def unreadable(self, records: Iterable[CaseRecord]) -> list[str]:
+        """Entry files in the folder that ``records`` lacks: those that cannot be read."""
+        have = {r.name for r in records}
+        return [n for n in self.store.list_names()[0] if n not in have]
+
+    def kept_rows(
+        self, records: Iterable[CaseRecord], index_text: str | None
+    ) -> tuple[CaseIndexRow, ...]:
+        """Rows of INDEX.md owned by no readable entry whose date and type are those
+        of an unreadable entry file: kept as they are (the file is the authority
+        and cannot be read, so its row is not guessed anew nor dropped)."""
+        records = list(records)
+        lost = self.unreadable(records)
+        if not lost or not index_text:
+            return ()
+        spots = {(p[0], p[1]) for n in lost if (p := parse_entry_name(n))}
+        owned = {entry_row(r.entry).key for r in records}
+        return tuple(
+            row
+            for row in salvage_rows(index_text)
+            if row.key not in owned and (row.date, row.type) in spots
+        )
 
     def check(self, records: list[CaseRecord], problems: list[CaseProblem]) -> DoctorReport:
         """``problems`` plus every link and every way INDEX.md differs from the files."""
@@ -227,17 +278,35 @@ class CaseIndexKeeper:
 
     # -- writing (the caller holds the lock) ---------------------------------------------
 
-    def ensure_index(self, actor: str) -> tuple[list[CaseRecord], DoctorReport]:
-        """Repair INDEX.md from the files; stop (raise) when that would mean guessing."""
+    def ensure_index(
+        self, actor: str, target: str | None = None
+    ) -> tuple[list[CaseRecord], DoctorReport]:
+        """Repair INDEX.md from the files before writing entry ``target``.
+
+        Writing stops (raises, naming the entry file and INDEX.md) only when
+        ``target`` itself cannot be read or would share its INDEX.md row with
+        another file; every other damaged or ambiguous entry is reported in the
+        returned report and its row kept, and the write goes on."""
         records, problems = self.load()
         report = self.check(records, problems)
-        if report.blocking:
-            lines = "; ".join(str(p) for p in report.blocking)
-            raise DerivedIndexError(f"case memory writing stopped for {self.case_id}: {lines}")
+        self.stop_if_blocked(report, target)
         if any(p.kind.startswith(_REPAIRABLE) for p in report.problems):
             self.write_index(records, actor, action="case.repair")
             report.repaired = True
         return records, report
+
+    def stop_if_blocked(self, report: DoctorReport, target: str | None) -> None:
+        """Raise, naming the entry file and INDEX.md, when ``target`` cannot be
+        read or shares its INDEX.md row with another file."""
+        stopping = [p for p in report.blocking if target is not None and target in p.files]
+        if stopping:
+            index = self.store.relative(self.store.index_path)
+            entry = self.store.relative(self.store.entry_path(target or ""))
+            lines = "; ".join(str(p) for p in stopping)
+            raise DerivedIndexError(
+                f"case memory writing stopped for {self.case_id}: {entry} and its row in "
+                f"{index} cannot be told apart or read: {lines}"
+            )
 
     def write_index(self, records: list[CaseRecord], actor: str, *, action: str) -> None:
         text = render_index(self.expected_index(records))
@@ -269,7 +338,8 @@ class CaseIndexKeeper:
         entry = parse_entry(self.store.read_entry(name), path=rel)
         index = self._read_back()
         rows = [r for r in index.rows if r.key == entry_row(entry).key]
-        if len(rows) != 1 or rows[0] != entry_row(entry) or len(index.rows) != len(records):
+        expected = self.expected_index(records).rows
+        if len(rows) != 1 or rows[0] != entry_row(entry) or len(index.rows) != len(expected):
             raise DerivedIndexError(
                 f"read-back mismatch between {rel} and INDEX.md (status or links differ)"
             )
@@ -279,7 +349,7 @@ class CaseIndexKeeper:
         rows = self._read_back().rows
         keys = {r.key for r in rows}
         left = [r.name for r in gone if entry_row(r.entry).key in keys or r.path.exists()]
-        if left or len(rows) != len(records):
+        if left or len(rows) != len(self.expected_index(records).rows):
             raise DerivedIndexError(f"read-back after archive: still present: {', '.join(left)}")
 
     def _read_back(self) -> CaseIndex:

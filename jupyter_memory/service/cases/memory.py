@@ -26,7 +26,7 @@ from typing import Any
 from ...core.cases import policy
 from ...core.cases.entry_format import validate_status
 from ...core.cases.index_format import CaseIndex, render_index
-from ...exceptions import NotFoundError, ParseError
+from ...exceptions import NotFoundError
 from ...store.cases.files import CaseStore, list_case_ids
 from .archive import CaseArchiver
 from .index_keeper import CaseIndexKeeper, EntryRef, workspace_policy
@@ -80,11 +80,10 @@ class CaseMemory:
         status: str | None = None,
         legacy: bool | None = None,
     ) -> list[CaseRecord]:
-        """Entries sorted by date, filtered; an unreadable file is a :class:`ParseError`."""
-        records, problems = self.keeper.load()
-        for p in problems:
-            if p.kind == "entry-unparseable":
-                raise ParseError(p.detail, path=p.path)
+        """Entries sorted by date, filtered. Legacy v1 entries are listed with what
+        they have (state ``""`` when unknown); a file that cannot be read at all is
+        left out here and reported by :meth:`doctor` and :meth:`status`."""
+        records, _ = self.keeper.load()
         out = [
             r
             for r in records
@@ -154,7 +153,7 @@ class CaseMemory:
         name = keeper.entry_name(entry)
         pol = keeper.require_writable()
         with keeper.locked():
-            records, _ = keeper.ensure_index(actor)
+            records, _ = keeper.ensure_index(actor, target=name)
             record = next((r for r in records if r.name == name), None)
             if record is None:
                 raise NotFoundError(f"no case memory entry {name} in {self.memory_dir}")

@@ -58,9 +58,17 @@ class CaseNoteWriter:
         *,
         path: Path | None = None,
         related: str | None = None,
+        problems: tuple[str, ...] = (),
     ) -> CaseNoteResult:
         return note_result(
-            self.keeper.case_id, action, reason, pol, count, path=path, related=related
+            self.keeper.case_id,
+            action,
+            reason,
+            pol,
+            count,
+            path=path,
+            related=related,
+            problems=problems,
         )
 
     def note(
@@ -110,7 +118,9 @@ class CaseNoteWriter:
         )
         slug = validate_slug(slug) if slug is not None else slugify(candidate.title)
         with keeper.locked():
-            records, _ = keeper.ensure_index(actor)
+            records, report = keeper.ensure_index(actor)
+            # entries the write went around (unreadable, or two owning one row)
+            problems = tuple(str(p) for p in report.blocking)
             names = {r.name for r in records}
             if candidate.related is not None and candidate.related not in names:
                 raise NotFoundError(
@@ -126,11 +136,17 @@ class CaseNoteWriter:
                     pol,
                     len(records),
                     path=store.entry_path(decision.target or ""),
+                    problems=problems,
                 )
             if decision.action == "update":
                 target = decision.target or ""
-                return self._update(target, candidate, records, status, actor, pol, decision.reason)
-            return self._create(candidate, slug, decision, records, actor, pol)
+                keeper.stop_if_blocked(report, target)
+                result = self._update(
+                    target, candidate, records, status, actor, pol, decision.reason
+                )
+            else:
+                result = self._create(candidate, slug, decision, records, actor, pol)
+            return replace(result, problems=problems)
 
     def _excluded(
         self, type: str, title: str, body: str, pol: policy.WritePolicy
@@ -175,7 +191,8 @@ class CaseNoteWriter:
         pol: policy.WritePolicy,
     ) -> CaseNoteResult:
         keeper = self.keeper
-        keys = {entry_row(r.entry).key for r in records}
+        # every row of INDEX.md, those kept for unreadable entries included
+        keys = {row.key for row in keeper.expected_index(records).rows}
         entry = replace(candidate, related=decision.related)
         n = 1
         while entry_row(entry).key in keys:  # same day, type and title: keep rows distinct

@@ -76,6 +76,9 @@ class CaseNoteResult:
     related: str | None = None
     suggestion: str | None = None  # cleanup advice past 30 entries
     hint: str | None = None  # how to set the write policy when it defaulted
+    # Files the write went around (unreadable entries, ambiguous rows, …): always
+    # reported, whatever the policy (spec 000: failures are never silent).
+    problems: tuple[str, ...] = ()
 
     @property
     def entry(self) -> str | None:
@@ -92,10 +95,17 @@ class CaseNoteResult:
         return f"case memory {self.case_id}: {self.action}{where} ({self.reason})"
 
     def notice(self) -> list[str]:
-        """Lines a surface prints; never a question, never blocking."""
+        """Lines a surface prints; never a question, never blocking.
+
+        Under ``notify`` (and ``disabled``) the notice is one line: the outcome,
+        then the cleanup advice and the policy hint after " · ". ``silent``
+        prints nothing. Either way each problem the write went around follows
+        on a line of its own."""
+        problems = [f"case memory {self.case_id}: {p}" for p in self.problems]
         if self.message is None:
-            return []
-        return [line for line in (self.message, self.suggestion, self.hint) if line]
+            return problems
+        parts = (self.message, self.suggestion, self.hint)
+        return [" · ".join(p for p in parts if p), *problems]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,6 +119,7 @@ class CaseNoteResult:
             "suggestion": self.suggestion,
             "hint": self.hint,
             "message": self.message,
+            "problems": list(self.problems),
         }
 
 
@@ -121,6 +132,7 @@ def note_result(
     *,
     path: Path | None = None,
     related: str | None = None,
+    problems: tuple[str, ...] = (),
 ) -> CaseNoteResult:
     """A write result under ``pol``: cleanup advice past the noise limit, the policy hint."""
     return CaseNoteResult(
@@ -132,6 +144,7 @@ def note_result(
         related=related,
         suggestion=noise_suggestion(count),
         hint=pol.hint,
+        problems=problems,
     )
 
 
@@ -139,13 +152,15 @@ def note_result(
 class CaseProblem:
     """One disagreement between INDEX.md and the entry files, or a bad file.
 
-    ``blocking`` problems cannot be repaired without guessing: writing stops."""
+    ``blocking`` problems cannot be repaired without guessing: a write of one
+    of ``files`` (entry file names) stops; writes of other entries go on."""
 
     kind: str
     path: str
     detail: str
     line: int | None = None
     blocking: bool = False
+    files: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ...core.cases.entry_format import ENTRY_TYPES, peek_entry
 from ...core.text import normalize, squash_whitespace
-from ...exceptions import ValidationError
+from ...exceptions import ParseError, ValidationError
 from ...store.cases.files import read_text_file, stat_entries
 from .results import CaseSearchHit
 
@@ -57,7 +57,10 @@ def _load(path: str, mtime: int, size: int) -> _Cached | None:
     hit = _cache.get(path)
     if hit is not None and hit[0] == mtime and hit[1] == size:
         return hit
-    raw = read_text_file(path)
+    try:
+        raw = read_text_file(path)
+    except ParseError:  # not UTF-8: nothing to search; doctor reports the file
+        return None
     if raw is None:
         return None
     item = (mtime, size, raw, _normalize_fast(raw), peek_entry(raw))
