@@ -6,7 +6,9 @@ cell, so Jupyter AI's ``%%ai <model>`` can use ``{memory_context}`` in a prompt.
 Configuration (first found wins): ``--model``; ``%config AskMagics.base_url /
 .model / .api_key_env``; the environment (``JUPYTER_MEMORY_LLM_BASE_URL`` or
 ``OPENAI_BASE_URL``, ``JUPYTER_MEMORY_LLM_MODEL`` or ``OPENAI_MODEL``, the key in
-``OPENAI_API_KEY``); the memory settings' ``llm`` entry.
+``OPENAI_API_KEY``); the memory settings' ``llm`` entry; and when none of these
+names an endpoint, the chat model chosen in Jupyter AI (when it speaks the
+OpenAI protocol: ``core/llm_endpoints.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 import shlex
 import sys
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -36,7 +39,33 @@ Set one of:
   %config AskMagics.api_key_env = "OPENAI_API_KEY"   # the variable holding the key
 or the environment variables OPENAI_BASE_URL, OPENAI_MODEL and OPENAI_API_KEY
 (or JUPYTER_MEMORY_LLM_BASE_URL / JUPYTER_MEMORY_LLM_MODEL),
-or the memory settings: Memory().update_settings(llm={"base_url": ..., "model": ...})."""
+or the memory settings: Memory().update_settings(llm={"base_url": ..., "model": ...}),
+or pick a chat model in Jupyter AI's settings (an OpenAI-compatible provider)."""
+
+
+def jupyter_ai_endpoint() -> dict[str, str] | None:
+    """The endpoint of Jupyter AI's chosen chat model, when it is one ``%%ask`` can speak to."""
+    from jupyter_core.paths import jupyter_data_dir
+
+    from ..core.llm_endpoints import endpoint_for_litellm
+    from ..store.jupyter_ai_config import read_chat_model
+
+    try:
+        chosen = read_chat_model(Path(jupyter_data_dir()))
+    except JupyterMemoryError as exc:  # a damaged Jupyter AI config: say so, go on without
+        sys.stderr.write(f"jupyter-memory: Jupyter AI's settings: {exc}\n")
+        return None
+    endpoint = endpoint_for_litellm(chosen.model_id, chosen.fields) if chosen else None
+    if chosen is None or endpoint is None:
+        return None
+    config = {"base_url": endpoint.base_url, "model": endpoint.model}
+    if endpoint.api_key_env:
+        config["api_key_env"] = endpoint.api_key_env
+        # Jupyter AI may keep the key in its own settings rather than the environment.
+        stored = chosen.api_keys.get(endpoint.api_key_env)
+        if stored and not os.environ.get(endpoint.api_key_env):
+            config["api_key"] = stored
+    return config
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -103,6 +132,9 @@ class AskMagics(Magics, Configurable):
             or os.environ.get("OPENAI_MODEL")
             or settings_llm.get("model")
         )
+        if not base_url and not name:
+            # Nothing chosen here: reuse the chat model picked in Jupyter AI.
+            return jupyter_ai_endpoint()
         if not base_url or not name:
             return None
         key_env = self.api_key_env
@@ -128,8 +160,11 @@ class AskMagics(Magics, Configurable):
         if config is None:
             print(HOW_TO_CONFIGURE)
             return
+        key_env = config.get("api_key_env")
         client = ChatStreamClient(
-            config["base_url"], config["model"], api_key=os.environ.get(config["api_key_env"])
+            config["base_url"],
+            config["model"],
+            api_key=(os.environ.get(key_env) if key_env else None) or config.get("api_key"),
         )
 
         def on_text(text: str) -> None:
