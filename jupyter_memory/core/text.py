@@ -107,6 +107,19 @@ def estimate_tokens(text: str) -> int:
 
 
 _STEMMER = Stemmer.Stemmer("english")
+# Bump when index_tokens changes what it emits for the same text.
+ANALYZER_VERSION = 1
+
+
+def analyzer_identity() -> str:
+    """What the stored tokens depend on: our analyser and the stemmer's version.
+
+    An index built under another identity holds tokens today's queries may not
+    produce (a PyStemmer upgrade can stem differently), so it is rebuilt.
+    """
+    return f"analyzer {ANALYZER_VERSION}; PyStemmer {Stemmer.version()}"
+
+
 # Words with a digit ("q3", "2023") or a non-Latin letter are kept as written:
 # the English stemmer would only mangle them.
 _STEMMABLE_RE = re.compile(r"[a-z]+")

@@ -103,3 +103,26 @@ def test_old_schema_is_rebuilt_with_a_notice(memory_home, clock):
     db = sqlite3.connect(memory_home / ".index" / current)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     db.close()
+
+
+def test_an_index_built_by_another_stemmer_version_is_rebuilt(memory_home, clock):
+    # Stored tokens are stems: a PyStemmer upgrade may stem differently, so the
+    # index records the analyser it was built with and rebuilds when it changed.
+    import Stemmer
+
+    m = Memory(home=memory_home, clock=clock)
+    a = m.remember("running totals per region")
+    con = m.user.index.connection()
+    con.execute("UPDATE meta SET value = 'analyzer 1; PyStemmer 0.0.1' WHERE key = 'analyzer'")
+    # An older stemmer's token, which today's query would never produce.
+    con.execute("UPDATE fts SET body = 'runningz' WHERE rowid = 1")
+    m.close()
+    m2 = Memory(home=memory_home, clock=clock)
+    assert _ids(m2.recall("run")) == [a.id]
+    assert any("PyStemmer 0.0.1" in n for n in m2.user.last_report.notices)
+    m2.close()
+    current = (memory_home / ".index" / "CURRENT").read_text().strip()
+    db = sqlite3.connect(memory_home / ".index" / current)
+    (value,) = db.execute("SELECT value FROM meta WHERE key = 'analyzer'").fetchone()
+    assert value.endswith(f"PyStemmer {Stemmer.version()}")
+    db.close()

@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE INDEX IF NOT EXISTS entries_updated ON entries(updated);
 CREATE TABLE IF NOT EXISTS problems (name TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, reason TEXT);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   title, tags, body, tokenize = 'unicode61 remove_diacritics 2'
 );

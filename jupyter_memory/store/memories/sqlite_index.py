@@ -29,7 +29,7 @@ from typing import Any
 
 from ...core.memories.embedding import embed_key
 from ...core.memories.models import MemoryEntry
-from ...core.text import index_tokens
+from ...core.text import analyzer_identity, index_tokens
 from ...exceptions import JupyterMemoryError
 from ..atomic import ensure_dir, fsync_dir, write_text_atomic
 from ..layout import RootLayout
@@ -47,8 +47,19 @@ from .sqlite_db import (
     ts,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5  # 5: the meta table (analyser identity)
 ACCESS_FLUSH_S = 2.0
+
+
+def _stamp(con: sqlite3.Connection) -> None:
+    """Mark a fresh database with the schema and the analyser its tokens come from."""
+    con.execute("INSERT OR REPLACE INTO meta VALUES ('analyzer', ?)", (analyzer_identity(),))
+    con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _analyzer_of(con: sqlite3.Connection) -> str | None:
+    row = con.execute("SELECT value FROM meta WHERE key = 'analyzer'").fetchone()
+    return None if row is None else str(row[0])
 
 
 class SqliteIndex:
@@ -70,7 +81,7 @@ class SqliteIndex:
         return self.layout.index_dir / "CURRENT"
 
     def _read_pointer(self) -> str | None:
-        if linked(self.layout.root, self._pointer):
+        if linked(self.layout.index_root, self._pointer):
             return None
         try:
             name = self._pointer.read_text("utf-8").strip()
@@ -94,7 +105,7 @@ class SqliteIndex:
         return self.layout.index_dir / "embeddings.sqlite"
 
     def _attach_access(self, con: sqlite3.Connection) -> None:
-        acc = connect(self.layout.access_db, self.layout.root)
+        acc = connect(self.layout.access_db, self.layout.index_root)
         acc.executescript(ACCESS_SCHEMA)
         acc.close()
         con.execute("ATTACH DATABASE ? AS acc", (str(self.layout.access_db),))
@@ -111,7 +122,7 @@ class SqliteIndex:
             return True
         if con.in_transaction or (not create and not self.embeddings_db.exists()):
             return False
-        emb = connect(self.embeddings_db, self.layout.root)
+        emb = connect(self.embeddings_db, self.layout.index_root)
         emb.executescript(EMBED_SCHEMA)
         emb.close()
         con.execute("ATTACH DATABASE ? AS emb", (str(self.embeddings_db),))
@@ -123,25 +134,34 @@ class SqliteIndex:
         if self._con is not None and self._pointer_stat() == self._current_stat:
             return self._con
         self.close()
-        ensure_dir(self.layout.index_dir, root=self.layout.root)
+        ensure_dir(self.layout.index_dir, root=self.layout.index_root)
         name = self._read_pointer()
         if name is None or not (self.layout.index_dir / name).exists():
             if name is not None:
                 self.notices.append(f"index file {name} is missing; rebuilding from files")
             name = self._new_db(empty=True)
         try:
-            con = connect(self.layout.index_dir / name, self.layout.root)
+            con = connect(self.layout.index_dir / name, self.layout.index_root)
             version = con.execute("PRAGMA user_version").fetchone()[0]
+            built_by = _analyzer_of(con) if version == SCHEMA_VERSION else None
             if version != SCHEMA_VERSION:
                 con.close()
                 self.notices.append("index schema is old or unknown; rebuilding from files")
                 name = self._new_db(empty=True)
-                con = connect(self.layout.index_dir / name, self.layout.root)
+                con = connect(self.layout.index_dir / name, self.layout.index_root)
+            elif built_by != analyzer_identity():
+                con.close()
+                self.notices.append(
+                    f"the text analyser changed ({built_by} → {analyzer_identity()});"
+                    " rebuilding from files"
+                )
+                name = self._new_db(empty=True)
+                con = connect(self.layout.index_dir / name, self.layout.index_root)
             con.execute("SELECT count(*) FROM entries").fetchone()
         except sqlite3.DatabaseError as exc:
             self.notices.append(f"index {name} is corrupt ({exc}); rebuilding from files")
             name = self._new_db(empty=True)
-            con = connect(self.layout.index_dir / name, self.layout.root)
+            con = connect(self.layout.index_dir / name, self.layout.index_root)
         self._attach_access(con)
         self._con = con
         self._current = name
@@ -154,13 +174,13 @@ class SqliteIndex:
         path = self.layout.index_dir / name
         con = sqlite3.connect(str(path), isolation_level=None)
         con.executescript(SCHEMA)
-        con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        _stamp(con)
         con.close()
         self._swap_in(name)
         return name
 
     def _swap_in(self, name: str) -> None:
-        write_text_atomic(self._pointer, name + "\n", root=self.layout.root)
+        write_text_atomic(self._pointer, name + "\n", root=self.layout.index_root)
         for old in self.layout.index_dir.glob("index-*.sqlite*"):
             if not old.name.startswith(name):
                 with contextlib.suppress(OSError):
@@ -323,7 +343,7 @@ class SqliteIndex:
 
     def rebuild(self, stats: Iterable[FileStat], load: LoadFn) -> IndexSyncReport:
         """Index every file into a fresh database and swap it in."""
-        ensure_dir(self.layout.index_dir, root=self.layout.root)
+        ensure_dir(self.layout.index_dir, root=self.layout.index_root)
         report = IndexSyncReport(notices=self._take_notices())
         name = f"index-{time.time_ns()}-{os.getpid()}.sqlite"
         path = self.layout.index_dir / name
@@ -335,7 +355,7 @@ class SqliteIndex:
             with transaction(con):
                 for st in stats:
                     self._index_file(con, st, load, report, existed=False, fresh=True)
-            con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            _stamp(con)
             con.close()
             fd = os.open(path, os.O_RDONLY)
             try:
