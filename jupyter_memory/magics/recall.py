@@ -2,10 +2,13 @@
 
 Spec 003's filters: ``--agent``, ``--type``, ``--tier``, ``--recent 7d``; plus
 ``--project``, ``--tag``, ``--limit`` and ``--level index|snippet|full``.
+``--frame`` answers a pandas DataFrame; ``-o VAR`` also keeps one in ``VAR``
+(as jupysql's ``%sql -o`` does), for the retrospective notebook's next cell.
 """
 
 from __future__ import annotations
 
+import keyword
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -28,7 +31,9 @@ from .render import RecallResult
 @argument("--level", help="index (titles), snippet, or full text (default: MemoryMagics.level)")
 @argument("--semantic", action="store_true", help="meaning only (needs the semantic extra)")
 @argument("--lexical", action="store_true", help="words only (the default without the extra)")
-def recall(self: Any, line: str) -> RecallResult:
+@argument("--frame", action="store_true", help="answer a pandas DataFrame instead of the table")
+@argument("-o", "--out", metavar="VAR", help="also keep the hits as a DataFrame in variable VAR")
+def recall(self: Any, line: str) -> Any:
     """Search memories. The result is a table; ``pandas.DataFrame(_)`` or ``_.to_frame()``.
 
     Examples::
@@ -36,8 +41,12 @@ def recall(self: Any, line: str) -> RecallResult:
         %recall refunds --recent 7d
         %recall 退款 口径 --type semantic
         %recall --agent dev --tier durable
+        %recall 退款 --frame
+        %recall refunds -o hits_df
     """
     args = parse_with_text(recall, line, "query")
+    if args.out is not None and not (args.out.isidentifier() and not keyword.iskeyword(args.out)):
+        raise UsageError(f"-o {args.out!r}: give a Python variable name, e.g. -o hits")
     if args.semantic and args.lexical:
         raise UsageError("pick one of --semantic and --lexical (neither: hybrid when available)")
     mode = "semantic" if args.semantic else "lexical" if args.lexical else None
@@ -60,4 +69,7 @@ def recall(self: Any, line: str) -> RecallResult:
     caption = f"{len(hits)} memor{'y' if len(hits) == 1 else 'ies'} for {query!r}" if query else ""
     marks = digest_cmd.review_caption(rows)
     caption = f"{caption} · {marks}" if caption and marks else caption or marks
-    return RecallResult(rows, caption=caption)
+    result = RecallResult(rows, caption=caption)
+    if args.out is not None:
+        self.shell.user_ns[args.out] = result.to_frame()
+    return result.to_frame() if args.frame else result

@@ -169,3 +169,22 @@ def test_unload_removes_magics_and_hook(_shell):
     assert m.capture.post_run_cell not in _shell.events.callbacks["post_run_cell"]
     assert "recall" not in _shell.magics_manager.magics["line"]
     assert m not in _shell.configurables
+
+
+def test_recall_frame_and_out_variable(ip):
+    import pandas as pd
+    import pytest
+    from IPython.core.error import UsageError
+
+    ip.run_line_magic("remember", "退款 口径: refunds are netted per order")
+    ip.run_line_magic("remember", "refunds older than 90 days are excluded")
+    frame = ip.run_line_magic("recall", "refunds --frame")
+    assert isinstance(frame, pd.DataFrame) and len(frame) == 2
+    assert str(frame["tier"].dtype) == "category"
+    table = ip.run_line_magic("recall", "退款 -o zh_hits")
+    assert not isinstance(table, pd.DataFrame) and len(table) == 1  # the table still shows
+    kept = ip.user_ns["zh_hits"]
+    assert isinstance(kept, pd.DataFrame) and list(kept["id"]) == [table[0]["id"]]
+    for bad in ("1abc", "class", "a-b"):
+        with pytest.raises(UsageError, match="variable name"):
+            ip.run_line_magic("recall", f"refunds -o {bad}")
