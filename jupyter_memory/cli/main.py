@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "jupyter_memory.cli.archive_cmd",
     "jupyter_memory.cli.case_cmd",
     "jupyter_memory.cli.notebook_demo",
+    "jupyter_memory.cli.notebooks_cmd",
 ]
 
 

@@ -17,14 +17,19 @@ from pathlib import Path
 from ..exceptions import NotFoundError
 
 REPO_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+# The wheel carries notebooks/ as jupyter_memory/_notebooks (pyproject force-include).
+PACKAGED_NOTEBOOKS = Path(__file__).resolve().parents[1] / "_notebooks"
+
+
+def notebooks_dir() -> Path:
+    """Where the shipped notebooks are: inside the installed package, or the checkout."""
+    return PACKAGED_NOTEBOOKS if PACKAGED_NOTEBOOKS.is_dir() else REPO_NOTEBOOKS
 
 
 def find_notebook(name: str = "quickstart.ipynb") -> Path:
-    path = REPO_NOTEBOOKS / name
+    path = notebooks_dir() / name
     if not path.is_file():
-        raise NotFoundError(
-            f"{path} not found: the notebooks ship with the source checkout, not the wheel"
-        )
+        raise NotFoundError(f"{path} not found: `jupyter-memory notebooks` lists what ships")
     return path
 
 

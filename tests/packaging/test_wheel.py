@@ -176,6 +176,8 @@ def test_wheel_carries_the_prebuilt_extension_install_json_and_one_version(wheel
     assert not [n for n in names if n.endswith(".js.map")]
     assert server_switch["ServerApp"]["jpserver_extensions"]["jupyter_memory"] is True
     assert set(meta.get_all("Classifier") or []) >= CLASSIFIERS
+    assert "jupyter_memory/_notebooks/case_retrospective.ipynb" in names
+    assert "Provides-Extra: plots" in str(meta) or "plots" in (meta.get_all("Provides-Extra") or [])
 
 
 def test_installed_without_node_both_extensions_are_enabled(venv):
@@ -199,6 +201,14 @@ def test_version_and_the_jupyter_subcommand(venv):
     assert venv.run(venv.bin("jupyter"), "memory", "--version").stdout.strip() == (
         f"jupyter-memory {version}"
     )
+
+
+def test_notebooks_are_copied_from_the_installed_wheel(venv, tmp_path):
+    out = tmp_path / "nb"
+    done = venv.run(venv.bin("jupyter-memory"), "notebooks", "--out", str(out))
+    assert "retrospective.ipynb" in done.stdout, done.stdout
+    assert (out / "quickstart.ipynb").is_file()
+    assert (out / "sample_workspace" / "team-profile.md").is_file()
 
 
 def test_demo_runs_from_the_installed_wheel(venv, tmp_path):
