@@ -96,8 +96,7 @@ class CellCapture:
         self.error_counts[sig] += 1
         if self.error_counts[sig] != GOTCHA_REPEATS:
             return None
-        line = failing_line(exc, cell.text)
-        return Gotcha(sig, line, cell) if line else None
+        return Gotcha(sig, failing_line(exc, cell.text), cell)
 
     def resume(self) -> None:
         """Try again after the problem that paused capture was fixed (``%memory on``)."""

@@ -29,8 +29,12 @@ class CapturedCell:
 
 @dataclass(frozen=True)
 class Gotcha:
-    """One exception signature seen ``GOTCHA_REPEATS`` times (capture.py): a proposal candidate."""
+    """One exception signature seen ``GOTCHA_REPEATS`` times (capture.py).
+
+    ``line`` is the failing line of the person's cell, None when no line of the
+    cell is in the traceback (the whole cell is quoted then).
+    """
 
     signature: str
-    line: str
+    line: str | None
     cell: CapturedCell

@@ -9,6 +9,13 @@
 * **A new session.** Before the first cell after ``%load_ext`` runs, the feed
   calls ``Memory.start_session``: stale session-tier memories are cleared and
   past days' daily memories merged (see :mod:`jupyter_memory.service.memories.tiers`).
+* **Repeated errors.** A cell that failed with one exception signature for the
+  third time in the session (a *gotcha*) is handed, on the same flush thread,
+  to ``Memory.capture_gotcha``: an unreviewed ``auto-gotcha`` memory quoting
+  the cell verbatim, and one piece of evidence for the self-learner's candidate
+  rule (a proposal only past its confidence gate). What it left is kept in
+  :attr:`DigestFeed.last_gotcha` for ``%memory status``; a failing line too
+  short to quote is said there, never printed under the person's cell.
 * **Digest now.** ``%memory digest`` flushes and runs ``Memory.digest()``.
 * **Shutdown.** An ``atexit`` hook flushes the inbox (one durable write) and
   then digests this session only when that is quick for sure: the embedded
@@ -40,6 +47,7 @@ EXIT_DIGEST_MAX_MESSAGES = 1_000
 EXIT_LOCK_WAIT_S = 2.0
 GOTCHA_REPEATS = 3  # capture.GOTCHA_REPEATS: a gotcha is the third failure
 MAX_CELL_CHARS = 200_000  # BatchMessage's cap
+MAX_GOTCHA_CELL_CHARS = 20_000  # capture_gotcha's cap
 
 
 def kernel_session_key(shell: Any) -> str:
@@ -56,6 +64,8 @@ class DigestFeed:
         self.session = session
         self.session_key = session_key
         self._buffer: list[dict[str, Any]] = []
+        self._gotchas: list[Gotcha] = []
+        self.last_gotcha: dict[str, Any] | None = None
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -77,9 +87,13 @@ class DigestFeed:
             "recorded_at": now_ms,
         }
         if gotcha is not None:
-            msg.update(error=gotcha.signature, error_line=gotcha.line, error_repeats=GOTCHA_REPEATS)
+            msg.update(error=gotcha.signature, error_repeats=GOTCHA_REPEATS)
+            if gotcha.line is not None:
+                msg["error_line"] = gotcha.line
         with self._lock:
             self._buffer.append(msg)
+            if gotcha is not None:
+                self._gotchas.append(gotcha)
         if self._thread is None or not self._thread.is_alive():
             self._thread = threading.Thread(
                 target=self._loop, name="jupyter-memory-digest-feed", daemon=True
@@ -111,6 +125,7 @@ class DigestFeed:
         with self._lock:
             batch, self._buffer = self._buffer, []
         if not batch:
+            self._capture_gotchas()
             return 0
         try:
             self.session.memory.digest_record(self.session_key, batch)
@@ -120,7 +135,29 @@ class DigestFeed:
             self._report(exc)
             return 0
         self.last_error = None
+        self._capture_gotchas()
         return len(batch)
+
+    def _capture_gotchas(self) -> None:
+        with self._lock:
+            gotchas, self._gotchas = self._gotchas, []
+        for gotcha in gotchas:
+            text = gotcha.cell.text[:MAX_GOTCHA_CELL_CHARS]
+            line = gotcha.line if gotcha.line and gotcha.line in text else None
+            try:
+                with self.session.lock:  # the worker's rounds use the same service
+                    got = self.session.memory.capture_gotcha(
+                        self.session_key,
+                        gotcha.signature,
+                        line,
+                        text,
+                        cell_id=gotcha.cell.cell_id,
+                        repeats=GOTCHA_REPEATS,
+                    )
+            except Exception as exc:  # noqa: BLE001 - reported once, the cell goes on
+                self._report(exc)
+                continue
+            self.last_gotcha = {"signature": gotcha.signature, **got.to_dict()}
 
     def _report(self, exc: BaseException) -> None:
         text = f"{type(exc).__name__}: {exc}"

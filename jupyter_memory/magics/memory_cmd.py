@@ -7,7 +7,9 @@
     %memory digest                  %memory agent-unreviewed on | off
 
 Also the worker's two callbacks: :func:`suggestion_round` (one extraction
-round plus the repeated-error rule) and :func:`show_cards`.
+round) and :func:`show_cards`. A repeated error is not proposed here: the
+digest feed hands it to ``Memory.capture_gotcha`` (an auto-gotcha memory and
+self-learning evidence; a proposal only past the confidence gate).
 """
 
 from __future__ import annotations
@@ -33,8 +35,6 @@ ACTIONS = (
     "digest",
     "agent-unreviewed",
 )
-GOTCHA_TEXT = "Watch out: `{line}` fails with {signature} (seen {n} times)."
-GOTCHA_PLAIN = "Watch out: a step fails with {signature} (seen {n} times in one session)."
 
 
 @magic_arguments()
@@ -106,6 +106,9 @@ def _status(self: Any, args: Any) -> TextBlock:
         pending = len(mem.queue())
         project = focus_cmd.project_line(self)
     last = self.worker.last
+    feed = getattr(self, "digest_feed", None)
+    if feed is not None:
+        feed.flush()  # a gotcha of the last cell is captured before it is reported
     lines = [
         f"memory:       {'on' if settings['enabled'] else 'OFF'}",
         f"suggestions:  {'on' if settings['auto_suggestions'] else 'off'}",
@@ -118,6 +121,16 @@ def _status(self: Any, args: Any) -> TextBlock:
     if last is not None:
         what = last.error or f"{len(last.proposals)} proposal(s)"
         lines.append(f"last round:   {last.cell}: {what}")
+    gotcha = feed.last_gotcha if feed is not None else None
+    if gotcha is not None:
+        cand = gotcha["candidate"]
+        lines.append(
+            f"last gotcha:  {gotcha['signature']} → auto-gotcha memory {gotcha['memory_id']} "
+            f"(unreviewed); candidate {cand['evidence']} evidence, confidence "
+            f"{cand['confidence']:.2f}, {cand['status']}"
+        )
+        if gotcha["quote_note"]:
+            lines.append(f"              {gotcha['quote_note']}")
     return TextBlock("\n".join(lines))
 
 
@@ -193,7 +206,8 @@ _HANDLERS = {
 def suggestion_round(
     self: Any, cells: tuple[Any, ...], gotcha: Any, *, background: bool = True
 ) -> list[Any]:
-    """One extraction round over the recent cells, plus a gotcha proposal when due.
+    """One extraction round over the recent cells (``gotcha`` is not proposed here:
+    see the module docstring).
 
     ``background`` rounds (after a cell) respect Automatic suggestions; ``%memory
     suggest`` is a person's request and runs whenever memory is enabled.
@@ -214,33 +228,7 @@ def suggestion_round(
                 max_messages=window,
                 background=background,
             )
-        if gotcha is not None and len(made) < 3:
-            made += _propose_gotcha(mem, gotcha)
     return made
-
-
-def _propose_gotcha(mem: Any, gotcha: Any) -> list[Any]:
-    """The repeated-error rule: one ``gotcha`` proposal quoting the person's failing line.
-
-    Its text names the line when the service accepts that; a line the service
-    refuses as execution state (a path, a SQL statement) is left to the quote.
-    """
-    from ..exceptions import ValidationError
-
-    evidence = [gotcha.cell.as_message(None)]
-    texts = [
-        GOTCHA_TEXT.format(line=gotcha.line, signature=gotcha.signature, n=3),
-        GOTCHA_PLAIN.format(signature=gotcha.signature, n=3),
-    ]
-    for text in texts:
-        try:
-            result = mem.propose(text, "rule", gotcha.line, source="gotcha", messages=evidence)
-        except ValidationError as exc:
-            if "refused" in str(exc):
-                continue
-            raise
-        return [result.proposal] if result.proposal is not None else []
-    return []
 
 
 def _cards(self: Any, proposals: list[Any]) -> Any:

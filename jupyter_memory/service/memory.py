@@ -33,6 +33,7 @@ from .knowledge.queue import KnowledgeQueue
 from .knowledge.wiring import knowledge_services
 from .learning.candidates import SelfLearner
 from .learning.digest import DigestService
+from .learning.gotchas import GotchaCapture
 from .learning.review import ReviewService
 from .learning.wiring import learning_services
 from .memories.cold_archive import ColdArchive
@@ -82,6 +83,7 @@ class Memory:
             writer=self.memory_writer,
             reader=self.memory_reader,
             queue=self.knowledge_services.queue,
+            queue_events=self.knowledge_services.events,
         )
         # end learning services
         if project is not None:
@@ -340,6 +342,10 @@ class Memory:
     digest = Delegate("learning_services.digest", DigestService.digest)
     learning_candidates = Delegate("learning_services.learner", SelfLearner.candidates)
     dismiss_candidate = Delegate("learning_services.learner", SelfLearner.dismiss_candidate)
+    learning_report = Delegate("learning_services.learner", SelfLearner.report)
+    learning_candidate = Delegate("learning_services.learner", SelfLearner.candidate)
+    promote_candidate = Delegate("learning_services.learner", SelfLearner.promote)
+    capture_gotcha = Delegate("learning_services.gotchas", GotchaCapture.capture_gotcha)
     unreviewed = Delegate("learning_services.review", ReviewService.unreviewed)
     keep_memory = Delegate("learning_services.review", ReviewService.keep_memory)
     discard_memory = Delegate("learning_services.review", ReviewService.discard_memory)

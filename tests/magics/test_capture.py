@@ -82,23 +82,55 @@ def test_memory_off_switch_made_elsewhere_is_seen(ip, magics, memory_home):
     assert [c.text for c in magics.capture.cells] == ["z = 0"]
 
 
-def test_same_error_three_times_gives_one_gotcha(ip, magics):
+def test_same_error_three_times_is_an_auto_gotcha_memory_not_a_proposal(ip, magics, capsys):
     failing = "totals = {}\ntotals['revenue_net']"
     for _ in range(2):
         run(ip, failing)
-    assert magics.worker.wait()
-    assert magics.service.queue() == []
+    magics.digest_feed.flush()
+    assert magics.service.list() == []
     run(ip, failing)
     assert magics.worker.wait()
-    [p] = magics.service.queue()
-    assert p.source == "gotcha" and p.kind == "rule"
-    assert p.evidence_quote == "totals['revenue_net']"
-    assert "KeyError" in p.text
-    assert p.status == "pending"  # still needs a person's Apply
+    status = str(ip.run_line_magic("memory", "status"))  # flushes the feed first
+    (row,) = [r for r in magics.service.list() if r["source"] == "auto-gotcha"]
+    assert row["reviewed"] is False
+    memory = magics.service.get(row["id"])
+    assert [e.quote for e in memory.meta.evidence] == [failing]  # the whole cell, verbatim
+    assert "KeyError" in memory.text and "totals['revenue_net']" in memory.text
+    # evidence for the candidate rule; the queue waits for the confidence gate
+    assert magics.service.queue() == []
+    (cand,) = magics.service.learning_candidates()
+    assert cand.source == "gotcha" and cand.evidence == 1
+    assert "last gotcha:  KeyError" in status and "1 evidence" in status
     for _ in range(3):
         run(ip, failing)
     assert magics.worker.wait()
-    assert len(magics.service.queue()) == 1
+    magics.digest_feed.flush()
+    assert len([r for r in magics.service.list() if r["source"] == "auto-gotcha"]) == 1
+    assert "jupyter-memory" not in capsys.readouterr().err
+
+
+def test_a_one_token_failing_line_never_fails_a_round(ip, magics, capsys):
+    for _ in range(3):
+        run(ip, "undefined_total_q3")
+    assert magics.worker.wait()
+    status = str(ip.run_line_magic("memory", "status"))
+    assert "suggestion round failed" not in capsys.readouterr().err
+    assert magics.worker.last.error is None
+    (row,) = [r for r in magics.service.list() if r["source"] == "auto-gotcha"]
+    assert [e.quote for e in magics.service.get(row["id"]).meta.evidence] == ["undefined_total_q3"]
+    for _ in range(3):
+        run(ip, "zq")  # a new signature: NameError for zq, a line too short to quote
+    assert magics.worker.wait()
+    status = str(ip.run_line_magic("memory", "status"))
+    assert "suggestion round failed" not in capsys.readouterr().err
+    assert "too short to quote" in status and "name 'zq' is not defined" in status, status
+    quotes = [
+        e.quote
+        for r in magics.service.list()
+        if r["source"] == "auto-gotcha"
+        for e in magics.service.get(r["id"]).meta.evidence
+    ]
+    assert "zq" in quotes
 
 
 def test_different_errors_do_not_add_up(ip, magics):

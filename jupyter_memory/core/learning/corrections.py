@@ -30,6 +30,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ...exceptions import ValidationError
+from ..knowledge.evidence import check_quote_shape
 from ..text import normalize, squash_whitespace
 
 FIRST_GAP = 0.7  # 1 - confidence of a single piece of evidence (0.3)
@@ -169,3 +171,60 @@ def add_evidence(candidate: LearningCandidate, evidence: Evidence) -> bool:
 def dismiss(candidate: LearningCandidate, at: datetime, reason: str) -> None:
     """The person said no: confidence drops to zero until new evidence arrives."""
     candidate.dismissals.append((at, reason))
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """What a candidate must pass before it becomes a queue proposal (shown to the person)."""
+
+    min_confidence: float = MIN_CONFIDENCE
+    min_evidence: int = MIN_EVIDENCE
+    half_life_days: float = HALF_LIFE_DAYS
+    gotcha_repeats: int = GOTCHA_REPEATS
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {
+            "min_confidence": self.min_confidence,
+            "min_evidence": self.min_evidence,
+            "half_life_days": self.half_life_days,
+            "gotcha_repeats": self.gotcha_repeats,
+        }
+
+
+def usable_quote(text: str) -> bool:
+    """Long enough (and short enough) to be a proposal's evidence quote (invariant 4)."""
+    try:
+        check_quote_shape(text)
+    except ValidationError:
+        return False
+    return True
+
+
+def gotcha_quote(line: str | None, cell_text: str) -> str:
+    """The quote of a repeated error: the failing line when it can stand as evidence,
+    else the person's whole cell, verbatim (a one-token line such as ``x`` cannot)."""
+    if line and usable_quote(line):
+        return line
+    return cell_text.strip() or (line or "")
+
+
+def proposal_quote(candidate: LearningCandidate, *, live_only: bool = True) -> str | None:
+    """The newest piece of evidence whose quote can back a proposal, or None."""
+    pool = candidate.live_evidence() if live_only else list(candidate.evidence)
+    for piece in sorted(pool, key=lambda e: e.at, reverse=True):
+        if usable_quote(piece.quote):
+            return piece.quote
+    return None
+
+
+def candidate_status(candidate: LearningCandidate, proposal_id: str | None, now: datetime) -> str:
+    """``proposed``, ``ready``, ``blocked`` (ready, but no quote can back a proposal),
+    ``rejected`` (dismissed, no evidence since) or ``collecting``."""
+    if proposal_id is not None:
+        return "proposed"
+    live = candidate.live_evidence()
+    if candidate.dismissals and not live:
+        return "rejected"
+    if ready(candidate, now):
+        return "ready" if proposal_quote(candidate) is not None else "blocked"
+    return "collecting"

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from ...core.knowledge.dedup import dedup_hash, dedup_key
 from ...core.knowledge.format import INFO, RULES, append_entry, check_save_size, render_knowledge
 from ...core.knowledge.proposals import Proposal
-from ...exceptions import JupyterMemoryError
+from ...exceptions import JupyterMemoryError, ValidationError
 from ..context import ServiceContext
 from .events import QueueEvents
 from .files import KnowledgeFiles, ProjectArg, check_layer
@@ -127,8 +127,15 @@ class KnowledgeDecisions:
             version=version,
         )
 
-    def dismiss(self, proposal_id: str) -> DecisionResult:
-        """A person's refusal; the same proposal is never suggested again."""
+    def dismiss(self, proposal_id: str, reason: str | None = None) -> DecisionResult:
+        """A person's refusal; the same proposal is never suggested again.
+
+        ``reason`` (optional) is kept on the proposal as ``dismiss_reason``; the
+        self-learner records it when the proposal came from a candidate rule.
+        """
+        if reason is not None and not isinstance(reason, str):
+            raise ValidationError("must be a string", field="reason")
+        reason = reason.strip() if reason else None
         store = self.queue.store
         with self.ctx.user.locked():
             path, p = store.find(proposal_id)
@@ -136,13 +143,16 @@ class KnowledgeDecisions:
             if done is not None:
                 return done
             now = self.ctx.clock()
-            p = p.model_copy(update={"status": "dismissed", "decided_at": now})
+            update: dict[str, object] = {"status": "dismissed", "decided_at": now}
+            if reason:
+                update["dismiss_reason"] = reason
+            p = p.model_copy(update=update)
             store.add_dismissed(p.dedup_hash or dedup_hash(p.text))
             digest = store.replace(path, p)
         self.ctx.audit.append(
             "proposal.dismiss", actor=self.ctx.actor, at=now, id=p.id, path=str(path), sha256=digest
         )
-        self.events.emit("dismissed", p.id)
+        self.events.emit("dismissed", p.id, reason=reason)
         return DecisionResult(p.id, "dismissed")
 
     def process_all(self, to: str, project: ProjectArg | None = None) -> ProcessAllResult:

@@ -9,7 +9,7 @@ writer and reader and the knowledge queue.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from ...core.knowledge.proposals import Proposal
@@ -33,6 +33,12 @@ class ProposalQueue(Protocol):
     ) -> Mapping[str, Any]: ...
 
     def proposal(self, proposal_id: str) -> Proposal: ...
+
+
+class QueueChanges(Protocol):
+    """Queue-change events (created, applied, dismissed…), for the self-learner."""
+
+    def on_queue_change(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]: ...
 
 
 class WorkMemoryWriter(Protocol):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ...core.learning.corrections import Thresholds
 from ...core.learning.work_memory import Rejection
 from ..results import MappingResult
 
@@ -87,8 +88,33 @@ class DigestReport(MappingResult):
 
 
 @dataclass(frozen=True, eq=False)
+class CandidateEvidence(MappingResult):
+    """One piece of a candidate's evidence: a session, the person's words, when.
+
+    ``live`` is False for evidence older than the last rejection (it no longer counts).
+    """
+
+    session: str
+    quote: str
+    at: datetime
+    live: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "quote": self.quote,
+            "at": self.at.isoformat(),
+            "live": self.live,
+        }
+
+
+@dataclass(frozen=True, eq=False)
 class CandidateRule(MappingResult):
-    """A self-learning candidate rule with its live evidence count and confidence."""
+    """A self-learning candidate rule with its live evidence count and confidence.
+
+    ``status``: collecting, ready, blocked (ready but no quote can back a
+    proposal), proposed or rejected (dismissed, no evidence since).
+    """
 
     key: str
     rule: str
@@ -97,6 +123,8 @@ class CandidateRule(MappingResult):
     confidence: float
     proposal_id: str | None
     dismissals: list[tuple[datetime, str]]
+    status: str = "collecting"
+    evidence_items: list[CandidateEvidence] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -107,6 +135,23 @@ class CandidateRule(MappingResult):
             "confidence": self.confidence,
             "proposal_id": self.proposal_id,
             "dismissals": [{"at": at.isoformat(), "reason": why} for at, why in self.dismissals],
+            "status": self.status,
+            "evidence_items": [e.to_dict() for e in self.evidence_items],
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class LearningReport(MappingResult):
+    """Every candidate rule and the thresholds it must pass to become a proposal."""
+
+    thresholds: Thresholds
+    candidates: list[CandidateRule]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "thresholds": self.thresholds.to_dict(),
+            "candidates": [c.to_dict() for c in self.candidates],
+            "count": len(self.candidates),
         }
 
 

@@ -16,7 +16,8 @@ from ..memories.cold_archive import ColdArchive
 from ..memories.tiers import TierMemoryWrites, TiersService
 from .candidates import SelfLearner
 from .digest import DigestService
-from .ports import MemoryLookup, ProposalQueue, ReviewWrites, WorkMemoryWriter
+from .gotchas import GotchaCapture
+from .ports import MemoryLookup, ProposalQueue, QueueChanges, ReviewWrites, WorkMemoryWriter
 from .review import ReviewService
 
 
@@ -31,6 +32,7 @@ class LearningServices:
     learner: SelfLearner
     digest: DigestService
     review: ReviewService
+    gotchas: GotchaCapture
 
 
 def learning_services(
@@ -39,16 +41,24 @@ def learning_services(
     writer: LearningMemoryWrites,
     reader: MemoryLookup,
     queue: ProposalQueue,
+    queue_events: QueueChanges | None = None,
 ) -> LearningServices:
-    """Build the services over the memory ``writer`` and ``reader`` and the knowledge ``queue``."""
+    """Build the services over the memory ``writer`` and ``reader`` and the knowledge ``queue``.
+
+    With ``queue_events``, a learned proposal dismissed in the queue rejects its
+    candidate at once, with the person's reason.
+    """
     tiers = TiersService(ctx, writer)
     learner = SelfLearner(ctx, queue)
+    if queue_events is not None:
+        queue_events.on_queue_change(learner.on_queue_event)
     return LearningServices(
         tiers=tiers,
         cold_archive=ColdArchive(ctx, tiers),
         learner=learner,
         digest=DigestService(ctx, writer, learner),
         review=ReviewService(ctx, reader, writer, queue),
+        gotchas=GotchaCapture(ctx, writer, learner),
     )
 
 

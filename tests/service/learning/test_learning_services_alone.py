@@ -93,6 +93,8 @@ def test_self_learner_counts_a_correction_and_a_dismissal(ctx, ops, learner):
         "confidence",
         "proposal_id",
         "dismissals",
+        "status",
+        "evidence_items",
     ]
     learner.dismiss_candidate(cand.key, "this repo uses pnpm")
     (after,) = learner.candidates()
