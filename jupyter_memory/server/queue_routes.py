@@ -1,4 +1,4 @@
-"""Queued Knowledge: list pending proposals, apply, dismiss, process all."""
+"""Queued Knowledge: list pending proposals, the state of any, apply, dismiss, process all."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 from tornado import web
 
+from ..core.names import validate_id
 from .base import APPROVE, READ, ApiError, MemoryHandler, authorized
 from .bodies import ApplyBody, EmptyBody, ProcessAllBody
 from .jsonable import to_jsonable
@@ -31,6 +32,33 @@ class QueueHandler(MemoryHandler):
         items = self.backend.pending_proposals()
         enabled = self.backend.memory.settings["enabled"]
         self.reply({"items": items, "count": len(items), "enabled": enabled})
+
+
+# A notebook shows at most a few dozen cards; the extension asks in batches of this size.
+MAX_STATE_IDS = 200
+
+
+class ProposalStatesHandler(MemoryHandler):
+    """``GET queue/proposals?ids=a,b``: what became of each proposal a card shows."""
+
+    @web.authenticated
+    @authorized(action="read", resource=READ)
+    def get(self) -> None:
+        raw = self.get_argument("ids", "")
+        ids = list(dict.fromkeys(i.strip() for i in raw.split(",") if i.strip()))
+        if not ids:
+            raise ApiError(422, "ids: name at least one proposal id", error="invalid", field="ids")
+        if len(ids) > MAX_STATE_IDS:
+            raise ApiError(
+                422,
+                f"ids: {len(ids)} proposal ids, at most {MAX_STATE_IDS} per request",
+                error="invalid",
+                field="ids",
+            )
+        for value in ids:
+            validate_id(value, field="ids")
+        items, missing = self.backend.proposal_states(ids)
+        self.reply({"items": items, "missing": missing})
 
 
 class ApplyHandler(MemoryHandler):

@@ -9,6 +9,7 @@ part of the result, so the person sees it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable
 
@@ -16,6 +17,7 @@ from ...core.knowledge.dedup import dedup_hash, dedup_key
 from ...core.knowledge.format import INFO, RULES, append_entry, check_save_size, render_knowledge
 from ...core.knowledge.proposals import Proposal
 from ...exceptions import JupyterMemoryError, ValidationError
+from ...store.root import StoreRoot
 from ..context import ServiceContext
 from .events import QueueEvents
 from .files import KnowledgeFiles, ProjectArg, check_layer
@@ -35,6 +37,11 @@ def _decided(p: Proposal) -> DecisionResult | None:
     if p.status == "superseded":
         return DecisionResult(p.id, "already_superseded", superseded_by=p.superseded_by)
     return None
+
+
+def _also_locked(root: StoreRoot, held: StoreRoot) -> contextlib.AbstractContextManager[None]:
+    """``root``'s lock, unless it is the root whose lock is ``held`` (file locks do not nest)."""
+    return contextlib.nullcontext() if root.root == held.root else root.locked()
 
 
 class KnowledgeDecisions:
@@ -86,7 +93,17 @@ class KnowledgeDecisions:
         layer, root, pid = self.files.layer_root(to, project)
         kfile = self.files.file_of(root)
         section = RULES if p.kind == "rule" else INFO
-        with root.locked():
+        # The decision is a compare-and-swap on the proposal's status, taken under
+        # the queue's (user root's) lock with the knowledge write inside it: a
+        # Dismiss or an Apply to the other layer from another process waits, then
+        # finds the proposal decided, so exactly one decision writes anything.
+        # Lock order is user root, then project root (nothing takes them the
+        # other way round); the user root is not locked twice.
+        with self.ctx.user.locked(), _also_locked(root, self.ctx.user):
+            path, p = store.find(proposal_id)
+            done = _decided(p)
+            if done is not None:  # decided by someone else meanwhile
+                return done
             # Fresh from disk: a save checks its base under this same lock, so
             # what is read here is what the file holds until the write.
             loaded = kfile.load(fresh=True)  # a malformed file raises here, left as it is
@@ -98,12 +115,7 @@ class KnowledgeDecisions:
                 text = render_knowledge(append_entry(loaded.doc, section, p.text))
                 check_save_size(text)
                 digest = version = kfile.write(text)
-        now = self.ctx.clock()
-        with self.ctx.user.locked():
-            path, p = store.find(proposal_id)
-            done = _decided(p)
-            if done is not None:  # decided by someone else meanwhile
-                return done
+            now = self.ctx.clock()
             p = p.model_copy(
                 update={
                     "status": "applied",
