@@ -5,6 +5,7 @@
     %memory context                 %memory queue
     %memory suggest                 %memory process-all --to project
     %memory digest                  %memory agent-unreviewed on | off
+    %memory apply ID --to user      %memory dismiss ID
 
 Also the worker's two callbacks: :func:`suggestion_round` (one extraction
 round) and :func:`show_cards`. A repeated error is not proposed here: the
@@ -18,7 +19,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from . import digest_cmd, focus_cmd
+from . import decide_cmd, digest_cmd, focus_cmd
 from .args import argument, magic_arguments, parse
 from .render import TextBlock
 
@@ -34,6 +35,8 @@ ACTIONS = (
     "process-all",
     "digest",
     "agent-unreviewed",
+    "apply",
+    "dismiss",
 )
 
 
@@ -42,7 +45,8 @@ ACTIONS = (
 @argument(
     "value",
     nargs="?",
-    help="focus: a project folder or id · suggestions, agent-unreviewed: on or off",
+    help="focus: a project folder or id · suggestions, agent-unreviewed: on or off"
+    " · apply, dismiss: a proposal id",
 )
 @argument("--to", choices=["user", "project"], help="process-all: where to apply")
 @argument("--project", help="process-all: the project to apply to (default: the focused one)")
@@ -197,6 +201,8 @@ _HANDLERS = {
     "process-all": _process_all,
     "digest": digest_cmd.digest,
     "agent-unreviewed": digest_cmd.agent_unreviewed,
+    "apply": decide_cmd.apply,
+    "dismiss": decide_cmd.dismiss,
 }
 
 

@@ -30,19 +30,29 @@ class MemoryBackend:
         self.log = log
         self.watcher = ChangeWatcher(self.memory, self._emit)
         self.jobs = ReorganizeJobs(str(self.memory.home), reorganize_timeout, self._job_done)
-        self._queue_cache: tuple[Any, list[dict[str, Any]]] | None = None
+        self._queue_cache: tuple[Any, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
 
-    def pending_proposals(self) -> list[dict[str, Any]]:
-        """Pending proposals as JSON data, re-read only when the queue folder changed.
-
-        The panel asks on first paint and after every change event; parsing 200
-        proposal files each time is what this saves.
+    def _proposals(self) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+        """(pending, every proposal by id) as JSON data, re-read only when the queue folder
+        changed. The panel asks on first paint and after every change event, and every
+        card in an open notebook asks too; parsing 200 files each time is what this saves.
         """
         fingerprint = folder_fingerprint(RootLayout(self.memory.home).queue)
         if self._queue_cache is None or self._queue_cache[0] != fingerprint:
-            items = [p for p in to_jsonable(self.memory.queue()) if p.get("status") == "pending"]
-            self._queue_cache = (fingerprint, items)
-        return self._queue_cache[1]
+            every = to_jsonable(self.memory.queue(include_decided=True))
+            pending = [p for p in every if p.get("status") == "pending"]
+            self._queue_cache = (fingerprint, pending, {str(p["id"]): p for p in every})
+        return self._queue_cache[1], self._queue_cache[2]
+
+    def pending_proposals(self) -> list[dict[str, Any]]:
+        """Pending proposals as JSON data (oldest first)."""
+        return self._proposals()[0]
+
+    def proposal_states(self, ids: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+        """The proposals named by ``ids`` in any status (asked order), and the ids not in
+        this queue (another memory home, or a file removed by hand)."""
+        by_id = self._proposals()[1]
+        return [by_id[i] for i in ids if i in by_id], [i for i in ids if i not in by_id]
 
     def _emit(self, data: dict[str, Any]) -> None:
         self.log.debug("jupyter-memory changed: %s", data)

@@ -10,7 +10,13 @@ from .cases_routes import CaseEntryHandler, CaseHandler, CasesHandler
 from .focus_routes import FocusHandler
 from .knowledge_routes import KnowledgeHandler, ReorganizeHandler, StatusHandler
 from .memories_routes import MemoriesHandler
-from .queue_routes import ApplyHandler, DismissHandler, ProcessAllHandler, QueueHandler
+from .queue_routes import (
+    ApplyHandler,
+    DismissHandler,
+    ProcessAllHandler,
+    ProposalStatesHandler,
+    QueueHandler,
+)
 from .settings_routes import ProjectsHandler, SettingsHandler
 
 PREFIX = "jupyter-memory"
@@ -19,6 +25,7 @@ _SEGMENT = r"([^/]+)"
 ROUTES: list[tuple[str, type]] = [
     ("queue", QueueHandler),
     ("queue/process-all", ProcessAllHandler),
+    ("queue/proposals", ProposalStatesHandler),
     (f"queue/{_SEGMENT}/apply", ApplyHandler),
     (f"queue/{_SEGMENT}/dismiss", DismissHandler),
     (f"knowledge/{_SEGMENT}", KnowledgeHandler),

@@ -317,6 +317,15 @@ export interface IProposal {
   [key: string]: unknown;
 }
 
+/**
+ * GET /queue/proposals?ids=: the named proposals in any status (asked order)
+ * for the notebook's cards, and the ids this server's queue does not hold.
+ */
+export interface IProposalStates {
+  items: IProposal[];
+  missing: string[];
+}
+
 /** GET /queue: the pending proposals. */
 export interface IQueue {
   items: IProposal[];

@@ -47,7 +47,7 @@ def test_context_shows_only_approved_knowledge(ip, magics, project_dir):
     assert "(empty" in str(ip.run_line_magic("memory", "context"))
     cards = ip.run_line_magic("memory", "queue")
     assert isinstance(cards, ProposalCards) and len(cards) == 2
-    cards[0].project_button.click()
+    ip.run_line_magic("memory", f"apply {cards.ids[0]} --to project")  # a card's Project
     context = str(ip.run_line_magic("memory", "context"))
     assert "Revenue excludes refunds" in context
     assert "Churn is defined as 90 days" not in context  # still pending: never injected

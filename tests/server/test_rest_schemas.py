@@ -148,6 +148,31 @@ async def test_queue_apply_dismiss_process_all(api, server_memory, jp_root_dir):
     )
 
 
+async def test_proposal_states(api, server_memory):
+    pending = propose(server_memory, "口径：收入不含退款", kind="info")
+    applied = propose(server_memory, "Revenue always excludes refunds")
+    server_memory.apply(applied, to="user")
+    states = await call(
+        api,
+        "proposal_states.json",
+        "ProposalStatesHandler",
+        "GET",
+        "queue/proposals",
+        params={"ids": f"{pending},{applied},p-gone"},
+    )
+    assert [p["status"] for p in states["items"]] == ["pending", "applied"]
+    assert states["missing"] == ["p-gone"]
+    await call(
+        api,
+        "error.json",
+        "ProposalStatesHandler",
+        "GET",
+        "queue/proposals",
+        params={"ids": "a/b"},
+        status=422,
+    )
+
+
 async def test_knowledge_read_save_status_conflict(api):
     read = await call(api, "knowledge.json", "KnowledgeHandler", "GET", "knowledge", "user")
     saved = await call(

@@ -1,11 +1,21 @@
-"""Proposal cards through the widget API: clicks change the queue and the knowledge file."""
+"""Proposal cards as document outputs: our MIME type with a snapshot, HTML and text fallbacks.
+
+The lab extension renders the MIME part from the live queue (tests/browser/
+test_cards_browser.py); here the kernel side: what goes into the notebook, and
+that showing cards leaves nothing subscribed in the kernel.
+"""
 
 from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+import weakref
 
 import pytest
 
 from jupyter_memory.magics.session import NotebookSession
-from jupyter_memory.widgets import ProposalCard, ProposalCards
+from jupyter_memory.widgets import PROPOSAL_MIME, ProposalCards
 
 
 @pytest.fixture
@@ -21,120 +31,81 @@ def propose(session, text, kind="rule", **kw):
     return result["id"]
 
 
-def audit_actions(session):
-    return [r["action"] for r in session.memory.audit_records()]
+def listeners(session) -> int:
+    # The queue's listener list: what the old widget cards grew with every display.
+    return len(session.memory.knowledge_services.events._listeners)
 
 
-def test_user_click_applies_and_card_becomes_static(session):
-    pid = propose(session, "Always exclude test accounts from revenue")
-    card = ProposalCard(session, pid)
-    assert "Always exclude test accounts" in card.body.value
-    assert card.user_button in card.widget.children[1].children
-    card.user_button.click()
-    assert session.memory.proposal(pid).status == "applied"
-    assert "Always exclude test accounts from revenue" in session.memory.knowledge("user")
-    assert "Saved to User" in card.message.value
-    assert "knowledge.md" in card.message.value  # the confirmation names where it went
-    assert all(not hasattr(c, "children") for c in card.widget.children)  # buttons gone
-
-
-def test_project_preselected_when_focused_and_saved_there(session, project_dir):
+def test_bundle_carries_ids_and_snapshot_with_fallbacks(session, project_dir):
     session.memory.focus(project_dir)
-    pid = propose(session, "Fiscal quarters start in February", kind="info")
-    card = ProposalCard(session, pid)
-    assert card.project_button.button_style == "primary"
-    assert card.project_picker not in card.widget.children
-    card.project_button.click()
-    assert "Saved to Project · sales-q3" in card.message.value
-    text = session.memory.knowledge("project", project="sales-q3")
-    assert "Fiscal quarters start in February" in text
-    assert (project_dir / ".jupyter-memory" / "knowledge.md").is_file()
+    pid = propose(session, "口径：收入不含退款", kind="info")
+    bundle = ProposalCards(session, [pid])._repr_mimebundle_()
+    assert set(bundle) == {PROPOSAL_MIME, "text/html", "text/plain"}
+    payload = bundle[PROPOSAL_MIME]
+    assert payload["version"] == 1
+    (card,) = payload["cards"]
+    assert card["id"] == pid and card["status"] == "pending" and card["outcome"] is None
+    assert card["text"] == "口径：收入不含退款" and card["kind"] == "info"
+    assert card["project"] == "sales-q3"  # Project applies to the notebook's focus
+    # Where our extension is absent the HTML says how to decide it.
+    assert f"%memory apply {pid} --to user" in bundle["text/html"]
+    assert f"jupyter-memory apply {pid} --to user" in bundle["text/html"]
+    assert "口径：收入不含退款" in bundle["text/plain"]
+    assert "application/vnd.jupyter.widget-view+json" not in bundle  # no model to lose
 
 
-def test_project_picker_when_project_unknown(session, project_dir):
+def test_snapshot_says_what_happened_once_decided(session, project_dir):
     session.memory.focus(project_dir)
-    session.memory.focus(None)
-    pid = propose(session, "Never mix gross and net revenue")
-    card = ProposalCard(session, pid)
-    assert card.project_picker in card.widget.children
-    card.project_button.click()
-    assert "Pick a project first" in card.message.value
-    assert session.memory.proposal(pid).status == "pending"
-    card.project_picker.value = "sales-q3"
-    card.project_button.click()
-    assert session.memory.proposal(pid).status == "applied"
-    assert session.memory.proposal(pid).applied_project == "sales-q3"
+    saved = propose(session, "Revenue always excludes refunds")
+    dismissed = propose(session, "Weeks start on Monday")
+    cards = ProposalCards(session, [saved, dismissed])
+    assert [c.status for c in (cards[0], cards[1])] == ["pending", "pending"]
+    from jupyter_memory import Memory
 
-
-def test_dismiss_click(session):
-    pid = propose(session, "Always round money to cents")
-    card = ProposalCard(session, pid)
-    card.dismiss_button.click()
-    assert session.memory.proposal(pid).status == "dismissed"
-    assert "Dismissed" in card.message.value
-    assert "Always round money" not in session.memory.knowledge("user")
-
-
-def test_stale_card_refuses_a_second_write(session):
-    pid = propose(session, "Always use UTC timestamps")
-    first, stale = ProposalCard(session, pid), ProposalCard(session, pid)
-    first.user_button.click()
-    before_file = session.memory.knowledge("user")
-    before_audit = audit_actions(session)
-    stale.dismiss_button.click()
-    assert "Already saved" in stale.message.value and "nothing written" in stale.message.value
-    assert session.memory.proposal(pid).status == "applied"
-    assert session.memory.knowledge("user") == before_file
-    assert audit_actions(session) == before_audit
-
-
-def test_stale_after_dismiss_elsewhere(session):
-    pid = propose(session, "Never join orders on email")
-    card = ProposalCard(session, pid)
-    session.memory.dismiss(pid)  # e.g. the CLI
-    card.user_button.click()
-    assert "Already dismissed" in card.message.value
-    assert "Never join orders" not in session.memory.knowledge("user")
-
-
-def test_rerender_reflects_the_queue(session):
-    pid = propose(session, "Always tag exports with the run date")
-    card = ProposalCard(session, pid)
-    session.memory.apply(pid, to="user")
-    bundle = card._repr_mimebundle_()
-    assert "Saved to User" in bundle["text/plain"]
-    assert "Saved to User" in card.message.value
-
-
-def test_cards_group_refreshes_on_queue_event(session):
-    a = propose(session, "Always check the currency column")
-    b = propose(session, "Never average percentages directly")
-    cards = ProposalCards(session, [a, b])
-    session.memory.dismiss(b)
-    assert "Dismissed" in cards[1].message.value
-    assert "pending" in cards[0].plain_text()
+    with Memory(home=session.memory.home) as cli:  # another process
+        cli.apply(saved, to="project", project="sales-q3")
+        cli.dismiss(dismissed)
+    bundle = cards._repr_mimebundle_()  # shown again: the queue as it is now
+    outcomes = [c["outcome"] for c in bundle[PROPOSAL_MIME]["cards"]]
+    assert outcomes == ["Saved to Project · sales-q3", "Dismissed"]
+    assert "Saved to Project · sales-q3" in bundle["text/html"]
+    assert "%memory apply" not in bundle["text/html"]  # nothing left to decide
 
 
 def test_stored_strings_are_escaped(session):
     evil = "<img src=x onerror=alert(1)> always"
     pid = propose(session, evil)
-    card = ProposalCard(session, pid)
-    assert "<img" not in card.body.value
-    assert "&lt;img src=x onerror=alert(1)&gt;" in card.body.value
-    card.user_button.click()
-    assert "<img" not in card.message.value
+    html = ProposalCards(session, [pid])._repr_mimebundle_()["text/html"]
+    assert "<img" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
 
 
-def test_errors_are_shown_on_the_card(session, memory_home):
-    pid = propose(session, "Always keep raw data read-only")
-    card = ProposalCard(session, pid)
-    (memory_home / "knowledge.md").write_text("## Rules\n- ok\n## Bogus\n\tbad\x00\n", "utf-8")
-    card.user_button.click()
-    assert "Error:" in card.message.value
-    assert session.memory.proposal(pid).status == "pending"
-    assert card.user_button in card.widget.children[1].children  # still actionable
+def test_unknown_proposal_is_a_card_that_says_so(session):
+    bundle = ProposalCards(session, ["p-doesnotexist"])._repr_mimebundle_()
+    (card,) = bundle[PROPOSAL_MIME]["cards"]
+    assert card["status"] == "missing" and "p-doesnotexist" in card["note"]
+    assert "p-doesnotexist" in bundle["text/plain"]
 
 
-def test_unknown_proposal_shows_an_error(session):
-    card = ProposalCard(session, "p-doesnotexist")
-    assert "Error:" in card.message.value
+def test_showing_cards_subscribes_nothing_and_keeps_nothing_alive(session):
+    # Defect: every card group added a queue listener that was never removed, so the
+    # listeners (and the cards they held) piled up for the kernel's lifetime.
+    pid = propose(session, "Always check the currency column")
+    before = listeners(session)
+    shown = [ProposalCards(session, [pid]) for _ in range(50)]
+    for cards in shown:
+        cards._repr_mimebundle_()
+    assert listeners(session) == before
+    ref = weakref.ref(shown[0])
+    del shown, cards
+    gc.collect()
+    assert ref() is None  # no listener holds a displayed card
+
+
+def test_cards_import_no_ipywidgets():
+    code = (
+        "import sys; from jupyter_memory.widgets import ProposalCards; "
+        "print('ipywidgets' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,55 @@
+"""``%memory apply ID --to user|project [--project P]`` and ``%memory dismiss ID``.
+
+Deciding a proposal by its id, in a cell: what a card's HTML fallback tells
+the person to type where our lab extension is absent (VS Code, a copy on
+nbviewer, a server without jupyter-memory). The lab extension's cards and the
+panel notice the decision through the server's change feed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from .render import TextBlock
+
+
+def _proposal_id(args: Any, action: str) -> str:
+    if not args.value:
+        raise UsageError(f"%memory {action} needs a proposal id (see %memory queue)")
+    return str(args.value)
+
+
+def apply(self: Any, args: Any) -> TextBlock:
+    pid = _proposal_id(args, "apply")
+    if args.to is None:
+        raise UsageError(f"%memory apply {pid} needs --to user or --to project")
+    with self.session.lock:
+        # Without --project, Project means the proposal's own project, else this
+        # notebook's focus (the service picks, as a card's Project button does).
+        result = self.service.apply(pid, to=args.to, project=args.project)
+    return TextBlock(describe(result))
+
+
+def dismiss(self: Any, args: Any) -> TextBlock:
+    pid = _proposal_id(args, "dismiss")
+    with self.session.lock:
+        result = self.service.dismiss(pid)
+    return TextBlock(describe(result))
+
+
+def describe(result: Any) -> str:
+    """One line, as a card says it: where it went, or that it was already decided."""
+    where = f"Project · {result.project}" if result.layer == "project" else "User"
+    if result.status == "applied":
+        return f"Saved to {where}: {result.path}"
+    if result.status == "dismissed":
+        return f"Dismissed {result.id}; it will not be suggested again."
+    if result.status == "already_saved":
+        return f"Already saved elsewhere ({where}); nothing written."
+    if result.status == "already_dismissed":
+        return "Already dismissed elsewhere; nothing written."
+    if result.status == "already_superseded":
+        return f"Already replaced by {result.superseded_by}; nothing written."
+    return str(result.status)
