@@ -11,7 +11,7 @@ import contextlib
 from typing import Any
 
 from ..agents.ask_magic import register_ask, unregister_ask
-from . import digest_feed
+from . import digest_feed, evidence_feed
 from .memory_magics import MemoryMagics
 
 _LOADED: dict[int, MemoryMagics] = {}
@@ -28,6 +28,7 @@ def load_extension(shell: Any) -> MemoryMagics:
     shell.events.register("post_run_cell", magics.capture.post_run_cell)
     register_ask(shell, magics)  # %%ask and {memory_context} (jupyter_memory.agents, issue 7)
     digest_feed.install(shell, magics)  # session digest: cells → inbox, start, exit (issue 8)
+    evidence_feed.install(shell, magics)  # cells → the person's text agents may quote (issue 13)
     _LOADED[id(shell)] = magics
     return magics
 
@@ -40,6 +41,7 @@ def unload_extension(shell: Any) -> None:
         shell.events.unregister("post_run_cell", magics.capture.post_run_cell)
     unregister_ask(shell, magics)
     digest_feed.uninstall(shell, magics)
+    evidence_feed.uninstall(shell, magics)
     while magics in shell.configurables:
         shell.configurables.remove(magics)
     for kind, table in magics.magics.items():

@@ -26,11 +26,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..core.knowledge.evidence import to_sources
 from ..core.memories.recall_query import RecallQuery
 from ..core.names import validate_id
-from ..exceptions import PolicyError
-from ..store.knowledge.person_text import PersonTextLog
+from ..exceptions import PolicyError, ValidationError
 from .memory import Memory
 from .paths import RegisteredProject
 
@@ -81,13 +79,7 @@ class AgentAccess:
         Written to the memory home so an MCP server in another process can check
         quotes against it. Nothing is recorded while memory is disabled.
         """
-        source = to_sources([{"role": role, "text": text, **origin}])[0]
-        if not source.is_persons_own:
-            raise PolicyError(f"role {role!r} is not the person's own text; it is never evidence")
-        if not self.enabled():
-            return False
-        PersonTextLog(self.memory.home).append([{"role": role, "text": text, **origin}])
-        return True
+        return self.memory.record_person_text([{"role": role, "text": text, **origin}]) > 0
 
     def record_agent_output(self, text: str, **origin: str | None) -> bool:
         """Keep an agent reply beside the person's text, marked as agent output.
@@ -95,11 +87,7 @@ class AgentAccess:
         It never counts as evidence; it is kept so a refused quote can be told
         apart ("appears only in agent output") from an invented one.
         """
-        if not self.enabled():
-            return False
-        record = {"role": "assistant", "text": text, "agent": self.agent, **origin}
-        PersonTextLog(self.memory.home).append([record])
-        return True
+        return self.memory.record_agent_output(text, self.agent, **origin)
 
     # -- knowledge ---------------------------------------------------------------------
 
@@ -118,16 +106,33 @@ class AgentAccess:
         layer: str | None = None,
         project: str | None = None,
     ) -> dict[str, Any]:
-        """Into the queue (pending), checked against the person's recorded words."""
-        proposed = self.memory.propose_knowledge(
-            text,
-            kind,
-            evidence_quote,
-            layer,
-            self._named(project),
-            conversation=self.conversation,
-            messages=PersonTextLog(self.memory.home).read(),
-        )
+        """Into the queue (pending), checked against the person's own text from every surface.
+
+        The quote may come from a chat message, a cell the kernel executed, or
+        a markdown or code cell of the project's saved notebooks; never from an
+        output, an agent reply or an instruction (``Memory.agent_evidence``).
+        """
+        named = self._named(project)
+        target = named if project is not None else self.project
+        sources = self.memory.agent_evidence(target)
+        try:
+            proposed = self.memory.propose_knowledge(
+                text,
+                kind,
+                evidence_quote,
+                layer,
+                named,
+                conversation=self.conversation,
+                messages=sources,
+            )
+        except ValidationError as exc:
+            if exc.field != "evidence_quote" or not sources.unreadable:
+                raise
+            skipped = "; ".join(sources.unreadable[:3])
+            raise ValidationError(
+                f"{str(exc).split(': ', 1)[-1]} (notebooks that could not be read: {skipped})",
+                field="evidence_quote",
+            ) from None
         result = proposed.to_dict()
         if result.get("status") == "queued":
             result["note"] = "pending: the person decides whether it enters any context"

@@ -25,6 +25,7 @@ from .context import ServiceContext
 from .delegation import Delegate
 from .focus import FocusResolution
 from .knowledge.agent_context import KnowledgeContext
+from .knowledge.agent_evidence import AgentEvidence
 from .knowledge.agent_tools import KnowledgeAgentTools
 from .knowledge.decisions import KnowledgeDecisions
 from .knowledge.events import QueueEvents
@@ -322,6 +323,9 @@ class Memory:
     dismiss = Delegate("knowledge_services.decisions", KnowledgeDecisions.dismiss)
     process_all = Delegate("knowledge_services.decisions", KnowledgeDecisions.process_all)
     call_agent_tool = Delegate("knowledge_services.tools", KnowledgeAgentTools.call_agent_tool)
+    record_person_text = Delegate("knowledge_services.evidence", AgentEvidence.record_person_text)
+    record_agent_output = Delegate("knowledge_services.evidence", AgentEvidence.record_agent_output)
+    agent_evidence = Delegate("knowledge_services.evidence", AgentEvidence.sources)
 
     @property
     def last_extraction_skipped(self) -> builtins.list[dict[str, str]]:

@@ -7,12 +7,13 @@ knowledge only through an Apply, a person's act (docs/design.md invariant 5,
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from typing import Any
 
 from ...core.ids import new_id
 from ...core.knowledge.dedup import Known, decide_duplicate, dedup_hash
-from ...core.knowledge.evidence import SourceText, find_evidence, to_sources
+from ...core.knowledge.evidence import SourceText, find_evidence, to_source, to_sources
 from ...core.knowledge.extract import (
     MAX_PER_ROUND,
     KnowledgeCandidate,
@@ -188,9 +189,13 @@ class KnowledgeQueue:
             if reason:
                 raise ValidationError(f"refused: {reason}", field="text")
         recorded = self._rounds.get(conversation or DEFAULT_CONVERSATION, [])
-        sources = to_sources(messages) if messages is not None else list(recorded)
+        # Converted lazily: an agent's sources end with the project's saved
+        # notebooks, read only when the quote is not among the recent texts.
+        sources: Iterable[SourceText] = (
+            (to_source(m) for m in messages) if messages is not None else recorded
+        )
         if source == "manual":
-            sources.append(SourceText("user", text))
+            sources = itertools.chain(sources, [SourceText("user", text)])
         found = find_evidence(evidence_quote, sources)
         layer, pid = self._proposal_target(layer, project)
         return self._enqueue(

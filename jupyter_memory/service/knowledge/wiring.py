@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ...store.knowledge.queue import QueueStore
 from ..context import ServiceContext
 from .agent_context import KnowledgeContext
+from .agent_evidence import AgentEvidence
 from .agent_tools import KnowledgeAgentTools
 from .agents_md import AutosyncAfterApply
 from .decisions import KnowledgeDecisions
@@ -28,6 +29,7 @@ class KnowledgeServices:
     decisions: KnowledgeDecisions
     context: KnowledgeContext
     tools: KnowledgeAgentTools
+    evidence: AgentEvidence
 
 
 def knowledge_services(ctx: ServiceContext) -> KnowledgeServices:
@@ -40,7 +42,8 @@ def knowledge_services(ctx: ServiceContext) -> KnowledgeServices:
     decisions.on_project_applied(AutosyncAfterApply(ctx, files))
     context = KnowledgeContext(ctx, files)
     tools = KnowledgeAgentTools(queue, context)
-    return KnowledgeServices(files, events, queue, decisions, context, tools)
+    evidence = AgentEvidence(ctx)
+    return KnowledgeServices(files, events, queue, decisions, context, tools, evidence)
 
 
 __all__ = ["KnowledgeServices", "knowledge_services"]

@@ -1,12 +1,15 @@
 """Read a saved notebook's cells from disk (nbformat), cached by modification time.
 
 Only cell type, id and source are returned: outputs are never read, so an
-agent's or a program's output cannot become evidence.
+agent's or a program's output cannot become evidence. :func:`project_notebooks`
+lists the saved notebooks of a project folder for the agents' quote check.
 """
 
 from __future__ import annotations
 
 import os
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +24,57 @@ class NotebookCell:
 
 
 _CACHE: dict[str, tuple[int, list[NotebookCell]]] = {}
+
+# A project folder can be large (data, virtual environments): the walk is bounded.
+MAX_NOTEBOOKS = 200
+MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
+MAX_WALK_ENTRIES = 50_000
+SKIP_FOLDERS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env"})
+
+
+def project_notebooks(folder: Path) -> list[Path]:
+    """The saved notebooks below ``folder``, newest first, at most :data:`MAX_NOTEBOOKS`.
+
+    Links are never followed (a link can point at anybody's text), hidden
+    folders (``.ipynb_checkpoints``, ``.git``, ``.venv``) and package folders
+    are skipped, and so are notebooks over :data:`MAX_NOTEBOOK_BYTES`.
+    """
+    found: list[tuple[int, Path]] = []
+    for path, st in _walk(folder):
+        if path.suffix == ".ipynb" and st.st_size <= MAX_NOTEBOOK_BYTES:
+            found.append((st.st_mtime_ns, path))
+    found.sort(key=lambda item: item[0], reverse=True)
+    return [path for _, path in found[:MAX_NOTEBOOKS]]
+
+
+def _walk(folder: Path) -> Iterator[tuple[Path, os.stat_result]]:
+    try:
+        if stat.S_ISLNK(os.lstat(folder).st_mode):
+            return
+    except OSError:
+        return
+    pending, seen = [folder], 0
+    while pending:
+        current = pending.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue  # unreadable folder: nothing in it is evidence
+        for entry in entries:
+            seen += 1
+            if seen > MAX_WALK_ENTRIES:
+                return
+            if entry.name.startswith(".") or entry.is_symlink():
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                if entry.name not in SKIP_FOLDERS:
+                    pending.append(Path(entry.path))
+            elif stat.S_ISREG(st.st_mode):
+                yield Path(entry.path), st
 
 
 def find_notebook(session_name: str | None, cwd: Path) -> Path | None:
