@@ -41,6 +41,22 @@ def server_root() -> Path | None:
     return None
 
 
+def case_workspace() -> Path | None:
+    """The folder holding cases/ for the agents in this server: the lab panel's
+    (the jupyter-memory extension's ``workspace`` setting, else the server root)."""
+    try:
+        from jupyter_server.serverapp import ServerApp
+
+        if ServerApp.initialized():
+            backend = ServerApp.instance().web_app.settings.get("jupyter_memory")
+            workspace = getattr(backend, "workspace", None)
+            if isinstance(workspace, Path):
+                return workspace
+    except Exception:  # noqa: BLE001 - no server or no web app yet: the root, if any
+        return server_root()
+    return server_root()
+
+
 def _persona_managers() -> dict[str, Any]:
     from jupyter_server.serverapp import ServerApp
 
@@ -83,7 +99,11 @@ def access_for_chat(base: AgentAccess, chat_folder: str | os.PathLike[str] | Non
             mem = Memory(home=base.memory.home)
             mem.adopt_focus(found)  # a registered project, or none: never registers
             access = AgentAccess(
-                mem, agent=base.agent, project=found.project, conversation=base.conversation
+                mem,
+                agent=base.agent,
+                project=found.project,
+                conversation=base.conversation,
+                workspace=base.workspace,
             )
             _by_project[found.project] = access
         return access

@@ -20,8 +20,23 @@ from typing import Any, TypeVar
 from ..core.knowledge.agent_tools import ExpandKnowledgeCatalogArgs, ProposeKnowledgeArgs
 from ..exceptions import JupyterMemoryError
 from ..service.agent_access import AgentAccess
-from .chat_focus import access_for_chat, forget_chat_accesses, request_chat_folder, server_root
-from .tool_args import MemoryContextArgs, RecallArgs, described, parse_args
+from .chat_focus import (
+    access_for_chat,
+    case_workspace,
+    forget_chat_accesses,
+    request_chat_folder,
+    server_root,
+)
+from .tool_args import (
+    CASE_TOOL_DOCS,
+    CaseEntryArgs,
+    CaseIndexArgs,
+    CaseNoteArgs,
+    MemoryContextArgs,
+    RecallArgs,
+    described,
+    parse_args,
+)
 
 AGENT_NAME = "jupyter-ai"
 CONVERSATION = "jupyter-ai"
@@ -54,6 +69,8 @@ def shared_access() -> AgentAccess:
                 agent=AGENT_NAME,
                 project=mem.project_id,
                 conversation=f"{CONVERSATION}-{uuid.uuid4().hex[:12]}",
+                # the cases the lab panel shows (the extension's workspace setting)
+                workspace=case_workspace(),
             )
         return _access
 
@@ -131,7 +148,56 @@ async def recall(
     return await _run((await chat_access()).recall, **args.model_dump())
 
 
+async def case_note(
+    case: described(CaseNoteArgs, "case"),
+    type: described(CaseNoteArgs, "type"),
+    title: described(CaseNoteArgs, "title"),
+    body: described(CaseNoteArgs, "body"),
+    evidence: described(CaseNoteArgs, "evidence") = None,
+    hypotheses: described(CaseNoteArgs, "hypotheses") = None,
+    status: described(CaseNoteArgs, "status") = None,
+    related: described(CaseNoteArgs, "related") = None,
+    files: described(CaseNoteArgs, "files") = None,
+) -> dict[str, Any]:
+    values = {"case": case, "type": type, "title": title, "body": body, "status": status}
+    values |= {"evidence": evidence or [], "hypotheses": hypotheses or []}
+    values |= {"related": related, "files": files or []}
+    args = await _run(parse_args, CaseNoteArgs, values)
+    return await _run((await chat_access()).case_note, **args.model_dump())
+
+
+async def case_index(
+    case: described(CaseIndexArgs, "case"),
+    type: described(CaseIndexArgs, "type") = None,
+    evidence: described(CaseIndexArgs, "evidence") = None,
+    hypothesis: described(CaseIndexArgs, "hypothesis") = None,
+) -> dict[str, Any]:
+    values = {"case": case, "type": type, "evidence": evidence, "hypothesis": hypothesis}
+    args = await _run(parse_args, CaseIndexArgs, values)
+    return await _run((await chat_access()).case_index, **args.model_dump())
+
+
+async def case_entry(
+    case: described(CaseEntryArgs, "case"), entry: described(CaseEntryArgs, "entry")
+) -> dict[str, Any]:
+    args = await _run(parse_args, CaseEntryArgs, {"case": case, "entry": entry})
+    return await _run((await chat_access()).case_entry, args.case, args.entry)
+
+
+# jupyter-server-mcp takes a tool's description from its docstring: the same
+# words as the MCP server's case tools.
+for _tool in (case_note, case_index, case_entry):
+    _tool.__doc__ = CASE_TOOL_DOCS[_tool.__name__]
+
 TOOLS = [
     f"{__name__}:{fn.__name__}"
-    for fn in (memory_context, expand_knowledge_catalog, propose_knowledge, recall)
+    for fn in (
+        memory_context,
+        expand_knowledge_catalog,
+        propose_knowledge,
+        recall,
+        case_note,
+        case_index,
+        case_entry,
+    )
 ]

@@ -20,6 +20,8 @@ from ..exceptions import JupyterMemoryError
 from ..service.agent_access import AgentAccess
 from . import mcp_compat
 from .tool_args import (
+    CASE_TOOL_DOCS,
+    CaseEntryArgs,
     CaseIndexArgs,
     CaseNoteArgs,
     MemoryContextArgs,
@@ -124,12 +126,10 @@ def build_server(access: AgentAccess, before_call: Callable[[], None] | None = N
         body: described(CaseNoteArgs, "body"),
         evidence: described(CaseNoteArgs, "evidence") = None,
         hypotheses: described(CaseNoteArgs, "hypotheses") = None,
+        status: described(CaseNoteArgs, "status") = None,
+        related: described(CaseNoteArgs, "related") = None,
+        files: described(CaseNoteArgs, "files") = None,
     ) -> dict[str, Any]:
-        """Keep an investigation case's memory (spec 000) under the team's write policy.
-
-        Case memory is never injected into any context; it is read back for
-        retrospectives and on request. A 'disabled' policy refuses the write.
-        """
         values = {
             "case": case,
             "type": type,
@@ -137,14 +137,28 @@ def build_server(access: AgentAccess, before_call: Callable[[], None] | None = N
             "body": body,
             "evidence": evidence or [],
             "hypotheses": hypotheses or [],
+            "status": status,
+            "related": related,
+            "files": files or [],
         }
         args = _guard(parse_args, CaseNoteArgs, values)
         return _guard(access.case_note, **args.model_dump())
 
-    def case_index(case: described(CaseIndexArgs, "case")) -> dict[str, Any]:
-        """The INDEX of an investigation case's memory, derived from its entry files."""
-        args = _guard(parse_args, CaseIndexArgs, {"case": case})
-        return _guard(access.case_index, args.case)
+    def case_index(
+        case: described(CaseIndexArgs, "case"),
+        type: described(CaseIndexArgs, "type") = None,
+        evidence: described(CaseIndexArgs, "evidence") = None,
+        hypothesis: described(CaseIndexArgs, "hypothesis") = None,
+    ) -> dict[str, Any]:
+        values = {"case": case, "type": type, "evidence": evidence, "hypothesis": hypothesis}
+        args = _guard(parse_args, CaseIndexArgs, values)
+        return _guard(access.case_index, **args.model_dump())
+
+    def case_entry(
+        case: described(CaseEntryArgs, "case"), entry: described(CaseEntryArgs, "entry")
+    ) -> dict[str, Any]:
+        args = _guard(parse_args, CaseEntryArgs, {"case": case, "entry": entry})
+        return _guard(access.case_entry, args.case, args.entry)
 
     server.add_tool(memory_context)
     for fn, model in (
@@ -153,8 +167,10 @@ def build_server(access: AgentAccess, before_call: Callable[[], None] | None = N
     ):
         # Same wording as tool_schemas(): the model's docstring is the description.
         server.add_tool(fn, description=" ".join((model.__doc__ or "").split()))
-    for tool in (recall, case_note, case_index):
-        server.add_tool(tool)
+    server.add_tool(recall)
+    for tool in (case_note, case_index, case_entry):
+        # The same words as the Jupyter AI tools (tool_args.CASE_TOOL_DOCS).
+        server.add_tool(tool, description=CASE_TOOL_DOCS[tool.__name__])
 
     if access.agent_writes:
 

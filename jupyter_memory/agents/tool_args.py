@@ -2,7 +2,8 @@
 
 ``propose_knowledge`` and ``expand_knowledge_catalog`` are described by the
 models behind :func:`jupyter_memory.tool_schemas`; the models here describe
-``memory_context``, ``recall``, ``remember``, ``case_note`` and ``case_index``.
+``memory_context``, ``recall``, ``remember``, ``case_note``, ``case_index`` and
+``case_entry``.
 Every surface (MCP server, Jupyter AI tools, ``%%ask``) takes its argument
 descriptions from these models, so one edit changes what every agent reads.
 """
@@ -69,31 +70,127 @@ class RememberArgs(_Args):
     )
 
 
+# Exactly what the case files accept (core/cases/entry_format.py), so an agent
+# reads the rule in the schema instead of learning it from a refusal.
+CASE_ID = r"^CASE-\d{4}-\d{3}$"
+ENTRY_FILE = (
+    r"^\d{4}-\d{2}-\d{2}_(discuss|hesitate|insight|observe|think)_[a-z0-9]+(-[a-z0-9]+)*\.md$"
+)
+EvidenceId = Annotated[str, Field(pattern=r"^E-\d{1,6}$")]
+HypothesisId = Annotated[str, Field(pattern=r"^H-\d{1,6}$")]
+FilePath = Annotated[str, Field(pattern=r"^[^\s()]{1,500}$")]
+CaseState = Literal["已纳入", "存档待查", "已排除"]
+_CASE = "Case id CASE-YYYY-NNN, e.g. 'CASE-2026-001': a folder under the workspace's cases/."
+_ENTRY = (
+    "File name of an entry of this case, <YYYY-MM-DD>_<type>_<slug>.md, e.g. "
+    "'2026-06-14_discuss_supplier-overlap.md' (as listed by case_index)."
+)
+
+
 class CaseNoteArgs(_Args):
-    case: str = Field(description="Case id, e.g. 'CASE-2026-001' (a folder under cases/).")
+    case: str = Field(pattern=CASE_ID, description=_CASE)
     type: CaseEntryType = Field(
         description="Entry type (spec 000): discuss (a branch explored but not pursued), "
         "hesitate (a doubt to verify), insight (a speculative idea), observe (an informal "
-        "behavioural signal), think (the reasoning behind a key decision)."
+        "behavioural signal), think (the reviewable reason behind a key decision)."
     )
-    title: str = Field(min_length=1, max_length=200, description="One-line title of the entry.")
-    body: str = Field(min_length=1, max_length=20_000, description="The entry's text.")
-    evidence: list[str] = Field(
-        default_factory=list, description="Evidence references (registry ids, files, quotes)."
+    title: str = Field(
+        min_length=1,
+        max_length=200,
+        description="One line (no line breaks, no leading or trailing spaces), at most 200 "
+        "characters, English or Chinese. With the same type and body as an existing entry "
+        "it names that entry, and only its status, related entry and files change.",
     )
-    hypotheses: list[str] = Field(
-        default_factory=list, description="Hypothesis ids this entry supports or refutes."
+    body: str = Field(
+        min_length=1,
+        max_length=20_000,
+        description="The record: a few sentences of background, observation and analysis, "
+        "English or Chinese, at most 20,000 characters; no '## ' section headings of the "
+        "entry format, and for think no step-by-step reasoning chain.",
+    )
+    evidence: list[EvidenceId] = Field(
+        default_factory=list,
+        description="Ids of formal evidence in the case's evidence_registry.json, each 'E-' "
+        "and 1-6 digits, e.g. ['E-007']; nothing else (no file names or quotes).",
+    )
+    hypotheses: list[HypothesisId] = Field(
+        default_factory=list,
+        description="Ids of investigation hypotheses, each 'H-' and 1-6 digits, e.g. ['H-2'].",
+    )
+    status: CaseState | None = Field(
+        default=None,
+        description="后续状态: '已纳入' (turned into an investigation direction or hypothesis), "
+        "'存档待查' (kept for later: a new entry's default) or '已排除' (explained or "
+        "refuted). Omit to leave an existing entry's state as it is.",
+    )
+    related: str | None = Field(
+        default=None,
+        pattern=ENTRY_FILE,
+        description="The existing entry this one continues (关联 Memory). " + _ENTRY,
+    )
+    files: list[FilePath] = Field(
+        default_factory=list,
+        description="Files the entry came from (关联文件), each a path relative to the case "
+        "folder, e.g. 'working_papers/interview-3.md': 1-500 characters, no spaces or "
+        "parentheses. New paths are added to an existing entry's list.",
     )
 
 
 class CaseIndexArgs(_Args):
-    case: str = Field(description="Case id, e.g. 'CASE-2026-001'.")
+    case: str = Field(pattern=CASE_ID, description=_CASE)
+    type: CaseEntryType | None = Field(
+        default=None,
+        description="Only entries of this type: discuss, hesitate, insight, observe or think.",
+    )
+    evidence: str | None = Field(
+        default=None,
+        pattern=r"^E-\d{1,6}$",
+        description="Only entries linked to this evidence id, 'E-' and digits, e.g. 'E-007'.",
+    )
+    hypothesis: str | None = Field(
+        default=None,
+        pattern=r"^H-\d{1,6}$",
+        description="Only entries linked to this hypothesis id, 'H-' and digits, e.g. 'H-2'.",
+    )
+
+
+class CaseEntryArgs(_Args):
+    case: str = Field(pattern=CASE_ID, description=_CASE)
+    entry: str = Field(pattern=ENTRY_FILE, description=_ENTRY)
+
+
+# The case tools' descriptions, shared by the MCP server and the Jupyter AI tools.
+CASE_TOOL_DOCS = {
+    "case_note": (
+        "Keep an investigation case's memory (spec 000) under the team's write policy: "
+        "side paths, doubts, hunches, informal observations and decision reasons that are "
+        "not evidence. Nothing already in evidence_registry.json or a working paper, no "
+        "record of what was done. An exact repeat is skipped; the same type, title and body "
+        "as an existing entry (read it with case_entry) with a new status, related entry or "
+        "files updates that entry; anything else creates an entry, linked to the one it "
+        "continues. A 'disabled' policy refuses the write. Case memory is never injected "
+        "into any context; 'problems' lists entries of the case that could not be read."
+    ),
+    "case_index": (
+        "The INDEX of an investigation case's memory, derived from its entry files, and "
+        "its entries (file, title, type, date, status, evidence, hypotheses, related, "
+        "files, legacy), filtered by type, evidence id and hypothesis id when given "
+        "(all must match). A status '' is a legacy entry whose state is unknown; "
+        "'problems' lists files that could not be read."
+    ),
+    "case_entry": (
+        "One entry of an investigation case's memory with its record (body), by file "
+        "name as listed by case_index. Read for a retrospective or when the person asks."
+    ),
+}
 
 
 def described(model: type[BaseModel], name: str) -> Any:
     """``Annotated[<field type>, Field(description=…)]`` for a tool function's parameter."""
     info = model.model_fields[name]
-    return Annotated[info.annotation, Field(description=info.description)]
+    # The constraints (pattern, lengths) go along, so the tool's schema says them too.
+    parts = (info.annotation, *info.metadata, Field(description=info.description))
+    return Annotated.__class_getitem__(parts)  # type: ignore[attr-defined]
 
 
 def parse_args(model: type[_ArgsT], values: dict[str, Any]) -> _ArgsT:

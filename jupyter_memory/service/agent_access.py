@@ -3,7 +3,8 @@
 Every agent surface (the MCP server, Jupyter AI's tools and persona, ``%%ask``)
 goes through this class, so the rules hold the same everywhere:
 
-- context: only approved knowledge (``Memory.context``), nothing with memory disabled;
+- context: approved knowledge and, in the same block, the memories recall
+  would return by spec 003's tiers (``Memory.context``), nothing with memory disabled;
 - knowledge: ``propose_knowledge`` (into the queue, evidence-checked against the
   person's own text) and ``expand_knowledge_catalog``; nothing here can apply,
   edit or delete knowledge;
@@ -91,9 +92,16 @@ class AgentAccess:
 
     # -- knowledge ---------------------------------------------------------------------
 
-    def context(self, project: str | None = None) -> str:
-        """The approved knowledge block; ``""`` when nothing is approved or memory is off."""
-        return self.memory.context(self._project(project), conversation=self.conversation)
+    def context(self, project: str | None = None, query: str = "") -> str:
+        """The approved knowledge block with this agent's memory tiers; ``""`` when memory is off.
+
+        Memories by spec 003's tiers under the same rules as :meth:`recall`
+        (reviewed unless ``agent_unreviewed``, never another agent's private
+        ones); ``query`` (the person's latest words) picks the WARM tier.
+        """
+        return self.memory.context(
+            self._project(project), conversation=self.conversation, agent=self.agent, query=query
+        )
 
     def expand(self, labels: list[str], project: str | None = None) -> dict[str, Any]:
         return self.memory.expand_knowledge_catalog(labels, self._project(project)).to_dict()
@@ -239,8 +247,13 @@ class AgentAccess:
         body: str,
         evidence: list[str] | tuple[str, ...] = (),
         hypotheses: list[str] | tuple[str, ...] = (),
+        status: str | None = None,
+        related: str | None = None,
+        files: list[str] | tuple[str, ...] = (),
     ) -> dict[str, Any]:
-        """Spec 000's write decision flow under the team's write policy."""
+        """Spec 000's write decision flow (skip, update or create) under the team's
+        write policy; the same type, title and body as an entry update its status,
+        related entry and files."""
         if not self.enabled():
             raise PolicyError("memory is disabled by the person; nothing is captured")
         result = self._case(case).note(
@@ -249,6 +262,9 @@ class AgentAccess:
             body,
             evidence=evidence,
             hypotheses=hypotheses,
+            related=related,
+            files=files,
+            status=status,
             actor=f"agent:{self.agent}",
         )
         if result.action == "disabled":
@@ -256,7 +272,33 @@ class AgentAccess:
         out: dict[str, Any] = result.to_dict()
         return out
 
-    def case_index(self, case: str) -> dict[str, Any]:
-        """The case's index as derived from its entry files (read on request only)."""
+    def case_index(
+        self,
+        case: str,
+        *,
+        type: str | None = None,
+        evidence: str | None = None,
+        hypothesis: str | None = None,
+    ) -> dict[str, Any]:
+        """The case's index as derived from its entry files (read on request only),
+        with the entries matching the filters (all of them without one) and the
+        files that could not be read."""
         cm = self._case(case)
-        return {"case": cm.case_id, "index": cm.index_markdown()}
+        entries = cm.entries(type=type, evidence=evidence, hypothesis=hypothesis)
+        filtered = (type, evidence, hypothesis) != (None, None, None)
+        listed = [
+            {k: v for k, v in r.to_dict().items() if k not in ("body", "path")} for r in entries
+        ]
+        return {
+            "case": cm.case_id,
+            "index": cm.index_markdown(only=entries if filtered else None),
+            "entries": listed,
+            "problems": [str(p) for p in cm.doctor().blocking],
+        }
+
+    def case_entry(self, case: str, entry: str) -> dict[str, Any]:
+        """One entry of the case, with its record (read on request only)."""
+        record = self._case(case).get(entry)
+        out: dict[str, Any] = record.to_dict()
+        out.pop("path")  # the file name says it; no absolute paths to an agent
+        return out

@@ -60,7 +60,15 @@ def test_the_tools_entry_point_resolves_to_async_documented_functions() -> None:
     ]
     specs = ep.load()
     names = [spec.split(":")[1] for spec in specs]
-    assert names == ["memory_context", "expand_knowledge_catalog", "propose_knowledge", "recall"]
+    assert names == [
+        "memory_context",
+        "expand_knowledge_catalog",
+        "propose_knowledge",
+        "recall",
+        "case_note",
+        "case_index",
+        "case_entry",
+    ]
     for spec in specs:
         fn = _load(spec)
         assert inspect.iscoroutinefunction(fn) and fn.__doc__
@@ -110,6 +118,9 @@ def test_jupyter_server_mcp_registers_and_serves_our_tools(shared: AgentAccess) 
         "expand_knowledge_catalog",
         "propose_knowledge",
         "recall",
+        "case_note",
+        "case_index",
+        "case_entry",
     }
     props = tools["propose_knowledge"].inputSchema["properties"]
     assert "verbatim" in props["evidence_quote"]["description"]

@@ -45,7 +45,15 @@ PENDING = "Fiscal year starts in April (pending, never approved)."
 MODEL = "openai/memory-e2e-test"
 REPLY = "好的：amounts are in CNY, revenue excludes refunds."
 CHAT = "记住：金额单位为人民币 (amounts are in CNY)."
-OUR_TOOLS = {"memory_context", "expand_knowledge_catalog", "propose_knowledge", "recall"}
+OUR_TOOLS = {
+    "memory_context",
+    "expand_knowledge_catalog",
+    "propose_knowledge",
+    "recall",
+    "case_note",
+    "case_index",
+    "case_entry",
+}
 
 
 @dataclass
@@ -161,6 +169,10 @@ async def _mcp_tools_and_context(url: str) -> tuple[set[str], str]:
         tools = {t.name for t in (await session.list_tools()).tools}
         result = await session.call_tool("memory_context", {})
         assert not mcp_compat.is_error(result), text_of(result)
+        # The case tools work in the extension's workspace (the server root here).
+        case = await session.call_tool("case_index", {"case": "CASE-2026-001"})
+        assert not mcp_compat.is_error(case), text_of(case)
+        assert "Case Memory Index — CASE-2026-001" in text_of(case)
         return tools, text_of(result)
 
 

@@ -26,6 +26,7 @@ BASE_TOOLS = {
     "recall",
     "case_note",
     "case_index",
+    "case_entry",
 }
 PERSON_SAID = "Note for later: revenue always excludes refunds in this project."
 AGENT_SAID = "The orders table has 1,204 rows after the join."

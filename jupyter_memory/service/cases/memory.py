@@ -25,7 +25,7 @@ from typing import Any
 
 from ...core.cases import policy
 from ...core.cases.entry_format import validate_status
-from ...core.cases.index_format import CaseIndex, render_index
+from ...core.cases.index_format import CaseIndex, entry_row, period_of, render_index
 from ...exceptions import NotFoundError
 from ...store.cases.files import CaseStore, list_case_ids
 from .archive import CaseArchiver
@@ -103,8 +103,14 @@ class CaseMemory:
         records, _ = self.keeper.load()
         return self.keeper.expected_index(records)
 
-    def index_markdown(self) -> str:
-        return render_index(self.index())
+    def index_markdown(self, only: Iterable[CaseRecord] | None = None) -> str:
+        """INDEX.md as the files imply it; ``only``: just the rows of these entries."""
+        index = self.index()
+        if only is not None:
+            keys = {entry_row(r.entry).key for r in only}
+            rows = tuple(r for r in index.rows if r.key in keys)
+            index = replace(index, rows=rows, period=period_of(rows))
+        return render_index(index)
 
     def doctor(self) -> DoctorReport:
         """Check INDEX.md against the entry files; changes nothing."""
