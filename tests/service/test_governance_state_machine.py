@@ -3,7 +3,15 @@
 After every step: nothing pending, dismissed or superseded is in ``context()``;
 everything applied is in ``context()`` (flat) or reachable through
 ``expand_knowledge_catalog`` (catalog); with Enabled off, ``context()`` is
-empty and extraction enqueues nothing; memories never leak into the block.
+empty and extraction enqueues nothing.
+
+The memory-tier path (issue 13): memories reach the same block, but only what
+the person wrote or reviewed. An unreviewed session digest or agent note
+(unless the person switched ``agent_unreviewed`` on), another agent's private
+memories and another project's memories (in its own folder or in the User
+layer) never appear, in the person's view (``%memory context``) nor in an
+agent's, with or without a conversation text; and the newest memory the
+person wrote is always there (HOT).
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from jupyter_memory import Memory
 from jupyter_memory.core.knowledge.context import neutralize
 from jupyter_memory.core.knowledge.format import Entry, KnowledgeDoc, render_knowledge
 from jupyter_memory.exceptions import PolicyError
+from jupyter_memory.service.agent_access import AgentAccess
 
 # Pairwise dissimilar, none a substring of another, stable under reorganize's condensing.
 POOL = [
@@ -37,7 +46,16 @@ POOL = [
     "不要把内部员工订单算进销量。",
     "Cohorts must use the first paid order date.",
 ]
-MARKER = "zq-memory-marker"
+# Memory kinds: (scope arguments, reviewed, source); every text starts with its marker.
+MEMORY_KINDS = {
+    "person": ({}, True, "manual"),
+    "digest": ({}, False, "session-digest"),
+    "own-agent": ({"agent": "claude"}, True, "agent"),
+    "own-agent-unreviewed": ({"agent": "claude"}, False, "agent"),
+    "other-agent": ({"agent": "codex"}, True, "agent"),
+    "other-project": ({"scope": "project", "project": "OTHER"}, True, "manual"),
+    "other-project-user": ({"scope": "user", "project": "OTHER"}, True, "manual"),
+}
 
 
 class Governance(RuleBasedStateMachine):
@@ -47,10 +65,15 @@ class Governance(RuleBasedStateMachine):
         super().__init__()
         self.base = Path(tempfile.mkdtemp(prefix="jm-gov-"))
         (self.base / "proj").mkdir()
+        (self.base / "other").mkdir()
         self.mem = Memory(home=self.base / "home", project=self.base / "proj")
+        self.mem.register_project(self.base / "other")  # the person knows it; not in focus
         self.approved: dict[str, set[str]] = {"user": set(), "project": set()}
         self.texts: dict[str, str] = {}
         self.fillers = 0
+        # memory id -> (marker, kind); reviewed ids move from digest to person when kept
+        self.memories: dict[str, tuple[str, str]] = {}
+        self.newest_person: str | None = None
 
     def teardown(self) -> None:
         self.mem.close()
@@ -151,11 +174,41 @@ class Governance(RuleBasedStateMachine):
     def toggle(self, enabled: bool, auto: bool) -> None:
         self.mem.update_settings(enabled=enabled, auto_suggestions=auto)
 
-    @rule()
-    def remember_and_forget(self) -> None:
-        entry = self.mem.remember(f"{MARKER} kept in memories, not knowledge")
-        assert MARKER not in self.mem.context()
-        self.mem.forget(entry.id)
+    @rule(kind=st.sampled_from(sorted(MEMORY_KINDS)), chinese=st.booleans())
+    def remember(self, kind: str, chinese: bool) -> None:
+        where, reviewed, source = MEMORY_KINDS[kind]
+        if "project" in where:
+            where = where | {"project": self.base / "other"}
+        marker = f"zqmem{len(self.memories):03d}"
+        text = f"{marker} {'订单按 order_id 去重' if chinese else 'dedupe orders on order_id'}"
+        entry = self.mem.remember(text, reviewed=reviewed, source=source, **where)
+        self.memories[entry.id] = (marker, kind)
+        if kind == "person":
+            self.newest_person = marker
+
+    @rule(data=st.data())
+    def keep_digest(self, data: st.DataObject) -> None:
+        """The person reviews an extracted memory and keeps it."""
+        digests = sorted(i for i, (_, k) in self.memories.items() if k == "digest")
+        if not digests:
+            return
+        memory_id = data.draw(st.sampled_from(digests))
+        self.mem.keep_memory(memory_id)
+        self.memories[memory_id] = (self.memories[memory_id][0], "kept")
+
+    @rule(data=st.data())
+    def forget_memory(self, data: st.DataObject) -> None:
+        if not self.memories:
+            return
+        memory_id = data.draw(st.sampled_from(sorted(self.memories)))
+        marker, kind = self.memories.pop(memory_id)
+        self.mem.forget(memory_id)
+        if marker == self.newest_person:
+            self.newest_person = None
+
+    @rule(on=st.booleans())
+    def toggle_unreviewed(self, on: bool) -> None:
+        self.mem.update_settings(agent_unreviewed=on)
 
     @rule()
     def reorganize(self) -> None:
@@ -165,12 +218,36 @@ class Governance(RuleBasedStateMachine):
     # -- the invariants ---------------------------------------------------------------------
 
     @invariant()
+    def only_what_the_person_wrote_or_reviewed_reaches_an_agent(self) -> None:
+        settings_now = self.mem.settings
+        allowed = {"person", "kept"}
+        if settings_now["agent_unreviewed"]:
+            allowed.add("digest")
+        agent = AgentAccess(self.mem, agent="claude", project=self.mem.project_id)
+        views = {
+            "person": [self.mem.context(), self.mem.context(query="dedupe orders 去重")],
+            "agent": [agent.context(), agent.context(query="dedupe orders on order_id")],
+        }
+        for who, blocks in views.items():
+            may = allowed | ({"own-agent"} if who == "agent" else set())
+            if who == "agent" and settings_now["agent_unreviewed"]:
+                may.add("own-agent-unreviewed")
+            for block in blocks:
+                if not settings_now["enabled"]:
+                    assert block == ""
+                    continue
+                for marker, kind in self.memories.values():
+                    if kind not in may:
+                        assert marker not in block, f"{kind} memory reached the {who}'s block"
+                if self.newest_person is not None:
+                    assert self.newest_person in block, "the person's newest memory is missing"
+
+    @invariant()
     def only_approved_reaches_the_agent(self) -> None:
         ctx = self.mem.context()
         if not self.mem.settings["enabled"]:
             assert ctx == ""
             return
-        assert MARKER not in ctx
         approved = self.approved["user"] | self.approved["project"]
         for p in self.mem.queue(include_decided=True):
             if p.status != "applied" and p.text not in approved:

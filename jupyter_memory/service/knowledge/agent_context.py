@@ -1,7 +1,9 @@
 """What an agent sees: the context block of approved knowledge and catalog expansion.
 
 Decided here and only here (docs/design.md invariant 3): approved knowledge
-files, nothing from the queue, nothing at all when memory is disabled.
+files, nothing from the queue, nothing at all when memory is disabled; and in
+the same block, the memories the person wrote or reviewed by spec 003's tiers
+(chosen by :class:`~..memories.agent_tiers.AgentMemoryTiers`).
 """
 
 from __future__ import annotations
@@ -13,11 +15,16 @@ from ...core.knowledge.context import LayerSource, build_context, expand_catalog
 from ...core.knowledge.reorganize import needs_preinject_reorganize
 from ...exceptions import JupyterMemoryError, PolicyError, ValidationError
 from ..context import ServiceContext
+from ..memories.agent_tiers import AgentMemoryTiers
 from .files import KnowledgeFiles, ProjectArg
 from .queue import DEFAULT_CONVERSATION
 from .results import CatalogExpansion
 
 MAX_EXPAND_LABELS = 50
+CONFLICT_NOTICE = (
+    "this file has an unresolved merge conflict; its last clean version is shown "
+    "until the person resolves it"
+)
 
 
 class KnowledgeContext:
@@ -26,6 +33,7 @@ class KnowledgeContext:
     def __init__(self, ctx: ServiceContext, files: KnowledgeFiles) -> None:
         self.ctx = ctx
         self.files = files
+        self.memory_tiers = AgentMemoryTiers(ctx)
         self._preinject_tried: set[tuple[str, Path]] = set()
         # Why a pre-inject reorganize failed (the context used the file as it was).
         self.preinject_errors: list[str] = []
@@ -38,7 +46,10 @@ class KnowledgeContext:
         for layer, proj in layers:
             _, root, pid = self.files.layer_root(layer, proj)
             loaded = self.files.file_of(root).load()
-            sources.append(LayerSource(layer, str(loaded.path), loaded.doc, pid))
+            # A file git left conflicted is never injected as it is: this
+            # clone's side (the last clean version) is, with a notice.
+            notice = CONFLICT_NOTICE if loaded.conflict is not None else ""
+            sources.append(LayerSource(layer, str(loaded.path), loaded.doc, pid, notice))
         return sources
 
     def _preinject(self, sources: list[LayerSource], conversation: str) -> list[LayerSource]:
@@ -65,13 +76,26 @@ class KnowledgeContext:
             out.append(source)
         return out
 
-    def context(self, project: ProjectArg | None = None, *, conversation: str | None = None) -> str:
-        """The delimited block of approved knowledge for an agent; ``""`` when disabled."""
+    def context(
+        self,
+        project: ProjectArg | None = None,
+        *,
+        conversation: str | None = None,
+        agent: str | None = None,
+        query: str = "",
+    ) -> str:
+        """The delimited block for an agent: approved knowledge, then memories by tier.
+
+        ``agent`` adds that agent's own reviewed memories (no ``agent:*`` scope
+        without one); ``query`` is the conversation so far (the person's latest
+        words), which decides the WARM tier. ``""`` when disabled.
+        """
         if not self.ctx.settings.enabled:
             return ""
         sources = self._sources(project)
         sources = self._preinject(sources, conversation or DEFAULT_CONVERSATION)
-        return build_context(sources)
+        tiers = self.memory_tiers.tiers(project, agent=agent, query=query)
+        return build_context(sources, tiers)
 
     def expand_knowledge_catalog(
         self, labels: str | Sequence[str], project: ProjectArg | None = None
