@@ -3,7 +3,8 @@
 Every agent surface (the MCP server, Jupyter AI's tools and persona, ``%%ask``)
 goes through this class, so the rules hold the same everywhere:
 
-- context: only approved knowledge (``Memory.context``), nothing with memory disabled;
+- context: approved knowledge and, in the same block, the memories recall
+  would return by spec 003's tiers (``Memory.context``), nothing with memory disabled;
 - knowledge: ``propose_knowledge`` (into the queue, evidence-checked against the
   person's own text) and ``expand_knowledge_catalog``; nothing here can apply,
   edit or delete knowledge;
@@ -91,9 +92,16 @@ class AgentAccess:
 
     # -- knowledge ---------------------------------------------------------------------
 
-    def context(self, project: str | None = None) -> str:
-        """The approved knowledge block; ``""`` when nothing is approved or memory is off."""
-        return self.memory.context(self._project(project), conversation=self.conversation)
+    def context(self, project: str | None = None, query: str = "") -> str:
+        """The approved knowledge block with this agent's memory tiers; ``""`` when memory is off.
+
+        Memories by spec 003's tiers under the same rules as :meth:`recall`
+        (reviewed unless ``agent_unreviewed``, never another agent's private
+        ones); ``query`` (the person's latest words) picks the WARM tier.
+        """
+        return self.memory.context(
+            self._project(project), conversation=self.conversation, agent=self.agent, query=query
+        )
 
     def expand(self, labels: list[str], project: str | None = None) -> dict[str, Any]:
         return self.memory.expand_knowledge_catalog(labels, self._project(project)).to_dict()
