@@ -57,6 +57,10 @@ class MemoryMagics(Magics, Configurable):
         self.worker = SuggestionWorker(self._suggestion_round, self._show_cards)
         self.capture = CellCapture(self.session, self.worker)
         self.case_memory: Any = None
+        # Ids and titles of the last %recall (%forget completes them), and the
+        # completer added to the shell (magics/completion.py).
+        self.last_recall: list[tuple[str, str]] = []
+        self.completion_matcher: Any = None
 
     @validate("limit")
     def _check_limit(self, proposal: Any) -> int:

@@ -65,6 +65,8 @@ def recall(self: Any, line: str) -> Any:
             mode=mode,
         )
         hits = self.service.recall_query(request)
+    # %forget completes these ids (magics/completion.py).
+    self.last_recall = [(h.id, h.title) for h in hits]
     rows = [digest_cmd.mark_review(h.to_dict()) for h in hits]
     caption = f"{len(hits)} memor{'y' if len(hits) == 1 else 'ies'} for {query!r}" if query else ""
     marks = digest_cmd.review_caption(rows)
