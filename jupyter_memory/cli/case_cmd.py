@@ -176,8 +176,8 @@ def _cmd_repair(args: argparse.Namespace) -> int:
     else:
         state = "repaired" if report.repaired else "nothing to repair"
         print(f"{report.case_id}: {state}")
-        for p in report.problems:
-            print(f"  fixed {p}" if report.repaired else f"  {p}")
+        for p in report.problems:  # unreadable or ambiguous entries stay: "still"
+            print(f"  fixed {p}" if report.repaired and p.repairable else f"  still {p}")
     return 0
 
 

@@ -1,7 +1,8 @@
 """``%case`` / ``%%case note``: investigation case memory (spec 000) from a notebook.
 
 ``%case open CASE-2026-001 [--workspace DIR]`` picks the case; ``note``,
-``index``, ``status``, ``archive``, ``search`` and ``policy`` work on it. The
+``list``, ``index``, ``status`` (with ``ENTRY STATE``: set an entry's state),
+``repair``, ``archive``, ``search`` and ``policy`` work on it. The
 write policy decides what is printed: under ``silent`` a successful note
 prints nothing; a failure is always raised (docs/design.md invariant 2).
 """
@@ -15,11 +16,11 @@ from IPython.core.error import UsageError
 from .args import argument, joined, magic_arguments, parse
 from .render import TableResult, TextBlock
 
-ACTIONS = ("open", "note", "index", "status", "archive", "search", "policy")
+ACTIONS = ("open", "note", "list", "index", "status", "repair", "archive", "search", "policy")
 
 
 class CaseEntries(TableResult):
-    columns = ("case", "file", "title", "type", "date", "status")
+    columns = ("file", "title", "type", "date", "status", "evidence", "hypotheses")
     category_columns = ("type", "status")
     time_columns = ()
     empty_message = "No case memory entries matched."
@@ -33,14 +34,18 @@ class CaseSearchResult(TableResult):
 
 
 @magic_arguments()
-@argument("action", help="open, note, index, status, archive, search or policy")
-@argument("words", nargs="*", help="open: CASE-ID · note: the body · search: the text")
+@argument("action", help="open, note, list, index, status, repair, archive, search or policy")
+@argument(
+    "words",
+    nargs="*",
+    help="open: CASE-ID · note: the body · status: ENTRY STATE · search: the text",
+)
 @argument("--workspace", help="folder holding cases/ (default: the kernel's folder)")
 @argument("--name", help="open: the case's display name")
-@argument("--type", help="note/search: discuss, hesitate, insight, observe or think")
+@argument("--type", help="note/list/search: discuss, hesitate, insight, observe or think")
 @argument("--title", help="note: the entry title")
-@argument("--evidence", action="append", help="note: an evidence id (repeatable)")
-@argument("--hypothesis", action="append", help="note: a hypothesis id (repeatable)")
+@argument("--evidence", action="append", help="note: an evidence id (repeatable) · list: filter")
+@argument("--hypothesis", action="append", help="note: a hypothesis id (repeatable) · list: filter")
 @argument("--related", help="note: a related entry")
 @argument("--file", action="append", help="note: a file the entry refers to (repeatable)")
 @argument("--status", help="note: 已纳入, 存档待查 or 已排除")
@@ -55,6 +60,9 @@ def case(self: Any, line: str, cell: str | None = None) -> Any:
     %%case note --type hesitate --title "Unclear chargeback window"
     The policy says 60 days, the data shows 90.
     %case status
+    %case status 2026-06-03_hesitate_overseas-payment.md 已纳入
+    %case list --type hesitate --evidence E-009 --hypothesis H-2
+    %case repair
     %case search 退款
     """
     args = parse(case, line)
@@ -69,10 +77,14 @@ def case(self: Any, line: str, cell: str | None = None) -> Any:
     cm = _current(self)
     if args.action == "note":
         return _note(cm, args, cell)
+    if args.action == "list":
+        return _list(cm, args)
     if args.action == "index":
         return TextBlock(cm.index_markdown())
     if args.action == "status":
-        return _status(cm)
+        return _set_status(cm, args) if args.words else _status(cm)
+    if args.action == "repair":
+        return _repair(cm)
     if args.action == "policy":
         pol = cm.policy()
         where = pol.source or "default"
@@ -115,6 +127,55 @@ def _status(cm: Any) -> TextBlock:
     ]
     lines += [f"  problem: {p}" for p in st["problems"]]
     lines += [f"  {line}" for line in (st.get("hint"), st.get("suggestion")) if line]
+    return TextBlock("\n".join(lines))
+
+
+def _one(values: list[str] | None, option: str) -> str | None:
+    if values and len(values) > 1:
+        raise UsageError(f"%case list takes one {option}")
+    return values[0] if values else None
+
+
+def _list(cm: Any, args: Any) -> CaseEntries:
+    records = cm.entries(
+        type=args.type,
+        evidence=_one(args.evidence, "--evidence"),
+        hypothesis=_one(args.hypothesis, "--hypothesis"),
+    )
+    rows = [
+        {
+            "file": r.name,
+            "title": r.title,
+            "type": r.type,
+            "date": r.date,
+            # a legacy entry whose 后续状态 cannot be told: shown as unknown
+            "status": r.status or "— (legacy, unknown)",
+            "evidence": ", ".join(r.entry.evidence) or "—",
+            "hypotheses": ", ".join(r.entry.hypotheses) or "—",
+        }
+        for r in records
+    ]
+    return CaseEntries(rows)
+
+
+def _set_status(cm: Any, args: Any) -> None:
+    if len(args.words) != 2:
+        raise UsageError("%case status takes ENTRY STATE, e.g. %case status <file>.md 已纳入")
+    result = cm.set_status(args.words[0], args.words[1], actor="person")
+    for message in result.notice():  # nothing under the silent policy
+        print(message)
+
+
+def _repair(cm: Any) -> TextBlock:
+    report = cm.repair()
+    lines = [
+        f"{report.case_id}: " + ("INDEX.md repaired" if report.repaired else "nothing to repair")
+    ]
+    # what repair cannot settle (unreadable or ambiguous entries, stray files) stays listed
+    lines += [
+        f"  {'fixed' if report.repaired and p.repairable else 'still'}: {p}"
+        for p in report.problems
+    ]
     return TextBlock("\n".join(lines))
 
 

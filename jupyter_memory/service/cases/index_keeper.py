@@ -51,9 +51,6 @@ from .results import CaseProblem, CaseRecord, DoctorReport
 
 EntryRef = str | os.PathLike[str] | CaseRecord
 
-# Problem kinds that rewriting INDEX.md from the files repairs.
-_REPAIRABLE = ("index-", "missing-", "orphan-", "row-")
-
 
 def _local_now() -> datetime:
     return datetime.now().astimezone()
@@ -290,7 +287,7 @@ class CaseIndexKeeper:
         records, problems = self.load()
         report = self.check(records, problems)
         self.stop_if_blocked(report, target)
-        if any(p.kind.startswith(_REPAIRABLE) for p in report.problems):
+        if any(p.repairable for p in report.problems):
             self.write_index(records, actor, action="case.repair")
             report.repaired = True
         return records, report

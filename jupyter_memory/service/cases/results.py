@@ -148,6 +148,10 @@ def note_result(
     )
 
 
+# Problem kinds that rewriting INDEX.md from the files repairs.
+REPAIRABLE_KINDS = ("index-", "missing-", "orphan-", "row-")
+
+
 @dataclass(frozen=True)
 class CaseProblem:
     """One disagreement between INDEX.md and the entry files, or a bad file.
@@ -161,6 +165,11 @@ class CaseProblem:
     line: int | None = None
     blocking: bool = False
     files: tuple[str, ...] = ()
+
+    @property
+    def repairable(self) -> bool:
+        """Rewriting INDEX.md from the files settles it."""
+        return self.kind.startswith(REPAIRABLE_KINDS)
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
