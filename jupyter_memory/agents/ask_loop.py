@@ -2,9 +2,11 @@
 
 The person's cell is recorded as their message (evidence for proposals); the
 model's reply is recorded as agent output (never evidence). The model gets the
-approved context as its system block and exactly the two tools of
-``tool_schemas()``; a tool call runs through :class:`AgentAccess`, so a
-proposal lands in the queue as pending and nothing can apply it.
+approved context as its system block (memories by tier, the WARM ones chosen
+by the cell's text), the two knowledge tools of ``tool_schemas()`` and the
+read-only ``recall``; a tool call runs through :class:`AgentAccess`, so a
+proposal lands in the queue as pending, recall follows the MCP tool's rules
+and nothing can apply knowledge.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ..core.knowledge.agent_tools import TOOL_MODELS, tool_schemas
 from ..exceptions import JupyterMemoryError
 from ..service.agent_access import AgentAccess
 from .chat_stream import ToolCall, Turn
-from .tool_args import parse_args
+from .tool_args import RecallArgs, parse_args, recall_tool_schema
 
 DEFAULT_MAX_ROUNDS = 5
 SYSTEM_PROMPT = (
@@ -27,7 +29,8 @@ SYSTEM_PROMPT = (
     "(for example how a metric is computed, or what to always or never do), you may call "
     "propose_knowledge with a verbatim quote of their words; the person reviews it. Never "
     "quote your own text as evidence. If the knowledge below is in catalog mode, call "
-    "expand_knowledge_catalog with the labels you need."
+    "expand_knowledge_catalog with the labels you need. To read a memory the block only "
+    "names (its COLD index) or to search the person's earlier work, call recall."
 )
 
 
@@ -55,9 +58,10 @@ def system_message(context: str) -> str:
 
 def run_tool(access: AgentAccess, call: ToolCall) -> dict[str, Any]:
     """One tool call; a bad call comes back to the model as an error it can read."""
-    model = TOOL_MODELS.get(call.name)
+    model = (TOOL_MODELS | {"recall": RecallArgs}).get(call.name)
     if model is None:
-        return {"error": f"no tool named {call.name!r}; available: {', '.join(TOOL_MODELS)}"}
+        names = ", ".join([*TOOL_MODELS, "recall"])
+        return {"error": f"no tool named {call.name!r}; available: {names}"}
     try:
         raw = json.loads(call.arguments or "{}")
         if not isinstance(raw, dict):
@@ -65,6 +69,8 @@ def run_tool(access: AgentAccess, call: ToolCall) -> dict[str, Any]:
         args = parse_args(model, raw)
         if call.name == "propose_knowledge":
             return access.propose(**args.model_dump())
+        if call.name == "recall":
+            return {"memories": access.recall(**args.model_dump())}
         return access.expand(**args.model_dump())
     except ValueError as exc:  # invalid JSON, or our ValidationError (a ValueError)
         return {"error": str(exc)}
@@ -84,11 +90,11 @@ def run_ask(
 ) -> AskResult:
     access.record_person_text(prompt, role="user", cell_id=cell_id)
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": system_message(access.context())},
+        {"role": "system", "content": system_message(access.context(query=prompt))},
         {"role": "user", "content": prompt},
     ]
     result = AskResult()
-    tools = tool_schemas()
+    tools = [*tool_schemas(), recall_tool_schema()]
     for _ in range(max_rounds):
         result.rounds += 1
         turn = client.turn(messages, tools, on_text)

@@ -185,6 +185,25 @@ CASE_TOOL_DOCS = {
 }
 
 
+RECALL_DESCRIPTION = (
+    "Search the person's memories: the ones they wrote or reviewed, and your own reviewed "
+    "notes (read only). Use it for a title in the COLD index of the knowledge block, or "
+    "whenever the person's earlier work may hold the answer."
+)
+
+
+def recall_tool_schema() -> dict[str, Any]:
+    """``recall`` in OpenAI function-calling shape, from :class:`RecallArgs` (for ``%%ask``)."""
+    schema = RecallArgs.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return {
+        "type": "function",
+        "function": {"name": "recall", "description": RECALL_DESCRIPTION, "parameters": schema},
+    }
+
+
 def described(model: type[BaseModel], name: str) -> Any:
     """``Annotated[<field type>, Field(description=…)]`` for a tool function's parameter."""
     info = model.model_fields[name]

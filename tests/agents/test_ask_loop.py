@@ -56,6 +56,7 @@ def test_tool_calls_run_and_the_answer_streams(access: AgentAccess, stream: bool
     assert {t["function"]["name"] for t in first["tools"]} == {
         "propose_knowledge",
         "expand_knowledge_catalog",
+        "recall",  # read only (issue 13)
     }
     tool_msgs = [m for m in second["messages"] if m["role"] == "tool"]
     assert json.loads(tool_msgs[0]["content"])["status"] == "queued"
