@@ -1,5 +1,6 @@
 """``%memories``: recent memories (HOT and WARM first), ``--stats``, ``--frame``,
-``--review`` (cards for unreviewed memories) and ``--archive [--dry-run]``."""
+``--review`` (cards for unreviewed memories), ``--learning`` (the self-learner's
+candidate rules) and ``--archive [--dry-run]``."""
 
 from __future__ import annotations
 
@@ -20,12 +21,13 @@ from .render import MemoriesResult, StatsView
 @argument(
     "--review", action="store_true", help="cards for unreviewed memories: Keep/Discard/Promote"
 )
+@argument("--learning", action="store_true", help="self-learning candidates: evidence, confidence")
 @argument("--archive", action="store_true", help="move cold memories stale for 90+ days to .old/")
 @argument("--dry-run", action="store_true", help="with --archive: only show what would move")
 def memories(self: Any, line: str) -> Any:
     """List memories: HOT and WARM first, newest first within each heat (spec 003)."""
     args = parse(memories, line)
-    modes = [m for m in ("stats", "frame", "review", "archive") if getattr(args, m)]
+    modes = [m for m in ("stats", "frame", "review", "learning", "archive") if getattr(args, m)]
     if len(modes) > 1:
         raise UsageError(f"%memories: choose --{' or --'.join(modes)}, not both")
     if args.dry_run and not args.archive:
@@ -35,6 +37,10 @@ def memories(self: Any, line: str) -> Any:
     if args.archive:
         return digest_cmd.archive(self, args.dry_run)
     with self.session.lock:
+        if args.learning:
+            from .learning_view import LearningView
+
+            return LearningView(self.service.learning_report().to_dict())
         if args.stats:
             return StatsView(self.service.stats().to_dict())
         if args.frame:

@@ -39,10 +39,10 @@ class ApplyBody(_Body):
     project: str | None = None
 
 
-class ProcessAllBody(_Body):
-    _nullable = frozenset({"project"})
-    to: Literal["user", "project"]
-    project: str | None = None
+class DismissBody(_Body):
+    """``{}``, or the person's reason, which a learned rule's candidate records."""
+
+    reason: str | None = Field(default=None, min_length=1, max_length=2_000)
 
 
 class KnowledgeBody(_Body):

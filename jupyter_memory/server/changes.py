@@ -50,6 +50,8 @@ class ChangeWatcher:
             "projects": [self.memory.home / PROJECTS_FILE],
             # The person's focus per notebook (%memory focus in a kernel, the panel).
             "focus": [self.memory.home / FOCUS_FOLDER / FOCUS_FILE],
+            # The self-learner's candidates (a digest in a kernel or the CLI adds evidence).
+            "learning": [self.memory.home / "learning" / "candidates.json"],
         }
 
     def _snapshot(self) -> dict[str, dict[str, Stamp]]:

@@ -8,7 +8,7 @@ from tornado import web
 
 from ..core.names import validate_id
 from .base import APPROVE, READ, ApiError, MemoryHandler, authorized
-from .bodies import ApplyBody, EmptyBody, ProcessAllBody
+from .bodies import ApplyBody, DismissBody, EmptyBody
 from .jsonable import to_jsonable
 
 
@@ -80,8 +80,8 @@ class DismissHandler(MemoryHandler):
     @authorized(action="write", resource=APPROVE)
     def post(self, proposal_id: str) -> None:
         self.id_arg(proposal_id)
-        self.body(EmptyBody)
-        result = to_jsonable(self.backend.memory.dismiss(proposal_id).to_dict())
+        body = self.body(DismissBody)  # {} or {"reason": "…"} (kept for the self-learner)
+        result = to_jsonable(self.backend.memory.dismiss(proposal_id, body.reason).to_dict())
         _refuse_repeat(result, proposal_id)
         self.backend.changed("queue", "dismiss", id=proposal_id)
         self.reply(result)
@@ -91,8 +91,8 @@ class ProcessAllHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
     def post(self) -> None:
-        body = self.body(ProcessAllBody)
-        project = self.project_arg(body.project) if body.project else None
-        result = self.backend.memory.process_all(to=body.to, project=project).to_dict()
+        # No layer and no project: each item goes to the layer it was suggested for.
+        self.body(EmptyBody)
+        result = self.backend.memory.process_all().to_dict()
         self.backend.changed("queue", "process_all")
         self.reply(result)

@@ -9,6 +9,7 @@ from jupyter_server.utils import url_path_join
 from .cases_routes import CaseEntryHandler, CaseHandler, CasesHandler
 from .focus_routes import FocusHandler
 from .knowledge_routes import KnowledgeHandler, ReorganizeHandler, StatusHandler
+from .learning_routes import LearningHandler, PromoteCandidateHandler, RejectCandidateHandler
 from .memories_routes import MemoriesHandler
 from .queue_routes import (
     ApplyHandler,
@@ -35,6 +36,9 @@ ROUTES: list[tuple[str, type]] = [
     ("projects", ProjectsHandler),
     ("focus", FocusHandler),
     ("memories", MemoriesHandler),
+    ("learning", LearningHandler),
+    ("learning/reject", RejectCandidateHandler),
+    ("learning/promote", PromoteCandidateHandler),
     ("cases", CasesHandler),
     (f"cases/{_SEGMENT}", CaseHandler),
     (f"cases/{_SEGMENT}/entries/{_SEGMENT}", CaseEntryHandler),

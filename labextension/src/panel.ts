@@ -6,12 +6,13 @@ import { CasesView } from './cases';
 import { button, el } from './dom';
 import { FocusLine } from './focus';
 import { KnowledgeView } from './knowledge';
+import { LearningView } from './learning';
 import { MemoriesView } from './memories';
 import { QueueView } from './queue';
 import { SettingsView } from './settings';
 
 export type TabName =
-  'queue' | 'user' | 'project' | 'settings' | 'memories' | 'cases';
+  'queue' | 'user' | 'project' | 'settings' | 'memories' | 'learning' | 'cases';
 
 const TABS: [TabName, string][] = [
   ['queue', 'Queued'],
@@ -19,6 +20,7 @@ const TABS: [TabName, string][] = [
   ['project', 'Project'],
   ['settings', 'Settings'],
   ['memories', 'Memories'],
+  ['learning', 'Learning'],
   ['cases', 'Cases']
 ];
 
@@ -32,6 +34,7 @@ export class MemoryPanel extends Panel {
   readonly projectKnowledge: KnowledgeView;
   readonly settingsView: SettingsView;
   readonly memories: MemoriesView;
+  readonly learning = new LearningView();
   readonly cases: CasesView;
   /** The project in use for the active notebook (header). */
   readonly focusLine = new FocusLine();
@@ -100,6 +103,7 @@ export class MemoryPanel extends Panel {
       this.projectKnowledge,
       this.settingsView,
       this.memories,
+      this.learning,
       this.cases
     ];
   }
@@ -111,6 +115,7 @@ export class MemoryPanel extends Panel {
       project: this.projectKnowledge,
       settings: this.settingsView,
       memories: this.memories,
+      learning: this.learning,
       cases: this.cases
     }[name];
   }
@@ -124,6 +129,9 @@ export class MemoryPanel extends Panel {
       view.setHidden(view !== this.view(name));
     }
     this.node.dataset.tab = name;
+    if (name === 'learning') {
+      void this.learning.refresh();
+    }
     if (name === 'cases' && this.cases.node.dataset.loaded !== 'true') {
       void this.cases.refresh();
     }
@@ -140,7 +148,8 @@ export class MemoryPanel extends Panel {
       this.settingsView.refresh(),
       this.user.refresh(),
       this.refreshProjects(),
-      this.focusLine.refresh()
+      this.focusLine.refresh(),
+      this.learning.refresh()
     ]);
     this.node.dataset.jmLoaded = 'true';
     this.node.dataset.refreshes = String(++this._refreshes);

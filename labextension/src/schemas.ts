@@ -43,6 +43,18 @@ export interface IAppliedProposal {
   agents_md?: IAgentsMdReport;
 }
 
+/**
+ * One piece of a learning candidate's evidence: the session, the person's words
+ * verbatim, when; live is false for evidence older than the last rejection (it
+ * no longer counts).
+ */
+export interface ICandidateEvidence {
+  session: string;
+  quote: string;
+  at: string;
+  live: boolean;
+}
+
 /** GET /cases/{id}: the INDEX and the entries (without bodies). */
 export interface ICase {
   id: string;
@@ -211,6 +223,55 @@ export interface IKnowledgeSaved {
   version: string;
   status: ILibraryStatus;
   saved: ILibraryStatus;
+}
+
+/**
+ * POST /learning/promote: the candidate rule queued as a proposal now (status
+ * queued), or already_pending with the proposal that waits; a proposal is never
+ * applied here.
+ */
+export interface ILearnedProposal {
+  key: string;
+  rule: string;
+  status: string | null;
+  proposal_id: string | null;
+}
+
+/**
+ * GET /learning: every self-learning candidate rule, most confident first, and
+ * the thresholds a candidate must pass before it becomes a queue proposal.
+ */
+export interface ILearning {
+  thresholds: {
+    min_confidence: number;
+    min_evidence: number;
+    half_life_days: number;
+    gotcha_repeats: number;
+  };
+  candidates: ILearningCandidate[];
+  count: number;
+}
+
+/**
+ * A self-learning candidate rule (spec 003): its live evidence count,
+ * confidence now, status (collecting, ready, blocked: ready but no quote long
+ * enough to back a proposal, proposed, rejected), its evidence and the person's
+ * rejections with their reasons. POST /learning/reject answers the rejected
+ * candidate.
+ */
+export interface ILearningCandidate {
+  key: string;
+  rule: string;
+  source: 'correction' | 'gotcha';
+  evidence: number;
+  confidence: number;
+  proposal_id: string | null;
+  dismissals: Array<{
+    at: string;
+    reason: string;
+  }>;
+  status: 'collecting' | 'ready' | 'blocked' | 'proposed' | 'rejected';
+  evidence_items: ICandidateEvidence[];
 }
 
 /** GET /knowledge/{layer}/status: size and layout of one knowledge file. */

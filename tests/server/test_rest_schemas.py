@@ -132,7 +132,7 @@ async def test_queue_apply_dismiss_process_all(api, server_memory, jp_root_dir):
         "POST",
         "queue",
         "process-all",
-        body={"to": "project", "project": "sales-q3"},
+        body={},
     )
     assert done["applied"] and "agents_md" in done
     await call(
@@ -289,6 +289,60 @@ async def test_memories_search(api, server_memory):
     assert zh["count"] >= 1
     await call(
         api, "error.json", "MemoriesHandler", "GET", "memories", params={"limit": "0"}, status=422
+    )
+
+
+async def test_learning_report_reject_promote(api, server_memory):
+    server_memory.digest_record(
+        "chat-1",
+        [
+            {"id": "a", "role": "assistant", "text": "我用 yarn 安装依赖"},
+            {"id": "u", "role": "user", "text": "不对，应该用 npm 安装依赖"},
+        ],
+    )
+    server_memory.digest()
+    report = await call(api, "learning.json", "LearningHandler", "GET", "learning")
+    (cand,) = report["candidates"]
+    key = cand["key"]
+    rejected = await call(
+        api,
+        "learning_candidate.json",
+        "RejectCandidateHandler",
+        "POST",
+        "learning",
+        "reject",
+        body={"key": key, "reason": "这个项目用 pnpm"},
+    )
+    assert rejected["status"] == "rejected"
+    await call(
+        api,
+        "error.json",
+        "RejectCandidateHandler",
+        "POST",
+        "learning",
+        "reject",
+        body={"key": key},
+        status=422,
+    )
+    promoted = await call(
+        api,
+        "learned_proposal.json",
+        "PromoteCandidateHandler",
+        "POST",
+        "learning",
+        "promote",
+        body={"key": key},
+    )
+    assert promoted["status"] == "queued"
+    await call(
+        api,
+        "error.json",
+        "PromoteCandidateHandler",
+        "POST",
+        "learning",
+        "promote",
+        body={"key": "no such rule"},
+        status=404,
     )
 
 

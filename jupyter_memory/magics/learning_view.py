@@ -1,0 +1,73 @@
+"""``%memories --learning``: the self-learner's candidate rules, as a person reads them.
+
+Each candidate shows its status, confidence, evidence (the person's quotes,
+verbatim, escaped) and rejections, under the thresholds a rule must pass to
+become a queue proposal. Rejecting or promoting is ``jupyter-memory learning
+reject|promote`` or the lab panel's Learning view.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from .render import STYLE
+
+
+def _headline(report: dict[str, Any]) -> str:
+    t = report["thresholds"]
+    return (
+        f"{report['count']} candidate rule(s). Proposed once confidence > {t['min_confidence']} "
+        f"with ≥ {t['min_evidence']} pieces of evidence (one per session; confidence halves "
+        f"every {t['half_life_days']:g} days without new evidence; a gotcha is one error "
+        f"{t['gotcha_repeats']} times in a session)."
+    )
+
+
+def _summary(cand: dict[str, Any], needed: int) -> str:
+    return (
+        f"[{cand['status']}] {cand['rule']}  ({cand['source']}, confidence "
+        f"{cand['confidence']:.2f}, evidence {cand['evidence']}/{needed})"
+    )
+
+
+class LearningView(dict):  # type: ignore[type-arg]
+    """The learning report (``Memory.learning_report().to_dict()``), rendered."""
+
+    def __repr__(self) -> str:
+        needed = self["thresholds"]["min_evidence"]
+        lines = [_headline(self)]
+        for cand in self["candidates"]:
+            lines += ["", _summary(cand, needed), f"  key: {cand['key']}"]
+            for item in cand["evidence_items"]:
+                old = "" if item["live"] else "  (before a rejection)"
+                lines.append(f"  - {item['at'][:16]} {item['session']}: {item['quote']!r}{old}")
+            for d in cand["dismissals"]:
+                lines.append(f"  x rejected {d['at'][:16]}: {d['reason']}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        needed = self["thresholds"]["min_evidence"]
+        rows = []
+        for cand in self["candidates"]:
+            quotes = "".join(
+                ("<li>" if e["live"] else '<li style="opacity:.6">')
+                + f"{html.escape(e['at'][:16])} · {html.escape(e['session'])}: "
+                + f"<code>{html.escape(e['quote'])}</code></li>"
+                for e in cand["evidence_items"]
+            )
+            rejected = "".join(
+                f"<li>rejected {html.escape(d['at'][:16])}: {html.escape(d['reason'])}</li>"
+                for d in cand["dismissals"]
+            )
+            rows.append(
+                f"<tr><td>{html.escape(cand['status'])}</td>"
+                f"<td>{html.escape(cand['rule'])}<br><small>{html.escape(cand['key'])}</small></td>"
+                f"<td>{cand['confidence']:.2f}</td><td>{cand['evidence']}/{needed}</td>"
+                f"<td><ul>{quotes}{rejected}</ul></td></tr>"
+            )
+        head = "<tr><th>status</th><th>rule</th><th>confidence</th><th>evidence</th><th>quotes</th></tr>"
+        return (
+            f'{STYLE}<table class="jm-table"><caption>{html.escape(_headline(self))}</caption>'
+            f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+        )
