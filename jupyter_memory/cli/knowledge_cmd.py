@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ..exceptions import KnowledgeConflictError, ValidationError
+from . import team_cmd
 from .output import emit_json, fail, open_memory
 
 
@@ -110,6 +111,8 @@ def _knowledge(args: argparse.Namespace) -> int:
         read = mem.read_knowledge(args.layer, project=args.project)
     status = read.status.to_dict()
     if args.json:
+    if args.action == "resolve":
+        return team_cmd.resolve(args)
         shown = {"text": read.text, "version": read.version, "status": status}
         emit_json(shown if args.action == "show" else status)
         return 0
@@ -232,6 +235,8 @@ def _settings(args: argparse.Namespace) -> int:
         emit_json(settings)
     else:
         on = {True: "on", False: "off"}
+        if args.shared_queue is not None or args.storage is not None:
+            settings = {**settings, "project": team_cmd.project_settings(args, mem)}
         print(f"enabled: {on[settings['enabled']]}")
         print(f"automatic suggestions: {on[settings['auto_suggestions']]}")
         print(f"AGENTS.md auto-sync after Apply: {on[settings['agents_md_autosync']]}")
@@ -239,6 +244,11 @@ def _settings(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
+        if "project" in settings:
+            proj = settings["project"]
+            print(f"project {proj['project']}: shared review queue {on[proj['shared_queue']]}")
+            used = proj["storage_in_use"]
+            print(f"  storage {proj['storage']}: {used['kind']} ({used['reason']})")
     p = sub.add_parser("queue", parents=[common], help="pending knowledge proposals")
     p.add_argument("--all", action="store_true", help="include applied, dismissed, superseded")
     p.set_defaults(func=_queue)
@@ -266,7 +276,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "knowledge", parents=[common], help="show, check or save (from stdin) a knowledge file"
     )
-    p.add_argument("action", choices=["show", "status", "save"])
+    p.add_argument("action", choices=["show", "status", "save", "resolve"])
     p.add_argument("--layer", choices=["user", "project"], default="user")
     how = p.add_mutually_exclusive_group()
     how.add_argument(
@@ -276,6 +286,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "refused if the file changed since",
     )
     how.add_argument(
+    p.add_argument(
+        "--take",
+        choices=["ours", "theirs"],
+        help="resolve: keep one side of a git merge conflict (default: your merge from stdin)",
+    )
         "--force", action="store_true", help="save: replace the file whatever it holds now"
     )
     p.set_defaults(func=_knowledge)
@@ -300,3 +315,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="after each Apply to a project, re-sync its existing AGENTS.md block",
     )
     p.set_defaults(func=_settings)
+    p.add_argument(
+        "--shared-queue",
+        choices=["on", "off"],
+        help="with --project: the project's proposals live in its folder, for the team",
+    )
+    p.add_argument(
+        "--storage",
+        choices=["auto", "local", "network"],
+        help="with --project: where its index and locks go (auto: detect a network mount)",
+    )

@@ -50,6 +50,8 @@ class KnowledgeHandler(_LayerHandler):
             "text": read.text,
             "version": read.version,
             "status": read.status.to_dict(),
+            # Both sides of a git merge conflict (issue 17): the panel's merge editor.
+            "conflict": read.conflict,
         }
 
 

@@ -21,6 +21,10 @@ from .projects import Projects
 from .settings import Settings
 
 
+# A check ``doctor`` runs beside its own: (problems as (path, kind, message), notices).
+DoctorFinding = tuple[list[tuple[str, str, str]], list[str]]
+
+
 class SemanticSearch(Protocol):
     """The semantic extra as the services use it (``memories/semantic.py`` implements it).
 
@@ -58,6 +62,8 @@ class ServiceContext:
     settings: Settings
     semantic: SemanticSearch
     id_factory: Callable[[], str] | None = field(default=None)
+    # Checks other services register for ``doctor`` (the team check, issue 17).
+    doctor_checks: list[Callable[[], DoctorFinding]] = field(default_factory=list)
 
     @classmethod
     def open(
@@ -71,17 +77,24 @@ class ServiceContext:
     ) -> ServiceContext:
         user = StoreRoot(home, layer="user")
         audit = AuditLog(user.layout.audit, root=home)
+        settings = Settings(user, audit, actor, clock)
         return cls(
             home=home,
             user=user,
             audit=audit,
             clock=clock,
             actor=actor,
-            projects=Projects(home, user),
-            settings=Settings(user, audit, actor, clock),
+            projects=Projects(home, user, storage_of=settings.project_storage),
+            settings=settings,
             semantic=semantic,
             id_factory=id_factory,
         )
+
+    def who(self, folder: Path | None = None) -> str:
+        """The person acting, as named in a project's clone (git) or on this machine."""
+        from .identity import person
+
+        return person(folder)
 
     def new_id(self) -> str:
         """A sortable id, unique across processes (or the injected one, in tests)."""

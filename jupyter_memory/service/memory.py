@@ -30,6 +30,7 @@ from .knowledge.agent_tools import KnowledgeAgentTools
 from .knowledge.decisions import KnowledgeDecisions
 from .knowledge.events import QueueEvents
 from .knowledge.files import KnowledgeFiles
+from .knowledge.history import KnowledgeHistory
 from .knowledge.queue import KnowledgeQueue
 from .knowledge.wiring import knowledge_services
 from .learning.candidates import SelfLearner
@@ -45,6 +46,7 @@ from .memories.semantic import SemanticRecall, default_embedder_factory
 from .memories.tiers import TiersService
 from .memories.writer import MemoryWriter
 from .paths import RegisteredProject, resolve_home
+from .team import TeamProjects
 
 
 class Memory:
@@ -78,6 +80,13 @@ class Memory:
         # knowledge services
         self.knowledge_services = knowledge_services(self.ctx)
         # end knowledge services
+        # team projects on git (issue 17)
+        self.team = TeamProjects(
+            self.ctx, self.knowledge_services.files, self.knowledge_services.queue.store
+        )
+        self.team_history = KnowledgeHistory(
+            self.ctx, self.knowledge_services.files, self.knowledge_services.queue.store
+        )
         # learning services (tiers and the cold archive included)
         self.learning_services = learning_services(
             self.ctx,
@@ -302,6 +311,11 @@ class Memory:
 
     on_queue_change = Delegate("knowledge_services.events", QueueEvents.on_queue_change)
     knowledge = Delegate("knowledge_services.files", KnowledgeFiles.knowledge)
+    project_init = Delegate("team", TeamProjects.project_init)
+    team_status = Delegate("team", TeamProjects.team_status)
+    project_settings = Delegate("team", TeamProjects.project_settings)
+    resolve_knowledge = Delegate("team", TeamProjects.resolve_knowledge)
+    knowledge_history = Delegate("team_history", KnowledgeHistory.history)
     knowledge_version = Delegate("knowledge_services.files", KnowledgeFiles.knowledge_version)
     read_knowledge = Delegate("knowledge_services.files", KnowledgeFiles.read_knowledge)
     knowledge_doc = Delegate("knowledge_services.files", KnowledgeFiles.knowledge_doc)

@@ -10,6 +10,7 @@ notebook, and how a chat or an MCP session finds the same project, is
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from ..exceptions import ParseError
 from ..store.json_file import read_json, write_json
 from ..store.layout import project_gitignore, project_root
 from ..store.root import StoreRoot
+from ..store.storage import choose_storage
 from .focus import FocusResolution, NotebookFocus
 from .paths import RegisteredProject, registered_project, resolve_project_dir
 
@@ -28,8 +30,16 @@ ProjectArg = str | os.PathLike[str]
 class Projects:
     """The person's projects (id → folder) and which one is in focus."""
 
-    def __init__(self, home: Path, user: StoreRoot) -> None:
+    def __init__(
+        self,
+        home: Path,
+        user: StoreRoot,
+        *,
+        storage_of: Callable[[Path], str | None] | None = None,
+    ) -> None:
         self.home = home
+        # The person's storage choice for a project folder (auto/local/network).
+        self._storage_of = storage_of
         self.user = user
         self.project_id: str | None = None
         self.project_dir: Path | None = None
@@ -53,7 +63,13 @@ class Projects:
         pid, folder = resolve_project_dir(project, self.known())
         root = self._roots.get(pid)
         if root is None:
-            root = StoreRoot(project_root(folder), layer="project", gitignore=project_gitignore())
+            override = self._storage_of(folder) if self._storage_of is not None else None
+            root = StoreRoot(
+                project_root(folder),
+                layer="project",
+                gitignore=project_gitignore(),
+                storage=choose_storage(project_root(folder), override),
+            )
             self._roots[pid] = root
             known = self.known()
             # An agent's name for a project never registers one (RegisteredProject).
@@ -63,6 +79,11 @@ class Projects:
                     known[pid] = str(folder)
                     write_json(self.home / PROJECTS_FILE, known, root=self.home)
         return pid, root
+
+    def folder_of(self, pid: str) -> Path | None:
+        """A registered project's folder (``None`` when the id is not registered here)."""
+        folder = self.known().get(pid)
+        return Path(folder) if folder is not None else None
 
     def register(self, project: ProjectArg) -> str:
         """A person's act: the id of a project folder (registering it) or of a known id."""
@@ -132,6 +153,15 @@ class Projects:
             roots.append(self.project_root)
         roots.append(self.user)
         return roots
+
+    def forget_root(self, project: ProjectArg) -> None:
+        """Close and drop a project's opened root (its storage choice changed)."""
+        pid, _ = resolve_project_dir(project, self.known())
+        root = self._roots.pop(pid, None)
+        if root is not None:
+            root.close()
+            if self.project_id == pid:
+                self.focus(pid)
 
     def cached_roots(self) -> list[StoreRoot]:
         """Every project root opened in this process (to close their indexes)."""

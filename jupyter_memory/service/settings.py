@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from ..core.llm import LLMClient
@@ -11,6 +13,7 @@ from ..exceptions import ParseError, ValidationError
 from ..store.audit import AuditLog
 from ..store.knowledge.files import SettingsFile
 from ..store.root import StoreRoot
+from ..store.storage import STORAGE_CHOICES
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     "enabled": True,
@@ -95,6 +98,37 @@ class Settings:
                 **{k: str(v) for k, v in changes.items()},
             )
         return self.read()
+
+    def project_storage(self, folder: Path) -> str | None:
+        """The person's storage choice for a project folder, ``None`` for auto-detection."""
+        table = SettingsFile(self.user.layout).read().get("project_storage") or {}
+        if not isinstance(table, dict):
+            raise ParseError(
+                "field 'project_storage' must be an object of folder → choice",
+                path=self.user.layout.settings,
+            )
+        choice = table.get(os.path.abspath(folder))
+        return choice if choice in ("local", "network") else None
+
+    def set_project_storage(self, folder: Path, choice: str) -> str:
+        """Choose local or network storage for a project folder, or ``auto`` (detect)."""
+        if choice not in STORAGE_CHOICES:
+            raise ValidationError(
+                f"{choice!r} is not one of: {', '.join(STORAGE_CHOICES)}", field="storage"
+            )
+        key = os.path.abspath(folder)
+        with self.user.locked():
+            sfile = SettingsFile(self.user.layout)
+            table = dict(sfile.read().get("project_storage") or {})
+            if choice == "auto":
+                table.pop(key, None)
+            else:
+                table[key] = choice
+            sfile.update({"project_storage": table})
+        self.audit.append(
+            "settings", actor=self.actor, at=self.clock(), project_storage=f"{key}={choice}"
+        )
+        return choice
 
     @property
     def enabled(self) -> bool:

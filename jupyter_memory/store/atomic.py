@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import os
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +27,9 @@ from .links import linked, refuse_link
 
 LOCK_TIMEOUT_S = 30.0
 LOCK_NAME = ".jupyter-memory.lock"
+# Lock file → (thread holding it, depth): root_lock is re-entrant within a thread.
+_held: dict[str, tuple[int, int]] = {}
+_held_guard = threading.Lock()
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -140,6 +144,20 @@ def root_lock(
     ensure_dir(root, root=within)
     # The lock file is opened for writing (and truncated): never through a link.
     _refuse(root / LOCK_NAME, within)
+    key, me = str(root / LOCK_NAME), threading.get_ident()
+    with _held_guard:
+        nested = _held.get(key, (0, 0))[0] == me
+        if nested:
+            _held[key] = (me, _held[key][1] + 1)
+    if nested:
+        # The same thread already holds it (a shared-queue write inside an
+        # Apply): a second flock on a new descriptor would wait for itself.
+        try:
+            yield
+        finally:
+            with _held_guard:
+                _held[key] = (me, _held[key][1] - 1)
+        return
     lock = FileLock(str(root / LOCK_NAME), timeout=timeout)
     try:
         lock.acquire()
@@ -147,9 +165,13 @@ def root_lock(
         raise LockTimeoutError(
             f"another writer held the lock for more than {timeout:.0f}s", path=root
         ) from exc
+    with _held_guard:
+        _held[key] = (me, 1)
     try:
         yield
     finally:
+        with _held_guard:
+            _held.pop(key, None)
         lock.release()
 
 

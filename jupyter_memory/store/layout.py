@@ -9,12 +9,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_DIR_NAME = ".jupyter-memory"
-_PROJECT_GITIGNORE = ".index/\n.jupyter-memory.lock\n.*.tmp\n"
+_PROJECT_GITIGNORE = (
+    ".index/\n.jupyter-memory.lock\n.jupyter-memory.netlock\n.jupyter-memory.netlock.break/\n"
+    ".*.tmp\n"
+)
 
 
 @dataclass(frozen=True)
 class RootLayout:
     root: Path
+    # A project on a network file system keeps its index in the user's local
+    # cache instead of ``<root>/.index`` (store/storage.py, docs/teams.md).
+    index_home: Path | None = None
 
     @property
     def memories(self) -> Path:
@@ -26,7 +32,12 @@ class RootLayout:
 
     @property
     def index_dir(self) -> Path:
-        return self.root / ".index"
+        return self.index_home if self.index_home is not None else self.root / ".index"
+
+    @property
+    def index_root(self) -> Path:
+        """The folder index paths are checked for links from (invariant 8)."""
+        return self.index_home if self.index_home is not None else self.root
 
     @property
     def index_db(self) -> Path:

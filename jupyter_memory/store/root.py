@@ -36,6 +36,7 @@ from .memories.search_index import (
 )
 from .memories.sqlite_index import SqliteIndex
 
+from .storage import Storage, exclusive_create_lock
 
 def default_engine(layout: RootLayout) -> SearchIndex:
     """The engine every root uses unless told otherwise: SQLite FTS5 beside the files."""
@@ -51,7 +52,10 @@ class StoreRoot:
         gitignore: str | None = None,
         engine: IndexFactory = default_engine,
     ) -> None:
-        self.layout = RootLayout(root)
+        storage: Storage | None = None,
+        # On a network folder the index lives in a local cache (store/storage.py).
+        self.storage = storage or Storage("local", "default")
+        self.layout = RootLayout(root, self.storage.index_dir)
         self.layer = layer
         self.files = MemoryFiles(self.layout)
         self._engine = engine
@@ -73,8 +77,12 @@ class StoreRoot:
         ensure_dir(self.root)
         if self._gitignore is not None and not (self.root / ".gitignore").exists():
             write_text_atomic(self.root / ".gitignore", self._gitignore, root=self.root)
-        with root_lock(self.root):
-            yield
+        if self.storage.lock == "exclusive-create":
+            with exclusive_create_lock(self.root):
+                yield
+        else:
+            with root_lock(self.root):
+                yield
 
     # -- keeping the index in step with the files ---------------------------------
 
@@ -88,7 +96,7 @@ class StoreRoot:
 
     def behind_link(self) -> bool:
         """The store folder or its index is a link: reads find nothing here (doctor says why)."""
-        return linked(self.root, self.layout.index_dir)
+        return linked(self.layout.index_root, self.layout.index_dir)
 
     def ensure_synced(self, *, force: bool = False) -> IndexSyncReport | None:
         """Bring the index up to date when the folder changed since the last look."""

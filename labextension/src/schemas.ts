@@ -208,6 +208,8 @@ export interface IKnowledgeConflict {
   current: {
     text: string;
     version: string;
+  /** both sides of a git merge conflict left in the file, else null */
+  conflict: IKnowledgeMergeConflict | null;
   };
   yours: {
     text: string;
@@ -229,6 +231,24 @@ export interface IKnowledgeSaved {
  * POST /learning/promote: the candidate rule queued as a proposal now (status
  * queued), or already_pending with the proposal that waits; a proposal is never
  * applied here.
+/**
+ * Both sides of a git merge conflict left in a project knowledge file
+ * (docs/teams.md): `ours` is this clone's side (the last clean version agents
+ * get), `theirs` the other clone's.
+ */
+export interface IKnowledgeMergeConflict {
+  ours: string;
+  theirs: string;
+  line: number;
+  hunks: IKnowledgeMergeHunk[];
+}
+
+/** One conflict block: the lines of each side. */
+export interface IKnowledgeMergeHunk {
+  ours: string;
+  theirs: string;
+}
+
  */
 export interface ILearnedProposal {
   key: string;
@@ -237,6 +257,8 @@ export interface ILearnedProposal {
   proposal_id: string | null;
 }
 
+  /** both sides of a git merge conflict left in the file, else null */
+  conflict: IKnowledgeMergeConflict | null;
 /**
  * GET /learning: every self-learning candidate rule, most confident first, and
  * the thresholds a candidate must pass before it becomes a queue proposal.
@@ -303,6 +325,8 @@ export interface IMemoryHit {
   title: string;
   text: string;
   type: 'episodic' | 'semantic' | 'procedural' | 'reflective';
+  /** a git merge left conflict blocks in the file (docs/teams.md); the counts are of this clone's side */
+  conflicted: boolean;
   tier: 'session' | 'daily' | 'durable';
   scope: 'user' | 'project';
   project: string | null;

@@ -123,6 +123,7 @@ class LayerSource:
     origin: str  # the file's path, shown to the agent as where this came from
     doc: KnowledgeDoc
     project: str | None = None
+    notice: str = ""  # said to the agent above the entries (an unresolved merge, issue 17)
 
 
 @dataclass(frozen=True)
@@ -219,6 +220,8 @@ def build_context(sources: Sequence[LayerSource], memories: MemoryTiers | None =
         body = view.text
         if view.mode == CATALOG:
             body = f"{CATALOG_HINT}\n{body}"
+        if source.notice:
+            body = f"[{neutralize(source.notice)}]\n{body}"
         parts.append(f"<{LAYER_TAG} {_attrs(source, view)}>\n{body}\n</{LAYER_TAG}>")
     preamble = PREAMBLE
     if memories is not None and not memories.is_empty:

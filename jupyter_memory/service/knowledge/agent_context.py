@@ -21,6 +21,10 @@ from .queue import DEFAULT_CONVERSATION
 from .results import CatalogExpansion
 
 MAX_EXPAND_LABELS = 50
+CONFLICT_NOTICE = (
+    "this file has an unresolved merge conflict; its last clean version is shown "
+    "until the person resolves it"
+)
 
 
 class KnowledgeContext:
@@ -42,7 +46,10 @@ class KnowledgeContext:
         for layer, proj in layers:
             _, root, pid = self.files.layer_root(layer, proj)
             loaded = self.files.file_of(root).load()
-            sources.append(LayerSource(layer, str(loaded.path), loaded.doc, pid))
+            # A file git left conflicted is never injected as it is: this
+            # clone's side (the last clean version) is, with a notice.
+            notice = CONFLICT_NOTICE if loaded.conflict is not None else ""
+            sources.append(LayerSource(layer, str(loaded.path), loaded.doc, pid, notice))
         return sources
 
     def _preinject(self, sources: list[LayerSource], conversation: str) -> list[LayerSource]:

@@ -20,7 +20,7 @@ from ...exceptions import JupyterMemoryError, ValidationError
 from ...store.root import StoreRoot
 from ..context import ServiceContext
 from .events import QueueEvents
-from .files import KnowledgeFiles, ProjectArg, check_layer
+from .files import KnowledgeFiles, ProjectArg, check_layer, refuse_conflicted
 from .queue import KnowledgeQueue
 from .results import AgentsMdAutosync, DecisionResult, ProcessAllResult, SkippedProposal
 
@@ -115,6 +115,7 @@ class KnowledgeDecisions:
                 text = render_knowledge(append_entry(loaded.doc, section, p.text))
                 check_save_size(text)
                 digest = version = kfile.write(text)
+            refuse_conflicted(loaded)  # git left a merge conflict in it (issue 17)
             now = self.ctx.clock()
             p = p.model_copy(
                 update={
@@ -126,8 +127,9 @@ class KnowledgeDecisions:
             )
             store.replace(path, p)
         self.files.audit_write(
-            "proposal.apply", kfile, digest, layer, pid, at=now, id=p.id, section=section
-        )
+            "proposal.apply", kfile, digest, layer, pid, at=now, id=p.id, section=section,
+            item=dedup_hash(p.text),
+        )  # fmt: skip
         self.events.emit("applied", p.id, layer=layer, project=pid)
         return DecisionResult(
             p.id,
@@ -162,13 +164,15 @@ class KnowledgeDecisions:
             store.add_dismissed(p.dedup_hash or dedup_hash(p.text))
             digest = store.replace(path, p)
         self.ctx.audit.append(
-            "proposal.dismiss", actor=self.ctx.actor, at=now, id=p.id, path=str(path), sha256=digest
-        )
+            "proposal.dismiss", actor=self.ctx.actor, by=self.ctx.who(folder), at=now,
+            id=p.id, path=str(path), sha256=digest, project=p.project,
+        )  # fmt: skip
         self.events.emit("dismissed", p.id, reason=reason)
         return DecisionResult(p.id, "dismissed")
 
     def process_all(self, to: str, project: ProjectArg | None = None) -> ProcessAllResult:
         """Apply every pending item; items that still need a project picked are skipped and listed.
+        folder = self.ctx.projects.folder_of(p.project) if p.project else None
 
         AGENTS.md auto-sync runs once per project at the end (``agents_md``: one
         report per project), not once per item.

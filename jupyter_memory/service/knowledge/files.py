@@ -22,7 +22,8 @@ from ...core.knowledge.format import (
 )
 from ...core.knowledge.reorganize import ReorganizeError, reorganize_doc, validate_reorganized
 from ...core.llm import parse_reorganized, reorganize_prompt
-from ...exceptions import ConflictError, KnowledgeConflictError, ValidationError
+from ...exceptions import ConflictError, KnowledgeConflictError, ParseError, ValidationError
+from ...store import git
 from ...store.knowledge.files import KnowledgeFile, LoadedKnowledge
 from ...store.root import StoreRoot
 from ..context import ServiceContext
@@ -34,6 +35,25 @@ ProjectArg = str | os.PathLike[str]
 def editor_text(loaded: LoadedKnowledge) -> str:
     """What an editor shows: the stored text, or the empty template for a missing file."""
     return loaded.text if loaded.exists else render_knowledge(KnowledgeDoc())
+
+
+def refuse_conflicted(loaded: LoadedKnowledge) -> None:
+    """A write other than a person's save would drop one side of a merge conflict."""
+    if loaded.conflict is not None:
+        raise ConflictError(
+            f"{loaded.path} has an unresolved merge conflict (line {loaded.conflict.first_line}); "
+            "resolve it first in the Library editor or with `jupyter-memory knowledge resolve`",
+            state="merge-conflict",
+        )
+
+
+def mark_resolved(path: Path) -> None:
+    """Stage a resolved knowledge file in its clone (``git add``), if git left it unmerged."""
+    top = git.toplevel(path.parent)
+    if top is not None:
+        rel = os.path.relpath(path, top)
+        if git.unmerged(top, rel):
+            git.stage(top, rel)
 
 
 def _check_version(base: object) -> str:
@@ -130,6 +150,7 @@ class KnowledgeFiles:
             text=editor_text(loaded),
             version=loaded.version,
             status=self.status_of(loaded, layer, pid),
+            conflict=loaded.conflict.to_dict() if loaded.conflict else None,
         )
 
     def knowledge_doc(self, layer: str = "user", project: ProjectArg | None = None) -> KnowledgeDoc:
@@ -147,7 +168,7 @@ class KnowledgeFiles:
     ) -> KnowledgeFileStatus:
         source = LayerSource(layer, str(loaded.path), loaded.doc, pid)
         status = library_status(source, exists=loaded.exists, last_updated=loaded.updated)
-        return KnowledgeFileStatus(status, loaded.version)
+        return KnowledgeFileStatus(status, loaded.version, loaded.conflict is not None)
 
     # -- writing ------------------------------------------------------------------------
 
@@ -177,23 +198,35 @@ class KnowledgeFiles:
         kfile = self.file_of(root)
         _, rendered = prepare_save(text, path=str(kfile.path))
         with root.locked():
-            if base is not None:
-                current = kfile.load(fresh=True)
-                # Same bytes as the save would write: nothing newer is lost.
-                if current.version != base and current.text != rendered:
-                    raise KnowledgeConflictError(
-                        f"{kfile.path} changed since version {base[:12]} was read "
-                        f"(it is now {current.version}); nothing was written: merge your "
-                        "text with the current file and save again naming the new version",
-                        path=kfile.path,
-                        base=base,
-                        current_version=current.version,
-                        current_text=editor_text(current),
-                        text=text,
-                    )
+            try:
+                current: LoadedKnowledge | None = kfile.load(fresh=True)
+            except ParseError:
+                if base is not None:
+                    raise
+                current = None  # a save without a base may replace a malformed file
+            # Same bytes as the save would write: nothing newer is lost.
+            if (
+                base is not None
+                and current is not None
+                and current.version != base
+                and current.text != rendered
+            ):
+                raise KnowledgeConflictError(
+                    f"{kfile.path} changed since version {base[:12]} was read "
+                    f"(it is now {current.version}); nothing was written: merge your "
+                    "text with the current file and save again naming the new version",
+                    path=kfile.path,
+                    base=base,
+                    current_version=current.version,
+                    current_text=editor_text(current),
+                    text=text,
+                )
             digest = kfile.write(rendered)
             written = kfile.load(fresh=True)
-        self.audit_write("knowledge.save", kfile, digest, layer, pid)
+        resolved = current is not None and current.conflict is not None
+        if resolved and layer == "project":
+            mark_resolved(kfile.path)  # git add: the merge may now be committed
+        self.audit_write("knowledge.save", kfile, digest, layer, pid, resolved=resolved or None)
         return self.status_of(written, layer, pid)
 
     def audit_write(
@@ -208,9 +241,12 @@ class KnowledgeFiles:
         **extra: Any,
     ) -> None:
         """One audit line for every write of a knowledge file (save, reorganize, apply)."""
+        # ``by`` names the person (git identity of the clone, JupyterHub or OS user).
+        folder = kfile.root.parent if layer == "project" else None
         self.ctx.audit.append(
             action,
             actor=self.ctx.actor,
+            by=self.ctx.who(folder),
             at=at or self.ctx.clock(),
             path=str(kfile.path),
             sha256=digest,
@@ -230,6 +266,7 @@ class KnowledgeFiles:
             raise ValidationError(
                 f"{kfile.path} does not exist; nothing to reorganize", field="layer"
             )
+        refuse_conflicted(loaded)
         # Computed outside the lock: an LLM may take minutes, and other writers
         # must not wait for it. The file is re-checked under the lock.
         new_text, grouped, removed = self._reorganized_text(loaded.doc, layer)
@@ -269,4 +306,11 @@ class KnowledgeFiles:
         return text, group, max(0, removed)
 
 
-__all__ = ["KnowledgeFiles", "ReorganizeError", "check_layer", "editor_text"]
+__all__ = [
+    "KnowledgeFiles",
+    "ReorganizeError",
+    "check_layer",
+    "editor_text",
+    "mark_resolved",
+    "refuse_conflicted",
+]

@@ -346,7 +346,11 @@ class KnowledgeQueue:
     def queue_problems(self) -> list[dict[str, str]]:
         """Proposal files that cannot be read (never rewritten; fix or remove them by hand)."""
         _, bad = self.store.scan()
-        return [{"path": str(path), "message": msg} for path, msg in bad]
+        problems = [{"path": str(path), "message": msg} for path, msg in bad]
+        # A shared queue's proposal decided differently in two clones (issue 17).
+        return problems + [
+            {"path": c["path"], "message": c["message"]} for c in self.store.contested()
+        ]
 
     def proposal(self, proposal_id: str) -> Proposal:
         return self.store.find(proposal_id)[1]

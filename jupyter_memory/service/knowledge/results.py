@@ -25,13 +25,15 @@ class KnowledgeFileStatus(MappingResult):
 
     status: LibraryStatus
     version: str
+    # A git merge left conflict blocks in the file (issue 17); the counts are of this side.
+    conflicted: bool = False
 
     @property
     def path(self) -> str:
         return self.status.path
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.status.to_dict(), "version": self.version}
+        return {**self.status.to_dict(), "version": self.version, "conflicted": self.conflicted}
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,6 +47,8 @@ class KnowledgeRead(MappingResult):
     text: str
     version: str
     status: KnowledgeFileStatus
+    # Both sides of a merge conflict git left in the file (issue 17), else None.
+    conflict: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +59,7 @@ class KnowledgeRead(MappingResult):
             "text": self.text,
             "version": self.version,
             "status": self.status.to_dict(),
+            "conflict": self.conflict,
         }
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...store.knowledge.queue import QueueStore
 from ..context import ServiceContext
 from .agent_context import KnowledgeContext
 from .agent_evidence import AgentEvidence
@@ -19,6 +18,7 @@ from .decisions import KnowledgeDecisions
 from .events import QueueEvents
 from .files import KnowledgeFiles
 from .queue import KnowledgeQueue
+from .shared_queue import TeamQueueStore
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,8 @@ class KnowledgeServices:
 def knowledge_services(ctx: ServiceContext) -> KnowledgeServices:
     """Build the services over one queue store; register the AGENTS.md auto-sync hook."""
     files = KnowledgeFiles(ctx)
-    store = QueueStore(ctx.user.layout)
+    # The person's queue, plus the shared queues of team projects (issue 17).
+    store = TeamQueueStore(ctx.user.layout, ctx.projects, ctx.who)
     events = QueueEvents(store)
     queue = KnowledgeQueue(ctx, files, store, events)
     decisions = KnowledgeDecisions(ctx, files, queue, events)

@@ -54,6 +54,10 @@ class MemoryMaintenance:
             report.problems.append(StoreProblem(str(audit.path), "audit", str(exc)))
         return report
 
+        for check in self.ctx.doctor_checks:  # registered by other services (team projects)
+            problems, notices = check()
+            report.problems.extend(StoreProblem(path, kind, msg) for path, kind, msg in problems)
+            report.notices.extend(notices)
     def embed(self, *, rebuild: bool = False, timeout: float | None = None) -> EmbedReport:
         """Embed what is pending now (or everything with ``rebuild``) and wait for it.
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ...core.frontmatter_io import decode_file
 from ...core.knowledge.format import KnowledgeDoc, parse_knowledge
+from ...core.knowledge.merge import ConflictedKnowledge, parse_conflicted
 from ...exceptions import ParseError, StoreError
 from ..atomic import sha256_bytes, write_text_atomic
 from ..json_file import read_json, write_json
@@ -41,6 +42,9 @@ class LoadedKnowledge:
     doc: KnowledgeDoc
     updated: datetime | None
     version: str  # knowledge_version() of the stored bytes
+    # A git merge left conflict blocks (issue 17): ``doc`` is then this clone's
+    # side (the last clean version), and ``conflict`` holds both sides.
+    conflict: ConflictedKnowledge | None = None
 
 
 class KnowledgeFile:
@@ -79,9 +83,12 @@ class KnowledgeFile:
         except OSError as exc:
             raise ParseError(f"cannot read: {exc.strerror or exc}", path=self.path) from exc
         text = decode_file(data, path=self.path)
-        doc = parse_knowledge(text, path=str(self.path))
+        conflict = parse_conflicted(text, path=str(self.path))
+        doc = parse_knowledge(conflict.ours if conflict else text, path=str(self.path))
         updated = datetime.fromtimestamp(st.st_mtime, tz=timezone.utc)
-        loaded = LoadedKnowledge(self.path, True, text, doc, updated, knowledge_version(data))
+        loaded = LoadedKnowledge(
+            self.path, True, text, doc, updated, knowledge_version(data), conflict
+        )
         self._cache = (key, loaded)
         return loaded
 

@@ -100,6 +100,29 @@ class QueueStore:
         if digest not in hashes:
             write_json(self.dismissed_path, sorted(hashes | {digest}), root=self.root)
 
+    def contested(self) -> list[dict[str, str]]:
+        """Proposals two clones decided differently: git's merge kept one decision and
+        the other as ``contested`` (core/knowledge/proposal_merge.py); each is reported."""
+        out: list[dict[str, str]] = []
+        for path, p in self.scan()[0]:
+            other = getattr(p, "contested", None)
+            if isinstance(other, dict):
+                holds = getattr(p, "decided_by", None) or "someone"
+                out.append(
+                    {
+                        "path": str(path),
+                        "id": p.id,
+                        "kind": "contested",
+                        "message": (
+                            f"{path}: proposal {p.id} was decided differently in two clones: "
+                            f"{p.status} by {holds} holds; {other.get('status')} by "
+                            f"{other.get('decided_by') or 'someone'} was set aside "
+                            "(decide it again to settle it)"
+                        ),
+                    }
+                )
+        return out
+
     def state(self) -> tuple[int, int]:
         """A cheap fingerprint of the queue folder (mtime, file count) for watchers."""
         try:

@@ -70,6 +70,7 @@ def test_files_save_is_compare_and_swap_and_reads_are_typed(ctx: ServiceContext)
         "text",
         "version",
         "status",
+        "conflict",
     ]
     assert read.to_dict()["status"] == saved.to_dict() == files.library_status("user").to_dict()
     assert read == read.to_dict() and read["version"] == saved.version  # reads like the old dict

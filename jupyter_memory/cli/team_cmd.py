@@ -1,0 +1,147 @@
+"""Team projects on git: ``project init``, ``log``, the merge drivers git calls,
+``knowledge resolve`` and the project settings (docs/teams.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..exceptions import ValidationError
+from .output import emit_json, open_memory
+
+
+def _project_init(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        result = mem.project_init(args.dir)
+    if args.json:
+        emit_json(result.to_dict())
+        return 0
+    print(f"team project {result.project}: {result.folder}/.jupyter-memory")
+    if result.attributes_written:
+        print("  wrote .jupyter-memory/.gitattributes (commit it with the project)")
+    for name in result.drivers:
+        print(f"  registered git merge driver {name} in {result.git}/.git/config")
+    for notice in result.notices:
+        print(f"  {notice}")
+    storage = result.status.storage
+    print(f"  storage: {storage['kind']} ({storage['reason']})")
+    return 0
+
+
+def _merge_driver(args: argparse.Namespace, kind: str) -> int:
+    """Git's merge driver contract: read %O %A %B, write the result to %A, exit 0 or 1.
+
+    Exit 1 tells git the file is conflicted; the file then holds our conflict
+    blocks, which doctor, ``%memory status`` and the panel show.
+    """
+    from ..core.knowledge.merge import merge_knowledge
+    from ..core.knowledge.proposal_merge import merge_proposal
+
+    texts = []
+    for name in (args.base, args.ours, args.theirs):
+        try:
+            texts.append(Path(name).read_bytes().decode("utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"jupyter-memory {kind}: cannot read {name}: {exc}", file=sys.stderr)
+            return 2
+    where = args.path or args.ours
+    if kind == "merge-knowledge":
+        result = merge_knowledge(*texts)
+        out, conflicted = result.text, not result.clean
+        if conflicted:
+            why = "over the 8,000-character cap" if result.over_cap else "changed on both sides"
+            print(
+                f"jupyter-memory: {where}: {len(result.conflicts)} item(s) {why}; "
+                "resolve in the Library editor or with `jupyter-memory knowledge resolve`",
+                file=sys.stderr,
+            )
+    else:
+        merged = merge_proposal(*texts)
+        if merged is None:
+            return 1  # unreadable side: leave git's own conflict
+        out, contested = merged
+        conflicted = False
+        if contested:
+            print(
+                f"jupyter-memory: {where}: decided differently in two clones; the earlier "
+                "decision holds, the other is kept as 'contested' (see doctor)",
+                file=sys.stderr,
+            )
+    Path(args.ours).write_bytes(out.encode("utf-8"))
+    return 1 if conflicted else 0
+
+
+def _merge_knowledge(args: argparse.Namespace) -> int:
+    return _merge_driver(args, "merge-knowledge")
+
+
+def _merge_proposal(args: argparse.Namespace) -> int:
+    return _merge_driver(args, "merge-proposal")
+
+
+def _log(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        rows = mem.knowledge_history(project=args.project)
+    if args.json:
+        emit_json([r.to_dict() for r in rows])
+        return 0
+    if not rows:
+        print("no knowledge history for this project yet")
+    for r in rows:
+        what = f"{r.change:<10} {r.item or ''}"
+        extra = []
+        if r.proposal:
+            extra.append(f"proposal {r.proposal}")
+        if r.commit:
+            extra.append(f"commit {r.commit[:10]}")
+        elif r.source == "git":
+            extra.append("not committed")
+        print(f"{r.at}  {r.by or '?'}  {what}" + (f"  ({', '.join(extra)})" if extra else ""))
+        if r.evidence:
+            print(f"    evidence: “{r.evidence}”")
+    return 0
+
+
+def resolve(args: argparse.Namespace) -> int:
+    """``knowledge resolve --layer project (--take ours|theirs | text on stdin)``."""
+    if args.layer != "project":
+        raise ValidationError("only a project's knowledge is merged by git", field="layer")
+    text = None if args.take else sys.stdin.read()
+    with open_memory(args) as mem:
+        result = mem.resolve_knowledge(args.project, take=args.take, text=text)
+    if args.json:
+        emit_json(result)
+    else:
+        print(f"resolved: {result['status']['path']} (staged for the merge commit)")
+    return 0
+
+
+def project_settings(args: argparse.Namespace, mem: Any) -> dict[str, Any]:
+    """The ``settings --project DIR --shared-queue/--storage`` part of ``settings``."""
+    shared = None if args.shared_queue is None else args.shared_queue == "on"
+    return dict(mem.project_settings(args.project, shared_queue=shared, storage=args.storage))
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("project", parents=[common], help="team projects on git")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    init = actions.add_parser(
+        "init",
+        parents=[common],
+        help="make a folder a team project: .jupyter-memory/, .gitattributes, merge drivers",
+    )
+    init.add_argument("dir", nargs="?", help="the project folder (default: here)")
+    init.set_defaults(func=_project_init)
+
+    p = sub.add_parser("log", parents=[common], help="a project's knowledge history (git + audit)")
+    p.set_defaults(func=_log)
+
+    for name, func in (("merge-knowledge", _merge_knowledge), ("merge-proposal", _merge_proposal)):
+        p = sub.add_parser(name, help=f"git merge driver ({name}); git calls it, see docs/teams.md")
+        p.add_argument("base", help="%%O: the common ancestor's version")
+        p.add_argument("ours", help="%%A: this clone's version; the result is written here")
+        p.add_argument("theirs", help="%%B: the other side's version")
+        p.add_argument("path", nargs="?", help="%%P: the file's path in the repository")
+        p.set_defaults(func=func)

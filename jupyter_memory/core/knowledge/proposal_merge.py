@@ -1,0 +1,65 @@
+"""Three-way merge of one proposal file of a shared review queue (issue 17).
+
+A shared queue keeps one file per proposal in the project folder, so two
+clones only meet in the same file when both decided the same proposal. Git
+then calls ``jupyter-memory merge-proposal %O %A %B %P``; exactly one decision
+holds afterwards:
+
+* one side decided, the other did not: that decision;
+* both decided alike: the earlier one (its time and person);
+* both decided differently: the earlier decision holds and the other one is
+  kept in the file as ``contested`` (status, who, when), so the queue, the
+  panel and ``doctor`` report it instead of one silently overwriting the other.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from .proposals import Proposal, parse_proposal, render_proposal
+
+DECISION_FIELDS = ("status", "decided_at", "decided_by", "applied_to", "applied_project",
+                   "superseded_by")  # fmt: skip
+
+
+def decision_of(p: Proposal) -> dict[str, Any]:
+    data = p.model_dump(mode="json")
+    return {k: data.get(k) for k in DECISION_FIELDS if data.get(k) is not None}
+
+
+def _same_decision(a: Proposal, b: Proposal) -> bool:
+    return (a.status, a.applied_to, a.applied_project) == (
+        b.status,
+        b.applied_to,
+        b.applied_project,
+    )
+
+
+def _when(p: Proposal) -> datetime:
+    return p.decided_at or p.created
+
+
+def merge_proposal(base: str, ours: str, theirs: str) -> tuple[str, bool] | None:
+    """The merged file and whether two decisions contest it; ``None`` if a side is unreadable."""
+    if ours == theirs:
+        return ours, False
+    try:
+        o, t = parse_proposal(ours), parse_proposal(theirs)
+        b = parse_proposal(base) if base.strip() else None
+    except Exception:  # noqa: BLE001 - any unreadable side: git's own conflict
+        return None
+    o_changed = b is None or decision_of(o) != decision_of(b)
+    t_changed = b is None or decision_of(t) != decision_of(b)
+    if not t_changed or t.is_pending:
+        return ours, False
+    if not o_changed or o.is_pending:
+        return theirs, False
+    first, second = (o, t) if _when(o) <= _when(t) else (t, o)
+    if _same_decision(o, t):
+        return render_proposal(first), False
+    merged = first.model_copy(update={"contested": decision_of(second)})
+    return render_proposal(merged), True
+
+
+__all__ = ["DECISION_FIELDS", "decision_of", "merge_proposal"]

@@ -1,0 +1,124 @@
+"""A shared review queue: a project's proposals as files in the project folder (issue 17).
+
+Opt-in per project (``jupyter-memory settings --project DIR --shared-queue on``,
+kept in the project's ``project.json``, so every clone reads the same switch).
+Proposals for such a project are written to ``<project>/.jupyter-memory/queue/``,
+one file per proposal so git merges them, carrying who proposed them
+(``proposed_by``); any member's queue lists them and any member may decide
+them (``decided_by``). Everything else stays in the person's own queue in the
+memory home. Two clones that decided one proposal differently meet in git's
+merge of that file (:mod:`...core.knowledge.proposal_merge`): one decision
+holds and the other is kept as ``contested`` and reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ...core.knowledge.proposals import Proposal, parse_proposal
+from ...exceptions import ConflictError, JupyterMemoryError
+from ...store.knowledge.queue import QueueStore
+from ...store.knowledge.team_files import read_project_settings
+from ...store.layout import RootLayout, project_root
+from ...store.root import StoreRoot
+from ..projects import Projects
+
+Who = Callable[[Path | None], str]
+
+
+def shared_queue_on(root: Path) -> bool:
+    try:
+        return read_project_settings(root).get("shared_queue") is True
+    except JupyterMemoryError:
+        return False  # an unreadable project.json is reported by doctor, not here
+
+
+class TeamQueueStore(QueueStore):
+    """The person's queue plus the shared queues of the registered projects that have one."""
+
+    def __init__(self, layout: RootLayout, projects: Projects, who: Who) -> None:
+        super().__init__(layout)
+        self.projects = projects
+        self.who = who
+        self._shared: dict[Path, QueueStore] = {}
+
+    # -- which queues ------------------------------------------------------------------
+
+    def shared_stores(self) -> dict[str, QueueStore]:
+        """Project id → queue store of every registered project whose queue is shared."""
+        out: dict[str, QueueStore] = {}
+        for pid, folder in self.projects.known().items():
+            root = project_root(Path(folder))
+            if shared_queue_on(root):
+                if root not in self._shared:
+                    self._shared[root] = QueueStore(RootLayout(root))
+                out[pid] = self._shared[root]
+        return out
+
+    def _store_of(self, path: Path) -> tuple[str | None, QueueStore]:
+        for pid, store in self.shared_stores().items():
+            if path.parent == store.folder:
+                return pid, store
+        return None, self
+
+    def _project_root(self, pid: str) -> StoreRoot:
+        return self.projects.resolve(pid)[1]
+
+    # -- QueueStore, over all queues ---------------------------------------------------
+
+    def _files(self) -> list[Path]:
+        files = super()._files()
+        for store in self.shared_stores().values():
+            files += store._files()
+        return files
+
+    def add(self, proposal: Proposal) -> tuple[Path, str]:
+        pid = proposal.project
+        store = self.shared_stores().get(pid) if pid is not None else None
+        if pid is None or store is None:
+            return super().add(proposal)
+        root = self._project_root(pid)
+        proposal = proposal.model_copy(update={"proposed_by": self.who(root.root.parent)})
+        with root.locked():
+            return store.add(proposal)
+
+    def replace(self, path: Path, proposal: Proposal) -> str:
+        pid, store = self._store_of(path)
+        if pid is None:
+            return super().replace(path, self._signed(proposal, None))
+        root = self._project_root(pid)
+        with root.locked():
+            # Re-read under the project's lock: a teammate on the same shared
+            # folder may have decided it since it was read.
+            current = parse_proposal(path.read_bytes(), path=path)
+            if not current.is_pending and current.status != proposal.status:
+                raise ConflictError(
+                    f"proposal {proposal.id} was already {current.status} by "
+                    f"{getattr(current, 'decided_by', None) or 'someone else'}",
+                    state=current.status,
+                )
+            return QueueStore.replace(store, path, self._signed(proposal, root.root.parent))
+
+    def _signed(self, proposal: Proposal, folder: Path | None) -> Proposal:
+        """A decided proposal names who decided it."""
+        if proposal.is_pending or getattr(proposal, "decided_by", None):
+            return proposal
+        return proposal.model_copy(update={"decided_by": self.who(folder)})
+
+    def dismissed_hashes(self) -> set[str]:
+        hashes = super().dismissed_hashes()
+        for store in self.shared_stores().values():
+            good, _ = store.scan()
+            hashes |= {p.dedup_hash for _, p in good if p.status == "dismissed" and p.dedup_hash}
+        return hashes
+
+    def state(self) -> tuple[int, int]:
+        mtime, count = super().state()
+        for store in self.shared_stores().values():
+            m, c = store.state()
+            mtime, count = max(mtime, m), count + c
+        return mtime, count
+
+
+__all__ = ["TeamQueueStore", "shared_queue_on"]

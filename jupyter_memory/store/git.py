@@ -1,0 +1,145 @@
+"""The ``git`` binary, as the team layer uses it (docs/teams.md).
+
+Git is the distributed engine of a team project: we read a clone's identity,
+register our merge drivers in its config, ask whether a file is unmerged,
+stage a resolved file and read a file's history. Nothing here commits, pulls
+or pushes: that stays the person's act. Every call runs ``git -C <folder>``
+with a timeout; a missing ``git`` or a folder outside any clone gives ``None``
+or ``[]``, never an exception, so a project without git keeps working.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..exceptions import StoreError
+
+GIT_TIMEOUT_S = 30.0
+
+
+def git_binary() -> str | None:
+    return shutil.which("git")
+
+
+def _run(folder: Path, *args: str, check: bool = False) -> subprocess.CompletedProcess[str] | None:
+    git = git_binary()
+    if git is None or not folder.is_dir():
+        if check:
+            raise StoreError("git is not installed (it is needed for a team project)", path=folder)
+        return None
+    try:
+        proc = subprocess.run(
+            [git, "-C", str(folder), *args],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        if check:
+            raise StoreError(f"git {args[0]} failed: {exc}", path=folder) from exc
+        return None
+    if check and proc.returncode != 0:
+        raise StoreError(f"git {' '.join(args)} failed: {proc.stderr.strip()}", path=folder)
+    return proc
+
+
+def _out(folder: Path, *args: str) -> str | None:
+    proc = _run(folder, *args)
+    if proc is None or proc.returncode != 0:
+        return None
+    return proc.stdout
+
+
+def toplevel(folder: Path) -> Path | None:
+    """The work tree of the clone ``folder`` is in, or ``None``."""
+    out = _out(folder, "rev-parse", "--show-toplevel")
+    return Path(out.strip()) if out and out.strip() else None
+
+
+def config_get(repo: Path, key: str) -> str | None:
+    out = _out(repo, "config", "--get", key)
+    return out.strip() if out is not None else None
+
+
+def config_set(repo: Path, key: str, value: str) -> None:
+    """Write ``key`` in the clone's own config (``.git/config``, never the global one)."""
+    _run(repo, "config", "--local", key, value, check=True)
+
+
+def identity(folder: Path) -> str | None:
+    """``Name <email>`` as git would sign a commit in this clone, or ``None``."""
+    name = config_get(folder, "user.name")
+    email = config_get(folder, "user.email")
+    if not name and not email:
+        return None
+    if name and email:
+        return f"{name} <{email}>"
+    return name or f"<{email}>"
+
+
+def unmerged(repo: Path, relpath: str) -> bool:
+    """Is ``relpath`` unmerged in the index (a merge left it conflicted)?"""
+    out = _out(repo, "ls-files", "--unmerged", "--", relpath)
+    return bool(out and out.strip())
+
+
+def stage(repo: Path, relpath: str) -> None:
+    """``git add`` one file: marks a resolved conflict as resolved."""
+    _run(repo, "add", "--", relpath, check=True)
+
+
+@dataclass(frozen=True)
+class FileCommit:
+    commit: str
+    parent: str | None
+    author: str
+    email: str
+    at: str  # ISO 8601, the author date
+
+
+def file_history(repo: Path, relpath: str, *, limit: int = 500) -> list[FileCommit]:
+    """Commits that changed ``relpath``, newest first, merges left out."""
+    out = _out(
+        repo,
+        "log",
+        f"--max-count={limit}",
+        "--format=%H%x1f%P%x1f%an%x1f%ae%x1f%aI",
+        # Each commit is diffed against its first parent; a merge only joins
+        # what its parents' commits did, and those are listed themselves.
+        "--no-merges",
+        "--",
+        relpath,
+    )
+    commits: list[FileCommit] = []
+    for line in (out or "").splitlines():
+        parts = line.split("\x1f")
+        if len(parts) != 5:
+            continue
+        parents = parts[1].split()
+        commits.append(FileCommit(parts[0], parents[0] if parents else None, *parts[2:]))
+    return commits
+
+
+def show(repo: Path, commit: str, relpath: str) -> str | None:
+    """``relpath`` as it was at ``commit`` (``None`` when it did not exist there)."""
+    return _out(repo, "show", f"{commit}:{relpath}")
+
+
+__all__ = [
+    "FileCommit",
+    "config_get",
+    "config_set",
+    "file_history",
+    "git_binary",
+    "identity",
+    "show",
+    "stage",
+    "toplevel",
+    "unmerged",
+]

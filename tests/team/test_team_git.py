@@ -1,0 +1,150 @@
+"""Team projects on git with real clones (issue 17): merges by item, conflicts, who decided."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jupyter_memory import Memory
+from jupyter_memory.core.knowledge.format import parse_knowledge
+
+from .gitrepo import clone, commit_all, git, make_origin, pull, push, require_git
+
+
+@pytest.fixture
+def team(tmp_path: Path, clock):  # type: ignore[no-untyped-def]
+    """Alice and Bob, each with a memory home and a clone of the project ``sales``."""
+    require_git()
+    origin = make_origin(tmp_path)
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "bob").mkdir()
+    a_dir = clone(origin, tmp_path / "alice" / "sales", "Alice", "alice@example.org")
+    alice = Memory(home=tmp_path / "alice" / "home", clock=clock)
+    alice.project_init(a_dir)
+    (a_dir / "analysis.py").write_text("print('hi')\n")
+    commit_all(a_dir, "start")
+    push(a_dir)
+    b_dir = clone(origin, tmp_path / "bob" / "sales", "Bob", "bob@example.org")
+    bob = Memory(home=tmp_path / "bob" / "home", clock=clock)
+    bob.project_init(b_dir)
+    alice.focus(a_dir)
+    bob.focus(b_dir)
+    yield alice, a_dir, bob, b_dir
+    alice.close()
+    bob.close()
+
+
+def _apply_new(mem: Memory, text: str, kind: str = "rule") -> str:
+    result = mem.propose(text, kind, text, layer="project")
+    assert result["status"] == "queued", result
+    mem.apply(result["id"], to="project")
+    return str(result["id"])
+
+
+def _knowledge(folder: Path) -> str:
+    return (folder / ".jupyter-memory" / "knowledge.md").read_text(encoding="utf-8")
+
+
+def test_init_writes_gitattributes_gitignore_and_the_drivers(team) -> None:  # type: ignore[no-untyped-def]
+    alice, a_dir, _, _ = team
+    attrs = (a_dir / ".jupyter-memory" / ".gitattributes").read_text()
+    assert "knowledge.md merge=jupyter-memory-knowledge" in attrs
+    assert "queue/*.md merge=jupyter-memory-proposal" in attrs
+    assert ".index/" in (a_dir / ".jupyter-memory" / ".gitignore").read_text()
+    driver = git(a_dir, "config", "--get", "merge.jupyter-memory-knowledge.driver").stdout
+    assert "merge-knowledge %O %A %B %P" in driver
+    status = alice.team_status()
+    assert status.team and not status.drivers_missing and status.fix is None
+    assert status.person == "Alice <alice@example.org>"
+
+
+def test_two_clones_apply_different_proposals_and_pull_without_conflict(team) -> None:  # type: ignore[no-untyped-def]
+    alice, a_dir, bob, b_dir = team
+    _apply_new(alice, "Revenue always excludes refunds.")
+    commit_all(a_dir, "alice applies")
+    push(a_dir)
+    _apply_new(bob, "季度从二月开始。", kind="info")
+    commit_all(b_dir, "bob applies")
+    result = pull(b_dir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = _knowledge(b_dir)
+    assert "<<<<<<<" not in text and ">>>>>>>" not in text
+    doc = parse_knowledge(text)
+    assert [e.text for e in doc.rules] == ["Revenue always excludes refunds."]
+    assert [e.text for e in doc.info] == ["季度从二月开始。"]
+    assert bob.read_knowledge("project").conflict is None
+    assert bob.doctor()["ok"]
+
+
+def test_the_same_item_changed_on_both_sides_is_reported_and_resolved(team) -> None:  # type: ignore[no-untyped-def]
+    alice, a_dir, bob, b_dir = team
+    _apply_new(alice, "Revenue excludes refunds.")
+    commit_all(a_dir, "rule")
+    push(a_dir)
+    assert pull(b_dir).returncode == 0
+    for mem, folder, new in (
+        (alice, a_dir, "Revenue excludes refunds and taxes."),
+        (bob, b_dir, "Revenue excludes refunds and chargebacks."),
+    ):
+        read = mem.read_knowledge("project")
+        mem.save_knowledge(
+            "project", read.text.replace("Revenue excludes refunds.", new), base=read.version
+        )
+        commit_all(folder, "edit")
+    push(a_dir)
+    result = pull(b_dir)
+    assert result.returncode != 0  # git reports the conflict
+    read = bob.read_knowledge("project")
+    assert read.conflict is not None and read.status.conflicted
+    assert "chargebacks" in read.conflict["ours"] and "taxes" in read.conflict["theirs"]
+    report = bob.doctor()
+    kinds = [p.kind for p in report.problems]
+    assert "knowledge-conflict" in kinds
+    # The agent gets the last clean version (this clone's side), with a notice.
+    block = bob.context()
+    assert "chargebacks" in block and "taxes" not in block
+    assert "unresolved merge conflict" in block
+    # Resolved with the CLI's service call: theirs, staged, and the merge commits.
+    bob.resolve_knowledge(take="theirs")
+    assert "taxes" in _knowledge(b_dir) and "<<<<<<<" not in _knowledge(b_dir)
+    git(b_dir, "commit", "-q", "--no-edit")
+    assert bob.doctor()["ok"]
+    assert "taxes" in bob.context()
+
+
+def test_a_clone_without_the_driver_is_reported_with_its_fix(team, tmp_path: Path, clock) -> None:  # type: ignore[no-untyped-def]
+    _, a_dir, _, _ = team
+    commit_all(a_dir, "attrs") if git(a_dir, "status", "--porcelain").stdout else None
+    push(a_dir)
+    (tmp_path / "carol").mkdir()
+    c_dir = clone(tmp_path / "origin.git", tmp_path / "carol" / "sales", "Carol", "c@example.org")
+    with Memory(home=tmp_path / "carol" / "home", clock=clock, project=c_dir) as carol:
+        report = carol.doctor()
+        drivers = [p for p in report.problems if p.kind == "merge-driver"]
+        assert drivers and f"jupyter-memory project init {c_dir}" in drivers[0].message
+        assert carol.team_status().fix == f"jupyter-memory project init {c_dir}"
+        carol.project_init(c_dir)
+        assert not [p for p in carol.doctor().problems if p.kind == "merge-driver"]
+
+
+def test_audit_and_log_name_who_decided(team) -> None:  # type: ignore[no-untyped-def]
+    alice, a_dir, bob, b_dir = team
+    pid = _apply_new(alice, "Use UTC for all timestamps.")
+    commit_all(a_dir, "utc")
+    push(a_dir)
+    assert pull(b_dir).returncode == 0
+    applies = [r for r in alice.audit.records() if r["action"] == "proposal.apply"]
+    assert applies[-1]["by"] == "Alice <alice@example.org>"
+    rows = bob.knowledge_history()
+    added = [r for r in rows if r.change == "added" and r.item == "Use UTC for all timestamps."]
+    assert added and added[0].by == "Alice <alice@example.org>" and added[0].commit
+    mine = alice.knowledge_history()
+    from_git = [r for r in mine if r.change == "added"]
+    assert from_git[0].proposal == pid
+    assert from_git[0].evidence == "Use UTC for all timestamps."
+    dismissed = bob.propose("Drop the staging table.", "rule", "Drop the staging table.",
+                            layer="project")  # fmt: skip
+    bob.dismiss(dismissed["id"])
+    rec = [r for r in bob.audit.records() if r["action"] == "proposal.dismiss"][-1]
+    assert rec["by"] == "Bob <bob@example.org>"
