@@ -1,4 +1,4 @@
-"""``%%ask [--project P] [--model M]``: ask an LLM from a cell, with the approved context.
+"""``%%ask [--new] [--project P] [--model M]``: ask an LLM from a cell, with the approved context.
 
 Also keeps ``memory_context`` in the user namespace up to date before every
 cell, so Jupyter AI's ``%%ai <model>`` can use ``{memory_context}`` in a prompt.
@@ -72,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="%%ask", add_help=False, exit_on_error=False)
     p.add_argument("--project", help="project id or folder whose knowledge to use")
     p.add_argument("--model", help="model name for this cell")
+    p.add_argument("--new", action="store_true", help="start a new conversation")
     return p
 
 
@@ -91,9 +92,18 @@ class AskMagics(Magics, Configurable):
     def __init__(self, shell: Any = None, memory_magics: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
         self.memory_magics = memory_magics
-        # One conversation per loaded extension (a kernel): its proposal allowance
-        # is kept in the memory home under this key (docs/agents.md).
-        self.conversation = f"ask-{uuid.uuid4().hex[:12]}"
+        # A conversation lasts for the kernel session until `%%ask --new`: its
+        # proposal allowance is kept in the memory home under this key
+        # (docs/agents.md), so reloading the extension does not renew it.
+        self._kernel_session = _kernel_session(shell)
+        self._conversations = 0
+        self.conversation = f"ask:{self._kernel_session}:0"
+
+    def new_conversation(self) -> str:
+        """``%%ask --new``: a new conversation with its own allowance (and pre-inject)."""
+        self._conversations += 1
+        self.conversation = f"ask:{self._kernel_session}:{self._conversations}"
+        return self.conversation
 
     # -- wiring ------------------------------------------------------------------------
 
@@ -153,13 +163,21 @@ class AskMagics(Magics, Configurable):
         try:
             opts = _parser().parse_args(shlex.split(line))
         except (argparse.ArgumentError, SystemExit, ValueError) as exc:
-            raise UsageError(f"%%ask: {exc} (usage: %%ask [--project P] [--model M])") from None
+            raise UsageError(
+                f"%%ask: {exc} (usage: %%ask [--new] [--project P] [--model M])"
+            ) from None
         if not cell.strip():
             raise UsageError("%%ask: write your question in the cell below the magic line")
         config = self.llm_config(opts.model)
         if config is None:
             print(HOW_TO_CONFIGURE)
             return
+        if opts.new:
+            self.new_conversation()
+            print("[new conversation: a fresh allowance of knowledge proposals]")
+        feed = getattr(self.memory_magics, "evidence_feed", None)
+        if feed is not None:
+            feed.flush()  # the cells run just before are quotable by this cell's model
         key_env = config.get("api_key_env")
         client = ChatStreamClient(
             config["base_url"],
@@ -215,6 +233,15 @@ class AskMagics(Magics, Configurable):
             return
         if self.shell is not None:  # always, once the magics are registered
             self.shell.user_ns["memory_context"] = text
+
+
+def _kernel_session(shell: Any) -> str:
+    """The kernel's session id (new for every kernel start), else an id for this process."""
+    session = getattr(getattr(shell, "kernel", None), "session", None)
+    key = getattr(session, "session", None)
+    if isinstance(key, str) and key:
+        return key[:64]
+    return f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
 
 
 def _cell_id(shell: Any) -> str | None:

@@ -6,6 +6,11 @@ folder is in, else none (``Memory.focus_of(folder=...)``, docs/agents.md). It
 is read, never chosen: nothing here registers a project or changes a focus
 (docs/design.md invariant 9).
 
+One chat is one conversation: its chat file names the key its 5-proposal
+allowance and its pre-inject reorganize are counted under
+(:func:`chat_conversation`), shared by the ``Memory`` persona and the tools
+that chat's agents call, and kept in the memory home across server restarts.
+
 The tools learn their chat from the request: Jupyter AI's persona manager
 stamps ``X-Jupyter-Chat-Id`` on every request to the MCP servers it hands a
 persona (jupyter-ai-persona-manager 0.2.2, for jupyter-server-mcp's client
@@ -15,6 +20,8 @@ names a persona manager, which knows its chat file.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import os
 import threading
 from pathlib import Path
@@ -65,8 +72,14 @@ def _persona_managers() -> dict[str, Any]:
     return managers if isinstance(managers, dict) else {}
 
 
-def request_chat_folder() -> str | None:
-    """The folder of the chat whose persona makes the current MCP tool call, if it says."""
+def chat_conversation(chat_path: str | os.PathLike[str]) -> str:
+    """The conversation key of the chat in file ``chat_path`` (docs/agents.md)."""
+    digest = hashlib.sha256(os.path.abspath(os.fspath(chat_path)).encode()).hexdigest()
+    return f"jupyter-ai-chat:{digest[:24]}"
+
+
+def request_chat_path() -> str | None:
+    """The file of the chat whose persona makes the current MCP tool call, if it says."""
     try:
         from fastmcp.server.dependencies import get_http_headers
 
@@ -74,17 +87,38 @@ def request_chat_folder() -> str | None:
         if not chat_id:
             return None
         manager = _persona_managers().get(chat_id)
-        return str(manager.get_chat_dir()) if manager is not None else None
+        return str(manager.get_chat_path()) if manager is not None else None
     except Exception:  # noqa: BLE001 - no fastmcp request or no Jupyter AI: no chat known
         return None
 
 
-def access_for_chat(base: AgentAccess, chat_folder: str | os.PathLike[str] | None) -> AgentAccess:
-    """``base``'s agent and conversation, in the project of the chat's folder.
+def request_chat_folder() -> str | None:
+    """The folder of the chat whose persona makes the current MCP tool call, if it says."""
+    path = request_chat_path()
+    return os.path.dirname(path) if path else None
+
+
+def access_for_chat(
+    base: AgentAccess,
+    chat_folder: str | os.PathLike[str] | None,
+    *,
+    chat_path: str | os.PathLike[str] | None = None,
+) -> AgentAccess:
+    """``base``'s agent, in the project of the chat's folder, in the chat's conversation.
 
     Without a chat (a script, ``%%ai``'s throw-away chat), the server's root
-    folder decides the same way; without a server, ``base`` as it is.
+    folder decides the project the same way and the conversation is
+    ``base``'s (the server process); without a server, ``base`` as it is.
     """
+    access = _access_in_folder(base, chat_folder)
+    if chat_path is None:
+        return access
+    in_chat = copy.copy(access)  # shares the Memory; only the conversation differs
+    in_chat.conversation = chat_conversation(chat_path)
+    return in_chat
+
+
+def _access_in_folder(base: AgentAccess, chat_folder: str | os.PathLike[str] | None) -> AgentAccess:
     folder = Path(chat_folder) if chat_folder else server_root()
     if folder is None:
         return base

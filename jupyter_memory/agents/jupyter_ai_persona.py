@@ -64,13 +64,19 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
         except Exception:  # noqa: BLE001 - no persona manager (ephemeral %%ai chats)
             return None
 
+    def chat_file(self) -> str | None:
+        try:
+            return str(self.get_chat_path())
+        except Exception:  # noqa: BLE001 - no persona manager (ephemeral %%ai chats)
+            return None
+
     def chat_access(self) -> AgentAccess:
-        """The chat's project: the focus of the notebooks beside it (docs/agents.md).
+        """The chat's project (the focus of the notebooks beside it) and conversation (its file).
 
         A ``.jupyter-memory/`` folder the person never focused (cloned, or
         written by an agent) is never used; nothing here registers a project.
         """
-        return access_for_chat(shared_access(), self.chat_folder())
+        return access_for_chat(shared_access(), self.chat_folder(), chat_path=self.chat_file())
 
     def memory_block(self) -> str:
         """The approved-knowledge block for this chat ("" when none or memory is off)."""

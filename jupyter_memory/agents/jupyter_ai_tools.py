@@ -12,6 +12,7 @@ No ``from __future__ import annotations``: the annotations are read at run time.
 """
 
 import asyncio
+import os
 import threading
 import uuid
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from .chat_focus import (
     access_for_chat,
     case_workspace,
     forget_chat_accesses,
-    request_chat_folder,
+    request_chat_path,
     server_root,
 )
 from .tool_args import (
@@ -86,9 +87,10 @@ def reset_shared_access(access: AgentAccess | None = None) -> None:
 
 
 async def chat_access() -> AgentAccess:
-    """The access for the chat making this tool call: its folder's focus (docs/agents.md)."""
-    chat = request_chat_folder()  # read in the request's context, before the thread
-    return await _run(access_for_chat, shared_access(), chat)
+    """The access for the chat making this tool call: its folder's focus, its conversation."""
+    chat = request_chat_path()  # read in the request's context, before the thread
+    folder = os.path.dirname(chat) if chat else None
+    return await _run(access_for_chat, shared_access(), folder, chat_path=chat)
 
 
 async def _run(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

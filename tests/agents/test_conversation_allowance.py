@@ -1,0 +1,89 @@
+"""The 5-proposal allowance belongs to a real conversation (issue 13, defect 4).
+
+A Jupyter AI chat is its chat file (the persona and the tools of that chat
+share one allowance, other chats have their own, a restarted server keeps the
+count); a ``%%ask`` conversation lasts until ``%%ask --new`` or a new kernel
+session (tests/magics/test_ask_conversations.py). The stdio MCP client
+session is covered by test_mcp_proposal_allowance.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jupyter_memory import Memory
+from jupyter_memory.agents.chat_focus import access_for_chat, chat_conversation
+from jupyter_memory.exceptions import PolicyError
+from jupyter_memory.service.agent_access import AgentAccess
+
+QUOTE = "revenue always excludes refunds"
+TEXTS = [f"Revenue rule number {i} excludes refunds in report {i * 11}." for i in range(12)]
+
+
+def _seed(home: Path) -> None:
+    with Memory(home) as mem:
+        AgentAccess(mem).record_person_text(f"Note for later: {QUOTE}.", role="user")
+
+
+def _propose(access: AgentAccess, i: int) -> dict[str, Any]:
+    return access.propose(TEXTS[i], "rule", QUOTE)
+
+
+def test_each_jupyter_ai_chat_file_is_one_conversation(memory_home: Path, tmp_path: Path) -> None:
+    _seed(memory_home)
+    work = tmp_path / "analysis"
+    work.mkdir()
+    chat_a, chat_b = str(work / "orders.chat"), str(work / "churn.chat")
+    with Memory(memory_home) as mem:
+        # One server process: one base access, whatever chat calls.
+        server = AgentAccess(mem, agent="jupyter-ai", conversation="jupyter-ai-server-1")
+        in_a = access_for_chat(server, work, chat_path=chat_a)
+        assert in_a.conversation == chat_conversation(chat_a) != chat_conversation(chat_b)
+        for i in range(5):
+            assert _propose(in_a, i)["status"] == "queued"
+        with pytest.raises(PolicyError, match="rate limit"):
+            _propose(access_for_chat(server, work, chat_path=chat_a), 5)
+        in_b = access_for_chat(server, work, chat_path=chat_b)
+        assert _propose(in_b, 6)["status"] == "queued"
+    # The server restarts (a new base access): chat A's allowance is still spent.
+    with Memory(memory_home) as mem:
+        restarted = AgentAccess(mem, agent="jupyter-ai", conversation="jupyter-ai-server-2")
+        with pytest.raises(PolicyError, match="rate limit"):
+            _propose(access_for_chat(restarted, work, chat_path=chat_a), 7)
+        # Without a chat (a script, %%ai's throw-away chat): the server's own allowance.
+        assert access_for_chat(restarted, None).conversation == "jupyter-ai-server-2"
+
+
+@pytest.mark.jupyter_ai
+def test_the_persona_and_the_tools_of_one_chat_share_its_allowance(
+    memory_home: Path, tmp_path: Path
+) -> None:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        from jupyterlab_chat.ychat import YChat
+
+        from jupyter_memory.agents import jupyter_ai_tools
+        from jupyter_memory.agents.jupyter_ai_persona import MemoryPersona
+    except ImportError as exc:
+        pytest.fail(f"Jupyter AI is missing: pip install 'jupyter-memory[jupyter-ai]': {exc}")
+    work = tmp_path / "analysis"
+    work.mkdir()
+    base = AgentAccess(Memory(memory_home), agent="jupyter-ai", conversation="server-1")
+    jupyter_ai_tools.reset_shared_access(base)
+    try:
+        personas = []
+        for name in ("orders.chat", "churn.chat"):
+            persona = MemoryPersona(chat=YChat())
+            persona.get_chat_path = lambda relative=False, n=name: str(work / n)
+            persona.get_chat_dir = lambda: str(work)
+            personas.append(persona)
+        a, b = (p.chat_access() for p in personas)
+        assert a.conversation == chat_conversation(str(work / "orders.chat"))
+        assert b.conversation == chat_conversation(str(work / "churn.chat"))
+        assert a.conversation != b.conversation != base.conversation
+    finally:
+        jupyter_ai_tools.reset_shared_access(None)
