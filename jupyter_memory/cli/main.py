@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "jupyter_memory.cli.memory_cmds",
     "jupyter_memory.cli.import_cmd",
     "jupyter_memory.cli.knowledge_cmd",
+    "jupyter_memory.cli.team_cmd",
     "jupyter_memory.cli.demo_cmd",
     "jupyter_memory.cli.agents_cmd",
     "jupyter_memory.cli.digest_cmd",
