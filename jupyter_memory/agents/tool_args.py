@@ -35,6 +35,12 @@ class MemoryContextArgs(_Args):
         "knowledge to include (default: the project the person focused for you). "
         "Other folders are refused.",
     )
+    query: str = Field(
+        default="",
+        max_length=10_000,
+        description="What the conversation is about (the person's latest message), English "
+        "or Chinese: it picks the WARM memories loaded with the block. Empty: attention alone.",
+    )
 
 
 class RecallArgs(_Args):
