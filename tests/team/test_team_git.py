@@ -148,3 +148,63 @@ def test_audit_and_log_name_who_decided(team) -> None:  # type: ignore[no-untype
     bob.dismiss(dismissed["id"])
     rec = [r for r in bob.audit.records() if r["action"] == "proposal.dismiss"][-1]
     assert rec["by"] == "Bob <bob@example.org>"
+
+
+def _share_queue(alice: Memory, a_dir: Path, b_dir: Path) -> None:
+    alice.project_settings(a_dir, shared_queue=True)
+    commit_all(a_dir, "shared queue")
+    push(a_dir)
+    assert pull(b_dir).returncode == 0
+
+
+def test_the_shared_queue_travels_with_git_and_any_member_decides(team) -> None:  # type: ignore[no-untyped-def]
+    alice, a_dir, bob, b_dir = team
+    _share_queue(alice, a_dir, b_dir)
+    queued = alice.propose("Fiscal year starts in February.", "info",
+                           "Fiscal year starts in February.", layer="project")  # fmt: skip
+    pid = queued["id"]
+    files = list((a_dir / ".jupyter-memory" / "queue").glob(f"*-{pid}.md"))
+    assert len(files) == 1  # in the project folder, not in Alice's home
+    assert not list((alice.home / "queue").glob(f"*-{pid}.md"))
+    commit_all(a_dir, "proposal")
+    push(a_dir)
+    assert pull(b_dir).returncode == 0
+    seen = {p.id: p for p in bob.queue()}
+    assert pid in seen and seen[pid].proposed_by == "Alice <alice@example.org>"
+    bob.apply(pid, to="project")
+    commit_all(b_dir, "bob decides")
+    push(b_dir)
+    assert pull(a_dir).returncode == 0
+    decided = alice.proposal(pid)
+    assert decided.status == "applied"
+    assert decided.decided_by == "Bob <bob@example.org>"
+    assert pid not in {p.id for p in alice.queue()}
+    assert "Fiscal year starts in February." in _knowledge(a_dir)
+    history = alice.knowledge_history()
+    row = [r for r in history if r.change == "added"][0]
+    assert row.by == "Bob <bob@example.org>" and row.proposal == pid
+    assert row.evidence == "Fiscal year starts in February."
+
+
+def test_a_proposal_decided_differently_in_two_clones_is_reported(team) -> None:  # type: ignore[no-untyped-def]
+    alice, a_dir, bob, b_dir = team
+    _share_queue(alice, a_dir, b_dir)
+    pid = alice.propose("Exclude test accounts.", "rule", "Exclude test accounts.",
+                        layer="project")["id"]  # fmt: skip
+    commit_all(a_dir, "proposal")
+    push(a_dir)
+    assert pull(b_dir).returncode == 0
+    alice.dismiss(pid)
+    commit_all(a_dir, "alice dismisses")
+    push(a_dir)
+    bob.apply(pid, to="project")
+    commit_all(b_dir, "bob applies")
+    result = pull(b_dir)
+    assert result.returncode == 0, result.stderr  # the proposal driver keeps one decision
+    p = bob.proposal(pid)
+    assert p.status in ("applied", "dismissed")
+    other = p.contested
+    assert {p.status, other["status"]} == {"applied", "dismissed"}
+    problems = bob.queue_problems()
+    assert any("decided differently in two clones" in x["message"] for x in problems)
+    assert "contested" in [x.kind for x in bob.doctor().problems]
