@@ -92,27 +92,31 @@ def _dismiss(args: argparse.Namespace) -> int:
 
 def _process_all(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        result = mem.process_all(to=args.to, project=args.project)
+        texts = {p.id: p.text for p in mem.queue()}  # an applied result names only its id
+        result = mem.process_all()
     if args.json:
         emit_json(result.to_dict())
         return 0
-    print(f"applied {len(result['applied'])}, skipped {len(result['skipped'])}")
-    for item in result["skipped"]:
-        print(f"  skipped {item['id']}: {item['reason']}")
-    for report in result.get("agents_md", []):
-        _print_agents_md(report)
+    print(f"applied {len(result.applied)}, skipped {len(result.skipped)}")
+    for done in result.applied:
+        where = "User" if done.layer == "user" else f"Project {done.project}"
+        print(f"  → {where}: {done.id}  {texts.get(done.id, '')}")
+    for item in result.skipped:
+        print(f"  skipped {item.id} ({item.reason}): {item.text}")
+    for report in result.agents_md or []:
+        _print_agents_md(report.to_dict())
     return 0
 
 
 def _knowledge(args: argparse.Namespace) -> int:
     if args.action == "save":
         return _save_knowledge(args)
+    if args.action == "resolve":
+        return team_cmd.resolve(args)
     with open_memory(args) as mem:
         read = mem.read_knowledge(args.layer, project=args.project)
     status = read.status.to_dict()
     if args.json:
-    if args.action == "resolve":
-        return team_cmd.resolve(args)
         shown = {"text": read.text, "version": read.version, "status": status}
         emit_json(shown if args.action == "show" else status)
         return 0
@@ -184,11 +188,13 @@ def _conflict(args: argparse.Namespace, exc: KnowledgeConflictError) -> int:
 
 def _context(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        block = mem.context(project=args.project)
+        block = mem.context(project=args.project, agent=args.agent, query=args.query or "")
     if args.json:
         emit_json({"context": block, "chars": len(block)})
     else:
-        print(block or "(no approved knowledge is injected)")
+        print(
+            block or "(nothing is injected: no approved knowledge and no memory, or memory is off)"
+        )
     return 0
 
 
@@ -231,24 +237,24 @@ def _settings(args: argparse.Namespace) -> int:
             if v is not None
         }
         settings = mem.update_settings(**changes) if changes else mem.settings
+        if args.shared_queue is not None or args.storage is not None:
+            settings = {**settings, "project": team_cmd.project_settings(args, mem)}
     if args.json:
         emit_json(settings)
     else:
         on = {True: "on", False: "off"}
-        if args.shared_queue is not None or args.storage is not None:
-            settings = {**settings, "project": team_cmd.project_settings(args, mem)}
         print(f"enabled: {on[settings['enabled']]}")
         print(f"automatic suggestions: {on[settings['auto_suggestions']]}")
         print(f"AGENTS.md auto-sync after Apply: {on[settings['agents_md_autosync']]}")
-    return 0
-
-
-def register(sub: Any, common: argparse.ArgumentParser) -> None:
         if "project" in settings:
             proj = settings["project"]
             print(f"project {proj['project']}: shared review queue {on[proj['shared_queue']]}")
             used = proj["storage_in_use"]
             print(f"  storage {proj['storage']}: {used['kind']} ({used['reason']})")
+    return 0
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("queue", parents=[common], help="pending knowledge proposals")
     p.add_argument("--all", action="store_true", help="include applied, dismissed, superseded")
     p.set_defaults(func=_queue)
@@ -269,8 +275,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("id")
     p.set_defaults(func=_dismiss)
 
-    p = sub.add_parser("process-all", parents=[common], help="apply every pending proposal")
-    p.add_argument("--to", choices=["user", "project"], required=True)
+    p = sub.add_parser(
+        "process-all",
+        parents=[common],
+        help="apply every pending proposal to the layer it was suggested for; "
+        "those still needing a project are skipped and listed",
+    )
     p.set_defaults(func=_process_all)
 
     p = sub.add_parser(
@@ -278,6 +288,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument("action", choices=["show", "status", "save", "resolve"])
     p.add_argument("--layer", choices=["user", "project"], default="user")
+    p.add_argument(
+        "--take",
+        choices=["ours", "theirs"],
+        help="resolve: keep one side of a git merge conflict (default: your merge from stdin)",
+    )
     how = p.add_mutually_exclusive_group()
     how.add_argument(
         "--base",
@@ -286,16 +301,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "refused if the file changed since",
     )
     how.add_argument(
-    p.add_argument(
-        "--take",
-        choices=["ours", "theirs"],
-        help="resolve: keep one side of a git merge conflict (default: your merge from stdin)",
-    )
         "--force", action="store_true", help="save: replace the file whatever it holds now"
     )
     p.set_defaults(func=_knowledge)
 
     p = sub.add_parser("context", parents=[common], help="the block an agent receives")
+    p.add_argument("--query", help="the conversation text that picks the WARM memories")
+    p.add_argument("--agent", help="include this agent's own reviewed memories (e.g. mcp)")
     p.set_defaults(func=_context)
 
     p = sub.add_parser("expand", parents=[common], help="full entries under catalog labels")
@@ -314,7 +326,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         choices=["on", "off"],
         help="after each Apply to a project, re-sync its existing AGENTS.md block",
     )
-    p.set_defaults(func=_settings)
     p.add_argument(
         "--shared-queue",
         choices=["on", "off"],
@@ -325,3 +336,4 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         choices=["auto", "local", "network"],
         help="with --project: where its index and locks go (auto: detect a network mount)",
     )
+    p.set_defaults(func=_settings)

@@ -39,12 +39,6 @@ class ApplyBody(_Body):
     project: str | None = None
 
 
-class ProcessAllBody(_Body):
-    _nullable = frozenset({"project"})
-    to: Literal["user", "project"]
-    project: str | None = None
-
-
 class DismissBody(_Body):
     """``{}``, or the person's reason, which a learned rule's candidate records."""
 

@@ -8,7 +8,7 @@ from tornado import web
 
 from ..core.names import validate_id
 from .base import APPROVE, READ, ApiError, MemoryHandler, authorized
-from .bodies import ApplyBody, DismissBody, EmptyBody, ProcessAllBody
+from .bodies import ApplyBody, DismissBody, EmptyBody
 from .jsonable import to_jsonable
 
 
@@ -91,8 +91,8 @@ class ProcessAllHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
     def post(self) -> None:
-        body = self.body(ProcessAllBody)
-        project = self.project_arg(body.project) if body.project else None
-        result = self.backend.memory.process_all(to=body.to, project=project).to_dict()
+        # No layer and no project: each item goes to the layer it was suggested for.
+        self.body(EmptyBody)
+        result = self.backend.memory.process_all().to_dict()
         self.backend.changed("queue", "process_all")
         self.reply(result)

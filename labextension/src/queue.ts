@@ -11,14 +11,18 @@ import {
   postJSON,
   requestAPI
 } from './api';
+import { alreadyDecided } from './decided';
 import { button, clear, el, setStatus } from './dom';
 
-const SOURCE_LABELS: Record<string, string> = {
+// Typed by the REST schema's enum: a source the server can send has a label.
+const SOURCE_LABELS: Record<IProposal['source'], string> = {
   'chat-extraction': 'chat extraction',
   agent: 'agent',
   correction: 'correction',
   gotcha: 'gotcha',
-  manual: 'manual'
+  manual: 'manual',
+  'session-digest': 'session digest',
+  import: 'import'
 };
 
 /** Where the evidence quote came from, as one line of text. */
@@ -54,23 +58,12 @@ export class QueueView extends Widget {
     super();
     this.addClass('jm-queue');
     this.id = 'jm-queue';
+    // Spec 002: no layer to choose; each item goes where it was suggested.
     const processAll = button('Process all', () => void this.processAll(), {
       className: 'jm-process-all',
       title:
-        'Apply every pending item to the chosen layer; items that still need a project are skipped and listed'
+        'Apply every pending item to the layer it was suggested for; items that still need a project are skipped and listed'
     });
-    this._processTarget = el('select', {
-      className: 'jm-process-target',
-      attrs: { 'aria-label': 'Process all to' }
-    });
-    for (const [value, label] of [
-      ['project', 'to Project'],
-      ['user', 'to User']
-    ]) {
-      this._processTarget.appendChild(
-        el('option', { text: label, attrs: { value } })
-      );
-    }
     this._status = el('div', {
       className: 'jm-status',
       attrs: { role: 'status' }
@@ -82,7 +75,7 @@ export class QueueView extends Widget {
     });
     this._list.addEventListener('keydown', event => this.onKey(event));
     this.node.append(
-      el('div', { className: 'jm-toolbar' }, [processAll, this._processTarget]),
+      el('div', { className: 'jm-toolbar' }, [processAll]),
       this._status,
       this._skipped,
       this._list
@@ -267,9 +260,29 @@ export class QueueView extends Widget {
       });
       this.removeItem(id);
     } catch (error) {
-      setStatus(this._status, `Apply failed: ${errorMessage(error)}`, 'error');
+      if (!this.decidedElsewhere(id, error)) {
+        setStatus(
+          this._status,
+          `Apply failed: ${errorMessage(error)}`,
+          'error'
+        );
+      }
     }
     await this.refresh();
+  }
+
+  /**
+   * An Apply or Dismiss that met a decision made elsewhere (a card, the CLI,
+   * another kernel or tab) is news, not a failure: say what happened.
+   */
+  private decidedElsewhere(id: string, error: unknown): boolean {
+    const already = alreadyDecided(error);
+    if (already === null) {
+      return false;
+    }
+    Notification.info(`${already}; nothing changed`, { autoClose: 4000 });
+    this.removeItem(id);
+    return true;
   }
 
   async dismiss(id: string): Promise<void> {
@@ -280,11 +293,13 @@ export class QueueView extends Widget {
       });
       this.removeItem(id);
     } catch (error) {
-      setStatus(
-        this._status,
-        `Dismiss failed: ${errorMessage(error)}`,
-        'error'
-      );
+      if (!this.decidedElsewhere(id, error)) {
+        setStatus(
+          this._status,
+          `Dismiss failed: ${errorMessage(error)}`,
+          'error'
+        );
+      }
     }
     await this.refresh();
   }
@@ -292,27 +307,31 @@ export class QueueView extends Widget {
   async processAll(): Promise<void> {
     clear(this._skipped);
     try {
-      const result = await postJSON<IProcessAllResult>('queue/process-all', {
-        to: this._processTarget.value
-      });
-      const applied = result.applied.length;
+      const result = await postJSON<IProcessAllResult>('queue/process-all');
+      const where = { user: 0, project: 0 };
+      for (const a of result.applied) {
+        if (a.status === 'applied') {
+          where[a.layer === 'project' ? 'project' : 'user'] += 1;
+        }
+      }
       const skipped = result.skipped;
       Notification.success(
-        `Processed: ${applied} applied, ${skipped.length} skipped`,
+        `Processed: ${where.user} to User, ${where.project} to Project, ${skipped.length} skipped`,
         { autoClose: 4000 }
       );
       if (skipped.length) {
         this._skipped.appendChild(
           el('li', {
             className: 'jm-skipped-head',
-            text: 'Skipped (pick a project for these):'
+            text: 'Skipped, still in the queue:'
           })
         );
         for (const s of skipped) {
           this._skipped.appendChild(
             el('li', {
               className: 'jm-skipped-item',
-              text: `${s.text} — ${s.reason}`
+              text: `${s.text} — ${s.reason}`,
+              attrs: { 'data-id': s.id }
             })
           );
         }
@@ -360,5 +379,4 @@ export class QueueView extends Widget {
   private readonly _list: HTMLUListElement;
   private readonly _skipped: HTMLUListElement;
   private readonly _status: HTMLDivElement;
-  private readonly _processTarget: HTMLSelectElement;
 }

@@ -387,7 +387,8 @@ export interface IProposal {
     | 'correction'
     | 'gotcha'
     | 'manual'
-    | 'session-digest';
+    | 'session-digest'
+    | 'import';
   suggested_layer: 'user' | 'project';
   project: string | null;
   created: string;

@@ -48,18 +48,35 @@ def test_dismiss_and_process_all(capsys, memory_home: Path, project_dir: Path) -
     a = json.loads(out)["id"]
     _, out, _ = run(capsys, "propose", "GMV includes tax", "--kind", "info", "--json")
     b = json.loads(out)["id"]
+    _, out, _ = run(
+        capsys, "propose", "Weeks start on Monday", "--kind", "rule", "--layer", "project", "--json"
+    )
+    pick = json.loads(out)["id"]
+    where = ("--project", str(project_dir))
+    _, out, _ = run(capsys, "propose", "退款按退款日入账", "--kind", "rule", *where, "--json")
+    in_project = json.loads(out)["id"]
     code, out, _ = run(capsys, "dismiss", a)
     assert code == 0 and out.strip() == "dismissed"
-    code, out, _ = run(capsys, "process-all", "--to", "project", "--json")
-    assert json.loads(out)["skipped"][0]["reason"] == "pick a project"
-    code, out, _ = run(
-        capsys, "process-all", "--to", "project", "--project", str(project_dir), "--json"
-    )
-    assert [x["id"] for x in json.loads(out)["applied"]] == [b]
-    code, out, _ = run(
-        capsys, "knowledge", "status", "--layer", "project", "--project", str(project_dir)
-    )
-    assert "Info 1" in out and "sales-q3" in out
+    # Process all takes no layer: each item goes where it was suggested (spec 002).
+    with pytest.raises(SystemExit) as refused:
+        run(capsys, "process-all", "--to", "project")
+    assert refused.value.code == 2 and "unrecognized arguments: --to" in capsys.readouterr().err
+    code, out, _ = run(capsys, "process-all")
+    assert code == 0 and out.splitlines() == [
+        "applied 2, skipped 1",
+        f"  → User: {b}  GMV includes tax",
+        f"  → Project sales-q3: {in_project}  退款按退款日入账",
+        f"  skipped {pick} (pick a project): Weeks start on Monday",
+    ]
+    code, out, _ = run(capsys, "knowledge", "status", "--layer", "project", *where)
+    assert "Rules 1" in out and "sales-q3" in out
+    code, out, _ = run(capsys, "knowledge", "show")
+    assert "GMV includes tax" in out and "退款" not in out
+    code, out, _ = run(capsys, "process-all", "--json")
+    assert json.loads(out) == {
+        "applied": [],
+        "skipped": [{"id": pick, "text": "Weeks start on Monday", "reason": "pick a project"}],
+    }
 
 
 def test_errors_exit_1_with_message(capsys, memory_home: Path) -> None:  # noqa: ANN001

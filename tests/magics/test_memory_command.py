@@ -59,17 +59,27 @@ def test_context_shows_only_approved_knowledge(ip, magics, project_dir):
 
 def test_queue_empty_and_process_all(ip, magics, project_dir):
     assert str(ip.run_line_magic("memory", "queue")) == "The queue is empty."
-    comment_cell(ip, "revenue excludes refunds")
-    comment_cell(ip, "churn is defined as 90 days without an order")
-    magics.worker.wait()
-    out = str(ip.run_line_magic("memory", "process-all --to project"))
-    assert "Applied 0 proposal(s)." in out and "Skipped 2 that still need a project" in out
     ip.run_line_magic("memory", f"focus {project_dir}")
-    out = str(ip.run_line_magic("memory", "process-all --to project"))
-    assert "Applied 2 proposal(s)." in out
-    assert magics.service.queue() == []
-    text = magics.service.knowledge("project", project="sales-q3")
-    assert "Revenue excludes refunds" in text and "Churn is defined" in text
+    comment_cell(ip, "revenue excludes refunds")  # suggested: Project · sales-q3 (the focus)
+    magics.worker.wait()
+    mem = magics.service
+    mine = mem.propose("GMV includes tax", "info", "GMV includes tax", layer="user")["id"]
+    mem.focus(None)
+    pick = mem.propose("Weeks start on Monday", "rule", "Weeks start on Monday", layer="project")
+    # Process all has no layer of its own (spec 002): each item goes where it was suggested.
+    out = str(ip.run_line_magic("memory", "process-all"))
+    lines = out.splitlines()
+    assert lines[0] == "Applied 2 proposal(s):"
+    assert f"  → User: {mine}  GMV includes tax" in lines
+    assert any(ln.startswith("  → Project sales-q3: ") for ln in lines), out
+    assert lines[-2:] == [
+        "Skipped 1 that still need a project picked:",
+        f"  {pick['id']}  Weeks start on Monday",
+    ]
+    assert [p.id for p in mem.queue()] == [pick["id"]]
+    assert "Revenue excludes refunds" in mem.knowledge("project", project="sales-q3")
+    assert "GMV includes tax" in mem.knowledge("user")
+    assert "GMV includes tax" not in mem.knowledge("project", project="sales-q3")
 
 
 def test_cards_rerendered_after_cli_decision(ip, magics):
@@ -90,8 +100,7 @@ def test_cards_rerendered_after_cli_decision(ip, magics):
         ("", "arguments are required|action"),
         ("fly", "unknown action"),
         ("suggestions maybe", "suggestions on\\|off"),
-        ("process-all", "needs --to"),
-        ("process-all --to nowhere", "invalid choice"),
+        ("process-all --to project", "unrecognized arguments: --to"),
     ],
 )
 def test_memory_errors(ip, line, message):

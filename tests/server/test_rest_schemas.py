@@ -132,7 +132,7 @@ async def test_queue_apply_dismiss_process_all(api, server_memory, jp_root_dir):
         "POST",
         "queue",
         "process-all",
-        body={"to": "project", "project": "sales-q3"},
+        body={},
     )
     assert done["applied"] and "agents_md" in done
     await call(

@@ -95,17 +95,36 @@ async def test_unknown_id_404_bad_id_422_bad_body_422(api, server_memory):
     assert data["count"] == 1
 
 
-async def test_process_all_skips_and_lists_items_needing_a_project(api, server_memory, jp_root_dir):
+async def test_process_all_applies_each_item_to_its_suggested_layer(
+    api, server_memory, jp_root_dir
+):
     folder = jp_root_dir / "sales-q3"
     folder.mkdir()
     server_memory.focus(folder)
     with_project = propose(server_memory, "Region codes are ISO 3166", project="sales-q3")
     server_memory.focus(None)
-    without = propose(server_memory, "Weekly numbers are Monday to Sunday")
+    to_user = propose(server_memory, "收入口径不含退款")
+    needs_pick = server_memory.propose(
+        "Weekly numbers are Monday to Sunday",
+        "rule",
+        "Weekly numbers are Monday to Sunday",
+        layer="project",
+    )["proposal"]["id"]
+    # The layer picker is gone: a body naming one is refused, naming the field.
     code, data = await api("POST", "queue", "process-all", body={"to": "project"})
+    assert code == 422 and data["field"] == "to", data
+    code, data = await api("POST", "queue", "process-all", body={})
     assert code == 200, data
-    assert [a["id"] for a in data["applied"]] == [with_project]
-    assert [s["id"] for s in data["skipped"]] == [without]
-    assert "pick a project" in data["skipped"][0]["reason"]
+    where = {a["id"]: (a["layer"], a["project"]) for a in data["applied"]}
+    assert where == {with_project: ("project", "sales-q3"), to_user: ("user", None)}
+    assert data["skipped"] == [
+        {
+            "id": needs_pick,
+            "text": "Weekly numbers are Monday to Sunday",
+            "reason": "pick a project",
+        }
+    ]
+    assert "收入口径不含退款" in server_memory.knowledge("user")
+    assert "收入口径不含退款" not in server_memory.knowledge("project", "sales-q3")
     code, data = await api("GET", "queue")
-    assert [p["id"] for p in data["items"]] == [without]
+    assert [p["id"] for p in data["items"]] == [needs_pick]

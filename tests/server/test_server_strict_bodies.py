@@ -57,12 +57,7 @@ WRITE_ROUTES = {
         ["text"],
     ),
     "apply": (("POST", ("queue", "PID", "apply")), {"to": "user"}, {"to": 1}, ["to"]),
-    "process-all": (
-        ("POST", ("queue", "process-all")),
-        {"to": "user"},
-        {"to": True},
-        ["to"],
-    ),
+    "process-all": (("POST", ("queue", "process-all")), {}, {}, []),
     "projects": (("POST", ("projects",)), {"path": "p"}, {"path": ["p"]}, ["path"]),
     "dismiss": (("POST", ("queue", "PID", "dismiss")), {}, {}, []),
     "reorganize": (("POST", ("knowledge", "user", "reorganize")), {}, {}, []),

@@ -136,7 +136,7 @@ def test_process_all_syncs_each_project_once(pmem: Memory, project_dir: Path) ->
     _propose(pmem)
     _propose(pmem, "Amounts are in CNY (金额单位为人民币).")
 
-    result = pmem.process_all("project")
+    result = pmem.process_all()
     assert len(result["applied"]) == 2 and "agents_md" not in result["applied"][0]
     (report,) = result["agents_md"]
     assert report["ok"] and report["files"][0]["action"] == "updated"

@@ -143,20 +143,49 @@ def test_apply_to_project_needs_a_project(mem: Memory, project_dir: Path) -> Non
     assert "Revenue excludes refunds" in mem.context(project="sales-q3")
 
 
-def test_process_all_skips_items_needing_a_project(mem: Memory, project_dir: Path) -> None:
-    a = mem.propose(
-        "Revenue excludes refunds", "rule", "Revenue must always exclude refunds", messages=CHAT
-    )["id"]
-    b = mem.propose(
-        "收入口径不含退款", "info", "收入口径不含退款", project=str(project_dir), messages=CHAT
-    )["id"]
+def test_process_all_applies_each_item_to_its_suggested_layer(
+    mem: Memory, project_dir: Path
+) -> None:
+    """Spec 002 §4.4: Process all has no layer of its own; it skips only "pick a project"."""
+    mem.focus(project_dir)
+    # suggested: Project · sales-q3 (the focus)
+    in_project = mem.propose("收入口径不含退款", "info", "收入口径不含退款", messages=CHAT).id
+    user_too = mem.propose(
+        "Revenue excludes refunds",
+        "rule",
+        "Revenue must always exclude refunds",
+        layer="user",
+        messages=CHAT,
+    )["id"]  # suggested: User, although a project was in focus
     mem.focus(None)
-    result = mem.process_all(to="project")
-    assert [x["id"] for x in result["applied"]] == [b]
+    plain_user = mem.propose("GMV includes tax", "info", "GMV includes tax")["id"]
+    needs_pick = mem.propose(
+        "Weeks start on Monday", "rule", "Weeks start on Monday", layer="project"
+    )["id"]  # suggested: Project, none named
+    assert mem.proposal(needs_pick).project is None
+
+    result = mem.process_all()
+    where = {a["id"]: (a["layer"], a["project"]) for a in result["applied"]}
+    assert where == {
+        in_project: ("project", "sales-q3"),
+        user_too: ("user", None),
+        plain_user: ("user", None),
+    }
     assert result["skipped"] == [
-        {"id": a, "text": "Revenue excludes refunds", "reason": "pick a project"}
+        {"id": needs_pick, "text": "Weeks start on Monday", "reason": "pick a project"}
     ]
-    assert mem.process_all(to="user")["applied"][0]["id"] == a
+    assert "收入口径不含退款" in mem.knowledge("project", "sales-q3")
+    assert "Revenue excludes refunds" not in mem.knowledge("project", "sales-q3")
+    user = mem.knowledge("user")
+    assert "Revenue excludes refunds" in user and "GMV includes tax" in user
+    assert "收入口径不含退款" not in user
+    assert [p.id for p in mem.queue()] == [needs_pick]
+    # A focus does not pick for the person: the item still waits for its project.
+    mem.focus(project_dir)
+    again = mem.process_all()
+    assert again["applied"] == [] and [s["id"] for s in again["skipped"]] == [needs_pick]
+    assert "Weeks start on Monday" not in mem.knowledge("project", "sales-q3")
+    assert mem.apply(needs_pick, to="project")["project"] == "sales-q3"  # picked by hand
 
 
 def test_unknown_ids(mem: Memory) -> None:

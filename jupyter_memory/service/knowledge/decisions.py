@@ -24,8 +24,16 @@ from .files import KnowledgeFiles, ProjectArg, check_layer, refuse_conflicted
 from .queue import KnowledgeQueue
 from .results import AgentsMdAutosync, DecisionResult, ProcessAllResult, SkippedProposal
 
+# Why Process all left an item whose suggested project was never named.
+PICK_A_PROJECT = "pick a project"
+
 # Runs after an Apply changed a project's knowledge: ``None`` when it did nothing.
 ProjectAppliedHook = Callable[[str], AgentsMdAutosync | None]
+
+
+def needs_project_pick(p: Proposal) -> bool:
+    """Suggested for Project with none named: only the person can pick it (spec 002 §4.4)."""
+    return p.suggested_layer == "project" and p.project is None
 
 
 def _decided(p: Proposal) -> DecisionResult | None:
@@ -107,6 +115,7 @@ class KnowledgeDecisions:
             # Fresh from disk: a save checks its base under this same lock, so
             # what is read here is what the file holds until the write.
             loaded = kfile.load(fresh=True)  # a malformed file raises here, left as it is
+            refuse_conflicted(loaded)  # git left a merge conflict in it (issue 17)
             key = dedup_key(p.text)
             present = any(dedup_key(leaf) == key for _, leaf in loaded.doc.leaves())
             digest = None
@@ -115,7 +124,6 @@ class KnowledgeDecisions:
                 text = render_knowledge(append_entry(loaded.doc, section, p.text))
                 check_save_size(text)
                 digest = version = kfile.write(text)
-            refuse_conflicted(loaded)  # git left a merge conflict in it (issue 17)
             now = self.ctx.clock()
             p = p.model_copy(
                 update={
@@ -163,6 +171,7 @@ class KnowledgeDecisions:
             p = p.model_copy(update=update)
             store.add_dismissed(p.dedup_hash or dedup_hash(p.text))
             digest = store.replace(path, p)
+        folder = self.ctx.projects.folder_of(p.project) if p.project else None
         self.ctx.audit.append(
             "proposal.dismiss", actor=self.ctx.actor, by=self.ctx.who(folder), at=now,
             id=p.id, path=str(path), sha256=digest, project=p.project,
@@ -170,23 +179,28 @@ class KnowledgeDecisions:
         self.events.emit("dismissed", p.id, reason=reason)
         return DecisionResult(p.id, "dismissed")
 
-    def process_all(self, to: str, project: ProjectArg | None = None) -> ProcessAllResult:
-        """Apply every pending item; items that still need a project picked are skipped and listed.
-        folder = self.ctx.projects.folder_of(p.project) if p.project else None
+    def process_all(self) -> ProcessAllResult:
+        """Apply every pending item to the layer it was suggested for (spec 002 §4.4).
 
-        AGENTS.md auto-sync runs once per project at the end (``agents_md``: one
-        report per project), not once per item.
+        Process all picks no layer and no project: an item suggested for User
+        goes to User, one suggested for a project goes to that project. An item
+        suggested for Project without a project still needs the person to pick
+        one; it is skipped and listed with "pick a project", also while a
+        project is in focus (the panel shows it with its project picker). An
+        item whose Apply fails (its project is no longer registered, a
+        malformed file) is skipped with the error. AGENTS.md auto-sync runs
+        once per project at the end (``agents_md``: one report per project),
+        not once per item.
         """
-        check_layer(to, "to")
         applied: list[DecisionResult] = []
         skipped: list[SkippedProposal] = []
         for p in self.queue.queue():
-            target = project if project is not None else p.project
-            if to == "project" and target is None and self.ctx.projects.project_id is None:
-                skipped.append(SkippedProposal(p.id, p.text, "pick a project"))
+            if needs_project_pick(p):
+                skipped.append(SkippedProposal(p.id, p.text, PICK_A_PROJECT))
                 continue
+            target = p.project if p.suggested_layer == "project" else None
             try:
-                applied.append(self._apply_one(p.id, to, target))
+                applied.append(self._apply_one(p.id, p.suggested_layer, target))
             except JupyterMemoryError as exc:
                 skipped.append(SkippedProposal(p.id, p.text, str(exc)))
         projects = {a.project for a in applied if a.status == "applied" and a.project}
@@ -194,4 +208,4 @@ class KnowledgeDecisions:
         return ProcessAllResult(applied, skipped, reports or None)
 
 
-__all__ = ["KnowledgeDecisions", "ProjectAppliedHook"]
+__all__ = ["PICK_A_PROJECT", "KnowledgeDecisions", "ProjectAppliedHook", "needs_project_pick"]

@@ -210,7 +210,7 @@ def test_a_folder_that_is_not_the_source_is_refused(mem, tmp_path):
 
 def test_export_agents_md_writes_the_approved_knowledge(mem, tmp_path):
     mem.import_from("agents-md", copy("agents-md", tmp_path))
-    result = mem.process_all("user")  # Process all: one act accepts the whole import
+    result = mem.process_all()  # Process all: one act accepts the whole import
     assert len(result["applied"]) == 8 and mem.queue() == []
     out = tmp_path / "out" / "AGENTS.md"
     result = export_agents_md(mem, out)

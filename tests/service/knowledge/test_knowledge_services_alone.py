@@ -122,9 +122,10 @@ def test_decisions_run_the_registered_hook_once_per_project(
     pid = ctx.projects.register(project_dir)
     a = queue.propose(RULE, "rule", RULE, layer="project", project=project_dir)
     b = queue.propose(OTHER, "rule", OTHER, layer="project", project=project_dir)
-    c = queue.propose("Use 人民币 for amounts.", "info", "Use 人民币 for amounts.", layer="user")
+    c = queue.propose("Use 人民币 for amounts.", "info", "Use 人民币 for amounts.", layer="project")
     d = queue.propose("Weeks start on Monday.", "info", "Weeks start on Monday.", project=pid)
     assert a.id and b.id and c.id and d.id
+    assert c.proposal is not None and c.proposal.project is None  # Project, none picked
 
     plain = decisions.apply(a.id, to="project")  # no hook registered: no agents_md key
     assert isinstance(plain, DecisionResult) and plain.agents_md is None
@@ -151,7 +152,7 @@ def test_decisions_run_the_registered_hook_once_per_project(
         return AgentsMdAutosync(project_id, report=SyncReport())
 
     decisions.on_project_applied(hook)
-    batch = decisions.process_all(to="project")
+    batch = decisions.process_all()
     assert {(r.id, r.status) for r in batch.applied} == {(b.id, "applied"), (d.id, "applied")}
     assert [(s.id, s.reason) for s in batch.skipped] == [(c.id, "pick a project")]
     assert calls == [pid]  # once for the batch, not once per item
