@@ -8,10 +8,21 @@ import {
   requestAPI
 } from './api';
 import { button, clear, el, setStatus } from './dom';
+import type { ICase } from './schemas';
 
 const COLUMNS = ['Date', 'Type', 'Summary', 'Evidence', 'Status'];
+const TYPES = ['discuss', 'hesitate', 'insight', 'observe', 'think'];
 
-/** Browse investigation cases: INDEX tables and single entries, read-only. */
+/** A legacy v1 entry whose 后续状态 cannot be told has the state ''. */
+function stateText(status: string): string {
+  return status || '— (unknown)';
+}
+
+/**
+ * Browse investigation cases: INDEX tables and single entries, read-only.
+ * Entries can be filtered by type, evidence id and hypothesis id (all must
+ * match); files the server could not read are listed under their case.
+ */
 export class CasesView extends Widget {
   constructor() {
     super();
@@ -35,6 +46,37 @@ export class CasesView extends Widget {
       attrs: { role: 'status' }
     });
     this._body = el('div', { className: 'jm-cases-body' });
+    this._type = el('select', {
+      className: 'jm-case-type',
+      attrs: { 'aria-label': 'Filter entries by type' }
+    });
+    for (const value of ['', ...TYPES]) {
+      this._type.appendChild(
+        el('option', { text: value || 'All types', attrs: { value } })
+      );
+    }
+    const input = (className: string, placeholder: string, label: string) =>
+      el('input', {
+        className,
+        attrs: { type: 'text', placeholder, 'aria-label': label }
+      });
+    this._evidence = input(
+      'jm-case-evidence',
+      'Evidence, e.g. E-007',
+      'Filter entries by evidence id'
+    );
+    this._hypothesis = input(
+      'jm-case-hypothesis',
+      'Hypothesis, e.g. H-2',
+      'Filter entries by hypothesis id'
+    );
+    for (const field of [this._evidence, this._hypothesis]) {
+      field.addEventListener('keydown', event => {
+        if (event.key === 'Enter') {
+          void this.applyFilters();
+        }
+      });
+    }
     this.node.append(
       el('div', { className: 'jm-toolbar' }, [
         this._query,
@@ -43,9 +85,54 @@ export class CasesView extends Widget {
           className: 'jm-all-cases'
         })
       ]),
+      el('div', { className: 'jm-toolbar jm-case-filters' }, [
+        this._type,
+        this._evidence,
+        this._hypothesis,
+        button('Filter entries', () => void this.applyFilters(), {
+          className: 'jm-case-filter'
+        })
+      ]),
       this._status,
       this._body
     );
+  }
+
+  /** The filters as query parameters (only those set). */
+  private filters(): Record<string, string> {
+    const params: Record<string, string> = {};
+    const type = this._type.value;
+    const evidence = this._evidence.value.trim();
+    const hypothesis = this._hypothesis.value.trim();
+    if (type) {
+      params.type = type;
+    }
+    if (evidence) {
+      params.evidence = evidence;
+    }
+    if (hypothesis) {
+      params.hypothesis = hypothesis;
+    }
+    return params;
+  }
+
+  /** Open every case and list its entries under the current filters. */
+  async applyFilters(): Promise<void> {
+    const sections = Array.from(
+      this._body.querySelectorAll<HTMLDetailsElement>('details.jm-case')
+    );
+    if (sections.length === 0) {
+      await this.refresh();
+    }
+    for (const section of Array.from(
+      this._body.querySelectorAll<HTMLDetailsElement>('details.jm-case')
+    )) {
+      const target = section.querySelector<HTMLElement>('.jm-case-entries');
+      if (target && section.dataset.case) {
+        section.open = true;
+        await this.loadEntries(section.dataset.case, target);
+      }
+    }
   }
 
   async refresh(): Promise<void> {
@@ -92,12 +179,19 @@ export class CasesView extends Widget {
           el('td', { text: row.type }),
           el('td', { text: row.summary }),
           el('td', { text: row.evidence.join(', ') }),
-          el('td', { text: row.status })
+          el('td', { text: stateText(row.status) })
         ])
       );
     }
     table.appendChild(body);
     const entries = el('div', { className: 'jm-case-entries' });
+    // Files the server could not read (or two owning one row): reported, not hidden.
+    const problems = el('ul', { className: 'jm-case-problems' });
+    for (const problem of c.problems) {
+      problems.appendChild(
+        el('li', { className: 'jm-case-problem', text: problem })
+      );
+    }
     const section = el(
       'details',
       { className: 'jm-case', attrs: { 'data-case': c.id } },
@@ -105,6 +199,7 @@ export class CasesView extends Widget {
         el('summary', {
           text: `${c.id} — ${c.name} (${c.period || 'no entries'})`
         }),
+        c.problems.length ? problems : null,
         table,
         button('Entries', () => void this.loadEntries(c.id, entries), {
           className: 'jm-case-entries-button'
@@ -120,15 +215,28 @@ export class CasesView extends Widget {
     target: HTMLElement
   ): Promise<void> {
     try {
-      const data = await requestAPI<{ entries: ICaseEntry[] }>(
-        `cases/${encodeURIComponent(caseId)}`
+      const filters = this.filters();
+      const data = await requestAPI<ICase>(
+        `cases/${encodeURIComponent(caseId)}`,
+        {},
+        filters
       );
       clear(target);
+      const filtered = Object.keys(filters).length > 0;
+      target.dataset.count = String(data.entries.length);
+      target.appendChild(
+        el('div', {
+          className: 'jm-case-count',
+          text: filtered
+            ? `${data.entries.length} entries match ${Object.values(filters).join(' · ')}`
+            : `${data.entries.length} entries`
+        })
+      );
       for (const entry of data.entries) {
         const body = el('pre', { className: 'jm-entry-body' });
         const item = el('div', { className: 'jm-entry' }, [
           button(
-            `${entry.date} · ${entry.type} · ${entry.title}`,
+            `${entry.date} · ${entry.type} · ${entry.title} · ${stateText(entry.status)}`,
             () => void this.loadEntry(caseId, entry.file, body),
             {
               className: 'jm-entry-open'
@@ -156,7 +264,11 @@ export class CasesView extends Widget {
       const entry = await requestAPI<ICaseEntry>(
         `cases/${encodeURIComponent(caseId)}/entries/${encodeURIComponent(file)}`
       );
-      target.textContent = `${entry.title}\n${entry.status} · evidence: ${entry.evidence.join(', ') || '—'}\n\n${entry.body ?? ''}`;
+      const links = [
+        `evidence: ${entry.evidence.join(', ') || '—'}`,
+        `hypotheses: ${entry.hypotheses.join(', ') || '—'}`
+      ].join(' · ');
+      target.textContent = `${entry.title}\n${stateText(entry.status)} · ${links}\n\n${entry.body ?? ''}`;
     } catch (error) {
       setStatus(
         this._status,
@@ -194,6 +306,9 @@ export class CasesView extends Widget {
   }
 
   private readonly _query: HTMLInputElement;
+  private readonly _type: HTMLSelectElement;
+  private readonly _evidence: HTMLInputElement;
+  private readonly _hypothesis: HTMLInputElement;
   private readonly _status: HTMLDivElement;
   private readonly _body: HTMLDivElement;
 }

@@ -62,6 +62,8 @@ export interface ICase {
   period: string;
   rows: ICaseRow[];
   entries: ICaseEntryMeta[];
+  /** Files of the case that could not be read or that share one INDEX.md row (reported, their rows kept). */
+  problems: string[];
 }
 
 /** GET /cases/{id}/entries/{file}: one entry with its body. */
@@ -72,11 +74,16 @@ export interface ICaseEntry {
   title: string;
   type: string;
   date: string;
+  /** 已纳入, 存档待查 or 已排除; '' for a legacy entry whose state is unknown. */
   status: string;
   evidence: string[];
   hypotheses: string[];
   related: string | null;
-  files: string[];
+  files: Array<{
+    name: string;
+    path: string;
+    note: string;
+  }>;
   legacy: boolean;
   body: string;
 }
@@ -89,11 +96,16 @@ export interface ICaseEntryMeta {
   title: string;
   type: string;
   date: string;
+  /** 已纳入, 存档待查 or 已排除; '' for a legacy entry whose state is unknown. */
   status: string;
   evidence: string[];
   hypotheses: string[];
   related: string | null;
-  files: string[];
+  files: Array<{
+    name: string;
+    path: string;
+    note: string;
+  }>;
   legacy: boolean;
 }
 
@@ -131,6 +143,8 @@ export interface ICaseSummary {
   name: string;
   period: string;
   rows: ICaseRow[];
+  /** Files of the case that could not be read or that share one INDEX.md row (reported, their rows kept). */
+  problems: string[];
 }
 
 /** GET /cases: every case of the workspace. */
