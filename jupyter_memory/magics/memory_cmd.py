@@ -3,7 +3,7 @@
     %memory focus ./sales-q3        %memory on | off
     %memory suggestions on | off    %memory status
     %memory context                 %memory queue
-    %memory suggest                 %memory process-all --to project
+    %memory suggest                 %memory process-all
     %memory digest                  %memory agent-unreviewed on | off
     %memory apply ID --to user      %memory dismiss ID
 
@@ -19,9 +19,11 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from ..service.knowledge.decisions import PICK_A_PROJECT
 from . import decide_cmd, digest_cmd, focus_cmd
 from .args import argument, magic_arguments, parse
 from .render import TextBlock
+from .team_status import team_lines
 
 ACTIONS = (
     "focus",
@@ -48,8 +50,8 @@ ACTIONS = (
     help="focus: a project folder or id · suggestions, agent-unreviewed: on or off"
     " · apply, dismiss: a proposal id",
 )
-@argument("--to", choices=["user", "project"], help="process-all: where to apply")
-@argument("--project", help="process-all: the project to apply to (default: the focused one)")
+@argument("--to", choices=["user", "project"], help="apply: the knowledge layer")
+@argument("--project", help="apply --to project: the project (default: the proposal's or focus)")
 @argument("--query", help="context: the conversation text that picks the WARM memories")
 @argument("--agent", help="context: include this agent's own reviewed memories (e.g. ask)")
 def memory(self: Any, line: str) -> Any:
@@ -60,13 +62,16 @@ def memory(self: Any, line: str) -> Any:
     %memory suggestions off
     %memory context
     %memory queue
-    %memory process-all --to project
+    %memory process-all
     %memory digest
     """
     args = parse(memory, line)
     action = args.action
     if action not in ACTIONS:
         raise UsageError(f"%memory: unknown action {action!r}; use one of {', '.join(ACTIONS)}")
+    if action != "apply" and (args.to is not None or args.project is not None):
+        flag = "--to" if args.to is not None else "--project"
+        raise UsageError(f"%memory {action}: unrecognized arguments: {flag} (only apply takes it)")
     if action != "context" and (args.query is not None or args.agent is not None):
         flag = "--query" if args.query is not None else "--agent"
         raise UsageError(
@@ -116,6 +121,7 @@ def _status(self: Any, args: Any) -> TextBlock:
         settings = mem.settings
         pending = len(mem.queue())
         project = focus_cmd.project_line(self)
+        team = team_lines(mem.team_status()) if mem.project_id else []
     last = self.worker.last
     feed = getattr(self, "digest_feed", None)
     if feed is not None:
@@ -128,6 +134,7 @@ def _status(self: Any, args: Any) -> TextBlock:
         f"queue:        {pending} pending",
         f"captured:     {len(self.capture.cells)} cells this session",
         f"notebook:     {self._locate_notebook() or 'unknown (markdown cells not read)'}",
+        *team,
     ]
     if last is not None:
         what = last.error or f"{len(last.proposals)} proposal(s)"
@@ -176,28 +183,23 @@ def _suggest(self: Any, args: Any) -> Any:
 
 
 def _process_all(self: Any, args: Any) -> TextBlock:
-    if args.to is None:
-        raise UsageError("%memory process-all needs --to user or --to project")
+    """Each pending item to the layer it was suggested for (spec 002 §4.4); no layer to pick."""
     with self.session.lock:
-        result = self.service.process_all(to=args.to, project=args.project)
-    return TextBlock(_describe_batch(result))
-
-
-def _describe_batch(result: Any) -> str:
-    get = result.get if isinstance(result, dict) else lambda k, d=None: getattr(result, k, d)
-    applied = list(get("applied", []) or [])
-    skipped = list(get("skipped", []) or [])
-    lines = [f"Applied {len(applied)} proposal(s)."]
-    if skipped:
-        lines.append(f"Skipped {len(skipped)} that still need a project picked:")
-        lines += [f"  {_ident(s)}" for s in skipped]
-    return "\n".join(lines)
-
-
-def _ident(item: Any) -> str:
-    if isinstance(item, dict):
-        return f"{item.get('id')}  {item.get('text', '')}"
-    return f"{getattr(item, 'id', item)}  {getattr(item, 'text', '')}"
+        texts = {p.id: p.text for p in self.service.queue()}  # an applied result names only its id
+        result = self.service.process_all()
+    lines = [f"Applied {len(result.applied)} proposal(s)" + (":" if result.applied else ".")]
+    for done in result.applied:
+        where = "User" if done.layer == "user" else f"Project {done.project}"
+        lines.append(f"  → {where}: {done.id}  {texts.get(done.id, '')}")
+    picks = [s for s in result.skipped if s.reason == PICK_A_PROJECT]
+    if picks:
+        lines.append(f"Skipped {len(picks)} that still need a project picked:")
+        lines += [f"  {s.id}  {s.text}" for s in picks]
+    failed = [s for s in result.skipped if s.reason != PICK_A_PROJECT]
+    if failed:
+        lines.append(f"Skipped {len(failed)} that could not be applied:")
+        lines += [f"  {s.id}  {s.text} — {s.reason}" for s in failed]
+    return TextBlock("\n".join(lines))
 
 
 _HANDLERS = {
