@@ -20,6 +20,10 @@ Columns (dtypes):
     layer, section (category: rules/info); project, label (object: the
     catalog parent, empty for top-level entries), text, path (object);
     position (int64: order within its section).
+``knowledge_history_frame`` — one row per item added or removed, or decision, in a project
+    at (datetime64[ns, UTC]); change (category: added, removed, dismissed, apply,
+    save, reorganize); item, by, commit, proposal, evidence (object); section,
+    source (category: git, audit, queue).
 ``audit_frame`` — one row per audit line
     at (datetime64[ns, UTC]); action, actor, layer (category); id, sha256,
     path (object); plus any extra keys the record carries.
@@ -174,4 +178,24 @@ def audit_frame(memory: Memory | None = None) -> Any:
     return _typed(frame, ["at"], ["action", "actor", "layer"])
 
 
-__all__ = ["audit_frame", "knowledge_frame", "memories_frame", "queue_frame"]
+HISTORY_COLUMNS = [
+    "at", "change", "item", "section", "by", "commit", "proposal", "evidence", "source"
+]  # fmt: skip
+
+
+def knowledge_history_frame(memory: Memory | None = None, project: str | None = None) -> Any:
+    """A project's knowledge history, git and the audit log together (docs/teams.md)."""
+    import pandas as pd
+
+    rows = [r.to_dict() for r in _memory(memory).knowledge_history(project=project)]
+    frame = pd.DataFrame(rows, columns=HISTORY_COLUMNS)
+    return _typed(frame, ["at"], ["change", "section", "source"])
+
+
+__all__ = [
+    "audit_frame",
+    "knowledge_frame",
+    "knowledge_history_frame",
+    "memories_frame",
+    "queue_frame",
+]

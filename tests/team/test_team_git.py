@@ -208,3 +208,19 @@ def test_a_proposal_decided_differently_in_two_clones_is_reported(team) -> None:
     problems = bob.queue_problems()
     assert any("decided differently in two clones" in x["message"] for x in problems)
     assert "contested" in [x.kind for x in bob.doctor().problems]
+
+
+def test_knowledge_history_frame(team) -> None:  # type: ignore[no-untyped-def]
+    from jupyter_memory.frames import knowledge_history_frame
+
+    alice, a_dir, bob, b_dir = team
+    pid = _apply_new(alice, "Amounts are in 人民币.")
+    commit_all(a_dir, "rmb")
+    frame = knowledge_history_frame(alice)
+    added = frame[(frame["change"] == "added") & (frame["source"] == "git")]
+    assert list(added["item"]) == ["Amounts are in 人民币."]
+    assert list(added["by"]) == ["Alice <alice@example.org>"]
+    assert list(added["proposal"]) == [pid]
+    assert str(frame["at"].dtype).startswith("datetime64[") and "UTC" in str(frame["at"].dtype)
+    applied = frame[frame["change"] == "apply"]
+    assert list(applied["by"]) == ["Alice <alice@example.org>"]
