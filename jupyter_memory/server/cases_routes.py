@@ -67,13 +67,13 @@ class CaseHandler(MemoryHandler):
     @authorized(action="read", resource=READ)
     def get(self, case_id: str) -> None:
         case = CaseMemory(self.backend.workspace, validate_case_id(case_id))
-        filters = {
-            "type": _filter(self, "type", ENTRY_TYPES, "one of " + ", ".join(ENTRY_TYPES)),
-            "evidence": _filter(self, "evidence", EVIDENCE_RE, "an evidence id like E-007"),
-            "hypothesis": _filter(self, "hypothesis", HYPOTHESIS_RE, "a hypothesis id like H-2"),
-        }
+        records = case.entries(
+            type=_filter(self, "type", ENTRY_TYPES, "one of " + ", ".join(ENTRY_TYPES)),
+            evidence=_filter(self, "evidence", EVIDENCE_RE, "an evidence id like E-007"),
+            hypothesis=_filter(self, "hypothesis", HYPOTHESIS_RE, "a hypothesis id like H-2"),
+        )
         entries = []
-        for record in case.entries(**filters):
+        for record in records:
             item = record.to_dict()
             item.pop("body")
             entries.append(item)
