@@ -34,12 +34,16 @@ def _remember(args: argparse.Namespace) -> int:
 
 
 def _recall(args: argparse.Namespace) -> int:
+    if args.agent and args.scope:
+        raise ValidationError("give --agent NAME or --scope, not both", field="agent")
     with open_memory(args) as mem:
         query = RecallQuery.of(
             " ".join(args.query),
             type=args.type,
             tier=args.tier,
-            scope=args.scope,
+            # --agent NAME: that agent's own memories (spec 003 "*recall --agent dev"),
+            # ranked by its preferred sectors; without it shared ones are all there.
+            scope=f"agent:{args.agent}" if args.agent else args.scope,
             agent=args.agent,
             tags=args.tag or (),
             recent=args.recent,
@@ -99,7 +103,34 @@ def _stats(args: argparse.Namespace) -> int:
     counts = stats.to_dict()
     for key in ("by_type", "by_tier", "by_scope", "by_project", "by_heat"):
         print(f"  {key[3:]:8} " + ", ".join(f"{k}: {v}" for k, v in sorted(counts[key].items())))
+    _print_usage(counts["usage"])
     return 0
+
+
+def _when(value: str | None) -> str:
+    return value[:16].replace("T", " ") if value else "never"
+
+
+def _print_usage(usage: dict[str, Any]) -> None:
+    """Recalls per memory, sector, tier and heat (spec 003 usage statistics)."""
+    print(
+        f"recalls: {usage['accesses']} in all; {usage['accessed']} memories recalled, "
+        f"{usage['never_accessed']} never; last {_when(usage['last_accessed'])}"
+    )
+    if usage["most_recalled"]:
+        print("most recalled:")
+        for top in usage["most_recalled"]:
+            print(
+                f"  {top['access_count']:>4}×  {top['id']}  {top['title']}  "
+                f"({top['type']}/{top['tier']}, last {_when(top['last_accessed'])})"
+            )
+    for group in ("by_sector", "by_tier", "by_heat"):
+        print(f"usage {group[3:]}:")
+        for name, g in usage[group].items():
+            print(
+                f"  {name:10} {g['memories']:>4} memories  {g['accesses']:>5} recalls  "
+                f"last {_when(g['last_accessed'])}"
+            )
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -196,7 +227,7 @@ def _filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--type", help="episodic, semantic, procedural or reflective (comma list)")
     p.add_argument("--tier", help="session, daily or durable (comma list)")
     p.add_argument("--scope", help="user, project or agent:NAME")
-    p.add_argument("--agent", help="an agent's view: its own memories plus shared ones")
+    p.add_argument("--agent", help="only agent NAME's own memories (shared ones: leave it out)")
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

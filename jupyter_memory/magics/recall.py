@@ -23,7 +23,7 @@ from .render import RecallResult
 @argument("query", nargs="*", help="words to search for (English or Chinese); empty lists all")
 @argument("--type", help="episodic, semantic, procedural or reflective (comma-separated ok)")
 @argument("--tier", help="session, daily or durable (comma-separated ok)")
-@argument("--agent", help="shared memories plus agent NAME's private ones")
+@argument("--agent", help="only agent NAME's own memories (shared ones: leave it out)")
 @argument("--project", help="only memories of this project (folder or known id)")
 @argument("--tag", action="append", help="only memories with this tag (repeatable)")
 @argument("--recent", help="only memories updated within a window, e.g. 7d, 12h, 2w")
@@ -56,6 +56,8 @@ def recall(self: Any, line: str) -> Any:
             query,
             type=args.type,
             tier=args.tier,
+            # that agent's own memories (spec 003), ranked by its preferred sectors
+            scope=f"agent:{args.agent}" if args.agent else None,
             agent=args.agent,
             project=args.project,
             tags=args.tag or (),

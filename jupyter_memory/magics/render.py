@@ -106,6 +106,42 @@ class MemoriesResult(TableResult):
     empty_message = "No memories yet. Save one with %remember TEXT."
 
 
+def _when(value: str | None) -> str:
+    return value[:16].replace("T", " ") if value else "never"
+
+
+def usage_pairs(usage: dict[str, Any]) -> list[tuple[str, str]]:
+    """``--stats`` lines for usage: recalls, last access, most recalled, per sector/tier/heat."""
+    if not usage:
+        return []
+    pairs = [
+        (
+            "recalls",
+            f"{usage['accesses']} in all; {usage['accessed']} memories recalled, "
+            f"{usage['never_accessed']} never; last {_when(usage['last_accessed'])}",
+        )
+    ]
+    for i, top in enumerate(usage["most_recalled"]):
+        pairs.append(
+            (
+                "most recalled" if i == 0 else "",
+                f"{top['access_count']}×  {top['title']}  ({top['type']}/{top['tier']}, "
+                f"last {_when(top['last_accessed'])})",
+            )
+        )
+    for group in ("by_sector", "by_tier", "by_heat"):
+        pairs.append(
+            (
+                f"usage {group[3:]}",
+                ", ".join(
+                    f"{name} {g['memories']} ({g['accesses']} recalls, last {_when(g['last_accessed'])})"
+                    for name, g in usage[group].items()
+                ),
+            )
+        )
+    return pairs
+
+
 class StatsView(dict):  # type: ignore[type-arg]
     """``%memories --stats``: counts by type, tier, scope, project and index health."""
 
@@ -121,6 +157,7 @@ class StatsView(dict):  # type: ignore[type-arg]
                 "ok" if not idx["unreadable_files"] else f"{idx['unreadable_files']} unreadable"
             )
             pairs.append((f"index ({idx['layer']})", f"{idx['entries']} entries, {health}"))
+        pairs += usage_pairs(self.get("usage") or {})
         pairs.append(("home", str(self.get("home"))))
         if self.get("project"):
             pairs.append(("project", f"{self['project']} ({self.get('project_dir')})"))

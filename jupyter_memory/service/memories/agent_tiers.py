@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
+from ...core.memories.agent_sectors import sector_factor
 from ...core.memories.context_tiers import (
     WARM_MIN_ATTENTION,
     MemoryTiers,
@@ -38,6 +39,7 @@ from ...core.memories.context_tiers import (
 from ...store.memories.search_index import IndexedMemory, SearchQuery
 from ...store.root import StoreRoot
 from ..context import ServiceContext
+from .agent_sectors import agent_preferred_sectors
 from .tiers import sector_expired
 
 # Rows read per root and per ranking; HOT (~500 tokens) and WARM (10) need far fewer.
@@ -76,10 +78,11 @@ class AgentMemoryTiers:
         )
         candidates: dict[str, TierCandidate] = {}
         others = 0
+        preferred = agent_preferred_sectors(self.ctx, agent)
         for root in projects.roots(project):
             if root.behind_link():
                 continue  # reads find nothing behind a link (invariant 8)
-            seen = self._gather(root, base, query, focus, candidates)
+            seen = self._gather(root, base, query, focus, candidates, preferred)
             # Eligible memories never read (the count the COLD index gives).
             others += max(0, len(root.index.filtered_ids(base)) - seen)
         return select_tiers(list(candidates.values()), query=query, others=others)
@@ -91,6 +94,7 @@ class AgentMemoryTiers:
         query: str,
         focus: str | None,
         out: dict[str, TierCandidate],
+        preferred: frozenset[str] = frozenset(),
     ) -> int:
         """Add ``root``'s candidates to ``out``; returns how many of its rows were read."""
         rows: dict[str, IndexedMemory] = {r.id: r for r in root.search(base)}
@@ -111,7 +115,9 @@ class AgentMemoryTiers:
                 title=row.title,
                 text=text,
                 attention=row.attention,
-                relevance=relevance.get(row.id, 0.0) if query else 1.0,
+                # the agent's preferred sectors (spec 003) first among equally relevant
+                relevance=(relevance.get(row.id, 0.0) if query else 1.0)
+                * sector_factor(row.type, preferred),
                 in_project=root.layer == "project" or row.project is not None,
                 expired=expired,
                 updated=row.updated.isoformat(),

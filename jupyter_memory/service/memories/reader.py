@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Any
 
 from ...core.memories.models import MemoryEntry
+from ...core.memories.usage import HEATS, usage_stats
 from ..context import ServiceContext
 from .results import IndexHealth, MemoryStats
 from .tiers import decide_row
@@ -76,13 +77,15 @@ class MemoryReader:
 
         projects = self.ctx.projects
         roots = projects.roots()
+        heats = count("heat")
         return MemoryStats(
             total=len(rows),
             by_type=count("type"),
             by_tier=count("tier"),
             by_scope=count("scope"),
             by_project=dict(Counter(str(r["project"] or "-") for r in rows)),
-            by_heat=count("heat"),
+            # every heat level, 0 where there are none (spec 003's HOT/WARM/COLD)
+            by_heat={h: heats.get(h, 0) for h in HEATS},
             by_layer=count("layer"),
             unreviewed=sum(1 for r in rows if not r["reviewed"]),
             home=str(self.ctx.home),
@@ -98,6 +101,7 @@ class MemoryReader:
                 for root in roots
             ],
             semantic=self.ctx.semantic.status(roots),
+            usage=usage_stats(rows),
         )
 
     def export(self) -> Records:

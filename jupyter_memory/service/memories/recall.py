@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from ...core.memories.agent_sectors import sector_factor
 from ...core.memories.attention import heat
 from ...core.memories.disclosure import Level, snippet
 from ...core.memories.hits import RecallHit
@@ -17,6 +18,7 @@ from ...core.text import estimate_tokens
 from ...store.memories.search_index import IndexedMemory, SearchQuery
 from ...store.root import StoreRoot
 from ..context import ServiceContext
+from .agent_sectors import agent_preferred_sectors
 from .tiers import sector_expired
 
 # Project memories outrank user ones of equal relevance when a project is focused.
@@ -61,10 +63,14 @@ class MemoryRecall:
         project_filter = projects.resolve(q.project)[0] if q.project is not None else None
         search = self.plan(q, project_filter)
         ranked: list[tuple[float, StoreRoot, IndexedMemory]] = []
+        # A named agent's preferred sectors (spec 003) rank ahead of equally relevant others.
+        preferred = agent_preferred_sectors(self.ctx, q.agent)
         for root in projects.roots(q.project):
             boost = PROJECT_BOOST if root.layer == "project" else 1.0
             rows = root.search(search) if mode == "lexical" else semantic.search(root, search, mode)
-            ranked.extend((row.score * boost, root, row) for row in rows)
+            ranked.extend(
+                (row.score * boost * sector_factor(row.type, preferred), root, row) for row in rows
+            )
         ranked.sort(key=lambda t: t[0], reverse=True)
         hits: list[RecallHit] = []
         used = 0

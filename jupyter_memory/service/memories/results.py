@@ -59,6 +59,8 @@ class MemoryStats(MappingResult):
     project_dir: str | None
     index: list[IndexHealth]
     semantic: dict[str, Any]  # SemanticRecall.status()
+    # access counts, last accessed, most recalled, per sector/tier/heat (core/memories/usage.py)
+    usage: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +77,7 @@ class MemoryStats(MappingResult):
             "project_dir": self.project_dir,
             "index": [i.to_dict() for i in self.index],
             "semantic": self.semantic,
+            "usage": self.usage,
         }
 
 

@@ -90,6 +90,7 @@ def test_stats_doctor_and_rebuild_are_typed_with_the_old_keys(ctx):
         "project_dir",
         "index",
         "semantic",
+        "usage",
     ]
     assert stats.to_dict()["index"] == [
         {"layer": "user", "root": str(ctx.home), "entries": 1, "unreadable_files": 0}
