@@ -42,6 +42,12 @@ def audit_record(
     return record
 
 
+def _ends_torn(fd: int) -> bool:
+    """True when the file open at ``fd`` is not empty and does not end with a newline."""
+    size = os.fstat(fd).st_size
+    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+
+
 class AuditLog:
     """One JSON object per line; appends are fsynced before returning."""
 
@@ -82,10 +88,15 @@ class AuditLog:
         if self.root is not None:
             refuse_link(self.root, self.path)
         created = not self.path.exists()
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        # Read and write: the last byte is read to tell whether the log ends torn.
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         try:
             fd = os.open(self.path, flags, 0o644)
             try:
+                if _ends_torn(fd):
+                    # A writer killed inside a large append left half a line: start
+                    # a new one, or this record would be glued to it and lost.
+                    line = b"\n" + line
                 view = memoryview(line)
                 while view:  # a large batch may take more than one write
                     view = view[os.write(fd, view) :]
@@ -103,7 +114,13 @@ class AuditLog:
         return linked(self.root, self.path)
 
     def records(self) -> Iterator[dict[str, Any]]:
-        """Yield every record; a torn last line (crash mid-append) is skipped."""
+        """Yield every record; a torn line (crash mid-append) is skipped.
+
+        A torn line is the last one, or one that starts a record and stops
+        before its closing brace (the next append started a new line after
+        it); any other line that is not JSON is a damaged log, reported with
+        its line number.
+        """
         if self._linked() or not self.path.exists():
             return  # a linked log is not ours to read; doctor lists the link
         with self.path.open("rb") as fh:
@@ -115,6 +132,8 @@ class AuditLog:
                 rec = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 if number == len(lines) or (number == len(lines) - 1 and not lines[-1]):
+                    continue
+                if raw.lstrip().startswith(b"{") and not raw.rstrip().endswith(b"}"):
                     continue
                 raise ParseError(f"bad audit line: {exc}", path=self.path, line=number) from exc
             if isinstance(rec, dict):
