@@ -130,15 +130,32 @@ def _cmd_archive(args: argparse.Namespace) -> int:
         if not sep:
             raise ValidationError(f"{item!r} is not ENTRY=STATE", field="--final")
         finals[entry] = state
-    result = _open(args).archive(final_states=finals, delete=args.delete or ())
+    result = _open(args).archive(
+        final_states=finals, delete=args.delete or (), compress_excluded=args.compress
+    )
     if args.json:
         emit_json(result.to_dict())
         return 0
     print(f"archived {result.case_id}; snapshot {result.snapshot}")
     print(f"  updated: {len(result.updated)}, deleted: {len(result.deleted)}")
+    if args.compress:
+        print(f"  compressed to one line: {len(result.compressed)}")
+        for why in result.not_compressed:
+            print(f"  not compressed: {why}")
     print(f"  已纳入 (retrospective input): {len(result.included)}")
     for r in result.included:
         print(f"    {r.date} {r.type} {r.title}")
+    return 0
+
+
+def _cmd_uncompress(args: argparse.Namespace) -> int:
+    result = _open(args).uncompress(args.entry)
+    if args.json:
+        emit_json(result.to_dict())
+        return 0
+    print(f"{result.case_id}: gave back {len(result.restored)} records from {result.snapshot}")
+    for why in result.skipped:
+        print(f"  skipped {why}")
     return 0
 
 
@@ -237,6 +254,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     arc = add("archive", _cmd_archive, "close the case: snapshot, final states, cleanup")
     arc.add_argument("--final", action="append", metavar="ENTRY=STATE")
     arc.add_argument("--delete", action="append", metavar="ENTRY")
+    arc.add_argument(
+        "--compress",
+        action="store_true",
+        help="compress 已排除 entries into one-line summaries (their text kept in the snapshot)",
+    )
+    unc = add("uncompress", _cmd_uncompress, "give compressed records back from the snapshot")
+    unc.add_argument("entry", nargs="*", help="entries to give back (default: all)")
     se = add("search", _cmd_search, "search every case's case_memory/ (no --case needed)")
     se.add_argument("text", nargs="+")
     se.add_argument("--type")

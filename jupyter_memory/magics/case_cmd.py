@@ -16,7 +16,18 @@ from IPython.core.error import UsageError
 from .args import argument, joined, magic_arguments, parse
 from .render import TableResult, TextBlock
 
-ACTIONS = ("open", "note", "list", "index", "status", "repair", "archive", "search", "policy")
+ACTIONS = (
+    "open",
+    "note",
+    "list",
+    "index",
+    "status",
+    "repair",
+    "archive",
+    "uncompress",
+    "search",
+    "policy",
+)
 
 
 class CaseEntries(TableResult):
@@ -51,6 +62,11 @@ class CaseSearchResult(TableResult):
 @argument("--status", help="note: 已纳入, 存档待查 or 已排除")
 @argument("--final", action="append", help="archive: ENTRY=STATE (repeatable)")
 @argument("--delete", action="append", help="archive: an entry confirmed worthless (repeatable)")
+@argument(
+    "--compress",
+    action="store_true",
+    help="archive: compress 已排除 entries into one-line summaries (undo: %%case uncompress)",
+)
 @argument("--limit", type=int, help="search: at most this many hits")
 def case(self: Any, line: str, cell: str | None = None) -> Any:
     """Investigation case memory. Examples::
@@ -63,6 +79,8 @@ def case(self: Any, line: str, cell: str | None = None) -> Any:
     %case status 2026-06-03_hesitate_overseas-payment.md 已纳入
     %case list --type hesitate --evidence E-009 --hypothesis H-2
     %case repair
+    %case archive --final <file>.md=已排除 --compress
+    %case uncompress
     %case search 退款
     """
     args = parse(case, line)
@@ -85,6 +103,8 @@ def case(self: Any, line: str, cell: str | None = None) -> Any:
         return _set_status(cm, args) if args.words else _status(cm)
     if args.action == "repair":
         return _repair(cm)
+    if args.action == "uncompress":
+        return _uncompress(cm, args)
     if args.action == "policy":
         pol = cm.policy()
         where = pol.source or "default"
@@ -209,12 +229,23 @@ def _archive(cm: Any, args: Any) -> TextBlock:
         if not sep or not entry.strip() or not state.strip():
             raise UsageError(f"--final takes ENTRY=STATE, got {item!r}")
         final[entry.strip()] = state.strip()
-    result = cm.archive(final, args.delete or ())
+    result = cm.archive(final, args.delete or (), compress_excluded=args.compress)
     lines = [
         f"Archived {result.case_id}: snapshot {result.snapshot}",
         f"  已纳入 ({len(result.included)}): " + ", ".join(r.title for r in result.included),
         f"  updated {len(result.updated)}, deleted {len(result.deleted)}",
     ]
+    if args.compress:
+        lines.append(f"  compressed {len(result.compressed)} 已排除 entries to one line")
+        lines += [f"  not compressed: {why}" for why in result.not_compressed]
+    return TextBlock("\n".join(lines))
+
+
+def _uncompress(cm: Any, args: Any) -> TextBlock:
+    result = cm.uncompress(args.words)
+    lines = [f"{result.case_id}: gave back {len(result.restored)} records from {result.snapshot}"]
+    lines += [f"  {name}" for name in result.restored]
+    lines += [f"  skipped {why}" for why in result.skipped]
     return TextBlock("\n".join(lines))
 
 

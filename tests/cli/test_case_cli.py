@@ -134,3 +134,21 @@ def test_console_script_runs(ws: Path):
         [str(exe), "case", "--case", CASE, "doctor"], cwd=ws, capture_output=True, text=True
     )
     assert proc.returncode == 0 and "15 entries, ok" in proc.stdout
+
+
+def test_archive_compress_then_uncompress(ws: Path, capsys):
+    """Issue 14: 已排除 entries compressed to one line, given back from the snapshot."""
+    base = ("case", "--workspace", str(ws), "--case", CASE)
+    folder = ws / "cases" / CASE / "case_memory"
+    name = "2026-06-08_hesitate_rebate-rate-jump.md"
+    original = (folder / name).read_bytes()
+    code, out, _ = run(capsys, *base, "archive", "--compress", "--json")
+    data = json.loads(out)
+    assert code == 0 and len(data["compressed"]) == 3 and name in data["compressed"]
+    assert data["not_compressed"] == []
+    assert (folder / name).read_bytes() != original
+    code, out, _ = run(capsys, *base, "uncompress", name)
+    assert code == 0 and "gave back 1 records" in out
+    assert (folder / name).read_bytes() == original
+    code, out, _ = run(capsys, *base, "doctor")
+    assert code == 0

@@ -138,3 +138,15 @@ def test_repair_and_a_damaged_case_in_the_notebook(ip, workspace, capsys):
     ip.run_line_magic("case", 'note --type insight --title "新的线索" 经销商 F 的发票与 B 相似。')
     printed = capsys.readouterr().out.strip().splitlines()
     assert "created" in printed[0] and HESITATE in printed[1]
+
+
+def test_archive_compress_and_uncompress_in_the_notebook(ip, workspace):
+    name = "2026-06-08_hesitate_rebate-rate-jump.md"
+    path = workspace / "cases/CASE-2026-001/case_memory" / name
+    original = path.read_bytes()
+    ip.run_line_magic("case", f"open CASE-2026-001 --workspace {workspace}")
+    out = str(ip.run_line_magic("case", "archive --compress"))
+    assert "compressed 3 已排除 entries to one line" in out
+    assert "归档时已压缩" in path.read_text("utf-8")
+    back = str(ip.run_line_magic("case", "uncompress"))
+    assert "gave back 3 records" in back and path.read_bytes() == original

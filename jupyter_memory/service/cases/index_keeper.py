@@ -314,15 +314,24 @@ class CaseIndexKeeper:
             name, render_entry(entry), action=action, actor=actor, at=self.now()
         )
 
-    def rewrite(self, record: CaseRecord, new: CaseEntry, actor: str) -> None:
-        """Replace an entry file (never a legacy one, never one edited beyond our format)."""
+    def why_not_rewritable(self, record: CaseRecord) -> str | None:
+        """Why ``record``'s file must be left alone, or ``None`` when it may be rewritten."""
         if record.legacy:
-            raise ConflictError(f"{record.name} is a legacy v1 entry: read-only, never rewritten")
+            return "a legacy v1 entry: read-only, never rewritten"
         text = self.store.read_entry(record.name)
         if render_entry(record.entry) != text.replace("\r\n", "\n"):
+            return (
+                "edited beyond the entry format; rewriting it would lose text, so it is "
+                "left alone (edit its status by hand)"
+            )
+        return None
+
+    def rewrite(self, record: CaseRecord, new: CaseEntry, actor: str) -> None:
+        """Replace an entry file (never a legacy one, never one edited beyond our format)."""
+        why = self.why_not_rewritable(record)
+        if why is not None:
             raise ConflictError(
-                f"{record.name} was edited beyond the entry format; rewriting it would lose "
-                "text, so it is left alone (edit its status by hand)"
+                f"{record.name} is {why}" if record.legacy else f"{record.name} was {why}"
             )
         self.write_entry(record.name, new, actor, action="case.update")
 

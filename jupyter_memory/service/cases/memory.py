@@ -31,7 +31,14 @@ from ...store.cases.files import CaseStore, list_case_ids
 from .archive import CaseArchiver
 from .index_keeper import CaseIndexKeeper, EntryRef, workspace_policy
 from .note import CaseNoteWriter, FileArg
-from .results import CaseArchiveResult, CaseNoteResult, CaseRecord, DoctorReport, note_result
+from .results import (
+    CaseArchiveResult,
+    CaseNoteResult,
+    CaseRecord,
+    CaseUncompressResult,
+    DoctorReport,
+    note_result,
+)
 
 
 class CaseMemory:
@@ -201,11 +208,22 @@ class CaseMemory:
         final_states: Mapping[str, str] | None = None,
         delete: Iterable[EntryRef] = (),
         *,
+        compress_excluded: bool = False,
         actor: str = "person",
     ) -> CaseArchiveResult:
         """Close the case: snapshot INDEX.pre-archive.md, mark final states, delete
-        the entries confirmed worthless (file and row), return the 已纳入 list."""
-        return self.archiver.archive(final_states, delete, actor=actor)
+        the entries confirmed worthless (file and row), return the 已纳入 list.
+        ``compress_excluded``: each v2 entry ending 已排除 keeps a one-line record,
+        its full text kept in the snapshot (:meth:`uncompress` gives it back)."""
+        return self.archiver.archive(
+            final_states, delete, compress_excluded=compress_excluded, actor=actor
+        )
+
+    def uncompress(
+        self, entries: Iterable[EntryRef] = (), *, actor: str = "person"
+    ) -> CaseUncompressResult:
+        """Give compressed records back from INDEX.pre-archive.md (all, or ``entries``)."""
+        return self.archiver.uncompress(entries, actor=actor)
 
     # -- overview --------------------------------------------------------------------------
 

@@ -211,6 +211,8 @@ class CaseArchiveResult:
     updated: list[str]
     deleted: list[str]
     kept_legacy: list[str]
+    compressed: list[str] = field(default_factory=list)  # 已排除 → one-line summary
+    not_compressed: list[str] = field(default_factory=list)  # "file: why"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -220,6 +222,26 @@ class CaseArchiveResult:
             "updated": self.updated,
             "deleted": self.deleted,
             "kept_legacy": self.kept_legacy,
+            "compressed": self.compressed,
+            "not_compressed": self.not_compressed,
+        }
+
+
+@dataclass(frozen=True)
+class CaseUncompressResult:
+    """Entries whose record was given back from the pre-archive snapshot."""
+
+    case_id: str
+    snapshot: Path
+    restored: list[str]
+    skipped: list[str]  # "file: why"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.case_id,
+            "snapshot": str(self.snapshot),
+            "restored": self.restored,
+            "skipped": self.skipped,
         }
 
 

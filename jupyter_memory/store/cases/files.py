@@ -152,6 +152,9 @@ class CaseStore:
     def read_index(self) -> str | None:
         return _read(self.index_path, self.workspace)
 
+    def read_snapshot(self) -> str | None:
+        return _read(self.snapshot_path, self.workspace)
+
     def read_profile(self) -> str | None:
         return read_team_profile(self.workspace)[1]
 
