@@ -16,6 +16,28 @@ import {
 } from './api';
 import { button, clear, el, setStatus } from './dom';
 import { mergeKnowledge } from './merge';
+import { IKnowledgeMergeConflict } from './schemas';
+
+const SAVE_CONFLICT_NOTE =
+  'This file changed on the server since you started editing ' +
+  '(an Apply or another save). Nothing of yours is lost: compare ' +
+  'both versions and choose.';
+const GIT_CONFLICT_NOTE =
+  "A git pull merged another clone's changes, and both clones changed the " +
+  "same item. Agents get your clone's last clean version until you resolve " +
+  'it here: merge both into the editor, keep yours or take theirs, then Save.';
+
+/** The text both sides share: the file without the lines of its conflict blocks. */
+function commonText(conflict: IKnowledgeMergeConflict): string {
+  const inBlocks = new Set<string>();
+  for (const hunk of conflict.hunks) {
+    hunk.ours.split('\n').forEach(line => inBlocks.add(line));
+  }
+  return conflict.ours
+    .split('\n')
+    .filter(line => !inBlocks.has(line))
+    .join('\n');
+}
 
 export const SAVE_LIMIT = 8000;
 
@@ -80,30 +102,30 @@ export class KnowledgeView extends Widget {
       className: 'jm-conflict-text jm-conflict-mine',
       attrs: { 'aria-label': 'Your unsaved text' }
     });
+    this._conflictNote = el('div', {
+      className: 'jm-conflict-note',
+      text: SAVE_CONFLICT_NOTE
+    });
+    this._theirsLabel = el('div', {
+      className: 'jm-conflict-label',
+      text: 'Newer on the server'
+    });
+    this._mineLabel = el('div', {
+      className: 'jm-conflict-label',
+      text: 'Your unsaved text'
+    });
     this._conflictBox = el(
       'div',
       { className: 'jm-conflict', attrs: { role: 'alert' } },
       [
-        el('div', {
-          className: 'jm-conflict-note',
-          text:
-            'This file changed on the server since you started editing ' +
-            '(an Apply or another save). Nothing of yours is lost: compare ' +
-            'both versions and choose.'
-        }),
+        this._conflictNote,
         el('div', { className: 'jm-conflict-panes' }, [
           el('div', { className: 'jm-conflict-pane' }, [
-            el('div', {
-              className: 'jm-conflict-label',
-              text: 'Newer on the server'
-            }),
+            this._theirsLabel,
             this._theirsText
           ]),
           el('div', { className: 'jm-conflict-pane' }, [
-            el('div', {
-              className: 'jm-conflict-label',
-              text: 'Your unsaved text'
-            }),
+            this._mineLabel,
             this._mineText
           ])
         ]),
@@ -257,11 +279,19 @@ export class KnowledgeView extends Widget {
         {},
         { project: this._project }
       );
-      if (force || !this.dirty || this._editor.value === data.text) {
+      if (data.conflict && (force || !this.dirty || !this._merge)) {
+        // A git merge left both versions in the file: resolve, then Save.
+        this._saved = data.text;
+        this._version = data.version;
+        this.setConflict(null);
+        this.setMergeConflict(data.conflict);
+        this._editor.value = data.conflict.ours;
+      } else if (force || !this.dirty || this._editor.value === data.text) {
         this._editor.value = data.text;
         this._saved = data.text;
         this._version = data.version;
         this.setConflict(null);
+        this.setMergeConflict(null);
       } else if (data.version !== this._version) {
         // Unsaved edits over an older version: show both, never keep one silently.
         this.setConflict({ text: data.text, version: data.version });
@@ -297,6 +327,7 @@ export class KnowledgeView extends Widget {
       this._editor.value = data.text;
       this._version = data.version;
       this.setConflict(null);
+      this.setMergeConflict(data.conflict);
       this.renderStatus(data.status);
       delete this.node.dataset.saveError;
       setStatus(this._status, 'Saved.', 'ok');
@@ -320,6 +351,22 @@ export class KnowledgeView extends Widget {
 
   /** Put the person's edits on top of the newer server text, to review and Save. */
   mergeConflict(): void {
+    const merge = this._merge;
+    if (merge) {
+      this._editor.value = mergeKnowledge(
+        commonText(merge),
+        merge.ours,
+        merge.theirs
+      );
+      setStatus(
+        this._status,
+        'Both versions of each changed item are in the editor: keep what holds, then Save.',
+        'info'
+      );
+      this._editor.focus();
+      this.updateControls();
+      return;
+    }
     const theirs = this._conflict;
     if (!theirs) {
       return;
@@ -341,6 +388,11 @@ export class KnowledgeView extends Widget {
 
   /** Save the person's text over the newer server text they have now seen. */
   async keepMine(): Promise<void> {
+    if (this._merge) {
+      this._editor.value = this._merge.ours;
+      await this.save();
+      return;
+    }
     const theirs = this._conflict;
     if (!theirs) {
       return;
@@ -351,6 +403,16 @@ export class KnowledgeView extends Widget {
 
   /** Drop the unsaved edits and load the newer server text. */
   takeTheirs(): void {
+    if (this._merge) {
+      this._editor.value = this._merge.theirs;
+      setStatus(
+        this._status,
+        "Loaded the other clone's version: Save to resolve the conflict.",
+        'info'
+      );
+      this.updateControls();
+      return;
+    }
     const theirs = this._conflict;
     if (!theirs) {
       return;
@@ -372,8 +434,28 @@ export class KnowledgeView extends Widget {
     this.setConflict(null);
   }
 
+  /** Both versions a git merge left in the file (issue 17), or null once resolved. */
+  private setMergeConflict(merge: IKnowledgeMergeConflict | null): void {
+    this._merge = merge;
+    this.node.dataset.mergeConflict = merge ? 'true' : 'false';
+    if (!merge) {
+      this._conflictBox.hidden = this._conflict === null;
+      return;
+    }
+    this._conflictNote.textContent = GIT_CONFLICT_NOTE;
+    this._theirsLabel.textContent = 'Theirs (from the other clone)';
+    this._mineLabel.textContent = 'Yours (this clone)';
+    // Text is data: textContent, never parsed as HTML.
+    this._theirsText.textContent = merge.theirs;
+    this._mineText.textContent = merge.ours;
+    this._conflictBox.hidden = false;
+  }
+
   private setConflict(theirs: IKnowledgeVersion | null): void {
     this._conflict = theirs;
+    this._conflictNote.textContent = SAVE_CONFLICT_NOTE;
+    this._theirsLabel.textContent = 'Newer on the server';
+    this._mineLabel.textContent = 'Your unsaved text';
     this._conflictBox.hidden = theirs === null;
     // Text is data: textContent, never parsed as HTML.
     this._theirsText.textContent = theirs?.text ?? '';
@@ -435,7 +517,7 @@ export class KnowledgeView extends Widget {
   }
 
   private onEdit(): void {
-    if (this._conflict) {
+    if (this._conflict && !this._merge) {
       this._mineText.textContent = this._editor.value;
     }
     this.updateControls();
@@ -448,7 +530,11 @@ export class KnowledgeView extends Widget {
     const noFile = this.layer === 'project' && !this._project;
     this._saveButton.disabled = this._busy || noFile;
     this._reorganizeButton.disabled =
-      this._busy || noFile || this.dirty || this._conflict !== null;
+      this._busy ||
+      noFile ||
+      this.dirty ||
+      this._conflict !== null ||
+      this._merge !== null;
     this._reorganizeButton.title = this.dirty
       ? 'Save your changes first'
       : 'Back up, dedupe, condense and regroup the saved file';
@@ -480,6 +566,7 @@ export class KnowledgeView extends Widget {
   private _saved = '';
   private _version = '';
   private _conflict: IKnowledgeVersion | null = null;
+  private _merge: IKnowledgeMergeConflict | null = null;
   private _busy = false;
   private _project: string | null = null;
   private readonly _editor: HTMLTextAreaElement;
@@ -491,6 +578,9 @@ export class KnowledgeView extends Widget {
   private readonly _dirtyNote: HTMLDivElement;
   private readonly _mask: HTMLDivElement;
   private readonly _conflictBox: HTMLDivElement;
+  private readonly _conflictNote: HTMLDivElement;
+  private readonly _theirsLabel: HTMLDivElement;
+  private readonly _mineLabel: HTMLDivElement;
   private readonly _theirsText: HTMLPreElement;
   private readonly _mineText: HTMLPreElement;
   private readonly _projectSelect: HTMLSelectElement;
