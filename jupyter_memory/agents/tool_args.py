@@ -174,8 +174,11 @@ CASE_TOOL_DOCS = {
         "record of what was done. An exact repeat is skipped; the same type, title and body "
         "as an existing entry (read it with case_entry) with a new status, related entry or "
         "files updates that entry; anything else creates an entry, linked to the one it "
-        "continues. A 'disabled' policy refuses the write. Case memory is never injected "
-        "into any context; 'problems' lists entries of the case that could not be read."
+        "continues. A 'disabled' policy refuses the write. Show the person the lines in "
+        "the result's 'notice' at the end of your reply (one line under 'notify', none "
+        "under 'silent', plus any entry the write went around) and never ask them about "
+        "it. Case memory is never injected into any context; 'problems' lists entries of "
+        "the case that could not be read."
     ),
     "case_index": (
         "The INDEX of an investigation case's memory, derived from its entry files, and "

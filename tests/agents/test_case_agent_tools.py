@@ -148,6 +148,7 @@ async def test_a_damaged_case_still_takes_a_note_over_stdio(memory_home: Path, t
     async with stdio_session(memory_home, "--workspace", str(ws)) as s:
         written = data_of(await s.call_tool("case_note", NOTE))
         assert written["action"] == "created" and written["policy"] == "notify"
+        assert len(written["notice"]) == 2 and "someday" in written["notice"][0]
         assert "someday" in written["hint"]  # unknown value: notify, with the hint
         assert len(written["problems"]) == 1 and BROKEN in written["problems"][0]
         index = data_of(await s.call_tool("case_index", {"case": CASE}))

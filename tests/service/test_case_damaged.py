@@ -114,3 +114,19 @@ def test_archive_goes_on_around_an_unreadable_entry_but_not_through_it(ws: Path)
     result = cm.archive({"2026-06-02_discuss_supplier-overlap.md": "已排除"})
     assert result.updated == ["2026-06-02_discuss_supplier-overlap.md"]
     assert row in cm.store.index_path.read_text("utf-8") and broken.exists()
+
+
+def test_a_note_related_to_an_unreadable_entry_stops_naming_it(ws: Path):
+    damage(ws)
+    cm = CaseMemory(ws, CASE, clock=Clock())
+    from jupyter_memory.exceptions import DerivedIndexError
+
+    with pytest.raises(DerivedIndexError) as err:
+        cm.note("insight", "续", "延续境外付款的判断。", related=BROKEN)
+    assert BROKEN in str(err.value) and "INDEX.md" in str(err.value)
+
+
+def test_the_result_carries_the_lines_to_show(ws: Path):
+    cm = CaseMemory(ws, CASE, clock=Clock())
+    r = cm.note("insight", "一行提示", "通知策略下只给一行提示。")
+    assert r.to_dict()["notice"] == r.notice() and len(r.notice()) == 1

@@ -123,6 +123,7 @@ class CaseNoteWriter:
             problems = tuple(str(p) for p in report.blocking)
             names = {r.name for r in records}
             if candidate.related is not None and candidate.related not in names:
+                keeper.stop_if_blocked(report, candidate.related)  # there but unreadable
                 raise NotFoundError(
                     f"related entry {candidate.related} not found in {keeper.memory_dir}"
                 )

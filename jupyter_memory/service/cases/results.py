@@ -120,6 +120,7 @@ class CaseNoteResult:
             "hint": self.hint,
             "message": self.message,
             "problems": list(self.problems),
+            "notice": self.notice(),
         }
 
 
