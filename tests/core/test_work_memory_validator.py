@@ -72,6 +72,13 @@ FACT = {
     "source_message_ids": ["m1", "m2"],
     "metadata": {},
 }
+METHOD = {
+    "content": "Revenue should always be counted on the booking date, never on the payment date.",
+    "type": "work_method",
+    "priority": 85,
+    "source_message_ids": ["m1", "m2"],
+    "metadata": {},
+}
 TASK = {
     "content": "Backfill the March refunds in sales-q3 before the board review.",
     "type": "work_task",
@@ -343,7 +350,7 @@ CASES: list[tuple[str, Any, Any]] = [
     ("invalid_scope", reuse(with_(FACT, metadata={"scope": "project"})), None),
     (
         "invalid_method_type",
-        reuse(with_(FACT, type="work_method", metadata={"method_type": "tip"})),
+        reuse(with_(METHOD, metadata={"method_type": "tip"})),
         None,
     ),
     (
@@ -352,6 +359,23 @@ CASES: list[tuple[str, Any, Any]] = [
         None,
     ),
     ("metadata_wrong_type", reuse(with_(FACT, metadata={"method_type": "principle"})), None),
+    # spec 001's work_method tests that a program can check (three tests, self-check 1-2)
+    ("method_not_normative", reuse(with_(FACT, type="work_method")), None),
+    (
+        "method_not_normative",
+        reuse(with_(METHOD, content="sales-q3 的收入按下单日统计，财务也按下单日结账。")),
+        None,
+    ),
+    (
+        "method_one_off_specifics",
+        reuse(with_(METHOD, content="Revenue must be recounted after commit 8f3a2c1 lands.")),
+        None,
+    ),
+    (
+        "method_one_off_specifics",
+        reuse(with_(METHOD, content="收入必须在 2026-03-06 之前按下单日重算。")),
+        None,
+    ),
     ("metadata_wrong_type", reuse(with_(FACT, metadata={"deadline": "2026-03-06"})), None),
     ("invalid_timestamp", reuse(with_(TASK, metadata={"deadline": "next Friday"})), None),
     ("invalid_timestamp", reuse(with_(TASK, metadata={"deadline": "2026-02-30"})), None),
@@ -401,8 +425,7 @@ CASES: list[tuple[str, Any, Any]] = [
         "global_scope_with_project",
         reuse(
             with_(
-                FACT,
-                type="work_method",
+                METHOD,
                 metadata={"scope": "global", "project": "sales-q3", "projectEvidence": "m1"},
             )
         ),
@@ -530,7 +553,7 @@ def test_label_round_trip(project: str, topic: str):
         st.fixed_dictionaries(
             {
                 "content": st.sampled_from(
-                    ["sales-q3 收入按下单日统计。", "Refunds are booked on the refund date."]
+                    ["sales-q3 收入应按下单日统计。", "Refunds must be booked on the refund date."]
                 ),
                 "type": st.sampled_from(["work_fact", "work_method", "work_artifact"]),
                 "priority": st.integers(min_value=70, max_value=100),
@@ -560,3 +583,27 @@ def test_valid_generated_output_round_trips_through_json(memories: list[dict[str
     assert [
         (m.content, m.type.value, m.priority, m.source_message_ids) for m in report.accepted
     ] == [(m["content"], m["type"], m["priority"], m["source_message_ids"]) for m in memories]
+
+
+def test_method_checks_accept_the_specs_own_methods():
+    """The spec's example methods pass; its counter-examples of one-off records do not."""
+    from jupyter_memory.core.learning.method_checks import is_normative, one_off_specifics
+
+    for ok in (
+        "当 pi 扩展改源码后，必须用 npx tsgo -p tsconfig.build.json 重建 dist 再重启。",
+        "排查构建失败时，应先看最近一次 package-lock.json 变更，再检查 unused import。",
+        "用户主张记忆衰减机制应以实际使用频率为基准（依据：未使用的时段不产生使用价值）。",
+        "Prefer the existing tools over ad-hoc scripts when debugging an agent.",
+        "Never average conversion rates across regions directly.",
+    ):
+        assert is_normative(ok) and one_off_specifics(ok) == [], ok
+    for description in (
+        "X 事件监听器为 no-op。",
+        "The export uses fs.watchFile polling.",
+        "系统响应很慢。",
+    ):
+        assert not is_normative(description), description
+    assert one_off_specifics("commit 8f3a2c1（2026-08-22）修复了 id 问题") == [
+        "8f3a2c1",
+        "2026-08-22",
+    ]

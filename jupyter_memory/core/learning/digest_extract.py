@@ -21,6 +21,7 @@ The result is the spec's JSON array (as :class:`SceneOutput`); run it through
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -199,24 +200,54 @@ def _memories(
     ]
 
 
+def _names_project(text: str, name: str) -> bool:
+    if is_chinese(name):
+        return name in text
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def segment_project(
+    segment: _Segment, known_projects: Sequence[str], recorded: str | None = None
+) -> str | None:
+    """The project a segment's messages point to (spec 001, 命名规则):
+
+    a known project the person's messages name (``known_projects`` only help to
+    match, the longest name first), else the project its messages were recorded
+    in (``BatchMessage.project``; ``recorded`` for messages that carry none).
+    Never the project focused when the digest runs.
+    """
+    texts = [m.text for m in segment.messages if m.role == "user"]
+    for name in sorted(known_projects, key=len, reverse=True):
+        if name and any(_names_project(t, name) for t in texts):
+            return name
+    counts = Counter(m.project or recorded for m in segment.messages if m.project or recorded)
+    return counts.most_common(1)[0][0] if counts else None
+
+
 def extract_work_memories(
-    batch: Batch | Any, pool: Sequence[Scene] | Any = (), *, project: str | None = None
+    batch: Batch | Any,
+    pool: Sequence[Scene] | Any = (),
+    *,
+    project: str | None = None,
+    known_projects: Sequence[str] = (),
 ) -> list[SceneOutput]:
     """Spec-001 scenes with the memories the person's clear signals support.
 
-    ``project`` is the project the session belongs to (the focused project or
-    the notebook's folder); without it no new scene can be named, so new
-    topics stay unclassified. Zero scenes is a valid, common result.
+    A segment's project is the one its messages point to (:func:`segment_project`);
+    ``project`` stands for the project messages without a recorded one were
+    recorded in. Without a project no new scene can be named, so new topics
+    stay unclassified. Zero scenes is a valid, common result.
     """
     batch = parse_batch(batch)
     pool = parse_pool(list(pool) if pool is not None else None)
     session_of = {m.id: batch.session_of(m) for m in batch.messages}
     scenes: list[SceneOutput] = []
     for segment in _segments(batch):
-        memories = _memories(segment, project, session_of)
+        where = segment_project(segment, known_projects, project)
+        memories = _memories(segment, where, session_of)
         if not memories:
             continue  # the spec outputs no empty scenes
-        fields = _scene_fields(segment, pool, project)
+        fields = _scene_fields(segment, pool, where)
         scenes.append(
             SceneOutput(
                 scene_id=fields.get("scene_id"),

@@ -55,6 +55,10 @@ copy the label. If the pool is "(none)", you can only create scenes.
 topic names WHAT the work is about, never what is being done now: no activity ("debugging \
 …", "排查…并修复…"), no state ("done", "进行中"), no date. Good: "sales-q3｜退款口径", \
 "Billing API｜retry policy". Bad: "sales-q3｜fixing the refund join today".
+- The label's {project} is the project or repository the messages themselves point to: \
+one they name, or the "project" a message was recorded in. "Known projects" only help to \
+match a name; never guess it from a folder or from what happens to be open. When no \
+project can be located, use the most distinctive noun of the topic instead.
 - Never give both forms in one scene. If you really cannot tell the scene, omit both.
 - Investigation → implementation → verification of one topic is ONE scene; a different \
 topic is a different scene. Several topics in one batch → several scenes.
@@ -96,8 +100,48 @@ design|report|prompt|dataset; "artifact_ref": the link, id or name.
 "taskState" appears on work_task only; method_type, artifact_type/artifact_ref and \
 deadline/owner only on their own type.
 
+REASONING PATTERNS (a work_method with "method_type": "reasoning_pattern"). When the new \
+messages hold a troubleshooting process (problem → hypothesis → verification; it stands once \
+verified, e.g. a test passes or the problem is gone, whatever the person said), a choice \
+between options, a mechanism or design decision, or the person rejecting, correcting or \
+reverting the assistant's approach, ALSO try to distill one reasoning memory besides the \
+normal ones; if nothing substantial emerges, do not force one. Its content answers three \
+questions: (1) which signal or clue triggered the thinking (may be inferred from the new \
+messages and their background, but sources are new messages only); (2) from which angle it \
+was approached; (3) on which principle, constraint or value of the person it was judged — \
+traceable to the person's words or the adjacent assistant argument. Wording: a criterion the \
+person holds is attributed explicitly, "The user holds that … (because: …)", with the reason \
+found in the conversation. If the person rejected or chose without a reason and none was \
+argued, record only the fact "the user rejected/chose X" as a work_fact: never a principle, \
+never a preference or value. A reason resting on verifiable code or system facts may be \
+written as a plain normative sentence. Triggers may be inferred; reasons may never be \
+invented. Good: "When a change 'does not take effect', first check whether the build output \
+was rebuilt before doubting the logic, because the extension loads compiled code." Good: \
+"The user holds that memory decay should follow actual use, not wall-clock time (because: \
+unused time creates no value)." Not allowed (empty): "Weigh all factors when designing a \
+strategy", "Analyse the root cause carefully." Troubleshooting methods read "on <symptom> → \
+check <cause> → handle it by <fix>", not a retelling of one session. One problem solved may \
+give both a concrete work_fact (this root cause and fix) and an abstract work_method.
+
+PRE-CHECK (before output, for every work_method; if any answer is no, make it a work_fact or \
+work_artifact):
+1. Does it contain a normative word (should / must / never / don't / prefer, 应 / 必须 / 禁止 / \
+不要 / 优先), or is it "the user holds that" + normative content?
+2. Does it still hold with module names, commits, dates and files removed?
+3. Does it guide future similar tasks, or answer "why this kind of problem should be thought \
+about this way", rather than only record what happened this time?
+4. Is it actionable once abstracted: does it give a concrete angle or criterion? ("analyse \
+carefully", "consider everything" have no information and fail.)
+5. No over-interpretation: is its reason directly supported by the person's words or the \
+adjacent assistant argument? (Triggers may be inferred; reasons may not be invented.)
+The validator rejects, by rule name, a work_method without a norm word \
+(method_not_normative) or with a commit id, a date or "this time / 这次" \
+(method_one_off_specifics).
+
 PRIORITY (integer): 90-100 key decisions, core constraints, important risks, blocking or \
-dated tasks, core methods; 70-89 lasting but ordinary value. Below 70: do not output it.
+dated tasks, core methods (a reasoning pattern: the person's lasting values or an angle verified \
+many times); 70-89 lasting but ordinary value (a reasoning pattern verified once). Below 70: do \
+not output it.
 
 EACH MEMORY: "content" stands alone — a clear subject, object and conclusion, in the \
 language the new messages are mostly written in; never "this", "that", "the above", \
@@ -120,13 +164,18 @@ def _block(tag: str, payload: str) -> str:
 
 def _message_json(batch: Batch, msg: BatchMessage) -> dict[str, Any]:
     # recorded_at is deliberately left out: it is never an event time.
-    return {
+    out: dict[str, Any] = {
         "id": msg.id,
         "role": msg.role,
         "session": batch.session_of(msg),
         "time": event_iso(msg.timestamp),
         "text": msg.text,
     }
+    if msg.project:
+        # The project the message was recorded in (its notebook's): evidence from the
+        # message itself, unlike whatever project is focused when the digest runs.
+        out["project"] = msg.project
+    return out
 
 
 def _json_lines(items: Sequence[dict[str, Any]]) -> str:

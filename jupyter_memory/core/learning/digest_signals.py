@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .method_checks import is_normative, one_off_specifics
 from .work_memory_checks import dangling_reference
 from .work_memory_types import TaskState, WorkMemoryType
 
@@ -303,6 +304,8 @@ def method_signal(sentence: str) -> Signal | None:
         norm = _zh_norm(text)
     if norm is None or not passes_strip_test(text) or dangling_reference(text):
         return None
+    if one_off_specifics(text) or not is_normative(text):
+        return None  # the validator's work_method checks (method_checks.py) would refuse it
     kind = _method_type(norm)
     cleaned = _clean(text)
     content = _finish(cleaned[0].upper() + cleaned[1:])

@@ -67,6 +67,10 @@ class BatchMessage(BaseModel):
     error: str | None = Field(default=None, max_length=300)
     error_line: str | None = Field(default=None, max_length=1000)
     error_repeats: int | None = Field(default=None, ge=1)
+    # The project this message was recorded in (the notebook's or chat's, at capture
+    # time): a scene label's project comes from the messages (spec 001), never from
+    # whatever project is focused when the digest runs.
+    project: str | None = Field(default=None, min_length=1, max_length=200)
 
     @property
     def event_time(self) -> datetime | None:

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..event_time import parse_iso8601
+from .method_checks import is_normative, one_off_specifics
 from .work_memory_types import (
     ACTIVITY_TIME_KEYS,
     ARTIFACT_TYPES,
@@ -73,6 +74,8 @@ def check_memory(raw: Any, *, scene_ids: frozenset[str], index: MessageIndex) ->
     problems: list[Problem] = []
     kind = _check_type(raw, problems)
     _check_content(raw, problems)
+    if kind is WorkMemoryType.work_method:
+        _check_method(raw, problems)
     _check_priority(raw, problems)
     sources = _check_sources(raw, scene_ids, index, problems)
     _check_task_state(raw, kind, problems)
@@ -100,6 +103,30 @@ def _check_content(raw: dict[str, Any], problems: list[Problem]) -> None:
                 "context_dependent_content",
                 "content refers to the conversation ('this', 'the above', '上面说的', …) "
                 "and cannot be understood on its own",
+            )
+        )
+
+
+def _check_method(raw: dict[str, Any], problems: list[Problem]) -> None:
+    """Spec 001's work_method tests that a program can check (method_checks.py)."""
+    content = raw.get("content")
+    if not isinstance(content, str) or not content.strip():
+        return
+    if not is_normative(content):
+        problems.append(
+            (
+                "method_not_normative",
+                "a work_method needs a norm word (should, must, never, 应, 必须, 禁止, 不要, "
+                "优先…) or 'the user holds that …'; a description is a work_fact",
+            )
+        )
+    specifics = one_off_specifics(content)
+    if specifics:
+        problems.append(
+            (
+                "method_one_off_specifics",
+                f"{', '.join(repr(x) for x in specifics[:3])} mark a one-off record; "
+                "a method must hold without them (make it a work_fact or work_artifact)",
             )
         )
 

@@ -74,6 +74,8 @@ RULES: dict[str, str] = {
     "invalid_type": "type is work_fact, work_method, work_task or work_artifact",
     "empty_content": "content is a non-empty string",
     "context_dependent_content": "content stands alone, without 'this', 'the above', '上面说的'",
+    "method_not_normative": "a work_method is normative (should/must/never, 应/必须/禁止/不要/优先)",
+    "method_one_off_specifics": "a work_method holds no commit id, date or 'this time' (one-off)",
     "invalid_priority": "priority is an integer from 0 to 100",
     "priority_below_70": "memories with priority below 70 are dropped",
     "empty_source_ids": "source_message_ids is a non-empty list of message ids",

@@ -19,6 +19,7 @@ housekeeping of the memories domain (:mod:`jupyter_memory.service.memories`).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
@@ -85,12 +86,18 @@ class DigestService:
             raise PolicyError("memory is disabled by the person; nothing is recorded")
         if not isinstance(session_key, str) or not session_key.strip():
             raise ValidationError("must be a non-empty string", field="session_key")
+        # A message without its own project was recorded in the focused one (the
+        # kernel's notebook, the CLI's --project): kept with it, so the digest labels
+        # its scene from the message, whatever is focused when the digest runs.
+        recorded = self.ctx.projects.project_id
         clean = []
         for i, raw in enumerate(messages):
             try:
                 msg = BatchMessage.model_validate(raw)
             except PydanticValidationError as exc:
                 raise validation_error(exc, default="message", prefix=f"messages[{i}]") from None
+            if msg.project is None and recorded is not None:
+                msg.project = recorded
             clean.append(msg.model_dump(mode="json", exclude_none=True))
         return self.store.append(session_key, clean)
 
@@ -119,7 +126,11 @@ class DigestService:
             key = str(path.relative_to(project_dir))
             if session is not None and session != key:
                 continue
-            messages = read_chat_messages(path)
+            # a chat file in the project's folder belongs to that project
+            messages = [
+                {**m, "project": m.get("project") or self.ctx.projects.project_id}
+                for m in read_chat_messages(path)
+            ]
             done = cursors.get(f"chat:{path}", 0)
             if len(messages) <= done:
                 continue
@@ -128,13 +139,14 @@ class DigestService:
         return out
 
     def _extract(self, batch: Batch, pool: list[dict[str, str]]) -> ValidationReport:
-        project = self.ctx.projects.project_id
+        # Scene labels take their project from the messages (spec 001): one they name,
+        # or the one they were recorded in; registered ids only help to match a name.
+        # The project focused now (perhaps another notebook's) is never a guess.
+        known = sorted(self.ctx.projects.known())
         client = self.ctx.settings.llm
         if client is not None:
-            return extract_with_llm(
-                client, batch, pool, known_projects=[project] if project else []
-            )
-        scenes = extract_work_memories(batch, pool, project=project)
+            return extract_with_llm(client, batch, pool, known_projects=known)
+        scenes = extract_work_memories(batch, pool, known_projects=known)
         return validate_work_memories(batch, [s.to_spec() for s in scenes], pool)
 
     def _store_work_memory(
@@ -175,13 +187,15 @@ class DigestService:
         """Digest every batch not yet consumed (or one session's); report what was stored."""
         if not self.ctx.settings.enabled:
             raise PolicyError("memory is disabled by the person; nothing is extracted")
-        project_key = self.ctx.projects.project_id or NO_PROJECT
+        focused = self.ctx.projects.project_id
         extractor = "llm" if self.ctx.settings.llm is not None else "deterministic"
         batches: list[DigestedBatch] = []
         stored: list[StoredWorkMemory] = []
         rejected: list[Rejection] = []
         proposed: list[LearnedProposal] = []
         for source, batch, cursor in self._batches(session):
+            # the pool of the project the batch was recorded in (older inboxes: focus)
+            project_key = _recorded_project(batch) or focused or NO_PROJECT
             pool = self.store.pool(project_key)
             verdict = self._extract(batch, pool)
             new_labels = [m.scene.label for m in verdict.accepted if m.scene.status == "new"]
@@ -212,6 +226,12 @@ class DigestService:
             stored.extend(here)
             rejected.extend(verdict.rejected)
         return DigestReport(extractor, batches, stored, rejected, proposed)
+
+
+def _recorded_project(batch: Batch) -> str | None:
+    """The project most of the batch's new messages were recorded in, if they say."""
+    counts = Counter(m.project for m in batch.messages if m.project)
+    return counts.most_common(1)[0][0] if counts else None
 
 
 def _unique(
