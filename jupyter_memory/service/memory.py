@@ -31,7 +31,6 @@ from .knowledge.decisions import KnowledgeDecisions
 from .knowledge.events import QueueEvents
 from .knowledge.files import KnowledgeFiles
 from .knowledge.history import KnowledgeHistory
-from .knowledge.preinject import PreinjectReorganize
 from .knowledge.queue import KnowledgeQueue
 from .knowledge.wiring import knowledge_services
 from .learning.candidates import SelfLearner
@@ -341,9 +340,6 @@ class Memory:
     record_person_text = Delegate("knowledge_services.evidence", AgentEvidence.record_person_text)
     record_agent_output = Delegate("knowledge_services.evidence", AgentEvidence.record_agent_output)
     agent_evidence = Delegate("knowledge_services.evidence", AgentEvidence.sources)
-    prepare_injection = Delegate(
-        "knowledge_services.preinject", PreinjectReorganize.prepare_injection
-    )
 
     @property
     def last_extraction_skipped(self) -> builtins.list[dict[str, str]]:

@@ -10,6 +10,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 // The panel is added to the shell at activation, so it is needed at once.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { MemoryPanel } from './panel';
+import { cardsPlugin } from './cardsPlugin';
 
 /** The id of the Jupyter Server event the server emits when memory changed. */
 export const CHANGED_SCHEMA =
@@ -221,4 +222,4 @@ function notebookPath(widget: unknown): string | null {
   return typeof path === 'string' && path.endsWith('.ipynb') ? path : null;
 }
 
-export default plugin;
+export default [plugin, cardsPlugin];

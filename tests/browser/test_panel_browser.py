@@ -144,11 +144,11 @@ def test_card_in_a_notebook_applies_and_the_panel_follows(page, lab, lab_mem):
     run_notebook(page, lab, "cards.ipynb")
     item = queue_item(page, "Region codes follow ISO 3166")
     item.wait_for()
-    card_button = page.locator(".jp-OutputArea .widget-button", has_text="Project").first
+    card_button = page.locator(".jp-OutputArea .jm-card .jm-card-project").first
     card_button.wait_for(timeout=60_000)
     screenshot(page, "08-card-in-notebook")
     before = refreshes(page)
-    card_button.click()  # applied by the kernel, through ipywidgets' comm
+    card_button.click()  # applied by the lab extension's card, through REST
     # The panel hears of it (file watcher → server event) and drops the item, no reload.
     item.wait_for(state="detached", timeout=10_000)
     wait_refreshed_after(page, before)

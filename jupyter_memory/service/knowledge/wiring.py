@@ -17,7 +17,6 @@ from .agents_md import AutosyncAfterApply
 from .decisions import KnowledgeDecisions
 from .events import QueueEvents
 from .files import KnowledgeFiles
-from .preinject import PreinjectReorganize
 from .queue import KnowledgeQueue
 from .shared_queue import TeamQueueStore
 
@@ -31,7 +30,6 @@ class KnowledgeServices:
     context: KnowledgeContext
     tools: KnowledgeAgentTools
     evidence: AgentEvidence
-    preinject: PreinjectReorganize
 
 
 def knowledge_services(ctx: ServiceContext) -> KnowledgeServices:
@@ -46,8 +44,7 @@ def knowledge_services(ctx: ServiceContext) -> KnowledgeServices:
     context = KnowledgeContext(ctx, files)
     tools = KnowledgeAgentTools(queue, context)
     evidence = AgentEvidence(ctx)
-    preinject = PreinjectReorganize(ctx, files)
-    return KnowledgeServices(files, events, queue, decisions, context, tools, evidence, preinject)
+    return KnowledgeServices(files, events, queue, decisions, context, tools, evidence)
 
 
 __all__ = ["KnowledgeServices", "knowledge_services"]

@@ -1,0 +1,469 @@
+import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
+import type { Event } from '@jupyterlab/services';
+import { Widget } from '@lumino/widgets';
+
+import { errorMessage, IProject, postJSON, requestAPI } from './api';
+import { alreadyDecided, outcomeText } from './decided';
+import { button, clear, el } from './dom';
+import type { IAppliedProposal, IProposal, IProposalStates } from './schemas';
+
+/**
+ * Proposal cards in notebooks: outputs of our own MIME type, drawn from the
+ * live queue over REST instead of from kernel state, so a card reads the same
+ * after a save, a reload, a kernel restart, and with no kernel at all.
+ */
+
+export const PROPOSAL_MIME = 'application/vnd.jupyter-memory.proposal+json';
+
+/** The server event announcing a change (changes.py); mirrors index.ts. */
+const CHANGED_SCHEMA = 'https://jupyter-memory.github.io/events/changed/v1';
+
+/** The server answers at most this many ids per request (queue_routes.py). */
+const BATCH = 200;
+
+/**
+ * A second way to notice decisions while the event stream is down (a lost
+ * websocket): pending cards ask again this often. The change feed is the fast path.
+ */
+const SAFETY_POLL_MS = 10_000;
+
+/** One card as the kernel wrote it into the output (widgets/cards.py). */
+export interface ICardSnapshot {
+  id: string;
+  kind: string;
+  text: string;
+  evidence_quote: string;
+  origin: string;
+  source: string;
+  status: string;
+  outcome: string | null;
+  project: string | null;
+  note: string | null;
+}
+
+interface IPayload {
+  version: number;
+  cards: ICardSnapshot[];
+}
+
+function decideHint(id: string): string {
+  return `%memory apply ${id} --to user · %memory dismiss ${id}`;
+}
+
+/**
+ * Every live card of the page, and the one place that asks the server about
+ * them: requests are batched, and a change event refreshes every card once.
+ */
+export class CardHub {
+  /** Listen to the server's change feed (the same events the panel follows). */
+  follow(events: Event.IManager): void {
+    events.stream.connect((_, event) => {
+      if (event.schema_id !== CHANGED_SCHEMA) {
+        return;
+      }
+      if (event.area === 'projects') {
+        this._projects = null;
+      }
+      if (event.area === 'queue' || event.area === 'projects') {
+        this.refreshAll();
+      }
+    });
+  }
+
+  add(card: ProposalCard): void {
+    this._cards.add(card);
+    this.ask([card.id]);
+    if (this._poll === null) {
+      this._poll = window.setInterval(() => this.poll(), SAFETY_POLL_MS);
+    }
+  }
+
+  /** A card whose output was cleared or closed: no longer asked about. */
+  remove(card: ProposalCard): void {
+    this._cards.delete(card);
+    if (this._cards.size === 0 && this._poll !== null) {
+      window.clearInterval(this._poll);
+      this._poll = null;
+    }
+  }
+
+  get size(): number {
+    return this._cards.size;
+  }
+
+  refreshAll(): void {
+    this.ask(Array.from(this._cards, card => card.id));
+  }
+
+  /** Known projects for the picker of a card with no project (cached). */
+  projects(): Promise<IProject[]> {
+    if (this._projects === null) {
+      this._projects = requestAPI<{ projects: IProject[] }>('projects').then(
+        data => data.projects,
+        () => []
+      );
+    }
+    return this._projects;
+  }
+
+  private poll(): void {
+    if (document.visibilityState !== 'visible') {
+      return;
+    }
+    this.ask(
+      Array.from(this._cards)
+        .filter(card => card.state === 'pending' || card.state === 'offline')
+        .map(card => card.id)
+    );
+  }
+
+  /** Ask for these ids in the next batch (the renderers of a notebook arrive together). */
+  private ask(ids: string[]): void {
+    for (const id of ids) {
+      this._wanted.add(id);
+    }
+    if (this._wanted.size && this._timer === null) {
+      this._timer = window.setTimeout(() => void this.flush(), 0);
+    }
+  }
+
+  private async flush(): Promise<void> {
+    this._timer = null;
+    const ids = Array.from(this._wanted);
+    this._wanted.clear();
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const chunk = ids.slice(i, i + BATCH);
+      try {
+        const states = await requestAPI<IProposalStates>(
+          'queue/proposals',
+          {},
+          { ids: chunk.join(',') }
+        );
+        const byId = new Map(states.items.map(p => [p.id, p]));
+        for (const card of this._cards) {
+          const live = byId.get(card.id);
+          if (live) {
+            card.showLive(live);
+          } else if (states.missing.includes(card.id)) {
+            card.showMissing();
+          }
+        }
+      } catch (error) {
+        for (const card of this._cards) {
+          if (chunk.includes(card.id)) {
+            card.showOffline(errorMessage(error));
+          }
+        }
+      }
+    }
+  }
+
+  private readonly _cards = new Set<ProposalCard>();
+  private readonly _wanted = new Set<string>();
+  private _timer: number | null = null;
+  private _poll: number | null = null;
+  private _projects: Promise<IProject[]> | null = null;
+}
+
+export type CardState =
+  | 'snapshot'
+  | 'pending'
+  | 'applied'
+  | 'dismissed'
+  | 'superseded'
+  | 'decided-elsewhere'
+  | 'missing'
+  | 'offline';
+
+/** One proposal's card: drawn from the snapshot, then from the live proposal. */
+export class ProposalCard {
+  constructor(
+    readonly snapshot: ICardSnapshot,
+    private readonly hub: CardHub,
+    private readonly onLive: () => void
+  ) {
+    this.id = snapshot.id;
+    this.node = el('div', {
+      className: 'jm-card',
+      attrs: { 'data-id': this.id, 'data-state': 'snapshot' }
+    });
+    this._body = el('div', { className: 'jm-card-body' });
+    this._actions = el('div', { className: 'jm-card-actions' });
+    this._note = el('div', {
+      className: 'jm-card-note',
+      attrs: { role: 'status' }
+    });
+    this.node.append(this._body, this._actions, this._note);
+    this.drawBody(snapshot.kind, snapshot.text, snapshot.evidence_quote);
+    if (snapshot.outcome) {
+      this.setOutcome(snapshot.outcome);
+    }
+  }
+
+  readonly id: string;
+  readonly node: HTMLDivElement;
+  live = false;
+
+  get state(): CardState {
+    return (this.node.dataset.state as CardState) ?? 'snapshot';
+  }
+
+  /** The proposal as the queue holds it now. */
+  showLive(p: IProposal): void {
+    this.drawBody(p.kind, p.text, p.evidence_quote);
+    const outcome = outcomeText(p);
+    if (outcome) {
+      // A card whose own click met a decision made elsewhere keeps saying so.
+      if (this.state !== 'decided-elsewhere') {
+        this.node.dataset.state = p.status;
+        this.setOutcome(outcome);
+      }
+    } else if (this.state !== 'pending') {
+      this.node.dataset.state = 'pending';
+      void this.drawPending(p);
+    }
+    this.markLive();
+  }
+
+  /** Not in the queue this server reads: another memory home, or a removed file. */
+  showMissing(): void {
+    this.node.dataset.state = 'missing';
+    clear(this._actions);
+    this.say(
+      `Proposal ${this.id} is not in the queue this Jupyter server reads (another memory ` +
+        `home, or its file was removed). Decide it where it was made: ${decideHint(this.id)}`
+    );
+    this.markLive();
+  }
+
+  /** No answer from the REST API: keep the snapshot and say how to decide anyway. */
+  showOffline(message: string): void {
+    if (this.live && this.state !== 'pending') {
+      return; // a decided card stays decided; nothing can undo a decision
+    }
+    this.node.dataset.state = 'offline';
+    clear(this._actions);
+    this.say(
+      `Live state unavailable (${message}). In a cell: ${decideHint(this.id)}`,
+      'error'
+    );
+    this.markLive();
+  }
+
+  private markLive(): void {
+    if (!this.live) {
+      this.live = true;
+      this.node.dataset.live = 'true';
+      this.onLive();
+    }
+  }
+
+  private drawBody(kind: string, text: string, quote: string): void {
+    clear(this._body);
+    const origin = [this.snapshot.origin, this.snapshot.source]
+      .filter(Boolean)
+      .join(' · ');
+    this._body.append(
+      el('div', { className: 'jm-card-head' }, [
+        el('span', {
+          className: `jm-kind jm-kind-${kind}`,
+          text: kind === 'rule' ? 'Rule' : kind === 'info' ? 'Info' : kind
+        }),
+        el('span', { className: 'jm-card-text', text })
+      ]),
+      el('div', { className: 'jm-card-quote' }, [
+        el('span', { text: `“${quote}”` }),
+        el('span', {
+          className: 'jm-card-origin',
+          text: origin ? ` — ${origin}` : ''
+        })
+      ])
+    );
+  }
+
+  private setOutcome(text: string): void {
+    clear(this._actions);
+    this._actions.appendChild(
+      el('div', { className: 'jm-card-outcome', text })
+    );
+  }
+
+  private async drawPending(p: IProposal): Promise<void> {
+    clear(this._actions);
+    this.say('');
+    const user = button('User', () => void this.apply('user', null), {
+      className: 'jm-card-user',
+      title: 'Apply to your User knowledge'
+    });
+    const dismiss = button('Dismiss', () => void this.dismiss(), {
+      className: 'jm-card-dismiss',
+      title: 'Never suggest this again'
+    });
+    const project = p.project ?? this.snapshot.project;
+    if (project) {
+      this._actions.append(
+        user,
+        button(
+          `Project · ${project}`,
+          () => void this.apply('project', project),
+          {
+            className: 'jm-card-project',
+            title: `Apply to the Project knowledge of ${project}`
+          }
+        ),
+        dismiss
+      );
+      return;
+    }
+    const select = el('select', {
+      className: 'jm-card-project-select',
+      attrs: { 'aria-label': 'Pick project' }
+    });
+    select.appendChild(
+      el('option', { text: 'Pick project…', attrs: { value: '' } })
+    );
+    const apply = button(
+      'Project',
+      () => {
+        if (!select.value) {
+          this.say(
+            'Pick a project first (or focus one with %memory focus)',
+            'error'
+          );
+          return;
+        }
+        void this.apply('project', select.value);
+      },
+      { className: 'jm-card-project' }
+    );
+    this._actions.append(user, select, apply, dismiss);
+    for (const known of await this.hub.projects()) {
+      select.appendChild(
+        el('option', { text: known.id, attrs: { value: known.id } })
+      );
+    }
+  }
+
+  private async apply(
+    to: 'user' | 'project',
+    project: string | null
+  ): Promise<void> {
+    await this.decide(async () => {
+      const result = await postJSON<IAppliedProposal>(
+        `queue/${encodeURIComponent(this.id)}/apply`,
+        { to, project }
+      );
+      this.node.dataset.state = 'applied';
+      this.setOutcome(
+        result.layer === 'project'
+          ? `Saved to Project · ${result.project ?? ''}`
+          : 'Saved to User'
+      );
+      this.say(`Written to ${result.path}`);
+    });
+  }
+
+  private async dismiss(): Promise<void> {
+    await this.decide(async () => {
+      await postJSON(`queue/${encodeURIComponent(this.id)}/dismiss`);
+      this.node.dataset.state = 'dismissed';
+      this.setOutcome('Dismissed');
+      this.say('It will not be suggested again.');
+    });
+  }
+
+  private async decide(act: () => Promise<void>): Promise<void> {
+    for (const b of Array.from(this._actions.querySelectorAll('button'))) {
+      b.disabled = true; // one decision per click
+    }
+    try {
+      await act();
+    } catch (error) {
+      const already = alreadyDecided(error);
+      if (already) {
+        this.node.dataset.state = 'decided-elsewhere';
+        this.setOutcome(already);
+        this.say('Nothing was written.');
+      } else {
+        this.say(errorMessage(error), 'error');
+        for (const b of Array.from(this._actions.querySelectorAll('button'))) {
+          b.disabled = false;
+        }
+        return;
+      }
+    }
+    // Other cards of this proposal (this notebook, another tab) hear it through
+    // the change event; this one stays as it is.
+  }
+
+  private say(text: string, tone: 'info' | 'error' = 'info'): void {
+    this._note.textContent = text;
+    this._note.dataset.tone = tone;
+  }
+
+  private readonly _body: HTMLDivElement;
+  private readonly _actions: HTMLDivElement;
+  private readonly _note: HTMLDivElement;
+}
+
+/** The output: one card per proposal in the payload. */
+export class ProposalCardsRenderer
+  extends Widget
+  implements IRenderMime.IRenderer
+{
+  constructor(private readonly hub: CardHub) {
+    super();
+    this.addClass('jm-cards');
+  }
+
+  async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
+    const started = performance.now();
+    const payload = model.data[PROPOSAL_MIME] as unknown as IPayload;
+    this.forget();
+    clear(this.node);
+    const snapshots = Array.isArray(payload?.cards) ? payload.cards : [];
+    let waiting = snapshots.length;
+    const onLive = () => {
+      waiting -= 1;
+      if (waiting === 0) {
+        // From the output's render to every card showing the live queue.
+        this.node.dataset.renderMs = String(
+          Math.round(performance.now() - started)
+        );
+        this.node.dataset.live = 'true';
+      }
+    };
+    for (const snapshot of snapshots) {
+      const card = new ProposalCard(snapshot, this.hub, onLive);
+      this._cards.push(card);
+      this.node.appendChild(card.node);
+      this.hub.add(card);
+    }
+  }
+
+  dispose(): void {
+    this.forget();
+    super.dispose();
+  }
+
+  private forget(): void {
+    for (const card of this._cards) {
+      this.hub.remove(card);
+    }
+    this._cards = [];
+  }
+
+  private _cards: ProposalCard[] = [];
+}
+
+/** The rendermime factory: safe, since every stored string goes in as text. */
+export function cardRendererFactory(
+  hub: CardHub
+): IRenderMime.IRendererFactory {
+  return {
+    safe: true,
+    mimeTypes: [PROPOSAL_MIME],
+    defaultRank: 10,
+    createRenderer: () => new ProposalCardsRenderer(hub)
+  };
+}

@@ -1,0 +1,30 @@
+import {
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+
+// The renderer factory is registered at activation, before any notebook opens.
+// eslint-disable-next-line jupyter/prefer-lazy-imports
+import { CardHub, cardRendererFactory } from './cards';
+
+/**
+ * Proposal cards in notebooks (JupyterLab and Notebook 7): a renderer of our
+ * MIME type in the application's rendermime registry, which every notebook's
+ * output area uses. A plugin of its own, so the cards work in a front end
+ * where the panel's plugin has nothing to attach to.
+ */
+export const cardsPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyter-memory:cards',
+  description:
+    'Proposal cards in notebook outputs, drawn from the live knowledge queue.',
+  autoStart: true,
+  requires: [IRenderMimeRegistry],
+  activate: (app: JupyterFrontEnd, rendermime: IRenderMimeRegistry) => {
+    const hub = new CardHub();
+    hub.follow(app.serviceManager.events);
+    const factory = cardRendererFactory(hub);
+    // Ahead of text/html (rank 50), which is only the fallback for other viewers.
+    rendermime.addFactory(factory, factory.defaultRank);
+  }
+};
