@@ -3,37 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from ..service.imports.importer import SOURCES
-from .output import emit_json, open_memory
-
-
-class _Bar:
-    """A tqdm bar per stage, on stderr; nothing when stderr is not a terminal."""
-
-    def __init__(self) -> None:
-        self._bar: Any = None
-
-    def stage(self, name: str, total: int | None) -> None:
-        from tqdm import tqdm
-
-        self.close()
-        self._bar = tqdm(total=total, desc=name, unit="item", file=sys.stderr, leave=False)
-
-    def advance(self, n: int = 1) -> None:
-        if self._bar is not None:
-            self._bar.update(n)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
+from ..widgets.progress import TqdmProgress
+from .output import emit_json, open_memory, shows_progress
 
 
 def _import_from(args: argparse.Namespace) -> int:
-    bar = _Bar() if not args.json and sys.stderr.isatty() else None
+    bar = TqdmProgress() if shows_progress(args) else None
     # A dry run must not register --project (open_memory would focus it).
     opened = argparse.Namespace(**{**vars(args), "project": None}) if args.dry_run else args
     with open_memory(opened) as mem:

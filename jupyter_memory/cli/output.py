@@ -40,7 +40,17 @@ def fail(args: argparse.Namespace, exc: JupyterMemoryError) -> int:
     return 1
 
 
+def shows_progress(args: argparse.Namespace) -> bool:
+    """Bars only for a person at a terminal: never with --json, never into a pipe or a file."""
+    return not getattr(args, "json", False) and sys.stderr.isatty()
+
+
 def open_memory(args: argparse.Namespace) -> Any:
     from ..service.memory import Memory
 
-    return Memory(home=args.home, project=args.project)
+    mem = Memory(home=args.home, project=args.project)
+    if shows_progress(args):
+        from ..widgets.progress import TqdmProgress
+
+        mem.show_progress(TqdmProgress)
+    return mem

@@ -49,8 +49,11 @@ class NotebookSession:
             with self.lock:
                 if self._memory is None:
                     from ..service.memory import Memory
+                    from ..widgets.progress import NotebookProgress
 
                     mem = Memory(home=self.home)
+                    # A first open of a large home indexes many files: show it.
+                    mem.show_progress(NotebookProgress)
                     self._start_focus(mem)
                     self._memory = mem
         elif self.notebook is not None:

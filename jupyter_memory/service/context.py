@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..core.ids import new_id
+from ..core.progress import ProgressFactory
 from ..store.audit import AuditLog
 from ..store.memories.search_index import IndexedMemory, SearchQuery
 from ..store.root import StoreRoot
 from .projects import Projects
 from .settings import Settings
-
 
 # A check ``doctor`` runs beside its own: (problems as (path, kind, message), notices).
 DoctorFinding = tuple[list[tuple[str, str, str]], list[str]]
@@ -62,6 +62,8 @@ class ServiceContext:
     settings: Settings
     semantic: SemanticSearch
     id_factory: Callable[[], str] | None = field(default=None)
+    # Set by an adapter that can draw progress (show_progress); None draws nothing.
+    progress: ProgressFactory | None = field(default=None)
     # Checks other services register for ``doctor`` (the team check, issue 17).
     doctor_checks: list[Callable[[], DoctorFinding]] = field(default_factory=list)
 
@@ -95,6 +97,12 @@ class ServiceContext:
         from .identity import person
 
         return person(folder)
+
+    def show_progress(self, factory: ProgressFactory | None) -> None:
+        """Show long work (indexing many files, imports, embedding) through ``factory``'s bars."""
+        self.progress = factory
+        for root in [self.user, *self.projects.cached_roots()]:
+            root.progress = factory
 
     def new_id(self) -> str:
         """A sortable id, unique across processes (or the injected one, in tests)."""

@@ -31,8 +31,10 @@ from .knowledge.decisions import KnowledgeDecisions
 from .knowledge.events import QueueEvents
 from .knowledge.files import KnowledgeFiles
 from .knowledge.history import KnowledgeHistory
+from .knowledge.preinject import PreinjectReorganize
 from .knowledge.queue import KnowledgeQueue
 from .knowledge.wiring import knowledge_services
+from .learning.agent_sessions import AgentSessions
 from .learning.candidates import SelfLearner
 from .learning.digest import DigestService
 from .learning.gotchas import GotchaCapture
@@ -207,6 +209,8 @@ class Memory:
     def _new_id(self) -> str:
         return self.ctx.new_id()
 
+    show_progress = Delegate("ctx", ServiceContext.show_progress)
+
     # -- settings ---------------------------------------------------------------------
 
     @property
@@ -309,13 +313,13 @@ class Memory:
 
     # -- knowledge (service/knowledge/) ------------------------------------------------
 
-    on_queue_change = Delegate("knowledge_services.events", QueueEvents.on_queue_change)
-    knowledge = Delegate("knowledge_services.files", KnowledgeFiles.knowledge)
     project_init = Delegate("team", TeamProjects.project_init)
     team_status = Delegate("team", TeamProjects.team_status)
     project_settings = Delegate("team", TeamProjects.project_settings)
     resolve_knowledge = Delegate("team", TeamProjects.resolve_knowledge)
     knowledge_history = Delegate("team_history", KnowledgeHistory.history)
+    on_queue_change = Delegate("knowledge_services.events", QueueEvents.on_queue_change)
+    knowledge = Delegate("knowledge_services.files", KnowledgeFiles.knowledge)
     knowledge_version = Delegate("knowledge_services.files", KnowledgeFiles.knowledge_version)
     read_knowledge = Delegate("knowledge_services.files", KnowledgeFiles.read_knowledge)
     knowledge_doc = Delegate("knowledge_services.files", KnowledgeFiles.knowledge_doc)
@@ -340,6 +344,9 @@ class Memory:
     record_person_text = Delegate("knowledge_services.evidence", AgentEvidence.record_person_text)
     record_agent_output = Delegate("knowledge_services.evidence", AgentEvidence.record_agent_output)
     agent_evidence = Delegate("knowledge_services.evidence", AgentEvidence.sources)
+    prepare_injection = Delegate(
+        "knowledge_services.preinject", PreinjectReorganize.prepare_injection
+    )
 
     @property
     def last_extraction_skipped(self) -> builtins.list[dict[str, str]]:
@@ -364,6 +371,11 @@ class Memory:
     learning_candidate = Delegate("learning_services.learner", SelfLearner.candidate)
     promote_candidate = Delegate("learning_services.learner", SelfLearner.promote)
     capture_gotcha = Delegate("learning_services.gotchas", GotchaCapture.capture_gotcha)
+    record_agent_turn = Delegate("learning_services.agent_sessions", AgentSessions.record_agent_turn)
+    end_agent_session = Delegate("learning_services.agent_sessions", AgentSessions.end_agent_session)
+    digest_idle_sessions = Delegate(
+        "learning_services.agent_sessions", AgentSessions.digest_idle_sessions
+    )
     unreviewed = Delegate("learning_services.review", ReviewService.unreviewed)
     keep_memory = Delegate("learning_services.review", ReviewService.keep_memory)
     discard_memory = Delegate("learning_services.review", ReviewService.discard_memory)

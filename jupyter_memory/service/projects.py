@@ -70,6 +70,7 @@ class Projects:
                 gitignore=project_gitignore(),
                 storage=choose_storage(project_root(folder), override),
             )
+            root.progress = self.user.progress  # the person's progress display, as for User
             self._roots[pid] = root
             known = self.known()
             # An agent's name for a project never registers one (RegisteredProject).

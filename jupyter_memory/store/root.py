@@ -15,6 +15,7 @@ from pathlib import Path
 from ..core.frontmatter_io import render_memory
 from ..core.memories.models import MemoryEntry, content_hash, file_name
 from ..core.names import slugify
+from ..core.progress import Progress, ProgressFactory
 from ..exceptions import NotFoundError, StoreError
 from .atomic import (
     ensure_dir,
@@ -35,8 +36,8 @@ from .memories.search_index import (
     SearchQuery,
 )
 from .memories.sqlite_index import SqliteIndex
-
 from .storage import Storage, exclusive_create_lock
+
 
 def default_engine(layout: RootLayout) -> SearchIndex:
     """The engine every root uses unless told otherwise: SQLite FTS5 beside the files."""
@@ -51,8 +52,8 @@ class StoreRoot:
         layer: str,
         gitignore: str | None = None,
         engine: IndexFactory = default_engine,
-    ) -> None:
         storage: Storage | None = None,
+    ) -> None:
         # On a network folder the index lives in a local cache (store/storage.py).
         self.storage = storage or Storage("local", "default")
         self.layout = RootLayout(root, self.storage.index_dir)
@@ -63,6 +64,8 @@ class StoreRoot:
         self._gitignore = gitignore
         self._synced_dir_mtime: int | None = None
         self.last_report: IndexSyncReport | None = None
+        # Who shows long indexing (adapters set it: a terminal bar, a notebook widget).
+        self.progress: ProgressFactory | None = None
 
     @property
     def root(self) -> Path:
@@ -94,6 +97,9 @@ class StoreRoot:
         except OSError:
             return None
 
+    def _progress(self) -> Progress | None:
+        return self.progress() if self.progress is not None else None
+
     def behind_link(self) -> bool:
         """The store folder or its index is a link: reads find nothing here (doctor says why)."""
         return linked(self.layout.index_root, self.layout.index_dir)
@@ -110,7 +116,7 @@ class StoreRoot:
             return None
         with self.locked():
             stale: list[Path] = []
-            report = self.index.sync(self.files.scan(stale), self.files.read)
+            report = self.index.sync(self.files.scan(stale), self.files.read, self._progress())
             for tmp in stale:
                 with contextlib.suppress(OSError):
                     tmp.unlink()
@@ -121,7 +127,7 @@ class StoreRoot:
     def rebuild(self) -> IndexSyncReport:
         with self.locked():
             remove_stale_temp_files(self.layout.memories, root=self.root)
-            report = self.index.rebuild(self.files.scan(), self.files.read)
+            report = self.index.rebuild(self.files.scan(), self.files.read, self._progress())
         # Nothing behind a link was indexed; say which links were passed over.
         report.notices += [f"symlink not followed: {link}" for link in self.files.symlinks()]
         self._synced_dir_mtime = self._dir_mtime()
@@ -190,7 +196,7 @@ class StoreRoot:
         """Inside the lock: pick up changes made by hand or by another process."""
         mtime = self._dir_mtime()
         if mtime != self._synced_dir_mtime:
-            self.last_report = self.index.sync(self.files.scan(), self.files.read)
+            self.last_report = self.index.sync(self.files.scan(), self.files.read, self._progress())
             self._synced_dir_mtime = mtime
 
     def delete(self, memory_id: str) -> tuple[str, str]:
@@ -241,6 +247,13 @@ class StoreRoot:
             return []
         self.ensure_synced()
         return self.index.rows()
+
+    def generation(self) -> int | None:
+        """A key that changes whenever a memory file is added, replaced or removed.
+
+        It is the memories folder's mtime, so writes by other processes move it too.
+        """
+        return self._dir_mtime()
 
     def record_access(self, ids: Sequence[str], at: datetime) -> None:
         self.index.record_access(ids, at)

@@ -18,6 +18,7 @@ from ...core.imports import agents_md, basic_memory, claude_memory, mem0, nbi
 from ...core.imports.drafts import SOURCES, MemoryDraft, ParsedFile, text_key
 from ...core.imports.plan import ExistingState, ImportPlan, plan_import
 from ...core.knowledge.dedup import Known, dedup_hash
+from ...core.progress import NoProgress, Progress
 from ...exceptions import JupyterMemoryError, ParseError, PolicyError, ValidationError
 from ...store.imports.source_files import (
     MAX_EXPORT_JSON_BYTES,
@@ -28,7 +29,6 @@ from ...store.imports.source_files import (
 from ...store.imports.staging import staged_jsonl
 from ..paths import resolve_project_dir
 from .port import MemoryPort
-from .progress import NoProgress, Progress
 from .report import ImportReport
 
 AGENTS_FILES = ("AGENTS.md", "CLAUDE.md")

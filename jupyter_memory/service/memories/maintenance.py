@@ -6,7 +6,11 @@ are derived and can always be rebuilt from the files.
 
 from __future__ import annotations
 
+import time
+
+from ...core.progress import BAR_THRESHOLD, NoProgress
 from ...exceptions import LinkedPathError, ParseError, ValidationError
+from ...store.root import StoreRoot
 from ..context import ServiceContext
 from .results import DoctorReport, EmbedReport, LayerRebuild, RebuildReport, StoreProblem
 
@@ -14,6 +18,9 @@ LINK_ADVICE = (
     "symlink below the memory store is never followed; "
     "replace it with the real file or folder, or remove it"
 )
+
+
+EMBED_POLL_S = 0.5  # how often the embedding bar moves
 
 
 class MemoryMaintenance:
@@ -47,6 +54,10 @@ class MemoryMaintenance:
             for name, reason in index_problems:
                 path = str(root.files.path_of(name))
                 report.problems.append(StoreProblem(path, "unreadable", reason))
+        for check in self.ctx.doctor_checks:  # registered by other services (team projects)
+            problems, notices = check()
+            report.problems.extend(StoreProblem(path, kind, msg) for path, kind, msg in problems)
+            report.notices.extend(notices)
         audit = self.ctx.audit
         try:
             sum(1 for _ in audit.records())
@@ -54,10 +65,6 @@ class MemoryMaintenance:
             report.problems.append(StoreProblem(str(audit.path), "audit", str(exc)))
         return report
 
-        for check in self.ctx.doctor_checks:  # registered by other services (team projects)
-            problems, notices = check()
-            report.problems.extend(StoreProblem(path, kind, msg) for path, kind, msg in problems)
-            report.notices.extend(notices)
     def embed(self, *, rebuild: bool = False, timeout: float | None = None) -> EmbedReport:
         """Embed what is pending now (or everything with ``rebuild``) and wait for it.
 
@@ -74,8 +81,42 @@ class MemoryMaintenance:
             semantic.rebuild(roots)
         else:
             semantic.notify(roots)
-        done = semantic.wait(timeout=timeout)
+        if self.ctx.progress is None:
+            done = semantic.wait(timeout=timeout)
+        else:
+            done = self._wait_showing(roots, timeout)
         return EmbedReport(done=done, status=semantic.status(roots))
+
+    def _wait_showing(self, roots: list[StoreRoot], timeout: float | None) -> bool:
+        """Wait for the embedder, moving a bar by the notes embedded (about an hour at 100k)."""
+        semantic = self.ctx.semantic
+        assert self.ctx.progress is not None
+        deadline = None if timeout is None else time.monotonic() + timeout
+
+        def embedded() -> tuple[int, int]:
+            rows = semantic.status(roots).get("roots", [])
+            done = sum(int(r.get("embedded", 0)) for r in rows)
+            return done, done + sum(int(r.get("pending", 0)) for r in rows)
+
+        start, total = embedded()
+        bar = self.ctx.progress() if total - start >= BAR_THRESHOLD else NoProgress()
+        bar.stage("embedding memories", total - start)
+        shown = start
+        try:
+            while True:
+                left = None if deadline is None else deadline - time.monotonic()
+                finished = semantic.wait(
+                    timeout=EMBED_POLL_S if left is None else min(left, EMBED_POLL_S)
+                )
+                now, _ = embedded()
+                bar.advance(max(0, now - shown))
+                shown = max(shown, now)
+                if finished:
+                    return True
+                if left is not None and left <= EMBED_POLL_S:
+                    return False
+        finally:
+            bar.close()
 
     def close(self) -> None:
         """Stop the embedder and close every index this process opened."""

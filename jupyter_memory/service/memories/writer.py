@@ -25,6 +25,7 @@ from ...core.memories.models import (
     validate_scope,
 )
 from ...core.names import validate_id
+from ...core.progress import BAR_THRESHOLD, NoProgress, Progress
 from ...core.validation import validation_error
 from ...exceptions import NotFoundError, ParseError, ValidationError
 from ...store.audit import audit_record
@@ -221,6 +222,22 @@ class MemoryWriter:
                 raise ParseError(str(exc), path=src, line=number) from exc
             by_root.setdefault(id(root), (root, []))[1].append(entry)
         ids: list[str] = []
+        total = sum(len(entries) for _, entries in by_root.values())
+        bar = self.ctx.progress() if self.ctx.progress and total >= BAR_THRESHOLD else NoProgress()
+        bar.stage("importing memories", total)
+        try:
+            self._write_batches(by_root, source, ids, bar)
+        finally:
+            bar.close()
+        return ids
+
+    def _write_batches(
+        self,
+        by_root: dict[int, tuple[StoreRoot, list[MemoryEntry]]],
+        source: str,
+        ids: list[str],
+        bar: Progress,
+    ) -> None:
         for root, entries in by_root.values():
             for start in range(0, len(entries), IMPORT_BATCH):
                 chunk = entries[start : start + IMPORT_BATCH]
@@ -243,8 +260,8 @@ class MemoryWriter:
                     ]
                 )
                 ids.extend(entry.id for entry in chunk)
+                bar.advance(len(chunk))
             self.ctx.semantic.notify([root])
-        return ids
 
     def _import_entry(self, obj: dict[str, Any], source: str) -> tuple[StoreRoot, MemoryEntry]:
         """One line of an import file as (root, entry); raises on anything wrong."""

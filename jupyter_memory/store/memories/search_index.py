@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from ...core.memories.models import MemoryEntry
+from ...core.progress import Progress
 from ..layout import RootLayout
 from .files import FileStat
 
@@ -94,9 +95,13 @@ class VectorStore(Protocol):
 
 class SearchIndex(Protocol):
     # -- keeping in step with the files
-    def sync(self, stats: Iterable[FileStat], load: LoadFn) -> IndexSyncReport: ...
+    def sync(
+        self, stats: Iterable[FileStat], load: LoadFn, progress: Progress | None = None
+    ) -> IndexSyncReport: ...
 
-    def rebuild(self, stats: Iterable[FileStat], load: LoadFn) -> IndexSyncReport: ...
+    def rebuild(
+        self, stats: Iterable[FileStat], load: LoadFn, progress: Progress | None = None
+    ) -> IndexSyncReport: ...
 
     def upsert(self, entry: MemoryEntry, stat: FileStat) -> None: ...
 

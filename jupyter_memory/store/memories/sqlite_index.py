@@ -29,6 +29,7 @@ from typing import Any
 
 from ...core.memories.embedding import embed_key
 from ...core.memories.models import MemoryEntry
+from ...core.progress import BAR_THRESHOLD, NoProgress, Progress
 from ...core.text import analyzer_identity, index_tokens
 from ...exceptions import JupyterMemoryError
 from ..atomic import ensure_dir, fsync_dir, write_text_atomic
@@ -288,8 +289,14 @@ class SqliteIndex:
         con = self.connection()
         con.execute("DELETE FROM acc.access WHERE id = ?", (memory_id,))
 
-    def sync(self, stats: Iterable[FileStat], load: LoadFn) -> IndexSyncReport:
-        """Re-parse only files whose (name, mtime_ns, size) changed since indexing."""
+    def sync(
+        self, stats: Iterable[FileStat], load: LoadFn, progress: Progress | None = None
+    ) -> IndexSyncReport:
+        """Re-parse only files whose (name, mtime_ns, size) changed since indexing.
+
+        ``progress`` is shown only when many files need parsing (a first open
+        of an imported or pulled folder), never for the usual one or two.
+        """
         con = self.connection()
         report = IndexSyncReport(notices=self._take_notices())
         # Whole (name, mtime_ns, size) rows as tuples: the set is built in C and
@@ -307,12 +314,18 @@ class SqliteIndex:
         if not changed and not gone:
             return report
         self.attach_embeddings(con, create=False)
-        with transaction(con):
-            for name in gone:
-                self._remove(con, name)
-                report.removed += 1
-            for st in changed:
-                self._index_file(con, st, load, report, existed=st.name in indexed)
+        bar = progress if progress is not None and len(changed) >= BAR_THRESHOLD else NoProgress()
+        bar.stage("indexing memories", len(changed))
+        try:
+            with transaction(con):
+                for name in gone:
+                    self._remove(con, name)
+                    report.removed += 1
+                for st in changed:
+                    self._index_file(con, st, load, report, existed=st.name in indexed)
+                    bar.advance()
+        finally:
+            bar.close()
         return report
 
     def _index_file(
@@ -341,8 +354,12 @@ class SqliteIndex:
         else:
             report.added += 1
 
-    def rebuild(self, stats: Iterable[FileStat], load: LoadFn) -> IndexSyncReport:
+    def rebuild(
+        self, stats: Iterable[FileStat], load: LoadFn, progress: Progress | None = None
+    ) -> IndexSyncReport:
         """Index every file into a fresh database and swap it in."""
+        files = list(stats)
+        bar = progress if progress is not None and len(files) >= BAR_THRESHOLD else NoProgress()
         ensure_dir(self.layout.index_dir, root=self.layout.index_root)
         report = IndexSyncReport(notices=self._take_notices())
         name = f"index-{time.time_ns()}-{os.getpid()}.sqlite"
@@ -352,9 +369,11 @@ class SqliteIndex:
             con.execute("PRAGMA journal_mode = OFF")
             con.execute("PRAGMA synchronous = OFF")
             con.executescript(SCHEMA)
+            bar.stage("rebuilding the index", len(files))
             with transaction(con):
-                for st in stats:
+                for st in files:
                     self._index_file(con, st, load, report, existed=False, fresh=True)
+                    bar.advance()
             _stamp(con)
             con.close()
             fd = os.open(path, os.O_RDONLY)
@@ -367,6 +386,8 @@ class SqliteIndex:
             with contextlib.suppress(OSError):
                 path.unlink()
             raise
+        finally:
+            bar.close()
         self.close()
         self._swap_in(name)
         return report
