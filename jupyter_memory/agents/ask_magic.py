@@ -193,6 +193,7 @@ class AskMagics(Magics, Configurable):
             # The suggestion worker uses the same service from its thread.
             with self._session().lock:
                 access = self.access(opts.project)
+                access.notify = show_notice  # the pre-inject reorganize, under this cell
                 result = run_ask(
                     access,
                     client,
@@ -204,6 +205,9 @@ class AskMagics(Magics, Configurable):
                 )
         except JupyterMemoryError as exc:
             raise UsageError(f"%%ask: {exc}") from None
+        digest = getattr(self.memory_magics, "digest_feed", None)
+        if digest is not None:  # the turn joins the session digest like a cell
+            digest.on_agent_turn(cell.strip(), result.reply, _cell_id(self.shell))
         if result.reply and not result.reply.endswith("\n"):
             sys.stdout.write("\n")
         if result.stopped_early:
@@ -223,16 +227,34 @@ class AskMagics(Magics, Configurable):
 
     # -- {memory_context} for %%ai --------------------------------------------------------
 
-    def refresh_memory_context(self, *_: Any) -> None:
-        """``pre_run_cell`` hook: the approved block, current when the cell runs."""
+    def refresh_memory_context(self, info: Any = None, *_: Any) -> None:
+        """``pre_run_cell`` hook: the approved block, current when the cell runs.
+
+        Only a cell that injects the block (it names ``memory_context``, as an
+        ``%%ai`` prompt with ``{memory_context}`` does) is an agent request: it
+        may run the pre-inject reorganize, with the notice under that cell.
+        Any other cell gets the block as the files are, and never waits.
+        """
+        raw = getattr(info, "raw_cell", None) or ""
         try:
             with self._session().lock:
-                text = self.access().context()
+                access = self.access()
+                if "memory_context" in raw:
+                    access.notify = show_notice
+                else:
+                    access.conversation = None  # not an agent request: no reorganize
+                text = access.context()
         except JupyterMemoryError as exc:
             sys.stderr.write(f"jupyter-memory: memory_context not updated: {exc}\n")
             return
         if self.shell is not None:  # always, once the magics are registered
             self.shell.user_ns["memory_context"] = text
+
+
+def show_notice(text: str) -> None:
+    """The pre-inject reorganize's notice and outcome, in the running cell's output."""
+    sys.stdout.write(f"[{text}]\n")
+    sys.stdout.flush()
 
 
 def _kernel_session(shell: Any) -> str:

@@ -4,7 +4,9 @@ Jupyternaut with the person's approved knowledge and their memories by tier
 (the WARM ones chosen by the message it answers) in its system prompt, for the
 chat's project, so ``@Memory`` in the chat and ``%%ai anything@Memory`` both
 answer with it. The person's chat messages to it are kept as evidence for
-agent proposals (their own words; the persona's replies never are).
+agent proposals (their own words; the persona's replies never are), and each
+turn (message and reply) goes to the session digest's inbox under
+``chat:<chat file>``; a chat that goes quiet is digested like an ended kernel.
 
 This module is the only one that touches Jupyter AI's persona API, which is
 young (tested with jupyter-ai 3.2.0, jupyter-ai-persona-manager 0.2.2,
@@ -15,6 +17,9 @@ the persona manager skips it quietly.
 
 from __future__ import annotations
 
+import asyncio
+import copy
+from pathlib import Path
 from typing import Any
 
 from jupyter_ai_persona_manager import PersonaDefaults, PersonaRequirementsUnmet
@@ -83,7 +88,9 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
     def memory_block(self, query: str = "") -> str:
         """The block for this chat, WARM memories chosen by ``query`` ("" when none or off)."""
         try:
-            return self.chat_access().context(None, query)
+            access = copy.copy(self.chat_access())
+            access.preinject_wait = 0  # on the event loop: never wait here
+            return access.context(None, query)
         except JupyterMemoryError as exc:
             # The persona still answers; the person sees why it has no memory.
             return f"[jupyter-memory could not load the approved knowledge: {exc}]"
@@ -113,6 +120,67 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
         except JupyterMemoryError as exc:
             self.log.warning("jupyter-memory: chat message not kept as evidence: %s", exc)
 
+    async def prepare_injection(self) -> None:
+        """Before answering: the chat's pre-inject reorganize (spec 002 §6.3), off the event loop.
+
+        It waits (bounded) in a thread so the server keeps serving; the notice
+        and the outcome are chat messages from this persona.
+        """
+        loop = asyncio.get_running_loop()
+        access = copy.copy(self.chat_access())
+
+        def notify(text: str) -> None:  # from the worker thread: YChat lives on the loop
+            loop.call_soon_threadsafe(self.send_message, text)
+
+        access.notify = notify
+        try:
+            await asyncio.to_thread(access.context)
+        except JupyterMemoryError as exc:
+            self.send_message(f"[jupyter-memory could not prepare the approved knowledge: {exc}]")
+
+    def digest_key(self) -> str | None:
+        """The chat's session in the digest inbox (``chat:<chat file>``); None without a file."""
+        path = self.chat_file()
+        if not path:
+            return None
+        try:
+            return f"chat:{Path(path).resolve()}"
+        except OSError:
+            return f"chat:{path}"
+
+    def record_turn(self, message: Any) -> None:
+        """The person's message and this persona's reply to it, for the session digest
+        (like a notebook's cells: a correction of the agent is seen by the learner)."""
+        key = self.digest_key()
+        body = getattr(message, "body", "")
+        if key is None or not isinstance(body, str) or not body.strip():
+            return
+        reply = "\n\n".join(self._replies_after(str(getattr(message, "id", "") or "")))
+        try:
+            memory = shared_access().memory
+            if memory.enabled:
+                memory.record_agent_turn(
+                    key, person=body, reply=reply or None, turn_id=getattr(message, "id", None)
+                )
+        except JupyterMemoryError as exc:
+            self.log.warning("jupyter-memory: chat turn not kept for the digest: %s", exc)
+
+    def _replies_after(self, message_id: str) -> list[str]:
+        """This persona's messages in the chat after ``message_id`` (its reply)."""
+        try:
+            messages = self.ychat.get_messages()
+        except Exception:  # noqa: BLE001 - no chat document (ephemeral %%ai)
+            return []
+        ids = [getattr(m, "id", None) for m in messages]
+        start = ids.index(message_id) + 1 if message_id in ids else len(messages)
+        return [
+            m.body
+            for m in messages[start:]
+            if getattr(m, "sender", None) == self.id and isinstance(m.body, str) and m.body.strip()
+        ]
+
     async def process_message(self, message: Any) -> None:
         self.capture(message)
+        await self.prepare_injection()
         await super().process_message(message)
+        self.record_turn(message)

@@ -24,12 +24,14 @@ Results are plain JSON-able dicts; refusals raise the package's own errors.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..core.memories.recall_query import RecallQuery
 from ..core.names import validate_id
 from ..exceptions import PolicyError, ValidationError
+from .knowledge.preinject import WAIT_S as PREINJECT_WAIT_S
 from .memory import Memory
 from .paths import RegisteredProject
 
@@ -57,6 +59,11 @@ class AgentAccess:
         self.workspace = Path(workspace) if workspace is not None else None
         self.agent_writes = agent_writes
         self.conversation = conversation
+        # Where the pre-inject reorganize's notice and outcome go (the cell, the
+        # chat); stderr when the surface sets nothing.
+        self.notify: Callable[[str], None] | None = None
+        # How long an agent request waits for it before getting the file as it is.
+        self.preinject_wait = PREINJECT_WAIT_S
 
     # -- switches ----------------------------------------------------------------------
 
@@ -98,9 +105,18 @@ class AgentAccess:
         Memories by spec 003's tiers under the same rules as :meth:`recall`
         (reviewed unless ``agent_unreviewed``, never another agent's private
         ones); ``query`` (the person's latest words) picks the WARM tier.
+
+        In a named conversation this is the agent's request to inject, so a
+        knowledge file that needs it is reorganized first, once per
+        conversation, bounded in time, with the notice sent to :attr:`notify`.
         """
+        target = self._project(project)
+        if self.conversation is not None and self.enabled():
+            self.memory.prepare_injection(
+                target, conversation=self.conversation, notify=self.notify, wait=self.preinject_wait
+            )
         return self.memory.context(
-            self._project(project), conversation=self.conversation, agent=self.agent, query=query
+            target, conversation=self.conversation, agent=self.agent, query=query
         )
 
     def expand(self, labels: list[str], project: str | None = None) -> dict[str, Any]:

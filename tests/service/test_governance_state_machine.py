@@ -21,6 +21,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import nbformat
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, multiple, rule
@@ -28,8 +29,9 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, multip
 from jupyter_memory import Memory
 from jupyter_memory.core.knowledge.context import neutralize
 from jupyter_memory.core.knowledge.format import Entry, KnowledgeDoc, render_knowledge
-from jupyter_memory.exceptions import PolicyError
+from jupyter_memory.exceptions import PolicyError, ValidationError
 from jupyter_memory.service.agent_access import AgentAccess
+from jupyter_memory.store.knowledge.person_text import PersonTextLog
 
 # Pairwise dissimilar, none a substring of another, stable under reorganize's condensing.
 POOL = [
@@ -57,6 +59,10 @@ MEMORY_KINDS = {
     "other-project-user": ({"scope": "user", "project": "OTHER"}, True, "manual"),
 }
 
+# Never the person's words: each step quotes one of these plus its step number.
+FOREIGN = ["Discounts are always booked net of tax", "外部文本从来不算证据"]
+NOT_THE_PERSONS = ["output", "raw", "agent_reply", "instruction", "outside"]
+
 
 class Governance(RuleBasedStateMachine):
     proposals = Bundle("proposals")
@@ -74,6 +80,8 @@ class Governance(RuleBasedStateMachine):
         # memory id -> (marker, kind); reviewed ids move from digest to person when kept
         self.memories: dict[str, tuple[str, str]] = {}
         self.newest_person: str | None = None
+        self.cells = 0
+        (self.base / "elsewhere").mkdir()
 
     def teardown(self) -> None:
         self.mem.close()
@@ -209,6 +217,63 @@ class Governance(RuleBasedStateMachine):
     @rule(on=st.booleans())
     def toggle_unreviewed(self, on: bool) -> None:
         self.mem.update_settings(agent_unreviewed=on)
+
+    @rule(
+        i=st.integers(0, len(POOL) - 1),
+        where=st.sampled_from(["markdown", "code", *NOT_THE_PERSONS]),
+        chinese=st.booleans(),
+    )
+    def agent_quotes_a_cell(self, i: int, where: str, chinese: bool) -> None:
+        """Invariant 4 on the cell-evidence path: an agent quotes the person's cells only.
+
+        The person saves a notebook in the project; an agent (its own
+        conversation, so the allowance never decides) proposes with a quote
+        from a markdown or code cell (accepted), or from an output, a raw cell,
+        its own reply, an instruction message or a notebook outside the
+        project (always refused, and the queue is unchanged).
+        """
+        self.cells += 1
+        n = self.cells
+        quote = f"{FOREIGN[int(chinese)]} {n}"
+        person = POOL[i]
+        nb = nbformat.v4.new_notebook()
+        code = nbformat.v4.new_code_cell(f"# note: {person if where == 'code' else n}")
+        code.outputs = [nbformat.v4.new_output("stream", name="stdout", text=quote)]
+        nb.cells = [nbformat.v4.new_markdown_cell(person if where == "markdown" else "-"), code]
+        if where == "raw":
+            nb.cells.append(nbformat.v4.new_raw_cell(quote))
+        nbformat.write(nb, str(self.base / "proj" / f"cells-{n}.ipynb"))
+        if where == "outside":
+            nbformat.write(nb, str(self.base / "elsewhere" / f"out-{n}.ipynb"))
+            outside = nbformat.v4.new_notebook()
+            outside.cells = [nbformat.v4.new_markdown_cell(quote)]
+            nbformat.write(outside, str(self.base / "elsewhere" / f"q-{n}.ipynb"))
+        access = AgentAccess(self.mem, agent="gov", project="proj", conversation=f"cells-{n}")
+        if where == "agent_reply":
+            access.record_agent_output(f"As you said: {quote}.")
+        if where == "instruction":  # a button's message the chat sent as the person's turn
+            PersonTextLog(self.mem.home).append(
+                [{"role": "user", "text": f"Execute plan: {quote}"}]
+            )
+        before = {p.id for p in self.mem.queue(include_decided=True)}
+        enabled = self.mem.settings["enabled"]
+        if where in NOT_THE_PERSONS:
+            try:
+                access.propose(f"Rule from step {n}: {quote}", "rule", quote)
+            except (ValidationError, PolicyError):
+                pass
+            else:
+                raise AssertionError(f"a quote from {where} was accepted")
+            assert {p.id for p in self.mem.queue(include_decided=True)} == before
+            return
+        try:
+            res = access.propose(person, "rule", person)
+        except PolicyError:
+            assert not enabled
+            return
+        assert res["status"] in ("queued", "skipped"), res
+        if res["status"] == "queued":
+            self.texts[res["id"]] = person
 
     @rule()
     def reorganize(self) -> None:

@@ -96,14 +96,16 @@ def test_preinject_reorganize_once_per_conversation(mem: Memory) -> None:
     mem.save_knowledge("user", flat_doc(80))
     llm = ScriptedLLM("not a knowledge file at all", "still not one")
     mem.llm = llm
-    ctx = mem.context(conversation="c1")  # reorganize fails: context still built, catalog mode
-    assert 'mode="catalog"' in ctx and len(llm.calls) == 1
-    mem.context(conversation="c1")
+    said: list[str] = []
+    mem.prepare_injection(conversation="c1", notify=said.append)  # the reorganize fails ...
+    ctx = mem.context(conversation="c1")  # ... and the block is the file as it was
+    assert 'mode="catalog"' in ctx and len(llm.calls) == 1 and "failed" in said[-1]
+    mem.prepare_injection(conversation="c1", notify=said.append)
     assert len(llm.calls) == 1  # at most once per conversation and file
-    mem.context(conversation="c2")
+    mem.prepare_injection(conversation="c2", notify=said.append)
     assert len(llm.calls) == 2  # a new conversation may try again
     mem.llm = None
-    mem.context(conversation="c3")  # the deterministic reorganizer succeeds
+    mem.prepare_injection(conversation="c3")  # the deterministic reorganizer succeeds
     assert mem.knowledge_doc("user").has_groups
     assert Path(mem.library_status("user")["path"] + ".bak").exists()
 
@@ -126,7 +128,7 @@ def test_user_truncation_through_context(mem: Memory) -> None:
         Entry(f"Rule number {i:03d} keeps the data clean and tidy " + "q" * 20) for i in range(110)
     )
     mem.save_knowledge("user", render_knowledge(KnowledgeDoc(entries, ())))
-    mem.llm = ScriptedLLM("broken")  # pre-inject fails; the file stays flat-listed in catalog mode
+    mem.llm = ScriptedLLM("broken")  # never called: reading the block does not reorganize
     ctx = mem.context()
     assert "[truncated:" in ctx and "ask the person to reorganize" in ctx
     body = ctx.split('mode="catalog">\n', 1)[1].split("\n[truncated", 1)[0]

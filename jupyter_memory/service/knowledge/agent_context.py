@@ -9,15 +9,12 @@ the same block, the memories the person wrote or reviewed by spec 003's tiers
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from ...core.knowledge.context import LayerSource, build_context, expand_catalog
-from ...core.knowledge.reorganize import needs_preinject_reorganize
-from ...exceptions import JupyterMemoryError, PolicyError, ValidationError
+from ...exceptions import PolicyError, ValidationError
 from ..context import ServiceContext
 from ..memories.agent_tiers import AgentMemoryTiers
 from .files import KnowledgeFiles, ProjectArg
-from .queue import DEFAULT_CONVERSATION
 from .results import CatalogExpansion
 
 MAX_EXPAND_LABELS = 50
@@ -28,15 +25,16 @@ CONFLICT_NOTICE = (
 
 
 class KnowledgeContext:
-    """The agent's view of the knowledge files (with the once-per-conversation pre-inject)."""
+    """The agent's view of the knowledge files; reading it never rewrites them.
+
+    The pre-inject reorganize is a separate step an agent surface takes before
+    a request that injects the block (:mod:`.preinject`).
+    """
 
     def __init__(self, ctx: ServiceContext, files: KnowledgeFiles) -> None:
         self.ctx = ctx
         self.files = files
         self.memory_tiers = AgentMemoryTiers(ctx)
-        self._preinject_tried: set[tuple[str, Path]] = set()
-        # Why a pre-inject reorganize failed (the context used the file as it was).
-        self.preinject_errors: list[str] = []
 
     def _sources(self, project: ProjectArg | None) -> list[LayerSource]:
         sources = []
@@ -52,30 +50,6 @@ class KnowledgeContext:
             sources.append(LayerSource(layer, str(loaded.path), loaded.doc, pid, notice))
         return sources
 
-    def _preinject(self, sources: list[LayerSource], conversation: str) -> list[LayerSource]:
-        """Reorganize a file past its threshold but still flat, once per conversation."""
-        out = []
-        for source in sources:
-            key = (conversation, Path(source.origin))
-            if key not in self._preinject_tried and needs_preinject_reorganize(
-                source.doc, source.layer
-            ):
-                self._preinject_tried.add(key)
-                try:
-                    self.files.reorganize(source.layer, project=source.project)
-                    _, root, _ = self.files.layer_root(source.layer, source.project)
-                    source = LayerSource(
-                        source.layer,
-                        source.origin,
-                        self.files.file_of(root).load().doc,
-                        source.project,
-                    )
-                except (JupyterMemoryError, OSError) as exc:
-                    # Never blocks the context: the unreorganized file is used.
-                    self.preinject_errors.append(f"{source.origin}: {exc}")
-            out.append(source)
-        return out
-
     def context(
         self,
         project: ProjectArg | None = None,
@@ -88,12 +62,13 @@ class KnowledgeContext:
 
         ``agent`` adds that agent's own reviewed memories (no ``agent:*`` scope
         without one); ``query`` is the conversation so far (the person's latest
-        words), which decides the WARM tier. ``""`` when disabled.
+        words), which decides the WARM tier. ``""`` when disabled. Reading the
+        block never reorganizes a file, whatever ``conversation`` asks for it
+        (that is :meth:`.preinject.PreinjectReorganize.prepare_injection`).
         """
         if not self.ctx.settings.enabled:
             return ""
         sources = self._sources(project)
-        sources = self._preinject(sources, conversation or DEFAULT_CONVERSATION)
         tiers = self.memory_tiers.tiers(project, agent=agent, query=query)
         return build_context(sources, tiers)
 

@@ -17,6 +17,7 @@ from .agents_md import AutosyncAfterApply
 from .decisions import KnowledgeDecisions
 from .events import QueueEvents
 from .files import KnowledgeFiles
+from .preinject import PreinjectReorganize
 from .queue import KnowledgeQueue
 from .shared_queue import TeamQueueStore
 
@@ -30,6 +31,7 @@ class KnowledgeServices:
     context: KnowledgeContext
     tools: KnowledgeAgentTools
     evidence: AgentEvidence
+    preinject: PreinjectReorganize
 
 
 def knowledge_services(ctx: ServiceContext) -> KnowledgeServices:
@@ -44,7 +46,8 @@ def knowledge_services(ctx: ServiceContext) -> KnowledgeServices:
     context = KnowledgeContext(ctx, files)
     tools = KnowledgeAgentTools(queue, context)
     evidence = AgentEvidence(ctx)
-    return KnowledgeServices(files, events, queue, decisions, context, tools, evidence)
+    preinject = PreinjectReorganize(ctx, files)
+    return KnowledgeServices(files, events, queue, decisions, context, tools, evidence, preinject)
 
 
 __all__ = ["KnowledgeServices", "knowledge_services"]

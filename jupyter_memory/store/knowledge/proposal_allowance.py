@@ -34,10 +34,16 @@ def _check_key(key: str) -> str:
 
 
 class ProposalAllowance:
-    def __init__(self, home: Path) -> None:
+    """Counts per conversation; ``file_name`` keeps another count the same way.
+
+    The pre-inject reorganize (once per conversation and knowledge file) is
+    counted in ``recent/agent-preinject.json`` with the same guarantees.
+    """
+
+    def __init__(self, home: Path, file_name: str = FILE_NAME) -> None:
         self.home = home
         self.folder = home / "recent"
-        self.path = self.folder / FILE_NAME
+        self.path = self.folder / file_name
 
     def read(self) -> dict[str, dict[str, Any]]:
         """Counts by conversation key; a damaged file is a clear error naming it."""
