@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from ..service.memory import Memory
-from ..store.layout import RootLayout
 from ..store.mtimes import folder_fingerprint
 from .changes import SCHEMA_ID, ChangeWatcher
 from .jsonable import to_jsonable
@@ -37,7 +36,8 @@ class MemoryBackend:
         changed. The panel asks on first paint and after every change event, and every
         card in an open notebook asks too; parsing 200 files each time is what this saves.
         """
-        fingerprint = folder_fingerprint(RootLayout(self.memory.home).queue)
+        # The person's queue and each team project's shared queue (issue 17).
+        fingerprint = tuple(folder_fingerprint(f) for f in self.memory.queue_folders())
         if self._queue_cache is None or self._queue_cache[0] != fingerprint:
             every = to_jsonable(self.memory.queue(include_decided=True))
             pending = [p for p in every if p.get("status") == "pending"]

@@ -44,7 +44,8 @@ class ChangeWatcher:
             projects = {}
         knowledge += [RootLayout(project_root(Path(d))).knowledge for d in projects.values()]
         return {
-            "queue": [user.queue],
+            # The person's queue and the shared queues of team projects (a git pull).
+            "queue": self.memory.queue_folders(),
             "knowledge": knowledge,
             "settings": [user.settings],
             "projects": [self.memory.home / PROJECTS_FILE],

@@ -19,6 +19,7 @@ from .queue_routes import (
     QueueHandler,
 )
 from .settings_routes import ProjectsHandler, SettingsHandler
+from .team_routes import TeamHandler
 
 PREFIX = "jupyter-memory"
 _SEGMENT = r"([^/]+)"
@@ -35,6 +36,7 @@ ROUTES: list[tuple[str, type]] = [
     ("settings", SettingsHandler),
     ("projects", ProjectsHandler),
     ("focus", FocusHandler),
+    ("team", TeamHandler),
     ("memories", MemoriesHandler),
     ("learning", LearningHandler),
     ("learning/reject", RejectCandidateHandler),

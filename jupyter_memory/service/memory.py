@@ -33,6 +33,7 @@ from .knowledge.files import KnowledgeFiles
 from .knowledge.history import KnowledgeHistory
 from .knowledge.preinject import PreinjectReorganize
 from .knowledge.queue import KnowledgeQueue
+from .knowledge.shared_queue import TeamQueueStore
 from .knowledge.wiring import knowledge_services
 from .learning.agent_sessions import AgentSessions
 from .learning.candidates import SelfLearner
@@ -318,6 +319,7 @@ class Memory:
     project_settings = Delegate("team", TeamProjects.project_settings)
     resolve_knowledge = Delegate("team", TeamProjects.resolve_knowledge)
     knowledge_history = Delegate("team_history", KnowledgeHistory.history)
+    queue_folders = Delegate("knowledge_services.queue.store", TeamQueueStore.folders)
     on_queue_change = Delegate("knowledge_services.events", QueueEvents.on_queue_change)
     knowledge = Delegate("knowledge_services.files", KnowledgeFiles.knowledge)
     knowledge_version = Delegate("knowledge_services.files", KnowledgeFiles.knowledge_version)

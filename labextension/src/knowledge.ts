@@ -16,7 +16,7 @@ import {
 } from './api';
 import { button, clear, el, setStatus } from './dom';
 import { mergeKnowledge } from './merge';
-import { IKnowledgeMergeConflict } from './schemas';
+import { IKnowledgeMergeConflict, ITeamStatus } from './schemas';
 
 const SAVE_CONFLICT_NOTE =
   'This file changed on the server since you started editing ' +
@@ -147,6 +147,8 @@ export class KnowledgeView extends Widget {
       ]
     );
     this._conflictBox.hidden = true;
+    this._teamNote = el('div', { className: 'jm-team-note' });
+    this._teamNote.hidden = true;
     this._projectSelect = el('select', {
       className: 'jm-project-select',
       attrs: { 'aria-label': 'Project' }
@@ -176,6 +178,7 @@ export class KnowledgeView extends Widget {
     ]);
     this.node.append(
       header,
+      this._teamNote,
       this._conflictBox,
       editorWrap,
       el('div', { className: 'jm-toolbar' }, [
@@ -267,6 +270,7 @@ export class KnowledgeView extends Widget {
       this._version = '';
       this.setConflict(null);
       this._editor.disabled = true;
+      this._teamNote.hidden = true;
       clear(this._library);
       setStatus(this._status, 'Pick a project to edit its knowledge.', 'info');
       this.node.dataset.loaded = 'true';
@@ -303,6 +307,11 @@ export class KnowledgeView extends Widget {
       }
       this._editor.disabled = this._busy;
       this.renderStatus(data.status);
+      if (this.layer === 'project' && this._project) {
+        this.renderTeam(
+          await requestAPI<ITeamStatus>('team', {}, { project: this._project })
+        );
+      }
       this.node.dataset.loaded = 'true';
     } catch (error) {
       setStatus(
@@ -542,6 +551,35 @@ export class KnowledgeView extends Widget {
     this.node.dataset.dirty = this.dirty ? 'true' : 'false';
   }
 
+  /** What doctor says of this clone of a team project (issue 17); text only. */
+  private renderTeam(team: ITeamStatus): void {
+    clear(this._teamNote);
+    const lines: [string, string][] = [];
+    if (team.fix) {
+      lines.push([
+        'jm-team-fix',
+        'This clone has no jupyter-memory git merge driver: Applies made in ' +
+          `two clones would conflict on the next pull. Run: ${team.fix}`
+      ]);
+    }
+    for (const c of team.contested) {
+      lines.push(['jm-team-contested', c.message]);
+    }
+    if (team.team || team.storage.kind === 'network') {
+      lines.push([
+        'jm-team-info',
+        `Team project · decisions recorded as ${team.person} · shared queue ` +
+          `${team.shared_queue ? 'on' : 'off'} · ${team.storage.kind} storage ` +
+          `(${team.storage.reason})`
+      ]);
+    }
+    for (const [className, text] of lines) {
+      this._teamNote.append(el('div', { className, text }));
+    }
+    this._teamNote.hidden = lines.length === 0;
+    this.node.dataset.teamFix = team.fix ? 'true' : 'false';
+  }
+
   private renderStatus(status: ILibraryStatus): void {
     clear(this._library);
     const rows: [string, string][] = [
@@ -579,6 +617,7 @@ export class KnowledgeView extends Widget {
   private readonly _mask: HTMLDivElement;
   private readonly _conflictBox: HTMLDivElement;
   private readonly _conflictNote: HTMLDivElement;
+  private readonly _teamNote: HTMLDivElement;
   private readonly _theirsLabel: HTMLDivElement;
   private readonly _mineLabel: HTMLDivElement;
   private readonly _theirsText: HTMLPreElement;

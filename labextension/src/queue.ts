@@ -167,6 +167,15 @@ export class QueueView extends Widget {
       el('blockquote', { className: 'jm-evidence', text: p.evidence_quote }),
       el('div', { className: 'jm-origin', text: originLine(p) })
     );
+    if (p.proposed_by) {
+      // A team project's shared queue: who of the team proposed it.
+      item.append(
+        el('div', {
+          className: 'jm-proposed-by',
+          text: `proposed by ${p.proposed_by}`
+        })
+      );
+    }
     const actions = el('div', { className: 'jm-actions' });
     actions.appendChild(
       button('Apply to User', () => void this.apply(p.id, 'user', null), {

@@ -154,6 +154,17 @@ export interface ICases {
 }
 
 /**
+ * A shared-queue proposal two clones decided differently: the decision that
+ * holds and the one set aside.
+ */
+export interface IContestedProposal {
+  path: string;
+  id: string;
+  kind: 'contested';
+  message: string;
+}
+
+/**
  * A proposal someone decided before this request (status already_*); the REST
  * routes answer it with a 409.
  */
@@ -208,6 +219,8 @@ export interface IKnowledge {
   text: string;
   version: string;
   status: ILibraryStatus;
+  /** both sides of a git merge conflict left in the file, else null */
+  conflict: IKnowledgeMergeConflict | null;
 }
 
 /**
@@ -222,8 +235,6 @@ export interface IKnowledgeConflict {
   current: {
     text: string;
     version: string;
-  /** both sides of a git merge conflict left in the file, else null */
-  conflict: IKnowledgeMergeConflict | null;
   };
   yours: {
     text: string;
@@ -231,20 +242,6 @@ export interface IKnowledgeConflict {
   };
 }
 
-/** PUT /knowledge/{layer}: the file as saved. */
-export interface IKnowledgeSaved {
-  layer: 'user' | 'project';
-  project: string | null;
-  text: string;
-  version: string;
-  status: ILibraryStatus;
-  saved: ILibraryStatus;
-}
-
-/**
- * POST /learning/promote: the candidate rule queued as a proposal now (status
- * queued), or already_pending with the proposal that waits; a proposal is never
- * applied here.
 /**
  * Both sides of a git merge conflict left in a project knowledge file
  * (docs/teams.md): `ours` is this clone's side (the last clean version agents
@@ -263,6 +260,22 @@ export interface IKnowledgeMergeHunk {
   theirs: string;
 }
 
+/** PUT /knowledge/{layer}: the file as saved. */
+export interface IKnowledgeSaved {
+  layer: 'user' | 'project';
+  project: string | null;
+  text: string;
+  version: string;
+  status: ILibraryStatus;
+  saved: ILibraryStatus;
+  /** both sides of a git merge conflict left in the file, else null */
+  conflict: IKnowledgeMergeConflict | null;
+}
+
+/**
+ * POST /learning/promote: the candidate rule queued as a proposal now (status
+ * queued), or already_pending with the proposal that waits; a proposal is never
+ * applied here.
  */
 export interface ILearnedProposal {
   key: string;
@@ -271,8 +284,6 @@ export interface ILearnedProposal {
   proposal_id: string | null;
 }
 
-  /** both sides of a git merge conflict left in the file, else null */
-  conflict: IKnowledgeMergeConflict | null;
 /**
  * GET /learning: every self-learning candidate rule, most confident first, and
  * the thresholds a candidate must pass before it becomes a queue proposal.
@@ -325,6 +336,8 @@ export interface ILibraryStatus {
   last_updated: string | null;
   legacy_layout: boolean;
   version: string;
+  /** a git merge left conflict blocks in the file (docs/teams.md); the counts are of this clone's side */
+  conflicted: boolean;
 }
 
 /** GET /memories: search (English and Chinese), read-only. */
@@ -339,8 +352,6 @@ export interface IMemoryHit {
   title: string;
   text: string;
   type: 'episodic' | 'semantic' | 'procedural' | 'reflective';
-  /** a git merge left conflict blocks in the file (docs/teams.md); the counts are of this clone's side */
-  conflicted: boolean;
   tier: 'session' | 'daily' | 'durable';
   scope: 'user' | 'project';
   project: string | null;
@@ -373,6 +384,17 @@ export interface IProcessAllResult {
 export interface IProject {
   id: string;
   folder: string;
+}
+
+/**
+ * Where a project's index and locks go, and why (local disk or a network file
+ * system).
+ */
+export interface IProjectStorage {
+  kind: 'local' | 'network';
+  reason: string;
+  index_dir: string | null;
+  lock: 'fcntl' | 'exclusive-create';
 }
 
 /** GET /projects. */
@@ -414,6 +436,10 @@ export interface IProposal {
   applied_project: string | null;
   conversation: string | null;
   dedup_hash: string;
+  /** who proposed it, on a team project's shared queue (docs/teams.md) */
+  proposed_by?: string;
+  /** who applied or dismissed it (shared queue) */
+  decided_by?: string;
   [key: string]: unknown;
 }
 
@@ -469,4 +495,28 @@ export interface ISettings {
   auto_suggestions: boolean;
   agents_md_autosync: boolean;
   llm_configured: boolean;
+}
+
+/**
+ * GET /team?project=ID: a team project as this clone sees it (docs/teams.md):
+ * git clone, who decisions are recorded as, missing merge drivers and the
+ * command that fixes them, an unresolved knowledge conflict, contested
+ * proposals, storage.
+ */
+export interface ITeamStatus {
+  project: string;
+  folder: string;
+  git: string | null;
+  person: string;
+  /** our .gitattributes lines are in the project */
+  team: boolean;
+  drivers_missing: string[];
+  attributes_missing: string[];
+  /** the one command that repairs this clone */
+  fix: string | null;
+  knowledge_conflict: boolean;
+  conflict_line: number | null;
+  contested: IContestedProposal[];
+  shared_queue: boolean;
+  storage: IProjectStorage;
 }

@@ -81,3 +81,37 @@ def test_a_merge_conflict_is_shown_and_resolved_in_the_project_editor(page, lab,
     assert lab_mem.read_knowledge("project", project="team-sales").conflict is None
     screenshot(page, "team-merge-resolved")
     assert page.js_errors == []
+
+
+def test_the_panel_names_a_missing_driver_and_who_proposed(page, lab, lab_mem):
+    from browser_helpers import queue_item
+
+    folder = lab.root / "team-ops"
+    folder.mkdir()
+    _git(folder, "init", "-q", "-b", "main")
+    _git(folder, "config", "user.name", "Bo 王")
+    _git(folder, "config", "user.email", "bo@example.org")
+    lab_mem.project_init(folder)
+    lab_mem.project_settings(folder, shared_queue=True)
+    _git(folder, "config", "--unset", "merge.jupyter-memory-knowledge.driver")
+    queued = lab_mem.propose("Weekly reports close on Friday", "rule",
+                             "Weekly reports close on Friday", layer="project",
+                             project="team-ops")  # fmt: skip
+    assert (folder / ".jupyter-memory" / "queue").is_dir()
+    open_panel(page, lab)
+    item = queue_item(page, "Weekly reports close on Friday")
+    assert "proposed by Bo 王 <bo@example.org>" in item.locator(".jm-proposed-by").inner_text()
+    show_tab(page, "project")
+    view = page.locator("#jm-knowledge-project")
+    view.locator(".jm-project-select").select_option("team-ops")
+    page.wait_for_selector("#jm-knowledge-project[data-team-fix='true']")
+    fix = view.locator(".jm-team-fix").inner_text()
+    assert f"jupyter-memory project init {folder}" in fix
+    assert "shared queue on" in view.locator(".jm-team-info").inner_text()
+    screenshot(page, "team-driver-missing")
+    lab_mem.project_init(folder)  # the one command, run by the person
+    view.locator(".jm-project-select").select_option("")
+    view.locator(".jm-project-select").select_option("team-ops")
+    page.wait_for_selector("#jm-knowledge-project[data-team-fix='false']")
+    lab_mem.dismiss(queued["id"])
+    assert page.js_errors == []

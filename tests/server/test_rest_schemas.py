@@ -276,6 +276,16 @@ async def test_focus(api, server_memory, jp_root_dir):
     assert (chosen["project"], chosen["source"]) == ("sales-q3", "explicit")
 
 
+async def test_team(api, server_memory, jp_root_dir):
+    """Issue 17: a team project as this clone sees it (outside git here)."""
+    (jp_root_dir / "sales-q3").mkdir(exist_ok=True)
+    server_memory.project_init(jp_root_dir / "sales-q3")
+    params = {"project": "sales-q3"}
+    team = await call(api, "team_status.json", "TeamHandler", "GET", "team", params=params)
+    assert (team["team"], team["git"], team["storage"]["kind"]) == (True, None, "local")
+    await call(api, "error.json", "TeamHandler", "GET", "team", status=422)
+
+
 async def test_memories_search(api, server_memory):
     server_memory.remember("Revenue excludes refunds in every report", tags=["sales"])
     server_memory.remember("收入口径不含退款", title="收入口径")

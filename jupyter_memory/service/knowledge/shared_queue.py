@@ -56,6 +56,10 @@ class TeamQueueStore(QueueStore):
                 out[pid] = self._shared[root]
         return out
 
+    def folders(self) -> list[Path]:
+        """Every queue folder read: the person's, then each shared one (for watchers)."""
+        return [self.folder, *(s.folder for s in self.shared_stores().values())]
+
     def _store_of(self, path: Path) -> tuple[str | None, QueueStore]:
         for pid, store in self.shared_stores().items():
             if path.parent == store.folder:
