@@ -89,7 +89,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
         return 0
     for r in records:
         legacy = " (legacy v1)" if r.legacy else ""
-        print(f"{r.date}  {r.type:<8}  {r.status}  {r.name}{legacy}\n    {r.title}")
+        state = r.status or "—(unknown)"  # a legacy entry whose 后续状态 cannot be told
+        print(f"{r.date}  {r.type:<8}  {state}  {r.name}{legacy}\n    {r.title}")
     return 0
 
 

@@ -152,3 +152,20 @@ def test_archive_compress_then_uncompress(ws: Path, capsys):
     assert (folder / name).read_bytes() == original
     code, out, _ = run(capsys, *base, "doctor")
     assert code == 0
+
+
+def test_list_shows_a_legacy_entry_without_status_and_doctor_names_an_unreadable_one(
+    ws: Path, capsys
+):
+    folder = ws / "cases" / CASE / "case_memory"
+    legacy = folder / "2026-05-31_hesitate_related-party-doubt.md"
+    text = legacy.read_text("utf-8")
+    legacy.write_text(text[: text.index("## 后续状态")], "utf-8")
+    (folder / "2026-06-03_hesitate_overseas-payment.md").write_bytes(b"\xff")
+    base = ("case", "--workspace", str(ws), "--case", CASE)
+    code, out, _ = run(capsys, *base, "list", "--type", "hesitate")
+    assert code == 0 and "—(unknown)  2026-05-31_hesitate_related-party-doubt.md" in out
+    code, out, _ = run(capsys, *base, "note", "insight", "新线索", "--body", "经销商 F 值得对照。")
+    assert code == 0 and "created" in out and "overseas-payment.md" in out
+    code, out, _ = run(capsys, *base, "doctor")
+    assert code == 1 and "entry-unparseable" in out and "overseas-payment.md" in out
