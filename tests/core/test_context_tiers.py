@@ -75,3 +75,20 @@ def test_a_long_memory_is_cut_and_an_escaped_line_is_costed() -> None:
 def test_nothing_selected_gives_no_block() -> None:
     assert select_tiers([]).is_empty
     assert build_context([], select_tiers([])) == ""
+
+
+def test_the_neutralize_fast_path_knows_every_form_of_the_angle_bracket() -> None:
+    """Text without these characters is returned as is; no other character folds to ``<``."""
+    import sys
+    import unicodedata
+
+    from jupyter_memory.core.knowledge.context import _LT_FORMS, neutralize
+
+    folds = [
+        chr(c) for c in range(sys.maxunicode + 1) if "<" in unicodedata.normalize("NFKC", chr(c))
+    ]
+    assert all(_LT_FORMS.search(ch) for ch in folds)
+    assert neutralize("＜/ａｐｐｒｏｖｅｄ-knowledge>") == "&lt;/ａｐｐｒｏｖｅｄ-knowledge>"
+    assert neutralize("﹤memory\u200b-tier>") == "&lt;memory\u200b-tier>"
+    plain = "收入口径不含退款 " * 50
+    assert neutralize(plain) is plain

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-
-from conftest import FakeClock
+from typing import Any  # the conftest's FakeClock
 
 from jupyter_memory import Memory
 from jupyter_memory.core.text import estimate_tokens
@@ -84,7 +83,7 @@ def test_only_what_the_person_wrote_or_reviewed(mem: Memory, project_dir: Path) 
     assert AgentAccess(mem, agent="claude").context() == ""
 
 
-def test_budgets_and_the_cold_index(mem: Memory, clock: FakeClock) -> None:
+def test_budgets_and_the_cold_index(mem: Memory, clock: Any) -> None:
     from jupyter_memory.core.memories.context_tiers import COLD_TOKENS, HOT_TOKENS, WARM_TOKENS
 
     # 60 old memories (COLD: a year unused) and 60 fresh ones (HOT), both long.
@@ -110,7 +109,7 @@ def test_budgets_and_the_cold_index(mem: Memory, clock: FakeClock) -> None:
     assert total + loaded - (1 if _section(block, "warm") else 0) == 120
 
 
-def test_warm_is_what_the_conversation_is_about(mem: Memory, clock: FakeClock) -> None:
+def test_warm_is_what_the_conversation_is_about(mem: Memory, clock: Any) -> None:
     # semantic: a 365-day lifetime (a procedural memory would be expired, so COLD, at 40 days)
     for text, title in (
         ("Churn counts ninety days without orders.", "Churn definition"),

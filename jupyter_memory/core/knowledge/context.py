@@ -99,8 +99,16 @@ def _seen(ch: str) -> str:
     return unicodedata.normalize("NFKC", ch)
 
 
+# Every character whose NFKC form holds "<" (tests/core/test_context_tiers.py
+# checks this over all of Unicode): text with none of them has no look-alike,
+# so the per-character pass below is skipped (it dominated the block's cost).
+_LT_FORMS = re.compile("[<\ufe64\uff1c]")
+
+
 def neutralize(text: str) -> str:
     """Replace the ``<`` of anything that looks like one of our delimiters."""
+    if not _LT_FORMS.search(text):
+        return text
     # Match on what a reader sees (invisible characters dropped, full-width
     # forms like ＜／ａｐｐｒｏｖｅｄ folded by NFKC) and escape in the
     # original text, which is otherwise kept as stored: ``origin[i]`` is the

@@ -9,11 +9,14 @@ Spec 003 ("注意力评分与层级", "Token 预算") loads memories in three ti
 * **COLD index**: titles only, at most ``COLD_TOKENS`` (~200), with the count
   of memories not loaded and a pointer to an explicit ``recall``.
 
-"Relevant to the conversation" is decided by the caller and handed in as each
-candidate's ``relevance``: the lexical recall score of the memory against the
-person's latest words (the ``%%ask`` cell, the chat message, the ``query`` an
-agent passed). With a conversation text, a memory that does not match it at
-all is not WARM; without one (the block shown before anything was said),
+"Relevant to the conversation" (:func:`relevance_scores`): the conversation
+text is the person's latest words (the ``%%ask`` cell, the chat message, the
+``query`` an agent passed). It and each memory (title, tags, body) are
+analysed as the search index does (:func:`~..text.index_tokens`: stemmed
+English words without stopwords, Chinese bigrams); a memory's relevance is
+the idf-weighted sum of the query's terms it holds, idf counted over the
+candidates. A memory sharing no term is not WARM. Without a conversation text
+(the block shown before anything was said), or with only stopwords in it,
 every candidate counts as equally relevant and attention decides.
 
 Within every tier the focused project's memories come first, then higher
@@ -23,16 +26,18 @@ never HOT or WARM. Budgets are counted with :func:`~..text.estimate_tokens`
 over the rendered line plus one token per ``<`` (the block escapes
 look-alikes of its delimiters as ``&lt;``, at most one extra token each), so
 the escaped block stays within them. A memory too long for what is left of a
-budget is skipped and the next one tried; its title can still appear in the
-COLD index. Pure: the caller gathers the candidates (service/memories/agent_tiers.py).
+budget is skipped and the next one tried (at most ``TRIES`` per tier, and
+not once fewer than ``MIN_LINE_TOKENS`` are left); its title can still appear
+in the COLD index. Pure: the caller gathers the candidates (service/memories/agent_tiers.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..text import estimate_tokens, squash_whitespace, title_repeats_text
+from ..text import estimate_tokens, index_tokens, squash_whitespace, title_repeats_text
 from .attention import HOT
 from .disclosure import snippet
 
@@ -45,6 +50,9 @@ WARM_MIN_ATTENTION = 0.5
 # reminders, WARM lines the spec's "context" disclosure level (~200 tokens).
 HOT_ITEM_TOKENS = 100
 WARM_ITEM_TOKENS = 200
+# Lines tried per tier, and the budget left below which no line can fit.
+TRIES = 60
+MIN_LINE_TOKENS = 4
 
 
 @dataclass(frozen=True)
@@ -98,16 +106,45 @@ class MemoryTiers:
         }
 
 
+def terms_of(*texts: str) -> frozenset[str]:
+    """The analysed terms of a memory or a conversation text (as the search index has them)."""
+    return frozenset(t for text in texts for t in index_tokens(text))
+
+
+def relevance_scores(query: str, docs: Mapping[str, frozenset[str]]) -> dict[str, float]:
+    """Each doc's relevance to ``query``: idf-weighted sum of the query terms it holds.
+
+    ``1.0`` for every doc when the query has no term (nothing said yet, or only
+    stopwords): then attention alone ranks them.
+    """
+    wanted = terms_of(query)
+    if not wanted:
+        return dict.fromkeys(docs, 1.0)
+    n = len(docs)
+    df = {t: sum(1 for terms in docs.values() if t in terms) for t in wanted}
+    idf = {t: math.log(1.0 + n / df[t]) for t in wanted if df[t]}
+    return {key: sum(idf.get(t, 0.0) for t in wanted & terms) for key, terms in docs.items()}
+
+
 def cost(line: str) -> int:
     """Tokens of ``line`` once the block has escaped it (see the module docstring)."""
     return estimate_tokens(line) + line.count("<")
 
 
-def ordered(candidates: Sequence[TierCandidate]) -> list[TierCandidate]:
-    """Project first, then more relevant, then more attention, then newer."""
+def ordered(
+    candidates: Sequence[TierCandidate], relevance: Mapping[str, float] | None = None
+) -> list[TierCandidate]:
+    """Project first, then more relevant, then more attention, then newer.
+
+    ``relevance`` (by id) overrides the candidates' own field.
+    """
+    rel = relevance or {}
     # Two stable sorts: newest first, then the main key keeps that order on ties.
     newest = sorted(candidates, key=lambda c: c.updated, reverse=True)
-    return sorted(newest, key=lambda c: (not c.in_project, -c.relevance, -c.attention))
+    return sorted(
+        newest,
+        key=lambda c: (not c.in_project, -rel.get(c.id, c.relevance), -c.attention),
+    )
 
 
 def _title(c: TierCandidate) -> str:
@@ -130,8 +167,8 @@ def _fill(
 ) -> list[tuple[TierCandidate, TierLine]]:
     out: list[tuple[TierCandidate, TierLine]] = []
     used = 0
-    for c in pool:
-        if len(out) >= limit:
+    for c in pool[:TRIES]:
+        if len(out) >= limit or budget - used < MIN_LINE_TOKENS:
             break
         line = content_line(c, max_tokens, query)
         tokens = cost(line)
@@ -146,14 +183,19 @@ def select_tiers(
     candidates: Sequence[TierCandidate],
     *,
     query: str = "",
+    relevance: Mapping[str, float] | None = None,
     others: int = 0,
     hot_tokens: int = HOT_TOKENS,
     warm_tokens: int = WARM_TOKENS,
     cold_tokens: int = COLD_TOKENS,
     warm_limit: int = WARM_LIMIT,
 ) -> MemoryTiers:
-    """The three tiers from ``candidates``; ``others`` counts eligible memories not among them."""
-    ranked = ordered(candidates)
+    """The three tiers from ``candidates``; ``others`` counts eligible memories not among them.
+
+    ``relevance`` (by id) overrides the candidates' own ``relevance``.
+    """
+    rel = relevance or {}
+    ranked = ordered(candidates, rel)
     hot_pool = [c for c in ranked if not c.expired and c.attention > HOT]
     hot = _fill(hot_pool, hot_tokens, len(hot_pool), HOT_ITEM_TOKENS, query)
     taken = {c.id for c, _ in hot}
@@ -163,7 +205,7 @@ def select_tiers(
         if c.id not in taken
         and not c.expired
         and c.attention > WARM_MIN_ATTENTION
-        and c.relevance > 0
+        and rel.get(c.id, c.relevance) > 0
     ]
     warm = _fill(warm_pool, warm_tokens, warm_limit, WARM_ITEM_TOKENS, query)
     taken |= {c.id for c, _ in warm}
@@ -198,5 +240,7 @@ __all__ = [
     "content_line",
     "cost",
     "ordered",
+    "relevance_scores",
     "select_tiers",
+    "terms_of",
 ]

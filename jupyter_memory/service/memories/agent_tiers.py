@@ -1,8 +1,8 @@
 """Gather the memories an agent's context may carry, then pick spec 003's tiers (core).
 
 The governance rules are the ones of agent recall (``AgentAccess.recall``,
-docs/design.md invariant 3), applied here in the index query so nothing else
-is ever read:
+docs/design.md invariant 3), applied in the index query so nothing else is
+ever read:
 
 * nothing while memory is disabled;
 * reviewed memories only, unless the person switched ``agent_unreviewed`` on
@@ -13,41 +13,77 @@ is ever read:
 * the focused (or named, registered) project's root and the User root only,
   and from either root no memory that names another project.
 
-Which memories are read: per root, the ``POOL`` with the highest attention
-(the index computes attention in SQL, so only those rows reach Python) and,
-when there is a conversation text, the ``POOL`` most relevant to it by the
-lexical recall ranking (FTS5 bm25, ``relevance`` > 0). The selection itself —
-HOT, WARM, the COLD title index, budgets in tokens — is pure
-(:func:`jupyter_memory.core.memories.context_tiers.select_tiers`). Bodies are
-read only for memories that can be HOT or WARM. Loading a block records no
-access: being shown to an agent is not a use, or HOT memories would keep
+What is read, per root: the eligible memories in attention order (the index
+computes attention in SQL), up to ``POOL_CAP``; the bodies of those that can
+be HOT or WARM (attention > 0.5, within their sector's lifetime), analysed
+for relevance; and the count of all eligible memories, for the COLD index.
+That *pool* is kept between calls and rebuilt when a memory file of the root
+changes (here or in another process: :meth:`StoreRoot.generation`), when the
+rules' inputs change (agent, review switch, project) or after
+``POOL_SECONDS``, so attention is never more than that stale. A folder's
+mtime moves in coarse ticks, so a pool built within ``SETTLE_NS`` of the
+last change is not reused (a second write in the same tick would not move
+it again). Access counts
+recorded meanwhile show at the next rebuild. Each call then only scores the
+pool against the conversation text and selects (pure:
+:mod:`jupyter_memory.core.memories.context_tiers`). Loading a block records
+no access: being shown to an agent is not a use, or HOT memories would keep
 themselves hot.
+
+The COLD count is of the eligible memories by the index's filters, i.e. what
+``recall`` can reach; a User-layer memory naming another project is never
+listed or loaded, but past the pool it is not told apart in that count.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+import threading
+import time
+from dataclasses import dataclass, replace
+from datetime import datetime
 
-from ...core.memories.agent_sectors import sector_factor
 from ...core.memories.context_tiers import (
     WARM_MIN_ATTENTION,
     MemoryTiers,
     TierCandidate,
+    relevance_scores,
     select_tiers,
+    terms_of,
 )
-from ...store.memories.search_index import IndexedMemory, SearchQuery
+from ...store.memories.search_index import SearchQuery
 from ...store.root import StoreRoot
 from ..context import ServiceContext
-from .agent_sectors import agent_preferred_sectors
 from .tiers import sector_expired
 
-# Rows read per root and per ranking; HOT (~500 tokens) and WARM (10) need far fewer.
-POOL = 40
+# The most memories read per root for one pool (attention order). Past it, the
+# memories with the least attention are not considered for WARM.
+POOL_CAP = 1_000
+# Titles kept for the COLD index beyond the loadable memories.
+COLD_POOL = 40
+POOL_SECONDS = 60.0
+# Far above any file system's timestamp tick.
+SETTLE_NS = 2_000_000_000
 # A conversation text longer than this is cut: the person's latest words decide.
 MAX_QUERY_CHARS = 2_000
 
 ProjectArg = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class _Loadable:
+    candidate: TierCandidate  # relevance 1.0: the conversation's is given per call
+    terms: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _Pool:
+    key: tuple[object, ...]
+    built: datetime
+    settled: bool  # built well after the folder's last change (see the module docstring)
+    loadable: tuple[_Loadable, ...]  # attention > WARM_MIN_ATTENTION, not expired
+    cold: tuple[TierCandidate, ...]  # the next ones by attention, titles only
+    eligible: int  # every memory passing the index filters
 
 
 class AgentMemoryTiers:
@@ -55,6 +91,8 @@ class AgentMemoryTiers:
 
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
+        self._pools: dict[tuple[object, ...], _Pool] = {}
+        self._lock = threading.Lock()
 
     def tiers(
         self,
@@ -70,59 +108,81 @@ class AgentMemoryTiers:
         query = " ".join(query.split())[:MAX_QUERY_CHARS]
         projects = self.ctx.projects
         focus = projects.resolve(project)[0] if project is not None else projects.project_id
+        now = self.ctx.clock()
         base = SearchQuery(
             scopes=["user", "project", *([f"agent:{agent}"] if agent else [])],
             reviewed_only=not settings["agent_unreviewed"],
-            limit=POOL,
-            now=self.ctx.clock(),
+            limit=POOL_CAP,
+            now=now,
         )
-        candidates: dict[str, TierCandidate] = {}
-        others = 0
-        preferred = agent_preferred_sectors(self.ctx, agent)
-        for root in projects.roots(project):
-            if root.behind_link():
-                continue  # reads find nothing behind a link (invariant 8)
-            seen = self._gather(root, base, query, focus, candidates, preferred)
-            # Eligible memories never read (the count the COLD index gives).
-            others += max(0, len(root.index.filtered_ids(base)) - seen)
-        return select_tiers(list(candidates.values()), query=query, others=others)
+        pools = [
+            self._pool(root, base, focus, now)
+            for root in projects.roots(project)
+            if not root.behind_link()  # reads find nothing behind a link (invariant 8)
+        ]
+        loadable = [item for pool in pools for item in pool.loadable]
+        scores = relevance_scores(query, {item.candidate.id: item.terms for item in loadable})
+        candidates = [item.candidate for item in loadable]
+        candidates += [c for pool in pools for c in pool.cold]
+        others = sum(pool.eligible for pool in pools) - len(candidates)
+        return select_tiers(candidates, query=query, relevance=scores, others=others)
 
-    def _gather(
+    def _pool(self, root: StoreRoot, base: SearchQuery, focus: str | None, now: datetime) -> _Pool:
+        key = (str(root.root), tuple(base.scopes), base.reviewed_only, focus)
+        with self._lock:
+            pool = self._pools.get(key)
+            generation = root.generation()
+            fresh = (
+                pool is not None
+                and pool.settled
+                and pool.key == (*key, generation)
+                and 0 <= (now - pool.built).total_seconds() < POOL_SECONDS
+            )
+            if not fresh:
+                pool = self._build(root, base, focus, now, (*key, generation))
+                self._pools[key] = pool
+            assert pool is not None
+            return pool
+
+    def _build(
         self,
         root: StoreRoot,
         base: SearchQuery,
-        query: str,
         focus: str | None,
-        out: dict[str, TierCandidate],
-        preferred: frozenset[str] = frozenset(),
-    ) -> int:
-        """Add ``root``'s candidates to ``out``; returns how many of its rows were read."""
-        rows: dict[str, IndexedMemory] = {r.id: r for r in root.search(base)}
-        relevance: dict[str, float] = {}
-        if query:
-            for row in root.search(replace(base, text=query)):
-                rows.setdefault(row.id, row)
-                relevance[row.id] = row.relevance
-        now = base.now or self.ctx.clock()
-        for row in rows.values():
+        now: datetime,
+        key: tuple[object, ...],
+    ) -> _Pool:
+        generation = key[-1]
+        settled = not isinstance(generation, int) or time.time_ns() - generation > SETTLE_NS
+        rows = root.search(replace(base, now=now))  # eligible, most attention first
+        loadable: list[_Loadable] = []
+        cold: list[TierCandidate] = []
+        skipped = 0
+        for row in rows:
             if row.project is not None and row.project != focus:
-                continue  # another project's memory, even when kept in the User layer
+                skipped += 1  # another project's memory, even when kept in the User layer
+                continue
             expired = sector_expired(row, now)
-            loaded = not expired and row.attention > WARM_MIN_ATTENTION
-            text = (root.index.body_of(row.name) or "") if loaded else ""
-            out[row.id] = TierCandidate(
+            loads = not expired and row.attention > WARM_MIN_ATTENTION
+            if not loads and len(cold) >= COLD_POOL:
+                continue
+            text = (root.index.body_of(row.name) or "") if loads else ""
+            candidate = TierCandidate(
                 id=row.id,
                 title=row.title,
                 text=text,
                 attention=row.attention,
-                # the agent's preferred sectors (spec 003) first among equally relevant
-                relevance=(relevance.get(row.id, 0.0) if query else 1.0)
-                * sector_factor(row.type, preferred),
+                relevance=1.0 if loads else 0.0,
                 in_project=root.layer == "project" or row.project is not None,
                 expired=expired,
                 updated=row.updated.isoformat(),
             )
-        return len(rows)
+            if loads:
+                loadable.append(_Loadable(candidate, terms_of(row.title, " ".join(row.tags), text)))
+            else:
+                cold.append(candidate)
+        eligible = len(root.index.filtered_ids(base)) - skipped
+        return _Pool(key, now, settled, tuple(loadable), tuple(cold), max(0, eligible))
 
 
-__all__ = ["POOL", "AgentMemoryTiers"]
+__all__ = ["COLD_POOL", "POOL_CAP", "POOL_SECONDS", "AgentMemoryTiers"]
