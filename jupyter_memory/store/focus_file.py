@@ -48,6 +48,8 @@ class NotebookFocusFile:
         self.folder = home / FOLDER
         self.path = self.folder / FILE_NAME
         self._cache: tuple[tuple[int, int], dict[str, dict[str, Any]]] | None = None
+        # The records per folder, built once per parse (the parsed dict it came from).
+        self._folders: tuple[dict[str, dict[str, Any]], dict[str, list[FocusRecord]]] | None = None
 
     def stamp(self) -> tuple[int, int] | None:
         """(mtime_ns, size) of the file, or ``None``: a cheap "did anything change" check."""
@@ -57,15 +59,20 @@ class NotebookFocusFile:
             return None
         return st.st_mtime_ns, st.st_size
 
-    def _raw(self) -> dict[str, dict[str, Any]]:
+    def _notebooks(self) -> dict[str, dict[str, Any]]:
+        """The parsed file, shared with the cache: read it, never change it."""
         # Every agent call resolves a focus: re-parse only when the file changed.
         stamp = self.stamp()
         if stamp is not None and self._cache is not None and self._cache[0] == stamp:
-            return dict(self._cache[1])
+            return self._cache[1]
         notebooks = self._parse()
         if stamp is not None:
             self._cache = (stamp, notebooks)
-        return dict(notebooks)
+        return notebooks
+
+    def _raw(self) -> dict[str, dict[str, Any]]:
+        """A copy of the parsed file, to change and write back."""
+        return dict(self._notebooks())
 
     def _parse(self) -> dict[str, dict[str, Any]]:
         data = read_json(self.path, {}, root=self.home)
@@ -93,19 +100,30 @@ class NotebookFocusFile:
 
     def records(self) -> list[FocusRecord]:
         """Every record, most recent first; a damaged file is a clear error naming it."""
-        out = [self._record(k, v) for k, v in self._raw().items()]
+        out = [self._record(k, v) for k, v in self._notebooks().items()]
         out.sort(key=lambda r: r.seq, reverse=True)
         return out
 
     def get(self, notebook: Path) -> FocusRecord | None:
         key = os.fspath(notebook)
-        value = self._raw().get(key)
+        value = self._notebooks().get(key)
         return None if value is None else self._record(key, value)
 
     def in_folder(self, folder: Path) -> list[FocusRecord]:
         """Records of the notebooks directly inside ``folder``, most recent first."""
-        key = os.fspath(folder)
-        return [r for r in self.records() if os.path.dirname(r.notebook) == key]
+        notebooks = self._notebooks()
+        index = self._folders
+        if index is None or index[0] is not notebooks:
+            # A chat's or an MCP call's focus asks one folder of a file of up to
+            # 2,000 notebooks: group them once per parse, not per call.
+            by_folder: dict[str, list[FocusRecord]] = {}
+            for k, v in notebooks.items():
+                by_folder.setdefault(os.path.dirname(k), []).append(self._record(k, v))
+            for found in by_folder.values():
+                found.sort(key=lambda r: r.seq, reverse=True)
+            index = (notebooks, by_folder)
+            self._folders = index
+        return list(index[1].get(os.fspath(folder), []))
 
     def set(self, notebook: Path, project: str | None, at: str) -> FocusRecord:
         """Record the person's choice for ``notebook`` (absolute path); keeps the newest ones."""

@@ -5,12 +5,16 @@ import {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
+import { IStatusBar } from '@jupyterlab/statusbar';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 // The panel is added to the shell at activation, so it is needed at once.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { MemoryPanel } from './panel';
 import { cardsPlugin } from './cardsPlugin';
+// The status bar item follows the panel's focus line from the start too.
+// eslint-disable-next-line jupyter/prefer-lazy-imports
+import { FocusStatus } from './focus';
 
 /** The id of the Jupyter Server event the server emits when memory changed. */
 export const CHANGED_SCHEMA =
@@ -52,12 +56,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description:
     'Agent Memory: review queued knowledge, edit knowledge files, switches, memories and cases.',
   autoStart: true,
-  optional: [ICommandPalette, ILayoutRestorer, ILabShell],
+  optional: [ICommandPalette, ILayoutRestorer, ILabShell, IStatusBar],
   activate: (
     app: JupyterFrontEnd,
     palette: ICommandPalette | null,
     restorer: ILayoutRestorer | null,
-    labShell: ILabShell | null
+    labShell: ILabShell | null,
+    statusBar: IStatusBar | null
   ) => {
     const panel = new MemoryPanel();
     panel.title.icon = memoryIcon;
@@ -83,6 +88,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
     };
     labShell?.currentChanged.connect(trackNotebook);
     void app.restored.then(trackNotebook);
+    // The status bar names the same project; a click opens the panel to change it.
+    statusBar?.registerStatusItem('jupyter-memory:focus', {
+      item: new FocusStatus(panel.focusLine, () =>
+        app.shell.activateById(panel.id)
+      ),
+      align: 'left',
+      rank: 10
+    });
 
     // Changes made by this server or noticed by its file watcher (other processes).
     app.serviceManager.events.stream.connect((_, event) => {

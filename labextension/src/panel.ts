@@ -59,6 +59,7 @@ export class MemoryPanel extends Panel {
     this.projectKnowledge.onPickProject = pick;
     this.focusLine.onFocus = project =>
       this.projectKnowledge.setFocused(project);
+    this.focusLine.onAddFolder = () => this.pickProject();
 
     this._badge = el('span', {
       className: 'jm-badge',
@@ -159,6 +160,7 @@ export class MemoryPanel extends Panel {
     try {
       const data = await requestAPI<{ projects: IProject[] }>('projects');
       this.projectKnowledge.setProjects(data.projects, this._justAdded);
+      this.focusLine.setProjects(data.projects);
       this._justAdded = null;
     } catch (error) {
       Notification.error(`Could not list projects: ${errorMessage(error)}`);
@@ -173,15 +175,15 @@ export class MemoryPanel extends Panel {
     }
   }
 
-  /** Add a folder under the Jupyter root as a project. */
-  async pickProject(): Promise<void> {
+  /** Add a folder under the Jupyter root as a project; answers its id, or null. */
+  async pickProject(): Promise<string | null> {
     const result = await InputDialog.getText({
       title: 'Pick project',
       label: 'Project folder, relative to the Jupyter root:',
       placeholder: 'e.g. analyses/sales-q3'
     });
     if (!result.button.accept || !result.value) {
-      return;
+      return null;
     }
     try {
       const project = await postJSON<IProject>('projects', {
@@ -191,8 +193,10 @@ export class MemoryPanel extends Panel {
       this._justAdded = project.id; // show the new project in the Project tab
       await this.refreshProjects();
       await this.queue.refresh();
+      return project.id;
     } catch (error) {
       Notification.error(`Could not add the project: ${errorMessage(error)}`);
+      return null;
     }
   }
 

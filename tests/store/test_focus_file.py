@@ -26,6 +26,20 @@ def test_a_choice_is_kept_and_the_newest_comes_first(tmp_path: Path) -> None:
     assert store.in_folder(Path("/elsewhere")) == []
 
 
+def test_a_reader_follows_another_processs_choice_per_folder(tmp_path: Path) -> None:
+    """The per-folder grouping is rebuilt when the file changed, never served stale."""
+    reader, writer = NotebookFocusFile(tmp_path), NotebookFocusFile(tmp_path)
+    writer.set(Path("/w/a.ipynb"), "sales-q3", "2026-11-30T09:00:00+00:00")
+    assert [r.project for r in reader.in_folder(Path("/w"))] == ["sales-q3"]
+    writer.set(Path("/w/b.ipynb"), "ops", "2026-11-30T09:00:01+00:00")
+    writer.set(Path("/其他/c.ipynb"), None, "2026-11-30T09:00:02+00:00")
+    assert [r.notebook for r in reader.in_folder(Path("/w"))] == ["/w/b.ipynb", "/w/a.ipynb"]
+    assert [r.project for r in reader.in_folder(Path("/其他"))] == [None]
+    found = reader.in_folder(Path("/w"))
+    found.clear()  # a caller's list is its own
+    assert len(reader.in_folder(Path("/w"))) == 2
+
+
 def test_the_file_stays_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(focus_file, "KEEP_NOTEBOOKS", 3)
     store = NotebookFocusFile(tmp_path)
