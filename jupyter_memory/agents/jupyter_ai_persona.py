@@ -168,7 +168,7 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
     def _replies_after(self, message_id: str) -> list[str]:
         """This persona's messages in the chat after ``message_id`` (its reply)."""
         try:
-            messages = self.ychat.get_messages()
+            messages = self.chat.get_messages()
         except Exception:  # noqa: BLE001 - no chat document (ephemeral %%ai)
             return []
         ids = [getattr(m, "id", None) for m in messages]

@@ -99,7 +99,18 @@ def build_server(access: AgentAccess, before_call: Callable[[], None] | None = N
         args = _guard(
             parse_args, ProposeKnowledgeArgs, values | {"layer": layer, "project": project}
         )
-        return _guard(access.propose, **args.model_dump())
+        result = _guard(access.propose, **args.model_dump())
+        # The quote was found in the person's own words: the turn joins this session's
+        # digest (the agent's proposal as its reply), like a notebook cell.
+        try:
+            access.memory.record_agent_turn(
+                session_key(access),
+                person=args.evidence_quote,
+                reply=f"Proposed for review ({args.kind}): {args.text}",
+            )
+        except JupyterMemoryError as exc:  # the proposal stands; only the digest misses it
+            log.warning("jupyter-memory: turn not kept for the session digest: %s", exc)
+        return result
 
     def recall(
         query: described(RecallArgs, "query") = "",
@@ -218,6 +229,11 @@ def build_server(access: AgentAccess, before_call: Callable[[], None] | None = N
     return server
 
 
+def session_key(access: AgentAccess) -> str:
+    """This MCP session's inbox in the session digest: ``mcp:<conversation>``."""
+    return f"mcp:{access.conversation or access.agent}"
+
+
 def serve(
     access: AgentAccess,
     *,
@@ -229,7 +245,20 @@ def serve(
     """Run until the client goes away (stdio) or the process is stopped (HTTP)."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     server = build_server(access, before_call)
-    if http:
-        mcp_compat.run_http(server, host, port)
-    else:
-        mcp_compat.run_stdio(server)
+    try:
+        if http:
+            mcp_compat.run_http(server, host, port)
+        else:
+            mcp_compat.run_stdio(server)
+    finally:
+        end_session(access)
+
+
+def end_session(access: AgentAccess) -> None:
+    """The client went away: digest this session as a kernel's at exit (quick, or left
+    pending for the next digest); errors are said on stderr, never raised."""
+    try:
+        if access.memory.enabled:
+            access.memory.end_agent_session(session_key(access))
+    except JupyterMemoryError as exc:
+        sys.stderr.write(f"jupyter-memory: session digest at disconnect: {exc}\n")

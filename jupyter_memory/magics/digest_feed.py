@@ -32,6 +32,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import re
 import sys
 import threading
 import time
@@ -48,6 +49,7 @@ EXIT_LOCK_WAIT_S = 2.0
 GOTCHA_REPEATS = 3  # capture.GOTCHA_REPEATS: a gotcha is the third failure
 MAX_CELL_CHARS = 200_000  # BatchMessage's cap
 MAX_GOTCHA_CELL_CHARS = 20_000  # capture_gotcha's cap
+_ASK_CELL = re.compile(r"^\s*%%ask\b")
 
 
 def kernel_session_key(shell: Any) -> str:
@@ -77,6 +79,8 @@ class DigestFeed:
     # -- feeding (called by the capture hook: keep cheap) ----------------------------------
 
     def on_cell(self, cell: CapturedCell, gotcha: Gotcha | None) -> None:
+        if _ASK_CELL.match(cell.text):
+            return  # %%ask records its turn itself (on_agent_turn): question and reply
         now_ms = int(time.time() * 1000)
         msg: dict[str, Any] = {
             "id": cell.cell_id,
@@ -94,6 +98,27 @@ class DigestFeed:
             self._buffer.append(msg)
             if gotcha is not None:
                 self._gotchas.append(gotcha)
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(
+                target=self._loop, name="jupyter-memory-digest-feed", daemon=True
+            )
+            self._thread.start()
+        self._wake.set()
+
+    def on_agent_turn(self, question: str, reply: str, turn_id: str | None = None) -> None:
+        """A ``%%ask`` turn: the person's question and the model's reply, in this session's
+        inbox between the cells around it, so the digest and the self-learner see a
+        person correcting the agent (roles user and assistant, kind chat)."""
+        now_ms = int(time.time() * 1000)
+        turn = turn_id or f"ask-{now_ms}"
+        base: dict[str, Any] = {"kind": "chat", "timestamp": now_ms, "recorded_at": now_ms}
+        turns = [
+            {"id": f"{turn}:{side}", "role": role, "text": text[:MAX_CELL_CHARS], **base}
+            for side, role, text in (("person", "user", question), ("reply", "assistant", reply))
+            if text.strip()
+        ]
+        with self._lock:
+            self._buffer.extend(turns)
         if self._thread is None or not self._thread.is_alive():
             self._thread = threading.Thread(
                 target=self._loop, name="jupyter-memory-digest-feed", daemon=True

@@ -38,6 +38,14 @@ class JupyterMemoryServer(Configurable):
     poll_interval = Float(
         1.0, config=True, help="Seconds between checks for changes made by other processes."
     )
+    digest_idle_minutes = Float(
+        15.0,
+        config=True,
+        help="A Jupyter AI chat or MCP session quiet this long is digested (its end); 0: never.",
+    )
+    idle_check_interval = Float(
+        60.0, config=True, help="Seconds between looks for agent sessions that went idle."
+    )
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
@@ -59,6 +67,14 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
 
     poller = PeriodicCallback(poll, config.poll_interval * 1000)
     poller.start()
+    if config.digest_idle_minutes > 0:
+        # Agent conversations have no exit: one that went quiet is digested like an
+        # ended kernel session, in a thread (nothing waits on it, an LLM may be used).
+        def look_for_idle() -> None:
+            backend.digest_idle_sessions(config.digest_idle_minutes)
+
+        idle = PeriodicCallback(look_for_idle, config.idle_check_interval * 1000)
+        idle.start()
     serverapp.log.info(
         "jupyter-memory: REST API at /jupyter-memory/ (home %s)", backend.memory.home
     )

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
+from ..exceptions import JupyterMemoryError
 from ..service.memory import Memory
 from ..store.mtimes import folder_fingerprint
 from .changes import SCHEMA_ID, ChangeWatcher
@@ -29,6 +31,7 @@ class MemoryBackend:
         self.log = log
         self.watcher = ChangeWatcher(self.memory, self._emit)
         self.jobs = ReorganizeJobs(str(self.memory.home), reorganize_timeout, self._job_done)
+        self._idle_run: threading.Thread | None = None
         self._queue_cache: tuple[Any, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
 
     def _proposals(self) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
@@ -53,6 +56,26 @@ class MemoryBackend:
         this queue (another memory home, or a file removed by hand)."""
         by_id = self._proposals()[1]
         return [by_id[i] for i in ids if i in by_id], [i for i in ids if i not in by_id]
+
+    def digest_idle_sessions(self, idle_minutes: float) -> threading.Thread | None:
+        """Digest the agent sessions quiet for ``idle_minutes``, in a thread with its own
+        ``Memory`` (one run at a time); what it did goes to the server log."""
+        if self._idle_run is not None and self._idle_run.is_alive():
+            return None
+
+        def run() -> None:
+            try:
+                with Memory(home=str(self.memory.home)) as mem:
+                    ended = mem.digest_idle_sessions(idle_minutes)
+            except JupyterMemoryError as exc:
+                self.log.warning("jupyter-memory: idle agent sessions not digested: %s", exc)
+                return
+            for end in ended:
+                self.log.info("jupyter-memory: idle session digested: %s", end.to_dict())
+
+        self._idle_run = threading.Thread(target=run, name="jupyter-memory-idle", daemon=True)
+        self._idle_run.start()
+        return self._idle_run
 
     def _emit(self, data: dict[str, Any]) -> None:
         self.log.debug("jupyter-memory changed: %s", data)

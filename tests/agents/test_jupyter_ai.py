@@ -176,3 +176,35 @@ def test_the_persona_serves_a_chat_folder_only_when_it_is_a_registered_project(
         prompt = persona.system_prompt
         assert RULE in prompt and "planted address" not in prompt
     assert (memory_home / "projects.json").read_bytes() == registry
+
+
+@pytest.mark.jupyter_ai
+def test_the_memory_persona_records_each_turn_for_the_digest(
+    shared: AgentAccess, memory_home: Path, tmp_path: Path
+) -> None:
+    """A chat's turns reach the digest inbox like cells; a correction of the agent is learned."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    _require("jupyter_ai_persona_manager")
+    _require("jupyter_ai_jupyternaut")
+    from jupyterlab_chat.models import Message, NewMessage
+    from jupyterlab_chat.ychat import YChat
+
+    (ep,) = [e for e in entry_points(group="jupyter_ai.personas") if e.name == "memory"]
+    chat = YChat()
+    persona = ep.load()(chat=chat)
+    chat_file = tmp_path / "analysis.chat"
+    persona.get_chat_path = lambda: str(chat_file)  # the persona manager's answer
+    turns = [
+        ("装一下 pandas-profiling", "好的，我用 yarn add 安装。"),
+        ("不对，应该用 npm 安装依赖", "明白，改用 npm。"),
+    ]
+    for said, reply in turns:
+        mid = chat.add_message(NewMessage(body=said, sender="analyst"))
+        chat.add_message(NewMessage(body=reply, sender=persona.id))
+        persona.record_turn(Message(id=mid, body=said, sender="analyst", time=0.0))
+    key = f"chat:{chat_file.resolve()}"
+    mem = shared.memory
+    assert mem.digest_pending(key) == 4
+    mem.digest(session=key)
+    (cand,) = mem.learning_candidates()
+    assert cand.rule == "应该用 npm 安装依赖。" and cand.evidence_items[0].session == key

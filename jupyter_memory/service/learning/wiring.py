@@ -14,6 +14,7 @@ from typing import Protocol
 from ..context import ServiceContext
 from ..memories.cold_archive import ColdArchive
 from ..memories.tiers import TierMemoryWrites, TiersService
+from .agent_sessions import AgentSessions
 from .candidates import SelfLearner
 from .digest import DigestService
 from .gotchas import GotchaCapture
@@ -33,6 +34,7 @@ class LearningServices:
     digest: DigestService
     review: ReviewService
     gotchas: GotchaCapture
+    agent_sessions: AgentSessions
 
 
 def learning_services(
@@ -52,13 +54,15 @@ def learning_services(
     learner = SelfLearner(ctx, queue)
     if queue_events is not None:
         queue_events.on_queue_change(learner.on_queue_event)
+    digest = DigestService(ctx, writer, learner)
     return LearningServices(
         tiers=tiers,
         cold_archive=ColdArchive(ctx, tiers),
         learner=learner,
-        digest=DigestService(ctx, writer, learner),
+        digest=digest,
         review=ReviewService(ctx, reader, writer, queue),
         gotchas=GotchaCapture(ctx, writer, learner),
+        agent_sessions=AgentSessions(ctx, digest),
     )
 
 

@@ -73,6 +73,11 @@ class DigestStore:
             write_json(path, data, root=self.home)
             return len(data["messages"]) - int(data["consumed"])
 
+    def has_inbox(self, session_key: str) -> bool:
+        """Was anything ever recorded for this session (consumed or not)?"""
+        path = self.inbox / _key_file(session_key)
+        return not linked(self.home, path) and path.is_file()
+
     def pending(self, session_key: str | None = None) -> list[dict[str, Any]]:
         """Inboxes with unconsumed messages: ``{session_key, consumed, messages}`` each."""
         if session_key is not None:

@@ -1,0 +1,40 @@
+"""The server extension digests agent sessions that went quiet (a chat has no exit)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+
+@pytest.fixture
+def jp_server_config():
+    return {
+        "ServerApp": {
+            "jpserver_extensions": {"jupyter_memory": True},
+            "allow_unauthenticated_access": False,
+        },
+        # quiet for 0.06 s is idle here; looked at five times a second
+        "JupyterMemoryServer": {
+            "poll_interval": 0.2,
+            "digest_idle_minutes": 0.001,
+            "idle_check_interval": 0.2,
+        },
+    }
+
+
+async def test_a_quiet_chat_session_is_digested_by_the_server(api, server_memory):
+    key = "chat:/work/analysis.chat"
+    server_memory.record_agent_turn(
+        key, person="# TODO: reconcile refunds with the ledger export", reply="Will do."
+    )
+    code, _ = await api("GET", "queue")  # the server is up
+    assert code == 200
+    for _ in range(100):
+        if server_memory.digest_pending(key) == 0:
+            break
+        await asyncio.sleep(0.1)
+    assert server_memory.digest_pending(key) == 0
+    (row,) = [r for r in server_memory.list() if r["source"] == "session-digest"]
+    assert row["reviewed"] is False
+    assert "reconcile refunds with the ledger export" in server_memory.get(row["id"]).text
