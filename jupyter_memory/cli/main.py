@@ -73,6 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] and args_list[0] in ("merge-knowledge", "merge-proposal"):
+        # Git runs a merge driver once per conflicting file during a pull: skip
+        # building every command's parser (and its imports) for it.
+        from .team_cmd import run_driver
+
+        return run_driver(args_list)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -36,9 +36,6 @@ def _merge_driver(args: argparse.Namespace, kind: str) -> int:
     Exit 1 tells git the file is conflicted; the file then holds our conflict
     blocks, which doctor, ``%memory status`` and the panel show.
     """
-    from ..core.knowledge.merge import merge_knowledge
-    from ..core.knowledge.proposal_merge import merge_proposal
-
     texts = []
     for name in (args.base, args.ours, args.theirs):
         try:
@@ -48,6 +45,8 @@ def _merge_driver(args: argparse.Namespace, kind: str) -> int:
             return 2
     where = args.path or args.ours
     if kind == "merge-knowledge":
+        from ..core.knowledge.merge import merge_knowledge  # only what this driver needs
+
         result = merge_knowledge(*texts)
         out, conflicted = result.text, not result.clean
         if conflicted:
@@ -58,6 +57,8 @@ def _merge_driver(args: argparse.Namespace, kind: str) -> int:
                 file=sys.stderr,
             )
     else:
+        from ..core.knowledge.proposal_merge import merge_proposal
+
         merged = merge_proposal(*texts)
         if merged is None:
             return 1  # unreadable side: leave git's own conflict
@@ -124,6 +125,21 @@ def project_settings(args: argparse.Namespace, mem: Any) -> dict[str, Any]:
     return dict(mem.project_settings(args.project, shared_queue=shared, storage=args.storage))
 
 
+def _driver_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("base", help="%%O: the common ancestor's version")
+    p.add_argument("ours", help="%%A: this clone's version; the result is written here")
+    p.add_argument("theirs", help="%%B: the other side's version")
+    p.add_argument("path", nargs="?", help="%%P: the file's path in the repository")
+
+
+def run_driver(argv: list[str]) -> int:
+    """``jupyter-memory merge-knowledge|merge-proposal %O %A %B %P`` without the full CLI."""
+    name, rest = argv[0], argv[1:]
+    p = argparse.ArgumentParser(prog=f"jupyter-memory {name}")
+    _driver_arguments(p)
+    return _merge_driver(p.parse_args(rest), name)
+
+
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("project", parents=[common], help="team projects on git")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -140,8 +156,5 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     for name, func in (("merge-knowledge", _merge_knowledge), ("merge-proposal", _merge_proposal)):
         p = sub.add_parser(name, help=f"git merge driver ({name}); git calls it, see docs/teams.md")
-        p.add_argument("base", help="%%O: the common ancestor's version")
-        p.add_argument("ours", help="%%A: this clone's version; the result is written here")
-        p.add_argument("theirs", help="%%B: the other side's version")
-        p.add_argument("path", nargs="?", help="%%P: the file's path in the repository")
+        _driver_arguments(p)
         p.set_defaults(func=func)

@@ -25,6 +25,7 @@ resolves the conflict (docs/knowledge.md).
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass, field
 
 from ...exceptions import ParseError
@@ -70,10 +71,14 @@ class MergeResult:
         return not self.conflicts
 
 
+@functools.lru_cache(maxsize=8192)
+def _norm(text: str) -> str:
+    # The same texts are compared many times in one merge (three versions).
+    return dedup_key(text)
+
+
 def _key(entry: Entry) -> tuple[str, str]:
-    if entry.children:
-        return ("label", dedup_key(entry.text))
-    return ("leaf", dedup_key(entry.text))
+    return ("label" if entry.children else "leaf", _norm(entry.text))
 
 
 # Per base item, what one side did: ("same", None) untouched, ("del", None)
