@@ -43,6 +43,7 @@ import time
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from ...core.memories.agent_sectors import sector_factor
 from ...core.memories.context_tiers import (
     WARM_MIN_ATTENTION,
     MemoryTiers,
@@ -54,6 +55,7 @@ from ...core.memories.context_tiers import (
 from ...store.memories.search_index import SearchQuery
 from ...store.root import StoreRoot
 from ..context import ServiceContext
+from .agent_sectors import agent_preferred_sectors
 from .tiers import sector_expired
 
 # The most memories read per root for one pool (attention order). Past it, the
@@ -74,6 +76,7 @@ ProjectArg = str | os.PathLike[str]
 class _Loadable:
     candidate: TierCandidate  # relevance 1.0: the conversation's is given per call
     terms: frozenset[str]
+    sector: str = ""  # the memory's type: an agent's preferred sectors rank first
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,12 @@ class AgentMemoryTiers:
         ]
         loadable = [item for pool in pools for item in pool.loadable]
         scores = relevance_scores(query, {item.candidate.id: item.terms for item in loadable})
+        # The asking agent's preferred sectors (spec 003) first among equally relevant.
+        preferred = agent_preferred_sectors(self.ctx, agent)
+        if preferred:
+            for item in loadable:
+                key = item.candidate.id
+                scores[key] = scores.get(key, 1.0) * sector_factor(item.sector, preferred)
         candidates = [item.candidate for item in loadable]
         candidates += [c for pool in pools for c in pool.cold]
         others = sum(pool.eligible for pool in pools) - len(candidates)
@@ -178,7 +187,8 @@ class AgentMemoryTiers:
                 updated=row.updated.isoformat(),
             )
             if loads:
-                loadable.append(_Loadable(candidate, terms_of(row.title, " ".join(row.tags), text)))
+                terms = terms_of(row.title, " ".join(row.tags), text)
+                loadable.append(_Loadable(candidate, terms, str(row.type)))
             else:
                 cold.append(candidate)
         eligible = len(root.index.filtered_ids(base)) - skipped
