@@ -148,13 +148,13 @@ async def recall(
     tier: described(RecallArgs, "tier") = None,
     tags: described(RecallArgs, "tags") = None,
     recent: described(RecallArgs, "recent") = None,
-    project: described(RecallArgs, "project") = None,
     limit: described(RecallArgs, "limit") = 10,
     level: described(RecallArgs, "level") = "snippet",
 ) -> list[dict[str, Any]]:
     """Search the person's reviewed memories, English or Chinese (read only, as over MCP)."""
+    # No project argument: a Jupyter AI agent searches its chat's project (and the User layer).
     values = {"query": query, "type": type, "tier": tier, "tags": tags or [], "recent": recent}
-    values |= {"project": project, "limit": limit, "level": level}
+    values |= {"limit": limit, "level": level}
     args = await _run(parse_args, RecallArgs, values)
     return await _run((await chat_access()).recall, **args.model_dump())
 

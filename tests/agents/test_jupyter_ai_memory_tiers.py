@@ -40,7 +40,7 @@ def shared(memory_home: Path, project_dir: Path):
     jupyter_ai_tools.reset_shared_access(None)
 
 
-def test_the_tools_carry_the_tiers_and_recall_takes_the_mcp_arguments(
+def test_the_tools_carry_the_tiers_and_recall_takes_the_filters(
     shared: AgentAccess,
 ) -> None:
     plain = asyncio.run(jupyter_ai_tools.memory_context())
