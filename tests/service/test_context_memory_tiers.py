@@ -138,3 +138,45 @@ def test_stored_text_cannot_close_the_block(mem: Memory) -> None:
     assert block.count("</approved-knowledge") == 1
     assert block.count("</memory-tier>") == 1  # only the HOT section's own closing line
     assert "&lt;/approved-knowledge" in block and "&lt;/memory-tier>" in block
+
+
+def test_the_kept_pool_follows_every_write_and_the_clock(
+    mem: Memory, memory_home: Path, clock: Any
+) -> None:
+    """The pool is reused between blocks, never past a change to the memory files."""
+    import os
+
+    first = mem.remember("FIRST-NOTE orders ship on Mondays")
+    folder = memory_home / "memories"
+
+    def settle() -> None:  # as if the last write were minutes ago: the pool may be kept
+        old = folder.stat().st_mtime - 600
+        os.utime(folder, (old, old))
+
+    settle()
+    assert "FIRST-NOTE" in mem.context()
+    tiers = mem.knowledge_services.context.memory_tiers
+    (pool,) = tiers._pools.values()
+    assert pool.settled
+    mem.context()
+    assert next(iter(tiers._pools.values())) is pool  # kept: nothing changed
+
+    # Another process writes: the folder changes, the next block sees it.
+    with Memory(memory_home) as other:
+        other.remember("SECOND-NOTE written by another process")
+    assert "SECOND-NOTE" in mem.context()
+    settle()
+    mem.context()
+    with Memory(memory_home) as other:
+        other.forget(first.id)
+    assert "FIRST-NOTE" not in mem.context()
+
+    # Attention moves with the clock: past POOL_SECONDS the pool is rebuilt.
+    settle()
+    mem.context()
+    kept = next(iter(tiers._pools.values()))
+    clock.advance(days=400)  # a year later the note is COLD: a title in the index only
+    block = mem.context()
+    assert next(iter(tiers._pools.values())) is not kept
+    assert "SECOND-NOTE written" in _section(block, "cold-index")
+    assert not _section(block, "hot")
