@@ -13,11 +13,13 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 try:  # mcp 2.x
+    from mcp.server.mcpserver import Context
     from mcp.server.mcpserver import MCPServer as _Server
     from mcp.server.mcpserver.exceptions import ToolError
 
     MCP_MAJOR = 2
 except ImportError:  # mcp 1.x
+    from mcp.server.fastmcp import Context  # type: ignore[no-redef,assignment,unused-ignore]  # as below
     from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef,assignment,unused-ignore]  # redefines the 2.x name when mcp 2.x is installed
     from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef,assignment,unused-ignore]  # as above
 
@@ -25,6 +27,7 @@ except ImportError:  # mcp 1.x
 
 __all__ = [
     "MCP_MAJOR",
+    "Context",
     "ToolError",
     "field",
     "is_error",
@@ -33,6 +36,7 @@ __all__ = [
     "open_memory_client",
     "run_http",
     "run_stdio",
+    "session_key",
     "structured",
 ]
 
@@ -41,6 +45,25 @@ def new_server(name: str, instructions: str) -> Any:
     # WARNING keeps the SDK's per-request INFO lines off stderr; stdout is the
     # protocol channel of a stdio server and nothing else may write there.
     return _Server(name, instructions=instructions, log_level="WARNING")
+
+
+def session_key(ctx: Any) -> str | None:
+    """The client session a tool call belongs to, from the ``Context`` the SDK injects.
+
+    Over streamable HTTP its ``mcp-session-id`` (the transport has checked it
+    names a live session); otherwise the session object of the connection.
+    ``None`` outside a request.
+    """
+    try:
+        request_context = ctx.request_context
+    except (AttributeError, LookupError, ValueError):  # 1.x raises ValueError outside a request
+        return None
+    headers = getattr(getattr(request_context, "request", None), "headers", None)
+    sid = headers.get("mcp-session-id") if headers is not None else None
+    if sid:
+        return str(sid)[:64]
+    session = getattr(request_context, "session", None)
+    return f"connection-{id(session):x}" if session is not None else None
 
 
 def run_stdio(server: Any) -> None:

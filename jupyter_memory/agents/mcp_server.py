@@ -10,6 +10,7 @@ No ``from __future__ import annotations`` here: the SDK reads the tools'
 annotations at run time to build their JSON schemas.
 """
 
+import copy
 import logging
 import sys
 from collections.abc import Callable
@@ -54,8 +55,17 @@ def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise mcp_compat.ToolError(f"{type(exc).__name__}: {exc}") from None
 
 
-def build_server(access: AgentAccess, before_call: Callable[[], None] | None = None) -> Any:
+def build_server(
+    access: AgentAccess,
+    before_call: Callable[[], None] | None = None,
+    *,
+    per_session: bool = False,
+) -> Any:
     """An MCP server (FastMCP on mcp 1.x, MCPServer on 2.x) exposing ``access``.
+
+    ``per_session`` (streamable HTTP, where one server serves many clients):
+    each client session is its own conversation, with its own 5-proposal
+    allowance and pre-inject reorganize (docs/agents.md).
 
     ``before_call`` runs before each tool call (``--project auto`` re-reads the
     person's focus there, so the session follows a re-focus in the notebook).
@@ -67,7 +77,17 @@ def build_server(access: AgentAccess, before_call: Callable[[], None] | None = N
             _call(before_call)
         return _call(fn, *args, **kwargs)
 
+    def in_session(ctx: Any) -> AgentAccess:
+        """``access`` in the conversation of this tool call's client session."""
+        key = mcp_compat.session_key(ctx) if per_session else None
+        if key is None:
+            return access
+        scoped = copy.copy(access)  # the same Memory and project; another conversation
+        scoped.conversation = f"{access.conversation or access.agent}:{key}"
+        return scoped
+
     def memory_context(
+        ctx: mcp_compat.Context,
         project: described(MemoryContextArgs, "project") = None,
         query: described(MemoryContextArgs, "query") = "",
     ) -> str:
@@ -80,7 +100,16 @@ def build_server(access: AgentAccess, before_call: Callable[[], None] | None = N
         memory is disabled.
         """
         args = _guard(parse_args, MemoryContextArgs, {"project": project, "query": query})
-        return _guard(access.context, args.project, args.query)
+        # The pre-inject reorganize's notice and outcome go before the block, so
+        # the client shows them to the person (and the server's stderr has them).
+        said: list[str] = []
+        scoped = copy.copy(in_session(ctx))
+        scoped.notify = said.append
+        block = _call(scoped.context, args.project, args.query)
+        for line in said:
+            log.warning("jupyter-memory: %s", line)
+        notices = "".join(f"[jupyter-memory: {line}]\n" for line in said)
+        return f"{notices}\n{block}" if notices else block
 
     def expand_knowledge_catalog(
         labels: described(ExpandKnowledgeCatalogArgs, "labels"),
@@ -89,6 +118,7 @@ def build_server(access: AgentAccess, before_call: Callable[[], None] | None = N
         return _guard(access.expand, args.labels)
 
     def propose_knowledge(
+        ctx: mcp_compat.Context,
         text: described(ProposeKnowledgeArgs, "text"),
         kind: described(ProposeKnowledgeArgs, "kind"),
         evidence_quote: described(ProposeKnowledgeArgs, "evidence_quote"),
@@ -99,7 +129,7 @@ def build_server(access: AgentAccess, before_call: Callable[[], None] | None = N
         args = _guard(
             parse_args, ProposeKnowledgeArgs, values | {"layer": layer, "project": project}
         )
-        result = _guard(access.propose, **args.model_dump())
+        result = _guard(in_session(ctx).propose, **args.model_dump())
         # The quote was found in the person's own words: the turn joins this session's
         # digest (the agent's proposal as its reply), like a notebook cell.
         try:
@@ -244,7 +274,7 @@ def serve(
 ) -> None:
     """Run until the client goes away (stdio) or the process is stopped (HTTP)."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    server = build_server(access, before_call)
+    server = build_server(access, before_call, per_session=http)
     try:
         if http:
             mcp_compat.run_http(server, host, port)

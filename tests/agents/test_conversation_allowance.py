@@ -87,3 +87,52 @@ def test_the_persona_and_the_tools_of_one_chat_share_its_allowance(
         assert a.conversation != b.conversation != base.conversation
     finally:
         jupyter_ai_tools.reset_shared_access(None)
+
+
+@pytest.mark.anyio
+async def test_each_http_client_session_is_one_conversation(
+    memory_home: Path, tmp_path: Path
+) -> None:
+    """Over streamable HTTP a conversation is the client's MCP session, not the server process."""
+    from agents_helpers import data_of, http_server, text_of
+    from mcp import ClientSession
+
+    from jupyter_memory.agents import mcp_compat
+
+    _seed(memory_home)
+    args = {"kind": "rule", "evidence_quote": QUOTE}
+    with http_server(memory_home, log=tmp_path / "err.log") as url:
+        async with (
+            mcp_compat.open_http_client(url) as (read_a, write_a),
+            ClientSession(read_a, write_a) as a,
+            mcp_compat.open_http_client(url) as (read_b, write_b),
+            ClientSession(read_b, write_b) as b,
+        ):
+            await a.initialize()
+            await b.initialize()
+            for i in range(5):
+                queued = data_of(await a.call_tool("propose_knowledge", args | {"text": TEXTS[i]}))
+                assert queued["status"] == "queued"
+            refused = await a.call_tool("propose_knowledge", args | {"text": TEXTS[5]})
+            assert mcp_compat.is_error(refused) and "rate limit" in text_of(refused)
+            other = data_of(await b.call_tool("propose_knowledge", args | {"text": TEXTS[6]}))
+            assert other["status"] == "queued"
+
+
+@pytest.mark.anyio
+async def test_the_preinject_notice_reaches_an_mcp_client_in_the_tool_result(
+    memory_home: Path,
+) -> None:
+    from agents_helpers import data_of, stdio_session
+
+    from jupyter_memory.core.knowledge.format import Entry, KnowledgeDoc, render_knowledge
+    from jupyter_memory.service.knowledge.preinject import NOTICE
+
+    entries = tuple(Entry(f"Orders must pass check {i} in region {i * 3}") for i in range(80))
+    with Memory(memory_home) as mem:
+        mem.save_knowledge("user", render_knowledge(KnowledgeDoc(entries, ())))
+    async with stdio_session(memory_home, "--conversation", "notice-1") as s:
+        first = data_of(await s.call_tool("memory_context", {}))
+        assert NOTICE in first and first.index(NOTICE) < first.index("<approved-knowledge")
+        again = data_of(await s.call_tool("memory_context", {}))
+        assert NOTICE not in again and 'mode="catalog"' in again
