@@ -82,7 +82,7 @@ def _apply(args: argparse.Namespace) -> int:
 
 def _dismiss(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        result = mem.dismiss(args.id)
+        result = mem.dismiss(args.id, args.reason)
     if args.json:
         emit_json(result.to_dict())
     else:
@@ -273,6 +273,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser("dismiss", parents=[common], help="dismiss a proposal for good")
     p.add_argument("id")
+    p.add_argument("--reason", help="why (a learned rule's candidate records it)")
     p.set_defaults(func=_dismiss)
 
     p = sub.add_parser(

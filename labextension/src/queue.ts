@@ -1,4 +1,4 @@
-import { Notification } from '@jupyterlab/apputils';
+import { InputDialog, Notification } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
 import {
@@ -197,7 +197,7 @@ export class QueueView extends Widget {
       actions.appendChild(this.projectPicker(p.id));
     }
     actions.appendChild(
-      button('Dismiss', () => void this.dismiss(p.id), {
+      button('Dismiss', () => void this.dismiss(p.id, p.source), {
         className: 'jm-dismiss'
       })
     );
@@ -294,9 +294,23 @@ export class QueueView extends Widget {
     return true;
   }
 
-  async dismiss(id: string): Promise<void> {
+  async dismiss(id: string, source?: string): Promise<void> {
+    const body: { reason?: string } = {};
+    if (source === 'correction' || source === 'gotcha') {
+      // A learned rule: the self-learner records why, so it waits for new evidence.
+      const answer = await InputDialog.getText({
+        title: 'Dismiss learned rule',
+        label: 'Why is it wrong? (optional, recorded by the learner)'
+      });
+      if (!answer.button.accept) {
+        return;
+      }
+      if (answer.value?.trim()) {
+        body.reason = answer.value.trim();
+      }
+    }
     try {
-      await postJSON(`queue/${encodeURIComponent(id)}/dismiss`);
+      await postJSON(`queue/${encodeURIComponent(id)}/dismiss`, body);
       Notification.info('Dismissed; it will not be suggested again', {
         autoClose: 3000
       });

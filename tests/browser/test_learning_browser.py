@@ -58,3 +58,27 @@ def test_learning_view_shows_candidates_rejects_and_proposes(page, lab, lab_mem)
     show_tab(page, "queue")
     queue_item(page, "Use npm, not <b>yarn</b>.").wait_for()
     assert not page.js_errors  # type: ignore[attr-defined]
+
+
+def test_dismissing_a_learned_rule_in_the_queue_asks_why_and_the_learner_records_it(
+    page, lab, lab_mem
+):
+    _reset_candidates(lab)
+    _correct(lab_mem, "chat-9", "no, use polars not pandas")
+    (cand,) = lab_mem.learning_candidates()
+    promoted = lab_mem.promote_candidate(cand.key)
+    open_panel(page, lab)
+    item = queue_item(page, "Use polars, not pandas.")
+    item.locator(".jm-dismiss").click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.locator("input").fill("pandas is the team's standard")
+    dialog.locator(".jp-Dialog-button.jp-mod-accept").click()
+    item.wait_for(state="detached")
+    assert lab_mem.proposal(promoted.proposal_id).status == "dismissed"
+    (cand,) = lab_mem.learning_candidates()
+    assert cand.status == "rejected"
+    assert [reason for _, reason in cand.dismissals] == ["pandas is the team's standard"]
+    show_tab(page, "learning")
+    page.wait_for_selector(f"{PANEL} .jm-candidate[data-status='rejected']")
+    assert "pandas is the team's standard" in page.locator(f"{PANEL} .jm-rejection").inner_text()
+    assert not page.js_errors  # type: ignore[attr-defined]

@@ -60,3 +60,15 @@ def test_unknown_key_and_missing_reason_are_errors(tmp_path, capsys):
         main(["--home", str(home), "learning", "reject", "use npm, not yarn", "--reason", " "]) == 1
     )
     assert "reason" in capsys.readouterr().err
+
+
+def test_dismiss_with_a_reason_rejects_the_learned_rule(tmp_path, capsys):
+    home = tmp_path / "home"
+    _correct(home, "kernel-1")
+    assert main(["--home", str(home), "learning", "promote", "use npm, not yarn", "--json"]) == 0
+    pid = json.loads(capsys.readouterr().out)["proposal_id"]
+    assert main(["--home", str(home), "dismiss", pid, "--reason", "we use pnpm"]) == 0
+    assert "dismissed" in capsys.readouterr().out
+    assert main(["--home", str(home), "learning", "--json"]) == 0
+    (cand,) = json.loads(capsys.readouterr().out)["candidates"]
+    assert cand["status"] == "rejected" and cand["dismissals"][0]["reason"] == "we use pnpm"
