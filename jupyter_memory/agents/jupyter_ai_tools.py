@@ -12,6 +12,7 @@ No ``from __future__ import annotations``: the annotations are read at run time.
 """
 
 import asyncio
+import copy
 import os
 import threading
 import uuid
@@ -112,7 +113,14 @@ async def memory_context(
     Empty when nothing is approved or remembered, or memory is off.
     """
     args = await _run(parse_args, MemoryContextArgs, {"project": project, "query": query})
-    return await _run((await chat_access()).context, args.project, args.query)
+    # The pre-inject reorganize's notice and outcome go before the block, where
+    # the chat shows the tool's result to the person.
+    said: list[str] = []
+    scoped = copy.copy(await chat_access())
+    scoped.notify = said.append
+    block = await _run(scoped.context, args.project, args.query)
+    notices = "".join(f"[jupyter-memory: {line}]\n" for line in said)
+    return f"{notices}\n{block}" if notices else block
 
 
 async def expand_knowledge_catalog(

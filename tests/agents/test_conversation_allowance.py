@@ -136,3 +136,25 @@ async def test_the_preinject_notice_reaches_an_mcp_client_in_the_tool_result(
         assert NOTICE in first and first.index(NOTICE) < first.index("<approved-knowledge")
         again = data_of(await s.call_tool("memory_context", {}))
         assert NOTICE not in again and 'mode="catalog"' in again
+
+
+def test_the_preinject_notice_reaches_the_chat_through_the_jupyter_ai_tool(
+    memory_home: Path,
+) -> None:
+    import asyncio
+
+    from jupyter_memory.agents import jupyter_ai_tools
+    from jupyter_memory.core.knowledge.format import Entry, KnowledgeDoc, render_knowledge
+    from jupyter_memory.service.knowledge.preinject import NOTICE
+
+    entries = tuple(Entry(f"收入 must pass check {i} in region {i * 3}") for i in range(80))
+    mem = Memory(memory_home)
+    mem.save_knowledge("user", render_knowledge(KnowledgeDoc(entries, ())))
+    jupyter_ai_tools.reset_shared_access(AgentAccess(mem, agent="jupyter-ai", conversation="t1"))
+    try:
+        first = asyncio.run(jupyter_ai_tools.memory_context())
+        assert NOTICE in first and first.index(NOTICE) < first.index("<approved-knowledge")
+        assert "Reorganized" in first and mem.knowledge_doc("user").has_groups
+        assert NOTICE not in asyncio.run(jupyter_ai_tools.memory_context())
+    finally:
+        jupyter_ai_tools.reset_shared_access(None)
