@@ -17,7 +17,9 @@ class MemoriesHandler(MemoryHandler):
         try:
             limit = int(self.get_argument("limit", "20"))
         except ValueError:
-            raise ApiError(422, "limit: must be a whole number", error="invalid") from None
+            raise ApiError(
+                422, "limit: must be a whole number", error="invalid", field="limit"
+            ) from None
         if not 1 <= limit <= MAX_LIMIT:
             raise ApiError(422, f"limit: must be 1..{MAX_LIMIT}", error="invalid", field="limit")
         query = RecallQuery.of(
