@@ -45,6 +45,8 @@ PENDING = "Fiscal year starts in April (pending, never approved)."
 MODEL = "openai/memory-e2e-test"
 REPLY = "好的：amounts are in CNY, revenue excludes refunds."
 CHAT = "记住：金额单位为人民币 (amounts are in CNY)."
+REMEMBERED = "Always dedupe orders on order_id"
+DIGESTED = "DIGEST-ONLY the refunds join drops rows"
 OUR_TOOLS = {
     "memory_context",
     "expand_knowledge_catalog",
@@ -96,6 +98,9 @@ def seeded(memory_home: Path, project_dir: Path) -> Path:
     with Memory(memory_home, project=project_dir) as mem:
         mem.save_knowledge("project", f"## Rules\n- {PROJECT_RULE}\n\n## Info\n")
         mem.propose(PENDING, "info", PENDING, layer="project")
+        # Memories reach the persona by tier (issue 13): the person's, never a digest's.
+        mem.remember(REMEMBERED)
+        mem.remember(DIGESTED, source="session-digest", reviewed=False)
     return project_dir
 
 
@@ -188,6 +193,7 @@ def test_a_real_jupyter_server_serves_our_tools_and_the_memory_persona(
     assert tools >= OUR_TOOLS, sorted(tools)
     assert PROJECT_RULE in context and "<approved-knowledge" in context
     assert PENDING not in context  # the queue never reaches an agent
+    assert REMEMBERED in context and DIGESTED not in context
 
     # %%ai anything@Memory: the Memory persona answers through the (test) model.
     code, data = jupyter.request("POST", "/api/ai/message/Memory", {"message": CHAT})
@@ -202,7 +208,9 @@ def test_a_real_jupyter_server_serves_our_tools_and_the_memory_persona(
         if m["role"] == "system"
     )
     assert PROJECT_RULE in system and "<approved-knowledge" in system
+    assert REMEMBERED in system and '<memory-tier tier="hot"' in system
     assert PENDING not in json.dumps(request, ensure_ascii=False)
+    assert DIGESTED not in json.dumps(request, ensure_ascii=False)
     offered = {t["function"]["name"] for t in request.get("tools", [])}
     assert offered >= OUR_TOOLS, sorted(offered)
     assert any(CHAT in json.dumps(m, ensure_ascii=False) for m in request["messages"])
