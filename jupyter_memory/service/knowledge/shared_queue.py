@@ -16,22 +16,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ...core.knowledge.proposals import Proposal, parse_proposal
-from ...exceptions import ConflictError, JupyterMemoryError
+from ...core.knowledge.proposals import Proposal
+from ...exceptions import ConflictError
 from ...store.knowledge.queue import QueueStore
-from ...store.knowledge.team_files import read_project_settings
+from ...store.knowledge.team_files import shared_queue_on
 from ...store.layout import RootLayout, project_root
 from ...store.root import StoreRoot
 from ..projects import Projects
 
 Who = Callable[[Path | None], str]
-
-
-def shared_queue_on(root: Path) -> bool:
-    try:
-        return read_project_settings(root).get("shared_queue") is True
-    except JupyterMemoryError:
-        return False  # an unreadable project.json is reported by doctor, not here
 
 
 class TeamQueueStore(QueueStore):
@@ -95,7 +88,7 @@ class TeamQueueStore(QueueStore):
         with root.locked():
             # Re-read under the project's lock: a teammate on the same shared
             # folder may have decided it since it was read.
-            current = parse_proposal(path.read_bytes(), path=path)
+            current = store.find(proposal.id)[1]
             if not current.is_pending and current.status != proposal.status:
                 raise ConflictError(
                     f"proposal {proposal.id} was already {current.status} by "
@@ -125,4 +118,4 @@ class TeamQueueStore(QueueStore):
         return mtime, count
 
 
-__all__ = ["TeamQueueStore", "shared_queue_on"]
+__all__ = ["TeamQueueStore"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...exceptions import ParseError
+from ...exceptions import JupyterMemoryError, ParseError
 from ..atomic import write_text_atomic
 from ..json_file import read_json, write_json
 from ..links import linked
@@ -40,6 +40,28 @@ def write_project_settings(root: Path, changes: dict[str, Any]) -> dict[str, Any
     data.update(changes)
     write_json(root / PROJECT_SETTINGS, data, root=root)
     return read_project_settings(root)
+
+
+_seen: dict[Path, tuple[tuple[int, int] | None, bool]] = {}
+
+
+def shared_queue_on(root: Path) -> bool:
+    """The project's ``shared_queue`` switch, re-read only when ``project.json`` changed
+    (the panel's watcher asks twice a second for every registered project)."""
+    try:
+        st = (root / PROJECT_SETTINGS).stat()
+        stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = None
+    hit = _seen.get(root)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    try:
+        on = stamp is not None and read_project_settings(root).get("shared_queue") is True
+    except JupyterMemoryError:
+        on = False  # an unreadable project.json is reported by doctor, not here
+    _seen[root] = (stamp, on)
+    return on
 
 
 def attributes_missing(root: Path) -> list[str]:
@@ -76,6 +98,7 @@ __all__ = [
     "PROPOSAL_DRIVER",
     "attributes_missing",
     "read_project_settings",
+    "shared_queue_on",
     "write_attributes",
     "write_project_settings",
 ]
