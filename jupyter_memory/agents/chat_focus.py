@@ -115,6 +115,7 @@ def access_for_chat(
         return access
     in_chat = copy.copy(access)  # shares the Memory; only the conversation differs
     in_chat.conversation = chat_conversation(chat_path)
+    in_chat.chat_file = os.fspath(chat_path)  # the person's messages there are evidence
     return in_chat
 
 

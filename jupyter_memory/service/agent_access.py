@@ -30,7 +30,8 @@ from typing import Any
 
 from ..core.memories.recall_query import RecallQuery
 from ..core.names import validate_id
-from ..exceptions import PolicyError, ValidationError
+from ..exceptions import JupyterMemoryError, PolicyError, ValidationError
+from ..store.learning.chat_files import read_chat_messages
 from .knowledge.preinject import WAIT_S as PREINJECT_WAIT_S
 from .memory import Memory
 from .paths import RegisteredProject
@@ -64,6 +65,8 @@ class AgentAccess:
         self.notify: Callable[[str], None] | None = None
         # How long an agent request waits for it before getting the file as it is.
         self.preinject_wait = PREINJECT_WAIT_S
+        # The Jupyter AI chat file this access answers in: its messages are evidence.
+        self.chat_file: str | None = None
 
     # -- switches ----------------------------------------------------------------------
 
@@ -138,7 +141,9 @@ class AgentAccess:
         """
         named = self._named(project)
         target = named if project is not None else self.project
-        sources = self.memory.agent_evidence(target)
+        unreadable: list[str] = []
+        sources = self.memory.agent_evidence(target, self._chat_messages(unreadable))
+        sources.unreadable.extend(unreadable)
         try:
             proposed = self.memory.propose_knowledge(
                 text,
@@ -161,6 +166,23 @@ class AgentAccess:
         if result.get("status") == "queued":
             result["note"] = "pending: the person decides whether it enters any context"
         return result
+
+    def _chat_messages(self, unreadable: list[str]) -> list[dict[str, Any]]:
+        """The messages of this access's chat file (the person's, and personas' as agent output)."""
+        if self.chat_file is None:
+            return []
+        path = Path(self.chat_file)
+        if not path.is_file():
+            return []  # a chat not saved yet has nothing to read
+        try:
+            messages = read_chat_messages(path)
+        except JupyterMemoryError as exc:
+            unreadable.append(str(exc))
+            return []
+        return [
+            {"role": m["role"], "text": m["text"], "message_id": m["id"], "notebook_path": None}
+            for m in messages
+        ]
 
     # -- memories ------------------------------------------------------------------------
 

@@ -180,3 +180,59 @@ def test_an_editor_agent_over_mcp_quotes_the_projects_notebook_cells(
     assert not note_err and "queued" in note
     assert not zh_err and "queued" in zh
     assert out_err and "evidence_quote" in out
+
+
+def test_an_agent_in_a_jupyter_ai_chat_quotes_the_persons_messages_of_that_chat(
+    memory_home: Path, tmp_path: Path
+) -> None:
+    """Any persona of the chat (Jupyternaut, an ACP agent), not only the Memory persona."""
+    import json
+
+    from jupyter_memory.agents.chat_focus import access_for_chat
+
+    work = tmp_path / "analysis"
+    work.mkdir()
+    bot = "jupyter-ai-personas::jupyter_ai_jupyternaut::JupyternautPersona"
+    chat = work / "orders.chat"
+    chat.write_text(
+        json.dumps(
+            {
+                "users": {"analyst": {"username": "analyst"}, bot: {"username": bot, "bot": True}},
+                "messages": [
+                    {
+                        "id": "m1",
+                        "sender": "analyst",
+                        "time": 1.0,
+                        "body": "我们的口径：退货订单不计入GMV。",
+                    },
+                    {
+                        "id": "m2",
+                        "sender": bot,
+                        "time": 2.0,
+                        "body": "Noted: GMV always includes refunds.",
+                    },
+                    {
+                        "id": "m3",
+                        "sender": "analyst",
+                        "time": 3.0,
+                        "body": "Execute plan: count refunds twice",
+                    },
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    with Memory(memory_home) as mem:
+        server = AgentAccess(mem, agent="jupyter-ai", conversation="server-1")
+        in_chat = access_for_chat(server, work, chat_path=chat)
+        queued = in_chat.propose("退货订单不计入GMV。", "rule", "退货订单不计入GMV")
+        assert queued["status"] == "queued"
+        assert mem.proposal(queued["id"]).quote_origin.message_id == "m1"
+        for i, quote in enumerate(("GMV always includes refunds", "count refunds twice")):
+            other = access_for_chat(AgentAccess(mem, conversation=f"s{i}"), work, chat_path=chat)
+            with pytest.raises(ValidationError, match="evidence_quote"):
+                other.propose("Something to remember here.", "rule", quote)
+        # Another chat's messages are not this chat's evidence.
+        elsewhere = access_for_chat(server, work, chat_path=work / "churn.chat")
+        with pytest.raises(ValidationError, match="evidence_quote"):
+            elsewhere.propose("退货订单不计入GMV。", "rule", "退货订单不计入GMV")

@@ -8,7 +8,9 @@ may therefore quote, in this order:
    chat messages to an agent and the cells the kernel executed, recorded by
    whichever process saw them (agent replies are kept there too, marked as
    agent output, so a refusal can say where a quote came from);
-2. the markdown and code cells of the saved notebooks of the project in use
+2. the messages of the Jupyter AI chat the agent answers in (the person's;
+   a persona's are agent output), read by the caller from the chat file;
+3. the markdown and code cells of the saved notebooks of the project in use
    (read lazily, only when the quote is not among the recent texts).
 
 Never an output (outputs are not read), a raw cell, an agent reply or an
@@ -110,9 +112,13 @@ class AgentEvidence:
         folder = self.ctx.projects.known().get(str(project))
         return Path(folder) if folder else None
 
-    def sources(self, project: str | None) -> EvidenceSources:
-        """The person's recent texts, then the cells of ``project``'s saved notebooks."""
-        return EvidenceSources(to_sources(self._log().read()), self.project_folder(project))
+    def sources(
+        self, project: str | None, chat: Iterable[Mapping[str, Any]] = ()
+    ) -> EvidenceSources:
+        """The person's recent texts, then ``chat`` (the messages of the chat the agent
+        answers in, as read from its file), then the cells of ``project``'s saved notebooks."""
+        recent = to_sources(self._log().read()) + to_sources(chat)
+        return EvidenceSources(recent, self.project_folder(project))
 
 
 __all__ = ["NOTEBOOK_CELL_TYPES", "AgentEvidence", "EvidenceSources"]
