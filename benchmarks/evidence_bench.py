@@ -19,6 +19,7 @@ Usage: ``python benchmarks/evidence_bench.py [--notebooks 200] [--cells 30] [--r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -73,10 +74,8 @@ def main() -> None:
                 calls += 1
                 access = AgentAccess(mem, project="proj", conversation=f"bench-{calls}")
                 t0 = time.perf_counter()
-                try:
+                with contextlib.suppress(ValidationError):
                     access.propose(f"Bench rule {calls} for the report.", "rule", quote)
-                except ValidationError:
-                    pass
                 return (time.perf_counter() - t0) * 1000
 
             def runs(quote: str, cold: bool) -> float:
