@@ -214,7 +214,8 @@ def _doctor(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         report = mem.doctor()
     if args.json:
-        emit_json({"ok": report.ok, "problems": report.to_dict()["problems"]})
+        data = report.to_dict()
+        emit_json({"ok": report.ok, "problems": data["problems"], "notices": data["notices"]})
     else:
         if report.ok:
             print("ok: no problems found")
@@ -223,6 +224,8 @@ def _doctor(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+        for notice in report.notices:  # e.g. which storage a team project uses, and why
+            print(f"note: {notice}")
 def _filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--type", help="episodic, semantic, procedural or reflective (comma list)")
     p.add_argument("--tier", help="session, daily or durable (comma list)")

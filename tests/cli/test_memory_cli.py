@@ -49,7 +49,7 @@ def test_errors_exit_nonzero_with_message(capsys):
 def test_doctor_json_and_exit(capsys, memory_home: Path):
     run(capsys, "remember", "fine")
     code, out, _ = run(capsys, "doctor", "--json")
-    assert code == 0 and json.loads(out) == {"ok": True, "problems": []}
+    assert code == 0 and json.loads(out) == {"ok": True, "problems": [], "notices": []}
     (memory_home / "memories" / "2026-01-01_semantic_bad.md").write_text("---\n- list\n---\n")
     code, out, _ = run(capsys, "doctor", "--json")
     report = json.loads(out)

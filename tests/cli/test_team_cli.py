@@ -56,6 +56,9 @@ def test_project_init_log_and_settings(capsys, repo: Path) -> None:  # noqa: ANN
     assert "evidence: “收入不含退款”" in out
     code, out, _ = run(capsys, "doctor", "--project", str(repo))
     assert code == 0
+    assert "note: project 销售分析: local storage" in out and "lock: fcntl" in out
+    code, out, _ = run(capsys, "doctor", "--project", str(repo), "--json")
+    assert any("local storage" in n for n in json.loads(out)["notices"])
 
 
 def test_knowledge_resolve_from_stdin_and_take(capsys, monkeypatch, repo: Path) -> None:  # noqa: ANN001
