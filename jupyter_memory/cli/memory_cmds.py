@@ -221,11 +221,11 @@ def _doctor(args: argparse.Namespace) -> int:
             print("ok: no problems found")
         for p in report.problems:
             print(f"{p.kind}: {p.path}: {p.message}")
+        for notice in report.notices:  # e.g. which storage a team project uses, and why
+            print(f"note: {notice}")
     return 0 if report.ok else 1
 
 
-        for notice in report.notices:  # e.g. which storage a team project uses, and why
-            print(f"note: {notice}")
 def _filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--type", help="episodic, semantic, procedural or reflective (comma list)")
     p.add_argument("--tier", help="session, daily or durable (comma list)")
