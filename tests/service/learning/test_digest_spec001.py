@@ -134,3 +134,30 @@ def test_a_project_the_messages_name_wins_and_the_llm_sees_every_known_project(m
     mem.digest()
     (prompt,) = mem.llm.prompts
     assert '"churn", "sales-q3"' in prompt[1]["content"]
+
+
+def test_the_embedded_extractor_never_emits_what_the_validator_refuses():
+    from jupyter_memory.core.learning.digest_extract import extract_work_memories
+    from jupyter_memory.core.learning.work_memory import validate_work_memories
+
+    texts = [
+        "# Always exclude internal test accounts before aggregating refunds",
+        "# must rebuild the refund table after commit 8f3a2c1 lands",
+        "# 这次必须在 2026-03-06 之前重算退款",
+        "# 退款合计必须排除内部测试账户",
+        "# never average conversion rates across regions directly",
+        "# TODO: reconcile refunds with the ledger export",
+        "# 我们决定按下单日统计收入，因为财务按下单日结账。",
+    ]
+    batch = {
+        "session_key": "k",
+        "messages": [
+            {"id": f"c{i}", "role": "user", "kind": "code", "text": t, "timestamp": T0 + i}
+            for i, t in enumerate(texts)
+        ],
+    }
+    scenes = extract_work_memories(batch, [], project="sales-q3")
+    report = validate_work_memories(batch, [s.to_spec() for s in scenes], [])
+    assert report.rejected == []
+    methods = [m.content for m in report.accepted if m.type.value == "work_method"]
+    assert len(methods) == 3 and not any("8f3a2c1" in m or "2026" in m for m in methods)
