@@ -224,3 +224,14 @@ def test_knowledge_history_frame(team) -> None:  # type: ignore[no-untyped-def]
     assert str(frame["at"].dtype).startswith("datetime64[") and "UTC" in str(frame["at"].dtype)
     applied = frame[frame["change"] == "apply"]
     assert list(applied["by"]) == ["Alice <alice@example.org>"]
+
+
+def test_an_agents_shared_proposal_names_the_agent_and_the_person(team) -> None:  # type: ignore[no-untyped-def]
+    alice, a_dir, bob, b_dir = team
+    _share_queue(alice, a_dir, b_dir)
+    alice.record_round([{"role": "user", "content": "Always exclude test accounts."}])
+    result = alice.propose_knowledge("Always exclude test accounts.", "rule",
+                                     "Always exclude test accounts.")  # fmt: skip
+    p = alice.proposal(result["id"])
+    assert p.proposed_by == "an agent, in Alice <alice@example.org>'s session"
+    assert (a_dir / ".jupyter-memory" / "queue").is_dir()

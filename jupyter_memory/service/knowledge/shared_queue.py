@@ -76,7 +76,10 @@ class TeamQueueStore(QueueStore):
         if pid is None or store is None:
             return super().add(proposal)
         root = self._project_root(pid)
-        proposal = proposal.model_copy(update={"proposed_by": self.who(root.root.parent)})
+        person = self.who(root.root.parent)
+        # An agent's proposal is queued in the person's session: say both.
+        by = f"an agent, in {person}'s session" if proposal.source == "agent" else person
+        proposal = proposal.model_copy(update={"proposed_by": by})
         with root.locked():
             return store.add(proposal)
 
