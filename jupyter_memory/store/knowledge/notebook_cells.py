@@ -27,6 +27,7 @@ _CACHE: dict[str, tuple[int, list[NotebookCell]]] = {}
 
 # A project folder can be large (data, virtual environments): the walk is bounded.
 MAX_NOTEBOOKS = 200
+MAX_CACHED = 400  # parsed notebooks kept in this process (two projects' worth)
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 MAX_WALK_ENTRIES = 50_000
 SKIP_FOLDERS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env"})
@@ -112,5 +113,7 @@ def read_cells(path: Path) -> list[NotebookCell]:
         )
         for index, cell in enumerate(nb.get("cells", []))
     ]
+    if len(_CACHE) >= MAX_CACHED and key not in _CACHE:
+        del _CACHE[next(iter(_CACHE))]  # the notebook parsed longest ago
     _CACHE[key] = (mtime, cells)
     return cells

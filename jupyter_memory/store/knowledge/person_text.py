@@ -5,12 +5,17 @@ An agent's ``propose_knowledge`` quote must be the person's own words
 Jupyter server's chat) while the agent may call from another (``jupyter-memory
 mcp`` started by a coding agent), so the recent texts live in a small bounded
 file in the memory home: ``recent/person-text.json``, the newest
-:data:`KEEP_RECORDS` records, rewritten atomically on each append. Only the
-person's own turns are written here; agent output never is.
+:data:`KEEP_RECORDS` records and at most :data:`MAX_TOTAL_BYTES` as JSON (so
+the file stays under the JSON reader's one-megabyte cap, Chinese included),
+rewritten atomically on each append (the kernel appends its executed cells in
+batches about a second apart). The person's chat messages and cells are kept
+as evidence; agent replies are kept marked ``assistant`` so a refusal can say
+where a quote came from, and never count.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +23,15 @@ from ...exceptions import ParseError
 from ..atomic import root_lock
 from ..json_file import read_json, write_json
 
-KEEP_RECORDS = 64
+KEEP_RECORDS = 200
 MAX_RECORD_CHARS = 20_000
+MAX_TOTAL_BYTES = 900_000  # the records as JSON: under json_file's one-megabyte read cap
 FILE_NAME = "person-text.json"
+
+
+def _size(record: dict[str, Any]) -> int:
+    """The record's bytes in the file (escapes included), plus its indentation."""
+    return len(json.dumps(record, ensure_ascii=False).encode("utf-8")) + 4 * (len(record) + 2)
 
 
 class PersonTextLog:
@@ -47,6 +58,11 @@ class PersonTextLog:
             return 0
         with root_lock(self.folder, within=self.home):
             kept = (self.read() + clean)[-KEEP_RECORDS:]
+            sizes = [_size(r) for r in kept]
+            total = sum(sizes)
+            while total > MAX_TOTAL_BYTES and len(kept) > 1:
+                kept.pop(0)
+                total -= sizes.pop(0)
             write_json(self.path, kept, root=self.home)
         return len(kept)
 
