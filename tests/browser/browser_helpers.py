@@ -88,3 +88,24 @@ def wait_idle_after_run(page) -> None:
         ".every(p => !p.textContent.includes('*'))",
         timeout=60_000,
     )
+
+
+def cards_notebook(path, home, groups: list[list[str]]) -> None:
+    """A saved notebook whose outputs are the cards a kernel displayed (no kernel runs)."""
+    import nbformat
+
+    from jupyter_memory.magics.session import NotebookSession
+    from jupyter_memory.widgets import ProposalCards
+
+    session = NotebookSession(str(home))
+    try:
+        nb = nbformat.v4.new_notebook()
+        for ids in groups:
+            cell = nbformat.v4.new_code_cell("%memory queue")
+            bundle = ProposalCards(session, ids)._repr_mimebundle_()
+            cell.outputs = [nbformat.v4.new_output("display_data", data=bundle)]
+            nb.cells.append(cell)
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)"}
+        nbformat.write(nb, path)
+    finally:
+        session.close()

@@ -68,6 +68,10 @@ def _require_parts() -> None:
         )
 
 
+# The front end's application class, for its command-line options.
+APP_CLASS = {"jupyterlab": "LabApp", "notebook": "JupyterNotebookApp"}
+
+
 @dataclass
 class Lab:
     url: str
@@ -126,7 +130,22 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    yield from _serve(tmp_path_factory, "jupyterlab")
+
+
+@pytest.fixture(scope="module")
+def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """Jupyter Notebook 7 (``python -m notebook``) on the same kind of fresh home."""
+    yield from _serve(tmp_path_factory, "notebook")
+
+
+def _serve(tmp_path_factory: pytest.TempPathFactory, app: str) -> Iterator[Lab]:
     _require_parts()
+    if app == "notebook":
+        try:
+            import notebook  # noqa: F401
+        except ImportError:
+            pytest.fail("Notebook 7 is missing: `.venv/bin/pip install -e '.[dev]'`", pytrace=False)
     port = _choose_port()
     base = tmp_path_factory.mktemp("lab")
     root, home, jhome = base / "root", base / "memory-home", base / "home"
@@ -138,7 +157,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     settings_dir.mkdir()
     (settings_dir / "overrides.json").write_text(json.dumps(NO_NEWS), encoding="utf-8")
     OUTPUT.mkdir(parents=True, exist_ok=True)
-    log = OUTPUT / f"lab-{port}.log"
+    log = OUTPUT / f"{app}-{port}.log"
     env = {
         **os.environ,
         "HOME": str(jhome),
@@ -152,7 +171,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     cmd = [
         sys.executable,
         "-m",
-        "jupyterlab",
+        app,
         "--no-browser",
         "--ip=127.0.0.1",
         f"--port={port}",
@@ -160,11 +179,13 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         f"--IdentityProvider.token={token}",
         "--allow-root",
         f"--ServerApp.root_dir={root}",
-        f"--LabApp.workspaces_dir={base / 'workspaces'}",
-        f"--LabApp.app_settings_dir={settings_dir}",
-        "--LabApp.expose_app_in_browser=True",
+        f"--{APP_CLASS[app]}.workspaces_dir={base / 'workspaces'}",
+        f"--{APP_CLASS[app]}.expose_app_in_browser=True",
         "--JupyterMemoryServer.poll_interval=0.5",
     ]
+    if app == "jupyterlab":
+        # Notebook 7 keeps its own settings schemas in that folder: leave it alone.
+        cmd.append(f"--LabApp.app_settings_dir={settings_dir}")
     with log.open("wb") as out:
         process = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=root)
     lab = Lab(f"http://127.0.0.1:{port}", token, root, home, process)
@@ -176,7 +197,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 
 @pytest.fixture(scope="module")
-def browser(lab: Lab):
+def browser():
+    """Chromium for the module's tests; the server they need (lab or notebook7) is theirs."""
+    _require_parts()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:

@@ -11,6 +11,7 @@ import urllib.request
 import nbformat
 from browser_helpers import (
     PANEL,
+    cards_notebook,
     open_panel,
     queue_item,
     run_command,
@@ -68,33 +69,23 @@ def wait_state(page, pid: str, state: str, timeout: float = 30_000) -> None:
     page.wait_for_selector(f"{CARD}[data-id='{pid}'][data-state='{state}']", timeout=timeout)
 
 
-def cards_notebook(path, home, groups: list[list[str]]) -> None:
-    """A saved notebook whose outputs are the cards a kernel displayed (no kernel runs)."""
-    from jupyter_memory.magics.session import NotebookSession
-    from jupyter_memory.widgets import ProposalCards
-
-    session = NotebookSession(str(home))
-    try:
-        nb = nbformat.v4.new_notebook()
-        for ids in groups:
-            cell = nbformat.v4.new_code_cell("%memory queue")
-            bundle = ProposalCards(session, ids)._repr_mimebundle_()
-            cell.outputs = [nbformat.v4.new_output("display_data", data=bundle)]
-            nb.cells.append(cell)
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)"}
-        nbformat.write(nb, path)
-    finally:
-        session.close()
-
-
 def open_notebook(page, lab, name: str) -> None:
     page.goto(lab.lab_url(f"lab/tree/{name}"))
     page.wait_for_selector(f"{PANEL}[data-jm-loaded='true']", state="attached")
 
 
 def save(page) -> None:
-    run_command(page, "docmanager:save")
-    page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=15_000)
+    """Save; the kernel's language_info can mark the notebook dirty again just after."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(5):
+        run_command(page, "docmanager:save")
+        try:
+            page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=5_000)
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError("the notebook stayed unsaved after 5 saves")
 
 
 def rest(lab, method: str, path: str, body: dict | None = None) -> dict:
