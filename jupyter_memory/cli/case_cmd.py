@@ -14,6 +14,7 @@ from typing import Any
 
 from ..exceptions import ValidationError
 from .output import emit_json
+from .stdin import read_stdin
 
 
 def _case_options(*, suppress: bool) -> argparse.ArgumentParser:
@@ -64,7 +65,7 @@ def _cmd_open(args: argparse.Namespace) -> int:
 
 
 def _cmd_note(args: argparse.Namespace) -> int:
-    body = sys.stdin.read() if args.body == "-" else args.body
+    body = read_stdin("body") if args.body == "-" else args.body
     result = _open(args).note(
         args.type,
         args.title,

@@ -10,6 +10,7 @@ from typing import Any
 from ..exceptions import KnowledgeConflictError, ValidationError
 from . import team_cmd
 from .output import emit_json, fail, open_memory
+from .stdin import read_stdin
 
 
 def _switch(value: str | None) -> bool | None:
@@ -150,7 +151,7 @@ def _save_knowledge(args: argparse.Namespace) -> int:
                 field="base",
             ),
         )
-    text = sys.stdin.read()
+    text = read_stdin("text")
     with open_memory(args) as mem:
         try:
             mem.save_knowledge(args.layer, text, project=args.project, base=args.base)

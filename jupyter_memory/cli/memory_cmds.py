@@ -12,10 +12,11 @@ from typing import Any
 from ..core.memories.recall_query import RecallQuery
 from ..exceptions import ValidationError
 from .output import emit_json, open_memory
+from .stdin import read_stdin
 
 
 def _remember(args: argparse.Namespace) -> int:
-    text = args.text if args.text != "-" else sys.stdin.read()
+    text = args.text if args.text != "-" else read_stdin("text")
     with open_memory(args) as mem:
         entry = mem.remember(
             text,

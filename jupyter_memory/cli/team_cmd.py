@@ -10,6 +10,7 @@ from typing import Any
 
 from ..exceptions import ValidationError
 from .output import emit_json, open_memory
+from .stdin import read_stdin
 
 
 def _project_init(args: argparse.Namespace) -> int:
@@ -109,7 +110,7 @@ def resolve(args: argparse.Namespace) -> int:
     """``knowledge resolve --layer project (--take ours|theirs | text on stdin)``."""
     if args.layer != "project":
         raise ValidationError("only a project's knowledge is merged by git", field="layer")
-    text = None if args.take else sys.stdin.read()
+    text = None if args.take else read_stdin("text")
     with open_memory(args) as mem:
         result = mem.resolve_knowledge(args.project, take=args.take, text=text)
     if args.json:

@@ -40,6 +40,14 @@ def check_text(text: Any, field: str = "text") -> str:
         raise ValidationError("must be a string", field=field)
     if "\x00" in text:
         raise ValidationError("contains NUL bytes", field=field)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        # Lone surrogates: what Python makes of bytes that were not UTF-8.
+        raise ValidationError(
+            f"is not valid UTF-8 text (character {exc.start} is {text[exc.start]!r})",
+            field=field,
+        ) from None
     if len(text) > MAX_TEXT_CHARS:
         raise OversizeError(
             f"is {len(text)} characters, over the {MAX_TEXT_CHARS}-character cap", field=field
