@@ -158,3 +158,45 @@ def test_the_preinject_notice_reaches_the_chat_through_the_jupyter_ai_tool(
         assert NOTICE not in asyncio.run(jupyter_ai_tools.memory_context())
     finally:
         jupyter_ai_tools.reset_shared_access(None)
+
+
+@pytest.mark.jupyter_ai
+def test_the_memory_persona_says_the_preinject_notice_in_its_chat(
+    memory_home: Path, tmp_path: Path
+) -> None:
+    import asyncio
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        from jupyterlab_chat.ychat import YChat
+
+        from jupyter_memory.agents import jupyter_ai_tools
+        from jupyter_memory.agents.jupyter_ai_persona import MemoryPersona
+    except ImportError as exc:
+        pytest.fail(f"Jupyter AI is missing: pip install 'jupyter-memory[jupyter-ai]': {exc}")
+    from jupyter_memory.core.knowledge.format import Entry, KnowledgeDoc, render_knowledge
+    from jupyter_memory.service.knowledge.preinject import NOTICE
+
+    entries = tuple(Entry(f"Orders must pass check {i} in region {i * 3}") for i in range(80))
+    mem = Memory(memory_home)
+    mem.save_knowledge("user", render_knowledge(KnowledgeDoc(entries, ())))
+    jupyter_ai_tools.reset_shared_access(AgentAccess(mem, agent="jupyter-ai", conversation="s1"))
+    try:
+        chat = YChat()
+        persona = MemoryPersona(chat=chat)
+        persona.get_chat_path = lambda relative=False: str(tmp_path / "orders.chat")
+        persona.get_chat_dir = lambda: str(tmp_path)
+
+        async def answer_twice() -> None:
+            await persona.prepare_injection()
+            await asyncio.sleep(0.1)  # the notices are posted on the loop
+            await persona.prepare_injection()
+            await asyncio.sleep(0.1)
+
+        asyncio.run(answer_twice())
+        bodies = [m.body for m in chat.get_messages()]
+        assert sum(NOTICE in b for b in bodies) == 1  # once per conversation
+        assert any(b.startswith("Reorganized") for b in bodies)
+        assert mem.knowledge_doc("user").has_groups
+    finally:
+        jupyter_ai_tools.reset_shared_access(None)
