@@ -236,3 +236,14 @@ def test_an_agent_in_a_jupyter_ai_chat_quotes_the_persons_messages_of_that_chat(
         elsewhere = access_for_chat(server, work, chat_path=work / "churn.chat")
         with pytest.raises(ValidationError, match="evidence_quote"):
             elsewhere.propose("退货订单不计入GMV。", "rule", "退货订单不计入GMV")
+
+
+def test_a_broken_notebook_is_named_in_the_refusal_and_hides_nothing_else(
+    project: Path, memory_home: Path
+) -> None:
+    (project / "broken.ipynb").write_text("{ not json", encoding="utf-8")
+    with Memory(memory_home) as mem:
+        access = AgentAccess(mem, agent="editor", project="sales-q3", conversation="c-broken")
+        assert access.propose("Orders are deduplicated.", "rule", NOTE_QUOTE)["status"] == "queued"
+        with pytest.raises(ValidationError, match=r"could not be read: .*broken\.ipynb"):
+            access.propose("Something to remember here.", "rule", "nobody wrote this sentence")
