@@ -41,7 +41,8 @@ def origin_label(proposal: Any, labels: dict[str, str] | None = None) -> str:
     """Where the quote came from: "cell 12", "message m-7", the notebook's name.
 
     ``labels`` maps cell ids captured in this kernel to their execution count;
-    other cells (markdown, earlier sessions) show a short id.
+    other cells (markdown, earlier sessions) show a short id. Empty when nothing
+    was recorded (a proposal typed by hand): the card then names only its source.
     """
     origin = getattr(proposal, "quote_origin", None)
     cell = getattr(origin, "cell_id", None)
@@ -56,7 +57,7 @@ def origin_label(proposal: Any, labels: dict[str, str] | None = None) -> str:
     nb = getattr(origin, "notebook_path", None)
     if nb:
         parts.append(str(nb).rsplit("/", 1)[-1])
-    return " · ".join(parts) or str(getattr(proposal, "source", ""))
+    return " · ".join(parts)
 
 
 def decided_text(proposal: Any) -> str | None:
@@ -103,7 +104,11 @@ class CardSnapshot:
             return f"proposal {self.id}: {self.note or 'not found'}"
         kind = KIND_LABEL.get(self.kind, self.kind)
         state = self.outcome or f"pending · {decide_line(self.id)}"
-        return f"[{kind}] {self.text}\n  “{self.evidence_quote}” — {self.origin}\n  {state}"
+        return f"[{kind}] {self.text}\n  “{self.evidence_quote}” — {self.where()}\n  {state}"
+
+    def where(self) -> str:
+        """Where the quote came from, then the proposal's source."""
+        return " · ".join(part for part in (self.origin, self.source) if part)
 
     def html(self) -> str:
         head = f'<div style="{MUTED_CSS}">proposal <code>{_e(self.id)}</code></div>'
@@ -112,8 +117,7 @@ class CardSnapshot:
         kind = KIND_LABEL.get(self.kind, self.kind)
         body = (
             f'<div><span style="font-weight:600">{_e(kind)}</span> · <span>{_e(self.text)}</span></div>'
-            f'<div style="{MUTED_CSS}">“{_e(self.evidence_quote)}” — {_e(self.origin)}'
-            f" · {_e(self.source)}</div>"
+            f'<div style="{MUTED_CSS}">“{_e(self.evidence_quote)}” — {_e(self.where())}</div>'
         )
         if self.outcome:
             state = f"<div><b>{_e(self.outcome)}</b></div>"

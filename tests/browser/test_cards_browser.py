@@ -281,3 +281,23 @@ def test_twenty_cards_render_live_within_1_s_after_a_reload(page, lab, lab_mem):
     assert max(times) <= 1000, times
     screenshot(page, "36-twenty-cards")
     assert not page.js_errors, page.js_errors
+
+
+def test_cards_work_with_no_kernel_at_all(page, lab, lab_mem):
+    pid = propose(lab_mem, "Exchange rates come from the treasury feed")
+    path = lab.root / "card-no-kernel.ipynb"
+    cards_notebook(path, lab.home, [[pid]])
+    nb = nbformat.read(path, as_version=4)
+    del nb.metadata["kernelspec"]  # no kernel named: the lab asks, and the person picks none
+    nbformat.write(nb, path)
+    open_notebook(page, lab, "card-no-kernel.ipynb")
+    page.locator(".jp-Dialog button", has_text="No Kernel").click()
+    page.locator(".jp-Toolbar-kernelName", has_text="No Kernel").wait_for()
+    wait_state(page, pid, "pending")
+    card(page, pid).locator(".jm-card-dismiss").click()
+    wait_state(page, pid, "dismissed")
+    assert lab_mem.proposal(pid).status == "dismissed"
+    sessions = rest(lab, "GET", "api/sessions")
+    assert not [s for s in sessions if s["path"].endswith("card-no-kernel.ipynb")]
+    screenshot(page, "37-card-with-no-kernel")
+    assert not page.js_errors, page.js_errors

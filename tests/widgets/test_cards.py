@@ -109,3 +109,15 @@ def test_cards_import_no_ipywidgets():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_card_names_where_the_quote_came_from_then_the_source(session):
+    typed = propose(session, "Always check the currency column")
+    from_nb = propose(
+        session,
+        "Never average percentages",
+        quote_origin={"notebook_path": "analysis/orders.ipynb"},
+    )
+    plain = ProposalCards(session, [typed, from_nb])._repr_mimebundle_()["text/plain"]
+    assert "— manual\n" in plain  # nothing recorded: the source alone, not twice
+    assert "— orders.ipynb · manual\n" in plain
