@@ -48,3 +48,38 @@ def test_a_cell_injecting_memory_context_reorganizes_with_the_notice(
     # At most once per conversation: the next such cell says nothing.
     ip.run_cell("prompt = f'{memory_context}'")
     assert NOTICE not in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_in_a_real_kernel_only_the_injecting_cell_shows_the_notice(
+    memory_home: Path, tmp_path: Path
+) -> None:
+    import os
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    path = _flat_file(memory_home)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("%load_ext jupyter_memory"),
+        nbformat.v4.new_code_cell("total = 1 + 1\nprint('unrelated', total)"),
+        nbformat.v4.new_code_cell("prompt = f'Use this: {memory_context}'\nprint(len(prompt) > 0)"),
+    ]
+    client = NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    saved = dict(os.environ)
+    os.environ["JUPYTER_MEMORY_HOME"] = str(memory_home)
+    try:
+        client.execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+    def said(cell: Any) -> str:
+        return "".join(o.get("text", "") for o in cell.get("outputs", []))
+
+    assert NOTICE not in said(nb.cells[1]) and "unrelated 2" in said(nb.cells[1])
+    assert NOTICE in said(nb.cells[2]) and "Reorganized" in said(nb.cells[2])
+    assert Path(f"{path}.bak").exists()
