@@ -258,3 +258,21 @@ def test_capture_gotcha_refuses_a_line_that_is_not_in_the_cell(mem):
     with pytest.raises(ValidationError, match="line"):
         mem.capture_gotcha("kernel-1", "KeyError: 'a'", "d['a']", "print(1)")
     assert mem.list() == [] and mem.learning_candidates() == []
+
+
+def test_one_auto_gotcha_memory_per_error_while_it_waits_for_review(mem, clock):
+    sig = "KeyError: 'refund_amt'"
+    cell = "df = load()\ndf['refund_amt'].sum()"
+    first = mem.capture_gotcha("kernel-1", sig, "df['refund_amt'].sum()", cell)
+    clock.advance(hours=1)
+    again = mem.capture_gotcha("kernel-2", sig, "df['refund_amt'].sum()", cell + "  # 再试")
+    assert again.memory_id == first.memory_id
+    entry = mem.get(first.memory_id)
+    assert [e.quote for e in entry.meta.evidence] == [cell, cell + "  # 再试"]
+    assert "in 2 sessions" in entry.text and entry.meta.reviewed is False
+    assert again.candidate.evidence == 2
+    mem.keep_memory(first.memory_id)  # reviewed: left as the person kept it
+    clock.advance(hours=1)
+    third = mem.capture_gotcha("kernel-3", sig, "df['refund_amt'].sum()", cell)
+    assert third.memory_id != first.memory_id
+    assert "in 2 sessions" in mem.get(first.memory_id).text

@@ -5,7 +5,9 @@ session, the capture layer calls :meth:`GotchaCapture.capture_gotcha`, which
 
 1. writes an ``auto-gotcha`` memory — unreviewed (Invariant 3: no agent sees it
    until the person keeps it), quoting the person's failing cell verbatim
-   however short its failing line is;
+   however short its failing line is; while that memory waits for review, a
+   later session's failure of the same signature adds its cell to it (one
+   memory per repeated error, not one per session);
 2. adds one piece of evidence for this session to the candidate rule
    ``gotcha:<signature>`` of the self-learner; a queue proposal comes only when
    that candidate passes the confidence gate, as for corrections.
@@ -22,18 +24,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...core.learning.corrections import GOTCHA_REPEATS, usable_quote
-from ...core.memories.models import MemoryType, Source, Tier
+from ...core.memories.models import MemoryEntry, MemoryType, Source, Tier
 from ...exceptions import PolicyError, ValidationError
 from ..context import ServiceContext
 from ..results import MappingResult
 from .candidates import SelfLearner
-from .ports import WorkMemoryWriter
+from .ports import GotchaWrites, MemoryListing
 from .results import CandidateRule, LearnedProposal
 
 MAX_SIGNATURE_CHARS = 300
 MAX_CELL_CHARS = 20_000
-GOTCHA_MEMORY = "Watch out: `{line}` fails with {signature} (seen {n} times in one session)."
-GOTCHA_MEMORY_PLAIN = "Watch out: a cell fails with {signature} (seen {n} times in one session)."
+GOTCHA_MEMORY = "Watch out: `{line}` fails with {signature} ({seen})."
+GOTCHA_MEMORY_PLAIN = "Watch out: a cell fails with {signature} ({seen})."
+MAX_MEMORY_QUOTES = 10  # the newest failing cells an auto-gotcha memory keeps
+
+
+def _seen(repeats: int, sessions: int) -> str:
+    if sessions <= 1:
+        return f"seen {repeats} times in one session"
+    return f"seen {repeats} times in a session, in {sessions} sessions"
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,11 +88,27 @@ class GotchaCapture:
     """Writes the auto-gotcha memory and feeds the self-learner."""
 
     def __init__(
-        self, ctx: ServiceContext, memories: WorkMemoryWriter, learner: SelfLearner
+        self,
+        ctx: ServiceContext,
+        memories: GotchaWrites,
+        reader: MemoryListing,
+        learner: SelfLearner,
     ) -> None:
         self.ctx = ctx
         self.memories = memories
+        self.reader = reader
         self.learner = learner
+
+    def _unreviewed_memory(self, key: str) -> MemoryEntry | None:
+        """The auto-gotcha memory of candidate ``key`` still waiting for review, if any."""
+        for row in self.reader.list():
+            source = getattr(row["source"], "value", row["source"])
+            if source != Source.auto_gotcha.value or row["reviewed"]:
+                continue
+            entry = self.reader.get(row["id"])
+            if (entry.meta.model_extra or {}).get("candidate") == key:
+                return entry
+        return None
 
     def capture_gotcha(
         self,
@@ -110,14 +135,33 @@ class GotchaCapture:
         candidate, proposed = self.learner.add_gotcha(session_key, signature, line, cell_text)
         template = GOTCHA_MEMORY if line else GOTCHA_MEMORY_PLAIN
         source = f"{session_key}#{cell_id}" if cell_id else session_key
+        quote = {"quote": cell_text, "source": source}
+        # One memory per repeated error while it waits for review: a later session adds
+        # its failing cell to it rather than a copy the person would review again.
+        known = self._unreviewed_memory(candidate.key)
+        if known is not None:
+            quotes = [q.model_dump(exclude_none=True) for q in known.meta.evidence]
+            sessions = {str(q.get("source", "")).split("#")[0] for q in quotes}
+            if session_key not in sessions:
+                quotes = [*quotes, quote][-MAX_MEMORY_QUOTES:]
+                sessions.add(session_key)
+            entry = self.memories.update(
+                known.id,
+                text=template.format(
+                    line=line, signature=signature, seen=_seen(repeats, len(sessions))
+                ),
+                evidence=quotes,
+                confidence=max(candidate.confidence, 0.1),
+            )
+            return GotchaCaptured(entry.id, candidate, proposed, quote_note(line, cell_text))
         entry = self.memories.remember(
-            template.format(line=line, signature=signature, n=repeats),
+            template.format(line=line, signature=signature, seen=_seen(repeats, 1)),
             type=MemoryType.reflective,
             tier=Tier.durable,
             tags=["gotcha"],
             source=Source.auto_gotcha,
             confidence=max(candidate.confidence, 0.1),
-            evidence=[{"quote": cell_text, "source": source}],
+            evidence=[quote],
             reviewed=False,
             extra={
                 k: v

@@ -65,6 +65,20 @@ class MemoryLookup(Protocol):
     def get(self, memory_id: str) -> MemoryEntry: ...
 
 
+class MemoryListing(MemoryLookup, Protocol):
+    """Reads one memory by id, and the listing (``Memory.list``)."""
+
+    def list(
+        self, *, limit: int | None = None, include_cold: bool = True
+    ) -> list[dict[str, Any]]: ...
+
+
+class GotchaWrites(WorkMemoryWriter, Protocol):
+    """Writes the repeated-error capture makes: a new memory, or an update of its own."""
+
+    def update(self, memory_id: str, **changes: Any) -> MemoryEntry: ...
+
+
 class ReviewWrites(Protocol):
     """Marks or forgets one memory after the person's review."""
 

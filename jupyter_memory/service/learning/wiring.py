@@ -18,7 +18,7 @@ from .agent_sessions import AgentSessions
 from .candidates import SelfLearner
 from .digest import DigestService
 from .gotchas import GotchaCapture
-from .ports import MemoryLookup, ProposalQueue, QueueChanges, ReviewWrites, WorkMemoryWriter
+from .ports import MemoryListing, ProposalQueue, QueueChanges, ReviewWrites, WorkMemoryWriter
 from .review import ReviewService
 
 
@@ -41,7 +41,7 @@ def learning_services(
     ctx: ServiceContext,
     *,
     writer: LearningMemoryWrites,
-    reader: MemoryLookup,
+    reader: MemoryListing,
     queue: ProposalQueue,
     queue_events: QueueChanges | None = None,
 ) -> LearningServices:
@@ -61,7 +61,7 @@ def learning_services(
         learner=learner,
         digest=digest,
         review=ReviewService(ctx, reader, writer, queue),
-        gotchas=GotchaCapture(ctx, writer, learner),
+        gotchas=GotchaCapture(ctx, writer, reader, learner),
         agent_sessions=AgentSessions(ctx, digest),
     )
 
