@@ -72,6 +72,7 @@ export class CardHub {
 
   add(card: ProposalCard): void {
     this._cards.add(card);
+    this.count();
     this.ask([card.id]);
     if (this._poll === null) {
       this._poll = window.setInterval(() => this.poll(), SAFETY_POLL_MS);
@@ -81,6 +82,7 @@ export class CardHub {
   /** A card whose output was cleared or closed: no longer asked about. */
   remove(card: ProposalCard): void {
     this._cards.delete(card);
+    this.count();
     if (this._cards.size === 0 && this._poll !== null) {
       window.clearInterval(this._poll);
       this._poll = null;
@@ -89,6 +91,11 @@ export class CardHub {
 
   get size(): number {
     return this._cards.size;
+  }
+
+  /** How many cards are followed, on the page for tests (nothing outlives its output). */
+  private count(): void {
+    document.body.dataset.jmCards = String(this._cards.size);
   }
 
   refreshAll(): void {

@@ -280,6 +280,10 @@ def test_twenty_cards_render_live_within_1_s_after_a_reload(page, lab, lab_mem):
     print(f"20 cards after reload: slowest {max(times)} ms, median {sorted(times)[10]} ms")
     assert max(times) <= 1000, times
     screenshot(page, "36-twenty-cards")
+    # Cleared outputs stop being followed: nothing outlives its output on the page.
+    assert page.evaluate("() => document.body.dataset.jmCards") == "20"
+    run_command(page, "notebook:clear-all-cell-outputs")
+    page.wait_for_function("() => document.body.dataset.jmCards === '0'")
     assert not page.js_errors, page.js_errors
 
 
