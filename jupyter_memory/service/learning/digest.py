@@ -123,7 +123,7 @@ class DigestService:
             return out
         cursors = self.store.cursors()
         for path in find_chat_files(project_dir):
-            if self.store.has_inbox(f"chat:{path}"):
+            if self.store.has_inbox(f"chat:{path.resolve()}"):
                 continue  # the Memory persona records this chat's turns in the inbox
             key = str(path.relative_to(project_dir))
             if session is not None and session != key:
