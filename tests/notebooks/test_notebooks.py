@@ -48,13 +48,27 @@ def quickstart(tmp_path_factory) -> tuple[Path, list[tuple[str, str]]]:
     return out, outputs(nbformat.read(str(executed), as_version=4))
 
 
+def card_id(quickstart) -> str:
+    out, _ = quickstart
+    executed = nbformat.read(str(out / "quickstart.executed.ipynb"), as_version=4)
+    for cell in executed.cells:
+        if cell.source.startswith("cards = %memory queue"):
+            data = cell.outputs[0]["data"]
+            assert "application/vnd.jupyter.widget-view+json" not in data
+            return str(data["application/vnd.jupyter-memory.proposal+json"]["cards"][0]["id"])
+    raise AssertionError("no %memory queue cell")
+
+
 def test_quickstart_card_apply_and_context(quickstart):
     out, cells = quickstart
     card = cell_output(cells, "cards = %memory queue")
     assert "Revenue excludes refunds issued in the same month" in card
     assert "“note: revenue excludes refunds issued in the same month” — cell 5" in card
-    assert "Saved to Project · sales-q3" in cell_output(cells, "card = cards[0]")
-    assert "Already saved; nothing written" in cell_output(cells, "card.dismiss_button")
+    assert "Saved to Project · sales-q3" in cell_output(cells, "pid = cards.ids[0]")
+    again = cell_output(cells, "%memory dismiss $pid")
+    assert "Already saved elsewhere (Project · sales-q3); nothing written." in again
+    # The card's own output: our MIME type with a fallback naming the magic, no widget.
+    assert f"%memory apply {card_id(quickstart)} --to user" in card
     context = cell_output(cells, "%memory context")
     assert "Revenue excludes refunds issued in the same month" in context
     assert 'project="sales-q3"' in context
