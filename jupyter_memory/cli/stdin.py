@@ -17,7 +17,7 @@ def read_stdin(field: str) -> str:
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:  # replaced by a text stream (tests, embedding): already text
         return sys.stdin.read()
-    data = stream.read()
+    data: bytes = stream.read()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

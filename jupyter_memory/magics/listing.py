@@ -50,7 +50,19 @@ def memories(self: Any, line: str) -> Any:
         limit = args.limit if args.limit is not None else self.limit
         if limit < 1:
             raise UsageError("%memories: --limit must be at least 1")
-        rows = [
-            digest_cmd.mark_review(r) for r in self.service.list(limit=limit, include_cold=args.all)
-        ]
-    return MemoriesResult(rows, caption=digest_cmd.review_caption(rows))
+        # One page, ordered by the index: 100,000 memories list as fast as 100 (issue 16).
+        page = self.service.list_page(limit=limit, include_cold=args.all)
+        rows = [digest_cmd.mark_review(r) for r in page.rows]
+    notes = [digest_cmd.review_caption(rows), _more_hint(len(rows), page.total, args.all)]
+    return MemoriesResult(rows, caption="\n".join(n for n in notes if n))
+
+
+def _more_hint(shown: int, total: int, everything: bool) -> str:
+    """Where the rest is, when the page is not all of it."""
+    if shown >= total:
+        return ""
+    listed = "memories" if everything else "HOT and WARM memories (--all adds COLD)"
+    return (
+        f"first {shown} of {total:,} {listed}: %memories --limit N shows more; "
+        "%recall TEXT finds one"
+    )

@@ -262,6 +262,7 @@ class Memory:
     import_jsonl = Delegate("memory_writer", MemoryWriter.import_jsonl)
     get = Delegate("memory_reader", MemoryReader.get)
     list = Delegate("memory_reader", MemoryReader.list)
+    list_page = Delegate("memory_reader", MemoryReader.list_page)
     stats = Delegate("memory_reader", MemoryReader.stats)
     export = Delegate("memory_reader", MemoryReader.export)
     audit_records = Delegate("memory_reader", MemoryReader.audit_records)

@@ -7,15 +7,48 @@ from collections import Counter
 from typing import Any
 
 from ...core.memories.models import MemoryEntry
+from ...core.memories.sectors import TierDecision
 from ...core.memories.usage import HEATS, usage_stats
+from ...exceptions import ValidationError
+from ...store.memories.search_index import IndexedMemory
+from ...store.root import StoreRoot
 from ..context import ServiceContext
-from .results import IndexHealth, MemoryStats
+from .results import IndexHealth, MemoryPage, MemoryStats
 from .tiers import decide_row
 from .writer import locate
 
 HEAT_ORDER = {"HOT": 0, "WARM": 1, "COLD": 2}
 # Named here: inside the class, ``list`` is the method.
 Records = list[dict[str, Any]]
+
+
+def _record(root: StoreRoot, row: IndexedMemory, verdict: TierDecision) -> dict[str, Any]:
+    """One listed memory: its index row with the tier decision at the time of listing."""
+    return {
+        "id": row.id,
+        "title": row.title,
+        "type": row.type,
+        "tier": row.tier,
+        "scope": row.scope,
+        "project": row.project,
+        "tags": row.tags,
+        "source": row.source,
+        "confidence": row.confidence,
+        "reviewed": row.reviewed,
+        "created": row.created,
+        "updated": row.updated,
+        "access_count": row.access_count,
+        "last_accessed": row.last_accessed,
+        "attention": round(verdict.attention, 4),
+        "heat": verdict.heat,
+        "expired": verdict.expired,
+        "layer": root.layer,
+        "path": os.path.join(root.files.folder, row.name),
+    }
+
+
+def _listing_order(d: dict[str, Any]) -> tuple[int, float]:
+    return HEAT_ORDER[d["heat"]], -d["updated"].timestamp()
 
 
 class MemoryReader:
@@ -36,6 +69,8 @@ class MemoryReader:
         Heat is the tier decision of :mod:`jupyter_memory.core.memories.sectors`: the
         attention score, except that a memory past its sector TTL is COLD.
         """
+        if limit:
+            return self.list_page(limit=limit, include_cold=include_cold).rows
         out: list[dict[str, Any]] = []
         now = self.ctx.clock()
         for root in self.ctx.projects.roots():
@@ -43,31 +78,32 @@ class MemoryReader:
                 verdict = decide_row(row, now)
                 if not include_cold and verdict.heat == "COLD":
                     continue
-                out.append(
-                    {
-                        "id": row.id,
-                        "title": row.title,
-                        "type": row.type,
-                        "tier": row.tier,
-                        "scope": row.scope,
-                        "project": row.project,
-                        "tags": row.tags,
-                        "source": row.source,
-                        "confidence": row.confidence,
-                        "reviewed": row.reviewed,
-                        "created": row.created,
-                        "updated": row.updated,
-                        "access_count": row.access_count,
-                        "last_accessed": row.last_accessed,
-                        "attention": round(verdict.attention, 4),
-                        "heat": verdict.heat,
-                        "expired": verdict.expired,
-                        "layer": root.layer,
-                        "path": os.path.join(root.files.folder, row.name),
-                    }
-                )
-        out.sort(key=lambda d: (HEAT_ORDER[d["heat"]], -d["updated"].timestamp()))
-        return out[:limit] if limit else out
+                out.append(_record(root, row, verdict))
+        out.sort(key=_listing_order)
+        return out
+
+    def list_page(self, *, limit: int, offset: int = 0, include_cold: bool = True) -> MemoryPage:
+        """Rows ``offset`` to ``offset + limit`` of :meth:`list`'s order, and how many it lists.
+
+        Each layer's index orders its memories in SQL (``store/memories/listing_sql``)
+        and hands over only the rows that can be on the page, so the first page
+        of 100,000 memories costs about what it costs for 100 (issue 16). The
+        heat shown is decided again here, by the core.
+        """
+        if limit < 1 or offset < 0:
+            raise ValidationError("limit must be at least 1 and offset at least 0", field="limit")
+        now = self.ctx.clock()
+        rows: list[dict[str, Any]] = []
+        total = 0
+        for root in self.ctx.projects.roots():
+            page, count = root.listing(now=now, include_cold=include_cold, limit=offset + limit)
+            total += count
+            for row in page:
+                verdict = decide_row(row, now)
+                if include_cold or verdict.heat != "COLD":
+                    rows.append(_record(root, row, verdict))
+        rows.sort(key=_listing_order)
+        return MemoryPage(rows[offset : offset + limit], offset, total)
 
     def stats(self) -> MemoryStats:
         rows = self.list()

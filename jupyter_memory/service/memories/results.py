@@ -145,3 +145,20 @@ class EmbedReport(MappingResult):
 
     def to_dict(self) -> dict[str, Any]:
         return {"done": self.done, **self.status}
+
+
+@dataclass(frozen=True, eq=False)
+class MemoryPage(MappingResult):
+    """One page of the memory listing: its rows, where it starts, how many are listed in all."""
+
+    rows: list[dict[str, Any]]
+    offset: int
+    total: int
+
+    @property
+    def more(self) -> int:
+        """How many listed memories come after this page."""
+        return max(0, self.total - self.offset - len(self.rows))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rows": self.rows, "offset": self.offset, "total": self.total, "more": self.more}

@@ -37,6 +37,7 @@ from ..layout import RootLayout
 from ..links import linked
 from . import sqlite_queries as queries
 from .files import FileStat
+from .listing_sql import heat_page
 from .search_index import IndexedMemory, IndexSyncReport, LoadFn, SearchQuery, VectorStore
 from .sqlite_db import (
     ACCESS_SCHEMA,
@@ -458,6 +459,13 @@ class SqliteIndex:
         con = self.connection()
         self.flush_access()
         return queries.all_rows(con)
+
+    def listing(
+        self, *, now: datetime, include_cold: bool, limit: int, offset: int = 0
+    ) -> tuple[list[IndexedMemory], int]:
+        con = self.connection()
+        self.flush_access()
+        return heat_page(con, now=now, include_cold=include_cold, limit=limit, offset=offset)
 
     def search(self, query: SearchQuery) -> list[IndexedMemory]:
         return queries.search(self.connection(), query)
