@@ -42,8 +42,10 @@ def _when(p: Proposal) -> datetime:
 
 def merge_proposal(base: str, ours: str, theirs: str) -> tuple[str, bool] | None:
     """The merged file and whether two decisions contest it; ``None`` if a side is unreadable."""
-    if ours == theirs:
+    if ours == theirs or theirs == base:
         return ours, False
+    if ours == base:
+        return theirs, False
     try:
         o, t = parse_proposal(ours), parse_proposal(theirs)
         b = parse_proposal(base) if base.strip() else None
