@@ -114,7 +114,8 @@ def start_lab(base: Path, home: Path, root: Path) -> tuple[subprocess.Popen[byte
 
 def save(page) -> None:
     """Save the notebook: the started kernel's language_info marks it dirty, and a reload
-    would then ask first. That can land just after a save, hence the retries."""
+    would then ask first. That can land just after a save, hence the wait and retries."""
+    page.locator(".jp-StatusBar-Widget", has_text="| Idle").first.wait_for(timeout=60_000)
     for _ in range(5):
         page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
         try:

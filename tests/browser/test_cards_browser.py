@@ -78,6 +78,10 @@ def save(page) -> None:
     """Save; the kernel's language_info can mark the notebook dirty again just after."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    # The started kernel's first answer sets language_info: let it land before saving.
+    page.locator(".jp-StatusBar-Widget", has_text="Python 3 (ipykernel) | Idle").wait_for(
+        timeout=60_000
+    )
     for _ in range(5):
         run_command(page, "docmanager:save")
         try:
