@@ -56,4 +56,7 @@ def test_exactly_one_decision_holds_and_a_difference_is_kept(
 
 
 def test_an_unreadable_side_is_left_to_git() -> None:
-    assert merge_proposal(render_proposal(BASE), "not a proposal", render_proposal(BASE)) is None
+    theirs = decided("dismissed", "Bo", 3)
+    assert merge_proposal(render_proposal(BASE), "not a proposal", theirs) is None
+    # A side the other left as it was is taken whole, as git would.
+    assert merge_proposal(render_proposal(BASE), theirs, render_proposal(BASE)) == (theirs, False)
