@@ -215,8 +215,17 @@ export class ProposalCard {
     return (this.node.dataset.state as CardState) ?? 'snapshot';
   }
 
+  private get decided(): boolean {
+    return ['applied', 'dismissed', 'superseded', 'decided-elsewhere'].includes(
+      this.state
+    );
+  }
+
   /** The proposal as the queue holds it now. */
   showLive(p: IProposal): void {
+    if (p.status === 'pending' && this.decided) {
+      return; // an answer older than the decision: a decision is never undone
+    }
     this.drawBody(p.kind, p.text, p.evidence_quote);
     const outcome = outcomeText(p);
     if (outcome) {
