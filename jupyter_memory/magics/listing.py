@@ -53,16 +53,15 @@ def memories(self: Any, line: str) -> Any:
         # One page, ordered by the index: 100,000 memories list as fast as 100 (issue 16).
         page = self.service.list_page(limit=limit, include_cold=args.all)
         rows = [digest_cmd.mark_review(r) for r in page.rows]
-    notes = [digest_cmd.review_caption(rows), _more_hint(len(rows), page.total, args.all)]
+    hint = _more_hint(len(rows), page.total, args.all) if page.more else ""
+    notes = [digest_cmd.review_caption(rows), hint]
     return MemoriesResult(rows, caption="\n".join(n for n in notes if n))
 
 
 def _more_hint(shown: int, total: int, everything: bool) -> str:
     """Where the rest is, when the page is not all of it."""
-    if shown >= total:
-        return ""
-    listed = "memories" if everything else "HOT and WARM memories (--all adds COLD)"
+    cold = "" if everything else " (COLD ones only with --all)"
     return (
-        f"first {shown} of {total:,} {listed}: %memories --limit N shows more; "
+        f"first {shown} shown of {total:,} memories{cold}: %memories --limit N shows more; "
         "%recall TEXT finds one"
     )

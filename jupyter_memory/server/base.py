@@ -133,6 +133,22 @@ class MemoryHandler(APIHandler):
             err = validation_error(exc, default="body")
             raise ApiError(422, str(err), error="invalid", field=err.field) from None
 
+    def int_arg(self, name: str, default: int, low: int, high: int | None = None) -> int:
+        """A whole-number query parameter in ``low..high``; a 422 naming it otherwise."""
+        raw = self.get_argument(name, None)
+        if raw is None or raw.strip() == "":
+            return default
+        bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        try:
+            value = int(raw.strip())
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            raise ApiError(
+                422, f"{name}: must be a whole number {bounds}", error="invalid", field=name
+            )
+        return value
+
     def refuse_body(self) -> None:
         """A read takes no body: one that carries fields is refused, not ignored."""
         if (self.request.body or b"").strip():

@@ -5,33 +5,33 @@ from __future__ import annotations
 from tornado import web
 
 from ..core.memories.recall_query import RecallQuery
-from .base import READ, ApiError, MemoryHandler, authorized
+from .base import READ, MemoryHandler, authorized
 
 MAX_LIMIT = 200
+# Recall ranks at most 1,000 hits (RecallQuery); the deepest page ends there.
+MAX_OFFSET = 1000 - MAX_LIMIT - 1
 
 
 class MemoriesHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
     def get(self) -> None:
-        try:
-            limit = int(self.get_argument("limit", "20"))
-        except ValueError:
-            raise ApiError(
-                422, "limit: must be a whole number", error="invalid", field="limit"
-            ) from None
-        if not 1 <= limit <= MAX_LIMIT:
-            raise ApiError(422, f"limit: must be 1..{MAX_LIMIT}", error="invalid", field="limit")
+        limit = self.int_arg("limit", 20, 1, MAX_LIMIT)
+        # Later pages (issue 16): recall ranks offset + limit + 1 hits, the extra
+        # one tells whether more follow.
+        offset = self.int_arg("offset", 0, 0, MAX_OFFSET)
         query = RecallQuery.of(
             self.get_argument("q", ""),
             type=self.get_argument("type", None) or None,
             tier=self.get_argument("tier", None) or None,
             project=self.project_arg(),
             recent=self.get_argument("recent", None) or None,
-            limit=limit,
+            limit=offset + limit + 1,
             level="snippet",
             # A GET changes nothing, not even access counts.
             record_access=False,
         )
-        hits = self.backend.memory.recall_query(query)
-        self.reply({"hits": hits, "count": len(hits)})
+        ranked = self.backend.memory.recall_query(query)
+        hits = ranked[offset : offset + limit]
+        more = len(ranked) > offset + limit
+        self.reply({"hits": hits, "count": len(hits), "offset": offset, "more": more})

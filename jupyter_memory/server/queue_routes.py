@@ -25,13 +25,30 @@ def _refuse_repeat(result: Any, proposal_id: str) -> None:
         )
 
 
+QUEUE_PAGE = 100
+MAX_QUEUE_PAGE = 500
+
+
 class QueueHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
     def get(self) -> None:
+        # One page (issue 16): a queue of 5,000 would freeze the panel drawing it.
+        limit = self.int_arg("limit", QUEUE_PAGE, 1, MAX_QUEUE_PAGE)
+        offset = self.int_arg("offset", 0, 0)
         items = self.backend.pending_proposals()
+        page = items[offset : offset + limit]
         enabled = self.backend.memory.settings["enabled"]
-        self.reply({"items": items, "count": len(items), "enabled": enabled})
+        more = max(0, len(items) - offset - len(page))
+        self.reply(
+            {
+                "items": page,
+                "count": len(items),
+                "enabled": enabled,
+                "offset": offset,
+                "more": more,
+            }
+        )
 
 
 # A notebook shows at most a few dozen cards; the extension asks in batches of this size.

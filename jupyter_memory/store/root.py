@@ -249,13 +249,13 @@ class StoreRoot:
         return self.index.rows()
 
     def listing(
-        self, *, now: datetime, include_cold: bool, limit: int, offset: int = 0
+        self, *, now: datetime, limit: int, include_cold: bool
     ) -> tuple[list[IndexedMemory], int]:
         """One page of the listing order, computed by the index (see ``listing_sql``)."""
         if self.behind_link():
             return [], 0
         self.ensure_synced()
-        return self.index.listing(now=now, include_cold=include_cold, limit=limit, offset=offset)
+        return self.index.listing(now=now, limit=limit, include_cold=include_cold)
 
     def generation(self) -> int | None:
         """A key that changes whenever a memory file is added, replaced or removed.

@@ -1,7 +1,10 @@
 import { Widget } from '@lumino/widgets';
 
-import { errorMessage, IMemoryHit, requestAPI } from './api';
+import { errorMessage, requestAPI } from './api';
+import { IMemories } from './schemas';
 import { button, clear, el, setStatus } from './dom';
+
+const PAGE = 20;
 
 /** Search memories (English and Chinese), shown at snippet level, read-only. */
 export class MemoriesView extends Widget {
@@ -51,6 +54,11 @@ export class MemoriesView extends Widget {
       className: 'jm-results',
       attrs: { role: 'list' }
     });
+    // One page of hits at a time (issue 16); "More" asks for the next one.
+    this._more = button('More', () => void this.search(this._shown), {
+      className: 'jm-memories-more'
+    });
+    this._more.hidden = true;
     this.node.append(
       el('div', { className: 'jm-toolbar' }, [
         this._query,
@@ -60,7 +68,8 @@ export class MemoriesView extends Widget {
       ]),
       el('div', { className: 'jm-toolbar' }, [this._type, this._recent]),
       this._status,
-      this._results
+      this._results,
+      this._more
     );
   }
 
@@ -68,18 +77,23 @@ export class MemoriesView extends Widget {
     this._query.focus();
   }
 
-  async search(): Promise<void> {
+  /** The first page of hits for the query, or (``offset`` > 0) the next page below. */
+  async search(offset = 0): Promise<void> {
     try {
-      const data = await requestAPI<{ hits: IMemoryHit[]; count: number }>(
+      const data = await requestAPI<IMemories>(
         'memories',
         {},
         {
           q: this._query.value,
           type: this._type.value,
-          recent: this._recent.value
+          recent: this._recent.value,
+          limit: String(PAGE),
+          offset: String(offset)
         }
       );
-      clear(this._results);
+      if (offset === 0) {
+        clear(this._results);
+      }
       for (const hit of data.hits) {
         this._results.appendChild(
           el(
@@ -99,13 +113,23 @@ export class MemoriesView extends Widget {
           )
         );
       }
-      setStatus(this._status, `${data.count} found`, 'info');
+      this._shown = offset + data.hits.length;
+      this._more.hidden = !data.more;
+      setStatus(
+        this._status,
+        data.more
+          ? `first ${this._shown} shown; more below`
+          : `${this._shown} found`,
+        'info'
+      );
       this.node.dataset.loaded = 'true';
     } catch (error) {
       setStatus(this._status, `Search failed: ${errorMessage(error)}`, 'error');
     }
   }
 
+  private _shown = 0;
+  private readonly _more: HTMLButtonElement;
   private readonly _query: HTMLInputElement;
   private readonly _type: HTMLSelectElement;
   private readonly _recent: HTMLSelectElement;

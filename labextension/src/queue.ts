@@ -47,6 +47,10 @@ export function destinationLabel(result: IAppliedProposal): string {
     : 'User';
 }
 
+/** Pending items per page of the queue (the server answers at most MAX_PAGE). */
+const PAGE = 100;
+const MAX_PAGE = 500;
+
 /**
  * Queued Knowledge: pending proposals only, with Apply to User / Project,
  * Dismiss and Process all. Items are focusable; arrow keys move between them.
@@ -74,11 +78,18 @@ export class QueueView extends Widget {
       attrs: { role: 'list', 'aria-label': 'Queued knowledge' }
     });
     this._list.addEventListener('keydown', event => this.onKey(event));
+    // The queue comes one page at a time (issue 16): 5,000 items drawn at
+    // once froze the page; "Show more" asks for the next page.
+    this._more = button('Show more', () => void this.loadMore(), {
+      className: 'jm-queue-more'
+    });
+    this._more.hidden = true;
     this.node.append(
       el('div', { className: 'jm-toolbar' }, [processAll]),
       this._status,
       this._skipped,
-      this._list
+      this._list,
+      this._more
     );
   }
 
@@ -100,7 +111,12 @@ export class QueueView extends Widget {
     const gen = ++this._generation;
     try {
       const [queue, projects] = await Promise.all([
-        requestAPI<IQueue>('queue'),
+        requestAPI<IQueue>(
+          'queue',
+          {},
+          // What was shown stays shown after a change (up to the server's page cap).
+          { limit: String(Math.min(Math.max(PAGE, this._shown), MAX_PAGE)) }
+        ),
         requestAPI<{ projects: IProject[] }>('projects')
       ]);
       if (gen !== this._generation) {
@@ -124,13 +140,43 @@ export class QueueView extends Widget {
     }
   }
 
-  private render(queue: IQueue): void {
-    clear(this._list);
+  /** The next page of pending items, added below those shown. */
+  async loadMore(): Promise<void> {
+    const gen = this._generation;
+    try {
+      const queue = await requestAPI<IQueue>(
+        'queue',
+        {},
+        { offset: String(this._shown), limit: String(PAGE) }
+      );
+      if (gen !== this._generation) {
+        return; // a refresh redrew the list meanwhile
+      }
+      this.append(queue);
+    } catch (error) {
+      setStatus(
+        this._status,
+        `Could not load more: ${errorMessage(error)}`,
+        'error'
+      );
+    }
+  }
+
+  private append(queue: IQueue): void {
     const fragment = document.createDocumentFragment();
     for (const p of queue.items) {
       fragment.appendChild(this.renderItem(p));
     }
     this._list.appendChild(fragment);
+    this._shown = queue.offset + queue.items.length;
+    this.node.dataset.shown = String(this._shown);
+    this._more.hidden = queue.more === 0;
+    this._more.textContent = `Show ${Math.min(PAGE, queue.more)} more (${queue.more} not shown)`;
+  }
+
+  private render(queue: IQueue): void {
+    clear(this._list);
+    this.append(queue);
     this.node.dataset.count = String(queue.count);
     this.node.dataset.loaded = 'true';
     if (!queue.enabled) {
@@ -141,6 +187,12 @@ export class QueueView extends Widget {
       );
     } else if (queue.count === 0) {
       setStatus(this._status, 'No pending proposals.', 'info');
+    } else if (queue.more > 0) {
+      setStatus(
+        this._status,
+        `${queue.count} pending · first ${this._shown} shown`,
+        'info'
+      );
     } else {
       setStatus(this._status, `${queue.count} pending`, 'info');
     }
@@ -397,6 +449,8 @@ export class QueueView extends Widget {
   }
 
   private _generation = 0;
+  private _shown = 0;
+  private readonly _more: HTMLButtonElement;
   private readonly _picked = new Map<string, string>();
   private _projects: IProject[] = [];
   private readonly _list: HTMLUListElement;

@@ -340,10 +340,17 @@ export interface ILibraryStatus {
   conflicted: boolean;
 }
 
-/** GET /memories: search (English and Chinese), read-only. */
+/**
+ * GET /memories?q=&limit=&offset=: one page of search hits (English and
+ * Chinese), read-only.
+ */
 export interface IMemories {
   hits: IMemoryHit[];
   count: number;
+  /** where this page starts among the ranked hits */
+  offset: number;
+  /** whether more hits follow this page */
+  more: boolean;
 }
 
 /** One recall hit at snippet level. */
@@ -452,11 +459,18 @@ export interface IProposalStates {
   missing: string[];
 }
 
-/** GET /queue: the pending proposals. */
+/**
+ * GET /queue?limit=&offset=: one page of the pending proposals (count: how many
+ * are pending).
+ */
 export interface IQueue {
   items: IProposal[];
   count: number;
   enabled: boolean;
+  /** where this page starts among the pending proposals */
+  offset: number;
+  /** how many pending proposals follow this page */
+  more: number;
 }
 
 /** POST (202) and GET /knowledge/{layer}/reorganize: the job's progress. */

@@ -196,6 +196,10 @@ def test_first_paint_with_200_pending_proposals(page, lab, lab_mem):
     page.wait_for_selector("#jm-queue[data-count='200']")
     page.wait_for_selector("#jm-queue[data-render-ms]", state="attached")
     render_ms = int(page.locator("#jm-queue").get_attribute("data-render-ms"))
+    # One page of 100, the rest behind "Show more" (issue 16).
+    assert page.locator("#jm-queue .jm-queue-item").count() == 100
+    page.locator("#jm-queue .jm-queue-more").click()
+    page.wait_for_selector("#jm-queue[data-shown='200']")
     assert page.locator("#jm-queue .jm-queue-item").count() == 200
     assert page.locator(f"{PANEL} .jm-badge").inner_text() == "200"
     screenshot(page, "12-200-pending")

@@ -18,7 +18,7 @@ def test_memories_shows_the_first_page_with_a_hint(ip, magics):
     assert limit < 30
     rows = ip.run_line_magic("memories", "")
     assert [r["title"] for r in rows] == [f"收入口径 note {i}" for i in range(limit)]
-    assert f"first {limit} of 30 HOT and WARM memories" in rows.caption
+    assert f"first {limit} shown of 30 memories (COLD ones only with --all)" in rows.caption
     assert "%memories --limit N" in rows.caption and "%memories --limit N" in repr(rows)
     everything = ip.run_line_magic("memories", "--limit 50")
     assert len(everything) == 30 and "first" not in everything.caption

@@ -201,7 +201,9 @@ def requests(draw: st.DrawFn, route: str, verb: str) -> tuple[str, str, str, byt
                     st.sampled_from(["PROPOSAL", "MEMORY", "user", "project", CASE, ENTRY]),
                     st.text(min_size=1, max_size=30).map(lambda t: urllib.parse.quote(t, safe="")),
                     # percent-encoded bytes that are not UTF-8
-                    st.binary(min_size=1, max_size=12).map(urllib.parse.quote_from_bytes),
+                    st.binary(min_size=1, max_size=12).map(
+                        lambda b: urllib.parse.quote_from_bytes(b, safe="")
+                    ),
                 )
             )
         )

@@ -83,7 +83,8 @@ class MemoryReader:
         return out
 
     def list_page(self, *, limit: int, offset: int = 0, include_cold: bool = True) -> MemoryPage:
-        """Rows ``offset`` to ``offset + limit`` of :meth:`list`'s order, and how many it lists.
+        """Rows ``offset`` to ``offset + limit`` of :meth:`list`'s order, whether more
+        follow, and how many memories there are in all (COLD ones included).
 
         Each layer's index orders its memories in SQL (``store/memories/listing_sql``)
         and hands over only the rows that can be on the page, so the first page
@@ -95,15 +96,17 @@ class MemoryReader:
         now = self.ctx.clock()
         rows: list[dict[str, Any]] = []
         total = 0
+        want = offset + limit + 1  # one more than the page: is there more?
         for root in self.ctx.projects.roots():
-            page, count = root.listing(now=now, include_cold=include_cold, limit=offset + limit)
+            head, count = root.listing(now=now, limit=want, include_cold=include_cold)
             total += count
-            for row in page:
+            for row in head:
                 verdict = decide_row(row, now)
                 if include_cold or verdict.heat != "COLD":
                     rows.append(_record(root, row, verdict))
         rows.sort(key=_listing_order)
-        return MemoryPage(rows[offset : offset + limit], offset, total)
+        page = rows[offset : offset + limit]
+        return MemoryPage(page, offset, total, more=len(rows) > offset + len(page))
 
     def stats(self) -> MemoryStats:
         rows = self.list()

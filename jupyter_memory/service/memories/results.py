@@ -149,16 +149,13 @@ class EmbedReport(MappingResult):
 
 @dataclass(frozen=True, eq=False)
 class MemoryPage(MappingResult):
-    """One page of the memory listing: its rows, where it starts, how many are listed in all."""
+    """One page of the memory listing: its rows, where it starts, how many memories
+    there are in all (COLD ones included) and whether listed rows follow the page."""
 
     rows: list[dict[str, Any]]
     offset: int
     total: int
-
-    @property
-    def more(self) -> int:
-        """How many listed memories come after this page."""
-        return max(0, self.total - self.offset - len(self.rows))
+    more: bool
 
     def to_dict(self) -> dict[str, Any]:
         return {"rows": self.rows, "offset": self.offset, "total": self.total, "more": self.more}

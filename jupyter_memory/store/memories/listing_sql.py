@@ -2,8 +2,9 @@
 
 The listing shows HOT, then WARM, then COLD memories, newest first within each
 heat (:meth:`MemoryReader.list`). Deciding the heat of 100,000 memories in
-Python took seconds; here SQLite computes it, so only one page of rows
-crosses into Python. The expression mirrors
+Python took seconds; here SQLite computes it, newest first along the index
+on ``updated``, and stops once the page is full, so only the page's rows are
+read. The expression mirrors
 ``core.memories.sectors.decide_tier``: the attention score of
 :func:`.sqlite_queries.attention_sql` and the sector TTL (a memory past its
 TTL is COLD whatever its score). The caller decides the heat of the page's
@@ -49,23 +50,29 @@ def heat_rank_sql() -> str:
 
 
 def heat_page(
-    con: sqlite3.Connection, *, now: datetime, include_cold: bool, limit: int, offset: int = 0
+    con: sqlite3.Connection, *, now: datetime, limit: int, include_cold: bool
 ) -> tuple[list[IndexedMemory], int]:
-    """Rows ``offset`` to ``offset + limit`` of the listing order, and how many are listed."""
+    """The first ``limit`` rows of the listing order, and how many memories the index holds.
+
+    One query per heat, newest first along the index on ``updated``, stopped by
+    ``LIMIT``: HOT memories are recent, so the first page is found after a few
+    rows, not after deciding the heat of all of them. Only a home with fewer
+    HOT (then WARM) memories than the page reads further (a full scan in SQL).
+    """
     rank = heat_rank_sql()
-    keep = "1" if include_cold else "rank < 2"
-    base = (
-        f"SELECT {COLUMNS}, 0.0, 0.0, {rank} AS rank FROM entries e"
-        " LEFT JOIN acc.access a ON a.id = e.id"
-    )
-    params = {"now": ts(now), "limit": max(0, limit), "offset": max(0, offset)}
-    rows = [
-        row_of(r)
-        for r in con.execute(
-            f"SELECT * FROM ({base}) WHERE {keep} ORDER BY rank, updated DESC"
-            " LIMIT :limit OFFSET :offset",
-            params,
+    params: dict[str, float | int] = {"now": ts(now)}
+    rows: list[IndexedMemory] = []
+    for heat in (0, 1, 2) if include_cold else (0, 1):
+        params["limit"] = max(0, limit - len(rows))
+        if not params["limit"]:
+            break
+        rows.extend(
+            row_of(r)
+            for r in con.execute(
+                f"SELECT {COLUMNS}, 0.0, 0.0 FROM entries e LEFT JOIN acc.access a"
+                f" ON a.id = e.id WHERE {rank} = {heat} ORDER BY e.updated DESC LIMIT :limit",
+                params,
+            )
         )
-    ]
-    (total,) = con.execute(f"SELECT COUNT(*) FROM ({base}) WHERE {keep}", params).fetchone()
+    (total,) = con.execute("SELECT COUNT(*) FROM entries").fetchone()
     return rows, int(total)

@@ -125,9 +125,10 @@ class SearchIndex(Protocol):
     def rows(self) -> list[IndexedMemory]: ...
 
     def listing(
-        self, *, now: datetime, include_cold: bool, limit: int, offset: int = 0
+        self, *, now: datetime, limit: int, include_cold: bool
     ) -> tuple[list[IndexedMemory], int]:
-        """One page of the listing order (HOT, WARM, COLD; newest first) and its length."""
+        """The first ``limit`` rows of the listing order (HOT, WARM, then COLD when
+        ``include_cold``; newest first) and how many memories the index holds."""
         ...
 
     def count(self) -> int: ...

@@ -461,11 +461,11 @@ class SqliteIndex:
         return queries.all_rows(con)
 
     def listing(
-        self, *, now: datetime, include_cold: bool, limit: int, offset: int = 0
+        self, *, now: datetime, limit: int, include_cold: bool
     ) -> tuple[list[IndexedMemory], int]:
         con = self.connection()
         self.flush_access()
-        return heat_page(con, now=now, include_cold=include_cold, limit=limit, offset=offset)
+        return heat_page(con, now=now, limit=limit, include_cold=include_cold)
 
     def search(self, query: SearchQuery) -> list[IndexedMemory]:
         return queries.search(self.connection(), query)
