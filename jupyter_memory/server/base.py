@@ -162,7 +162,10 @@ class MemoryHandler(APIHandler):
     def layer_arg(self, layer: str) -> str:
         if layer not in LAYERS:
             raise ApiError(
-                404, f"unknown knowledge layer {layer!r}: use user or project", error="not_found"
+                404,
+                f"layer: unknown knowledge layer {layer!r}: use user or project",
+                error="not_found",
+                field="layer",
             )
         return layer
 

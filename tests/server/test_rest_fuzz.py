@@ -277,3 +277,17 @@ def test_no_route_answers_500_and_a_refusal_changes_nothing(
             field = data.get("field")
             assert field, (method, url, body, data)
             assert str(field).split("[")[0].split(".")[0] in data["message"], data
+
+
+def test_an_unknown_path_parameter_names_its_field(server: Server):
+    for method, path in [("GET", "knowledge/team"), ("POST", "knowledge/全部/reorganize")]:
+        url = "/jupyter-memory/" + urllib.parse.quote(path)
+        status, raw = call(server, method, url, b"{}" if method == "POST" else None)
+        data = json.loads(raw)
+        assert status == 404 and data["field"] == "layer", data
+        assert data["message"].startswith("layer: "), data
+    status, raw = call(
+        server, "POST", "/jupyter-memory/queue/not%20an%20id/apply", b'{"to": "user"}'
+    )
+    data = json.loads(raw)
+    assert status == 422 and data["field"] == "id", data
