@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 from jupyter_memory import Memory
 from jupyter_memory.exceptions import NotFoundError
@@ -174,7 +175,14 @@ def loop_process_all(ctx: Ctx) -> None:
     ctx.begin()
     for _ in range(100_000):
         pending = [_propose(mem, rng) for _ in range(2)]
-        process_all(mem)
+        result: Any = process_all(mem)
+        # Acknowledged: what Process all says it applied. Anything it skipped is
+        # a failure of this test's writer (each item names its User layer).
+        skipped = {s.id: s.reason for s in result.skipped if s.id in pending}
+        decided = {a.id: a.status for a in result.applied}
+        missed = [pid for pid in pending if decided.get(pid) not in ("applied", "already_saved")]
+        if skipped or missed:
+            raise AssertionError(f"process all skipped {skipped}, left {missed}: {decided}")
         for pid in pending:
             ctx.ack(pid)
 
