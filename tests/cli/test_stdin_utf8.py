@@ -20,7 +20,7 @@ from jupyter_memory import Memory
 from jupyter_memory.exceptions import ValidationError
 from tests.service.case_helpers import CASE, copy_sample
 
-BAD = "Revenue excludes refunds ".encode() + b"\xff\xfe" + " 收入".encode()
+BAD = b"Revenue excludes refunds " + b"\xff\xfe" + " 收入".encode()
 
 
 def _tree(root: Path) -> dict[str, str]:
@@ -51,7 +51,10 @@ def _run(args: list[str], home: Path, cwd: Path, *, env: dict[str, str] | None =
         (["remember", "-"], "text"),
         (["remember", "-", "--title", "a title"], "text"),
         (["knowledge", "save", "--layer", "user", "--force"], "text"),
-        (["case", "--workspace", "WS", "--case", CASE, "note", "observe", "T", "--body", "-"], "body"),
+        (
+            ["case", "--workspace", "WS", "--case", CASE, "note", "observe", "T", "--body", "-"],
+            "body",
+        ),
     ],
 )
 def test_invalid_utf8_on_stdin_names_the_text_field(
