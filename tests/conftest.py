@@ -8,7 +8,17 @@ from pathlib import Path
 
 import pytest
 
-_ISOLATED_ENV = ("JUPYTER_MEMORY_HOME", "JPY_SESSION_NAME", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+_ISOLATED_ENV = (
+    "JUPYTER_MEMORY_HOME",
+    "JPY_SESSION_NAME",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    # English messages unless a test picks a language (jupyter_memory/_i18n.py)
+    "JUPYTER_MEMORY_LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_MESSAGES",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -20,6 +30,7 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     for var in _ISOLATED_ENV:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("JUPYTER_MEMORY_HOME", str(base / "memory-home"))
+    monkeypatch.setenv("LANG", "C.UTF-8")
     # No background embedding unless a test asks (Memory(semantic=True)): it
     # would load a model and use a core in every test that writes a memory.
     monkeypatch.setenv("JUPYTER_MEMORY_SEMANTIC", "0")

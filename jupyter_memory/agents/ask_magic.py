@@ -27,12 +27,13 @@ from IPython.core.magic import Magics, cell_magic, magics_class
 from traitlets import Int, Unicode
 from traitlets.config import Configurable
 
+from .._i18n import N_, tr
 from ..exceptions import JupyterMemoryError
 
 if TYPE_CHECKING:  # the service is imported on first use: %load_ext stays light
     from ..service.agent_access import AgentAccess
 
-HOW_TO_CONFIGURE = """%%ask needs an OpenAI-compatible LLM endpoint, and none is configured.
+HOW_TO_CONFIGURE = N_("""%%ask needs an OpenAI-compatible LLM endpoint, and none is configured.
 Set one of:
   %config AskMagics.base_url = "http://localhost:11434/v1"
   %config AskMagics.model = "qwen2.5"
@@ -40,7 +41,7 @@ Set one of:
 or the environment variables OPENAI_BASE_URL, OPENAI_MODEL and OPENAI_API_KEY
 (or JUPYTER_MEMORY_LLM_BASE_URL / JUPYTER_MEMORY_LLM_MODEL),
 or the memory settings: Memory().update_settings(llm={"base_url": ..., "model": ...}),
-or pick a chat model in Jupyter AI's settings (an OpenAI-compatible provider)."""
+or pick a chat model in Jupyter AI's settings (an OpenAI-compatible provider).""")
 
 
 def jupyter_ai_endpoint() -> dict[str, str] | None:
@@ -170,7 +171,7 @@ class AskMagics(Magics, Configurable):
             raise UsageError("%%ask: write your question in the cell below the magic line")
         config = self.llm_config(opts.model)
         if config is None:
-            print(HOW_TO_CONFIGURE)
+            print(tr(HOW_TO_CONFIGURE))
             return
         if opts.new:
             self.new_conversation()

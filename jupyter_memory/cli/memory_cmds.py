@@ -9,6 +9,7 @@ import io
 import sys
 from typing import Any
 
+from .._i18n import ntr, tr
 from ..core.memories.recall_query import RecallQuery
 from ..exceptions import ValidationError
 from .output import emit_json, open_memory
@@ -30,7 +31,7 @@ def _remember(args: argparse.Namespace) -> int:
         if args.json:
             emit_json(entry.to_dict())
         else:
-            print(f"remembered {entry.id}\n  {entry.path}")
+            print(tr("remembered {id}").format(id=entry.id) + f"\n  {entry.path}")
     return 0
 
 
@@ -58,7 +59,7 @@ def _recall(args: argparse.Namespace) -> int:
         emit_json([h.to_dict() for h in hits])
         return 0
     if not hits:
-        print("no memories found")
+        print(tr("no memories found"))
     for h in hits:
         print(f"{h.score:5.2f}  {h.id}  [{h.type}/{h.tier}/{h.scope}]  {h.title}")
         if h.text and h.text != h.title:
@@ -79,7 +80,7 @@ def _get(args: argparse.Namespace) -> int:
 def _forget(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         result = mem.forget(args.id)
-    emit_json(result.to_dict()) if args.json else print(f"forgot {args.id}")
+    emit_json(result.to_dict()) if args.json else print(tr("forgot {id}").format(id=args.id))
     return 0
 
 
@@ -138,7 +139,7 @@ def _import(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         ids = mem.import_jsonl(args.file)
     emit_json({"imported": len(ids), "ids": ids}) if args.json else print(
-        f"imported {len(ids)} memories"
+        ntr("imported {n} memory", "imported {n} memories", len(ids)).format(n=len(ids))
     )
     return 0
 
@@ -154,7 +155,9 @@ def _export(args: argparse.Namespace) -> int:
         write = export_basic_memory if args.format == "basic-memory" else export_agents_md
         with open_memory(args) as mem:
             result = write(mem, args.target)
-        emit_json(result) if args.json else print(f"exported to {result['path']}")
+        emit_json(result) if args.json else print(
+            tr("exported to {path}").format(path=result["path"])
+        )
         return 0
     with open_memory(args) as mem:
         rows = mem.export()
@@ -219,7 +222,7 @@ def _doctor(args: argparse.Namespace) -> int:
         emit_json({"ok": report.ok, "problems": data["problems"], "notices": data["notices"]})
     else:
         if report.ok:
-            print("ok: no problems found")
+            print(tr("ok: no problems found"))
         for p in report.problems:
             print(f"{p.kind}: {p.path}: {p.message}")
         for notice in report.notices:  # e.g. which storage a team project uses, and why

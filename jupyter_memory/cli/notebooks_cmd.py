@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from .._i18n import tr
 from ..store.notebook_copies import copy_notebooks, shipped_files
 from .notebook_demo import notebooks_dir
 from .output import emit_json
@@ -33,12 +34,15 @@ def _notebooks(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"out": str(out.resolve()), "files": [str(p) for p in written]})
         return 0
-    print(f"copied {len(written)} files into {out.resolve()}:")
+    print(tr("copied {n} files into {out}:").format(n=len(written), out=out.resolve()))
     for path in notebooks:
         print(f"  {path.relative_to(out)}")
-    print(f"  (+ {len(written) - len(notebooks)} files of the sample case workspace)")
-    print(f"open them with: jupyter lab {out}")
-    print("plots in case_retrospective.ipynb need matplotlib: pip install 'jupyter-memory[plots]'")
+    extra = len(written) - len(notebooks)
+    print(tr("  (+ {n} files of the sample case workspace)").format(n=extra))
+    print(tr("open them with: jupyter lab {out}").format(out=out))
+    print(
+        tr("plots in case_retrospective.ipynb need matplotlib: pip install 'jupyter-memory[plots]'")
+    )
     return 0
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from .._i18n import N_
 from .args import argument, joined, magic_arguments, parse
 from .render import TableResult, TextBlock
 
@@ -34,14 +35,14 @@ class CaseEntries(TableResult):
     columns = ("file", "title", "type", "date", "status", "evidence", "hypotheses")
     category_columns = ("type", "status")
     time_columns = ()
-    empty_message = "No case memory entries matched."
+    empty_message = N_("No case memory entries matched.")
 
 
 class CaseSearchResult(TableResult):
     columns = ("case", "name", "title", "type", "date", "status", "snippet")
     category_columns = ("type", "status")
     time_columns = ()
-    empty_message = "No case memory entries matched."
+    empty_message = N_("No case memory entries matched.")
 
 
 @magic_arguments()

@@ -16,6 +16,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from .._i18n import N_
 from .render import TableResult, TextBlock
 
 UNREVIEWED = "unreviewed"
@@ -38,7 +39,9 @@ class ColdArchiveTable(TableResult):
     """What ``%memories --archive`` moved (or would move) into ``.old/``."""
 
     columns = ("id", "title", "layer", "attention", "path")
-    empty_message = "Nothing to archive: no memory is cold, stale for 90+ days and past its TTL."
+    empty_message = N_(
+        "Nothing to archive: no memory is cold, stale for 90+ days and past its TTL."
+    )
 
 
 def digest(self: Any, args: Any) -> TextBlock:

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from IPython.core.error import UsageError
 
+from .._i18n import N_, tr
 from ..exceptions import (
     ConflictError,
     JupyterMemoryError,
@@ -27,24 +28,24 @@ from ..exceptions import (
 F = TypeVar("F", bound=Callable[..., Any])
 
 _HINTS: list[tuple[type[JupyterMemoryError], str]] = [
-    (NotFoundError, "not found"),
-    (KnowledgeConflictError, "the knowledge file changed since it was read"),
-    (ConflictError, "conflict"),
-    (PolicyError, "refused"),
-    (ParseError, "cannot read a stored file"),
-    (StoreError, "write failed"),
-    (UpstreamError, "a model or external service failed"),
-    (ValidationError, "invalid input"),
+    (NotFoundError, N_("not found")),
+    (KnowledgeConflictError, N_("the knowledge file changed since it was read")),
+    (ConflictError, N_("conflict")),
+    (PolicyError, N_("refused")),
+    (ParseError, N_("cannot read a stored file")),
+    (StoreError, N_("write failed")),
+    (UpstreamError, N_("a model or external service failed")),
+    (ValidationError, N_("invalid input")),
 ]
 
 
 def usage_error(exc: JupyterMemoryError, command: str) -> UsageError:
-    kind = next((hint for cls, hint in _HINTS if isinstance(exc, cls)), "error")
+    kind = tr(next((hint for cls, hint in _HINTS if isinstance(exc, cls)), N_("error")))
     message = f"%{command}: {kind}: {exc}"
     if isinstance(exc, NotFoundError) and "project" in str(exc):
-        message += "  (focus it once with %memory focus ./path/to/project)"
+        message += tr("  (focus it once with %memory focus ./path/to/project)")
     elif isinstance(exc, NotFoundError):
-        message += "  (list ids with %memories or %recall)"
+        message += tr("  (list ids with %memories or %recall)")
     return UsageError(message)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from .._i18n import ntr, tr
 from ..core.memories.recall_query import RecallQuery
 from . import digest_cmd
 from .args import argument, joined, magic_arguments, parse_with_text
@@ -46,9 +47,13 @@ def recall(self: Any, line: str) -> Any:
     """
     args = parse_with_text(recall, line, "query")
     if args.out is not None and not (args.out.isidentifier() and not keyword.iskeyword(args.out)):
-        raise UsageError(f"-o {args.out!r}: give a Python variable name, e.g. -o hits")
+        raise UsageError(
+            tr("-o {name}: give a Python variable name, e.g. -o hits").format(name=repr(args.out))
+        )
     if args.semantic and args.lexical:
-        raise UsageError("pick one of --semantic and --lexical (neither: hybrid when available)")
+        raise UsageError(
+            tr("pick one of --semantic and --lexical (neither: hybrid when available)")
+        )
     mode = "semantic" if args.semantic else "lexical" if args.lexical else None
     query = joined(args.query)
     with self.session.lock:
@@ -70,7 +75,8 @@ def recall(self: Any, line: str) -> Any:
     # %forget completes these ids (magics/completion.py).
     self.last_recall = [(h.id, h.title) for h in hits]
     rows = [digest_cmd.mark_review(h.to_dict()) for h in hits]
-    caption = f"{len(hits)} memor{'y' if len(hits) == 1 else 'ies'} for {query!r}" if query else ""
+    found = ntr("{n} memory for {query}", "{n} memories for {query}", len(hits))
+    caption = found.format(n=len(hits), query=repr(query)) if query else ""
     marks = digest_cmd.review_caption(rows)
     caption = f"{caption} · {marks}" if caption and marks else caption or marks
     result = RecallResult(rows, caption=caption)

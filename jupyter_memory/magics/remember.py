@@ -12,6 +12,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from .._i18n import tr
 from .args import argument, joined, magic_arguments, parse, parse_with_text
 
 _FOCUSED = "\x00focused"  # --project given without a value
@@ -50,14 +51,20 @@ def remember(self: Any, line: str, cell: str | None = None) -> Any:
         args = parse(remember, line)
         if args.text:
             raise UsageError(
-                "%%remember takes the text from the cell body; put only options on the first line"
+                tr(
+                    "%%remember takes the text from the cell body; put only options on the first line"
+                )
             )
         text = cell.strip("\n")
     if not text.strip():
-        raise UsageError("%remember needs text: %remember Always run tests before push")
+        raise UsageError(tr("%remember needs text: %remember Always run tests before push"))
     chosen = [o for o in ("project", "user", "agent") if getattr(args, o)]
     if len(chosen) > 1:
-        raise UsageError(f"choose one of --project, --user, --agent (got {', '.join(chosen)})")
+        raise UsageError(
+            tr("choose one of --project, --user, --agent (got {chosen})").format(
+                chosen=", ".join(chosen)
+            )
+        )
     scope = "user" if args.user else ("project" if args.project == _FOCUSED else None)
     project = args.project if args.project not in (None, _FOCUSED) else None
     if project is not None:
@@ -74,7 +81,11 @@ def remember(self: Any, line: str, cell: str | None = None) -> Any:
             agent=args.agent,
         )
     where = entry.meta.project if entry.layer == "project" else entry.meta.scope
-    print(f"Remembered {entry.id} ({entry.meta.type.value}, {entry.meta.tier.value}) in {where}")
+    print(
+        tr("Remembered {id} ({type}, {tier}) in {where}").format(
+            id=entry.id, type=entry.meta.type.value, tier=entry.meta.tier.value, where=where
+        )
+    )
     print(f"  {entry.path}")
     return None
 

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+from .._i18n import N_, tr
+
 STYLE = (
     "<style>.jm-table{border-collapse:collapse;font-size:90%}"
     ".jm-table td,.jm-table th{border-bottom:1px solid #ddd;padding:2px 8px;"
@@ -59,7 +61,7 @@ class TableResult(list):  # type: ignore[type-arg]
 
     columns: tuple[str, ...] = ()
     caption = ""
-    empty_message = "(nothing)"
+    empty_message = N_("(nothing)")
     time_columns: tuple[str, ...] = ("created", "updated", "last_accessed")
     category_columns: tuple[str, ...] = ("type", "tier", "scope", "heat", "layer", "source")
 
@@ -70,12 +72,12 @@ class TableResult(list):  # type: ignore[type-arg]
 
     def _repr_html_(self) -> str:
         if not self:
-            return f"<p>{html.escape(self.empty_message)}</p>"
+            return f"<p>{html.escape(tr(self.empty_message))}</p>"
         return html_table(self, self.columns, self.caption)
 
     def __repr__(self) -> str:
         if not self:
-            return self.empty_message
+            return tr(self.empty_message)
         head = f"{self.caption}\n" if self.caption else ""
         return head + text_table(self, self.columns)
 
@@ -96,14 +98,14 @@ class RecallResult(TableResult):
     """Hits of ``%recall``: id, title, snippet text, type, tier, heat, score, …"""
 
     columns = ("id", "title", "text", "type", "tier", "heat", "layer", "score", "review")
-    empty_message = "No memories matched."
+    empty_message = N_("No memories matched.")
 
 
 class MemoriesResult(TableResult):
     """Rows of ``%memories``: HOT and WARM first, newest first within a heat."""
 
     columns = ("id", "title", "type", "tier", "heat", "layer", "project", "updated", "review")
-    empty_message = "No memories yet. Save one with %remember TEXT."
+    empty_message = N_("No memories yet. Save one with %remember TEXT.")
 
 
 def _when(value: str | None) -> str:

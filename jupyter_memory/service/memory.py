@@ -374,8 +374,12 @@ class Memory:
     learning_candidate = Delegate("learning_services.learner", SelfLearner.candidate)
     promote_candidate = Delegate("learning_services.learner", SelfLearner.promote)
     capture_gotcha = Delegate("learning_services.gotchas", GotchaCapture.capture_gotcha)
-    record_agent_turn = Delegate("learning_services.agent_sessions", AgentSessions.record_agent_turn)
-    end_agent_session = Delegate("learning_services.agent_sessions", AgentSessions.end_agent_session)
+    record_agent_turn = Delegate(
+        "learning_services.agent_sessions", AgentSessions.record_agent_turn
+    )
+    end_agent_session = Delegate(
+        "learning_services.agent_sessions", AgentSessions.end_agent_session
+    )
     digest_idle_sessions = Delegate(
         "learning_services.agent_sessions", AgentSessions.digest_idle_sessions
     )

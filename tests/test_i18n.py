@@ -1,0 +1,98 @@
+"""Chinese and English messages of the CLI and the magics (gettext catalogues)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jupyter_memory import _i18n
+from jupyter_memory.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from compile_catalogs import LOCALE, extract, mo_bytes, parse_po  # noqa: E402
+
+PO = LOCALE / "zh_CN" / "LC_MESSAGES" / "jupyter_memory.po"
+
+
+def _fields(text: str) -> set[str]:
+    return set(re.findall(r"\{(\w+)\}", text))
+
+
+def test_every_marked_message_has_a_chinese_translation_and_none_is_stale() -> None:
+    catalog = parse_po(PO.read_text(encoding="utf-8"))
+    catalog.pop("", None)  # the header
+    marked = extract()
+    wanted = {m if p is None else f"{m}\x00{p}" for m, p in marked.items()}
+    assert sorted(wanted - set(catalog)) == [], "untranslated: add them to the .po"
+    assert sorted(set(catalog) - wanted) == [], "stale: no longer in the code"
+    for msgid, msgstr in catalog.items():
+        # A translation keeps every {placeholder}, or .format() would fail in Chinese only.
+        assert _fields(msgstr) == _fields(msgid.split("\x00")[0]), msgid
+        assert re.search(r"[\u4e00-\u9fff]", msgstr) or msgid.strip() in ("error",), msgid
+
+
+def test_the_compiled_catalogue_is_current() -> None:
+    data = mo_bytes(parse_po(PO.read_text(encoding="utf-8")))
+    assert PO.with_suffix(".mo").read_bytes() == data, "run python scripts/compile_catalogs.py"
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"JUPYTER_MEMORY_LANG": "zh_CN"}, "已忘记 m-1"),
+        ({"JUPYTER_MEMORY_LANG": "zh"}, "已忘记 m-1"),
+        ({"LANG": "zh_CN.UTF-8"}, "已忘记 m-1"),
+        ({"LANGUAGE": "zh_CN:en", "LANG": "en_US.UTF-8"}, "已忘记 m-1"),
+        ({"JUPYTER_MEMORY_LANG": "en", "LANG": "zh_CN.UTF-8"}, "forgot m-1"),
+        ({"LANG": "C.UTF-8"}, "forgot m-1"),
+        ({"JUPYTER_MEMORY_LANG": "fr"}, "forgot m-1"),  # no catalogue: English
+    ],
+)
+def test_the_language_follows_the_setting_then_the_locale(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], expected: str
+) -> None:
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    assert _i18n.tr("forgot {id}").format(id="m-1") == expected
+
+
+def test_the_cli_speaks_chinese(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "zh_CN")
+    assert main(["recall", "不存在的词"]) == 0
+    assert capsys.readouterr().out.strip() == "没有找到记忆"
+    assert main(["remember", "退款按订单净额计算"]) == 0
+    assert capsys.readouterr().out.startswith("已记住 m-")
+
+
+def test_a_magic_speaks_chinese_in_a_real_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jupyter_client.manager import start_new_kernel
+
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "zh_CN")
+    km, kc = start_new_kernel(kernel_name="python3")
+    outputs: list[str] = []
+
+    def keep(msg: dict[str, Any]) -> None:
+        content = msg["content"]
+        outputs.append(content.get("text") or str(content.get("data", {}).get("text/plain", "")))
+        outputs.append("\n".join(content.get("traceback", [])))
+
+    try:
+        for code in (
+            "%load_ext jupyter_memory",
+            "%remember 退款按订单净额计算",
+            "%recall 没有这个词",
+            "%forget m-nope",
+        ):
+            kc.execute_interactive(code, timeout=60, output_hook=keep)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    said = "\n".join(outputs)
+    assert "已记住 m-" in said and "存于 user" in said
+    assert "没有匹配的记忆。" in said
+    assert "%forget: 未找到" in said and "用 %memories 或 %recall 查看 id" in said
