@@ -79,6 +79,7 @@ class Governance(RuleBasedStateMachine):
         self.fillers = 0
         # memory id -> (marker, kind); reviewed ids move from digest to person when kept
         self.memories: dict[str, tuple[str, str]] = {}
+        self.marker_count = 0
         self.newest_person: str | None = None
         self.cells = 0
         (self.base / "elsewhere").mkdir()
@@ -187,7 +188,10 @@ class Governance(RuleBasedStateMachine):
         where, reviewed, source = MEMORY_KINDS[kind]
         if "project" in where:
             where = where | {"project": self.base / "other"}
-        marker = f"zqmem{len(self.memories):03d}"
+        # A running count, never len(): a marker reused after a forget would
+        # make one memory's marker appear in another's text.
+        self.marker_count += 1
+        marker = f"zqmem{self.marker_count:03d}"
         text = f"{marker} {'订单按 order_id 去重' if chinese else 'dedupe orders on order_id'}"
         entry = self.mem.remember(text, reviewed=reviewed, source=source, **where)
         self.memories[entry.id] = (marker, kind)
