@@ -4,7 +4,7 @@
 ``ekey`` (hash of the embedded text) it was computed from. It is a separate
 file so an index rebuild keeps hours of embedding work; an entry whose text
 changed has a new ``ekey`` and is embedded again; a forgotten entry's vector
-is deleted with its index row (``SqliteIndex._remove``) and, as a backstop,
+is deleted with its index row (``sqlite_rows.remove``) and, as a backstop,
 by :meth:`EmbeddingStore.prune`. Vectors are stored as float16 (half the
 disk, no measurable change in ranking) and searched as float32.
 """

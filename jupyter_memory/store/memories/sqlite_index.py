@@ -18,24 +18,22 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from ...core.memories.embedding import embed_key
 from ...core.memories.models import MemoryEntry
 from ...core.progress import BAR_THRESHOLD, NoProgress, Progress
-from ...core.text import analyzer_identity, index_tokens
+from ...core.text import analyzer_identity
 from ...exceptions import JupyterMemoryError
 from ..atomic import ensure_dir, fsync_dir, write_text_atomic
 from ..layout import RootLayout
 from ..links import linked
 from . import sqlite_queries as queries
+from . import sqlite_rows as rows
 from .files import FileStat
 from .listing_sql import heat_page
 from .search_index import IndexedMemory, IndexSyncReport, LoadFn, SearchQuery, VectorStore
@@ -200,90 +198,23 @@ class SqliteIndex:
 
     # -- writes (caller holds the root lock) -------------------------------------
 
-    @staticmethod
-    def _values(entry: MemoryEntry, stat: FileStat) -> tuple[Any, ...]:
-        m = entry.meta
-        return (
-            m.id,
-            stat.name,
-            stat.mtime_ns,
-            stat.size,
-            m.title,
-            m.type.value,
-            m.tier.value,
-            m.scope,
-            m.project,
-            json.dumps(m.tags, ensure_ascii=False),
-            m.source.value,
-            m.confidence,
-            ts(m.created),
-            ts(m.updated),
-            int(m.reviewed),
-            entry.text,
-            embed_key(m.title, entry.text),
-        )
-
-    @staticmethod
-    def _fts_values(entry: MemoryEntry) -> tuple[str, str, str]:
-        return (
-            " ".join(index_tokens(entry.meta.title)),
-            " ".join(index_tokens(" ".join(entry.meta.tags))),
-            " ".join(index_tokens(entry.text)),
-        )
-
-    def _upsert(
-        self, con: sqlite3.Connection, entry: MemoryEntry, stat: FileStat, *, fresh: bool = False
-    ) -> None:
-        if not fresh:  # a fresh rebuild database has nothing to replace
-            # An unchanged text keeps its embedding (same ekey); a changed one
-            # is re-embedded because its ekey no longer matches.
-            self._remove(con, stat.name, keep_embedding=True)
-        try:
-            cur = con.execute(
-                "INSERT INTO entries (id, name, mtime_ns, size, title, type, tier, scope, project,"
-                " tags, source, confidence, created, updated, reviewed, body, ekey)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                self._values(entry, stat),
-            )
-        except sqlite3.IntegrityError:
-            old = con.execute("SELECT name FROM entries WHERE id = ?", (entry.meta.id,)).fetchone()
-            raise JupyterMemoryError(
-                f"id {entry.meta.id} is used by both {old[0] if old else '?'} and {stat.name}"
-            ) from None
-        con.execute(
-            "INSERT INTO fts (rowid, title, tags, body) VALUES (?,?,?,?)",
-            (cur.lastrowid, *self._fts_values(entry)),
-        )
-        if not fresh:
-            con.execute("DELETE FROM problems WHERE name = ?", (stat.name,))
-
-    def _remove(self, con: sqlite3.Connection, name: str, *, keep_embedding: bool = False) -> None:
-        row = con.execute("SELECT rowid, id FROM entries WHERE name = ?", (name,)).fetchone()
-        if row is not None:
-            con.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
-            con.execute("DELETE FROM entries WHERE rowid = ?", (row[0],))
-            # An embedding is a derived trace of the text: it goes with the entry.
-            if not keep_embedding and attached(con, "emb"):
-                con.execute("DELETE FROM emb.vectors WHERE id = ?", (row[1],))
-        con.execute("DELETE FROM problems WHERE name = ?", (name,))
-
     def upsert(self, entry: MemoryEntry, stat: FileStat) -> None:
         con = self.connection()
         self.attach_embeddings(con, create=False)
         with transaction(con):
-            self._upsert(con, entry, stat)
+            rows.upsert(con, entry, stat)
 
     def upsert_many(self, items: Iterable[tuple[MemoryEntry, FileStat]]) -> None:
         con = self.connection()
         with transaction(con):
             for entry, stat in items:
-                self._upsert(con, entry, stat)
+                rows.upsert(con, entry, stat)
 
     def remove(self, name: str) -> None:
         con = self.connection()
         self.attach_embeddings(con, create=False)
         with transaction(con):
-            self._remove(con, name)
+            rows.remove(con, name)
 
     def forget_access(self, memory_id: str) -> None:
         self._pending_access.pop(memory_id, None)
@@ -320,7 +251,7 @@ class SqliteIndex:
         try:
             with transaction(con):
                 for name in gone:
-                    self._remove(con, name)
+                    rows.remove(con, name)
                     report.removed += 1
                 for st in changed:
                     self._index_file(con, st, load, report, existed=st.name in indexed)
@@ -341,9 +272,9 @@ class SqliteIndex:
     ) -> None:
         try:
             entry = load(st.name)
-            self._upsert(con, entry, st, fresh=fresh)
+            rows.upsert(con, entry, st, fresh=fresh)
         except (JupyterMemoryError, OSError, ValueError) as exc:
-            self._remove(con, st.name)
+            rows.remove(con, st.name)
             con.execute(
                 "INSERT OR REPLACE INTO problems VALUES (?,?,?,?)",
                 (st.name, st.mtime_ns, st.size, str(exc)),

@@ -1,0 +1,89 @@
+"""Writing index rows: an entry's columns, its FTS tokens, and removing them again.
+
+Functions over an open connection; :class:`.sqlite_index.SqliteIndex` owns the
+connection, the transactions and the lock discipline.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from ...core.memories.embedding import embed_key
+from ...core.memories.models import MemoryEntry
+from ...core.text import index_tokens
+from ...exceptions import JupyterMemoryError
+from .files import FileStat
+from .sqlite_db import attached, ts
+
+
+def values(entry: MemoryEntry, stat: FileStat) -> tuple[Any, ...]:
+    m = entry.meta
+    return (
+        m.id,
+        stat.name,
+        stat.mtime_ns,
+        stat.size,
+        m.title,
+        m.type.value,
+        m.tier.value,
+        m.scope,
+        m.project,
+        json.dumps(m.tags, ensure_ascii=False),
+        m.source.value,
+        m.confidence,
+        ts(m.created),
+        ts(m.updated),
+        int(m.reviewed),
+        entry.text,
+        embed_key(m.title, entry.text),
+    )
+
+
+def fts_values(entry: MemoryEntry) -> tuple[str, str, str]:
+    return (
+        " ".join(index_tokens(entry.meta.title)),
+        " ".join(index_tokens(" ".join(entry.meta.tags))),
+        " ".join(index_tokens(entry.text)),
+    )
+
+
+def upsert(
+    con: sqlite3.Connection, entry: MemoryEntry, stat: FileStat, *, fresh: bool = False
+) -> None:
+    """Index one entry (its row, its FTS tokens); the caller holds the root lock."""
+    if not fresh:  # a fresh rebuild database has nothing to replace
+        # An unchanged text keeps its embedding (same ekey); a changed one
+        # is re-embedded because its ekey no longer matches.
+        remove(con, stat.name, keep_embedding=True)
+    try:
+        cur = con.execute(
+            "INSERT INTO entries (id, name, mtime_ns, size, title, type, tier, scope, project,"
+            " tags, source, confidence, created, updated, reviewed, body, ekey)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            values(entry, stat),
+        )
+    except sqlite3.IntegrityError:
+        old = con.execute("SELECT name FROM entries WHERE id = ?", (entry.meta.id,)).fetchone()
+        raise JupyterMemoryError(
+            f"id {entry.meta.id} is used by both {old[0] if old else '?'} and {stat.name}"
+        ) from None
+    con.execute(
+        "INSERT INTO fts (rowid, title, tags, body) VALUES (?,?,?,?)",
+        (cur.lastrowid, *fts_values(entry)),
+    )
+    if not fresh:
+        con.execute("DELETE FROM problems WHERE name = ?", (stat.name,))
+
+
+def remove(con: sqlite3.Connection, name: str, *, keep_embedding: bool = False) -> None:
+    """Drop a file's row, its tokens and (unless kept) its embedding."""
+    row = con.execute("SELECT rowid, id FROM entries WHERE name = ?", (name,)).fetchone()
+    if row is not None:
+        con.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
+        con.execute("DELETE FROM entries WHERE rowid = ?", (row[0],))
+        # An embedding is a derived trace of the text: it goes with the entry.
+        if not keep_embedding and attached(con, "emb"):
+            con.execute("DELETE FROM emb.vectors WHERE id = ?", (row[1],))
+    con.execute("DELETE FROM problems WHERE name = ?", (name,))
