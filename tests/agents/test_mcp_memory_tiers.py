@@ -11,6 +11,7 @@ import pytest
 from agents_helpers import data_of, resource_text, stdio_session
 
 from jupyter_memory import Memory
+from jupyter_memory.agents import mcp_compat
 
 pytestmark = pytest.mark.anyio
 
@@ -54,4 +55,4 @@ async def test_memory_context_has_the_tiers_and_only_what_the_person_approved(
 async def test_memory_context_query_is_checked(memory_home: Path) -> None:
     async with stdio_session(memory_home) as s:
         bad = await s.call_tool("memory_context", {"query": "x" * 10_001})
-    assert bad.isError
+    assert mcp_compat.is_error(bad)
