@@ -39,11 +39,12 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from .flush_thread import FlushThread
+
 if TYPE_CHECKING:
     from .cells import CapturedCell, Gotcha
     from .session import NotebookSession
 
-FLUSH_DELAY_S = 1.0
 EXIT_DIGEST_MAX_MESSAGES = 1_000
 EXIT_LOCK_WAIT_S = 2.0
 GOTCHA_REPEATS = 3  # capture.GOTCHA_REPEATS: a gotcha is the third failure
@@ -69,9 +70,7 @@ class DigestFeed:
         self._gotchas: list[Gotcha] = []
         self.last_gotcha: dict[str, Any] | None = None
         self._lock = threading.Lock()
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._thread = FlushThread(self.flush, name="jupyter-memory-digest-feed")
         self.started: dict[str, Any] | None = None
         self.last_error: str | None = None
         self.closed = False
@@ -98,12 +97,7 @@ class DigestFeed:
             self._buffer.append(msg)
             if gotcha is not None:
                 self._gotchas.append(gotcha)
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(
-                target=self._loop, name="jupyter-memory-digest-feed", daemon=True
-            )
-            self._thread.start()
-        self._wake.set()
+        self._thread.wake()
 
     def on_agent_turn(self, question: str, reply: str, turn_id: str | None = None) -> None:
         """A ``%%ask`` turn: the person's question and the model's reply, in this session's
@@ -119,27 +113,11 @@ class DigestFeed:
         ]
         with self._lock:
             self._buffer.extend(turns)
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(
-                target=self._loop, name="jupyter-memory-digest-feed", daemon=True
-            )
-            self._thread.start()
-        self._wake.set()
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            self._wake.wait()
-            if self._stop.wait(FLUSH_DELAY_S):  # gather a burst of cells into one write
-                return
-            self._wake.clear()
-            self.flush()
+        self._thread.wake()
 
     def stop(self) -> None:
         """Stop the flush thread (the caller flushes what is left)."""
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=FLUSH_DELAY_S + 1)
+        self._thread.stop()
 
     def pending(self) -> int:
         with self._lock:

@@ -18,11 +18,12 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
+from .flush_thread import FlushThread
+
 if TYPE_CHECKING:
     from .cells import CapturedCell, Gotcha
     from .session import NotebookSession
 
-FLUSH_DELAY_S = 1.0
 MAX_CELL_CHARS = 20_000  # PersonTextLog keeps at most this much of one text
 
 
@@ -32,29 +33,14 @@ class EvidenceFeed:
         self._buffer: list[CapturedCell] = []
         self._lock = threading.Lock()
         self._flushing = threading.Lock()
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._thread = FlushThread(self.flush, name="jupyter-memory-evidence-feed")
         self.last_error: str | None = None
 
     def on_cell(self, cell: CapturedCell, _gotcha: Gotcha | None) -> None:
         """The capture hook's listener: keep cheap (an append and an event)."""
         with self._lock:
             self._buffer.append(cell)
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(
-                target=self._loop, name="jupyter-memory-evidence-feed", daemon=True
-            )
-            self._thread.start()
-        self._wake.set()
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            self._wake.wait()
-            if self._stop.wait(FLUSH_DELAY_S):  # gather a burst of cells into one write
-                return
-            self._wake.clear()
-            self.flush()
+        self._thread.wake()
 
     def flush(self) -> int:
         """Write the buffered cells; returns how many. A failure is said once on stderr."""
@@ -85,10 +71,7 @@ class EvidenceFeed:
             return written
 
     def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=FLUSH_DELAY_S + 1)
+        self._thread.stop()
 
     def shutdown(self) -> None:
         """At exit (and ``%unload_ext``): write what is buffered (flush never raises)."""
