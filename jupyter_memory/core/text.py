@@ -182,10 +182,10 @@ class SearchGroup:
         return is_cjk_run(self.tokens[0])
 
 
-def search_groups(text: str) -> list[SearchGroup]:
+def search_groups(text: str, *, max_cjk_phrase: int = MAX_CJK_PHRASE) -> list[SearchGroup]:
     """The query as groups for the all-words pass, in order, without repeats.
 
-    A CJK run of up to ``MAX_CJK_PHRASE`` characters must appear as written
+    A CJK run of up to ``max_cjk_phrase`` characters must appear as written
     (a phrase of consecutive bigrams); a longer run is a sentence and becomes
     its separate bigrams. A lone CJK character is a prefix group.
     """
@@ -205,7 +205,7 @@ def search_groups(text: str) -> list[SearchGroup]:
                 add(SearchGroup((word,)))
         elif len(tok) == 1:
             add(SearchGroup((tok,), prefix=True))
-        elif len(tok) <= MAX_CJK_PHRASE:
+        elif len(tok) <= max_cjk_phrase:
             add(SearchGroup(tuple(cjk_bigrams(tok))))
         else:
             for bigram in cjk_bigrams(tok):

@@ -26,13 +26,16 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
+from .ranking import DEFAULT_RANKING
+
 DECAY = {"session": 0.5, "daily": 0.1, "durable": 0.01}
 ACCESS_WEIGHT = 0.1
 ACCESS_CAP = 1.5
 HOT = 0.7
 WARM = 0.3
-# recall score = relevance × (RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) × attention)
-RELEVANCE_FLOOR = 0.85
+# recall score = relevance × (RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) × attention);
+# the value lives with the other ranking constants (core/memories/ranking.py).
+RELEVANCE_FLOOR = DEFAULT_RANKING.relevance_floor
 
 
 def recency_factor(tier: str, age_days: float) -> float:
@@ -65,5 +68,5 @@ def heat(score: float) -> str:
     return "COLD"
 
 
-def combine(relevance: float, attention: float) -> float:
-    return relevance * (RELEVANCE_FLOOR + (1.0 - RELEVANCE_FLOOR) * attention)
+def combine(relevance: float, attention: float, floor: float = RELEVANCE_FLOOR) -> float:
+    return relevance * (floor + (1.0 - floor) * attention)

@@ -21,6 +21,7 @@ from ..names import validate_id
 from .disclosure import Level
 from .inputs import parse_enum, split_list
 from .models import MemoryType, Tier, validate_scope
+from .ranking import DEFAULT_RANKING, RankingParams
 
 RECALL_MODES = ("hybrid", "lexical", "semantic")
 MAX_LIMIT = 1000
@@ -34,6 +35,8 @@ class RecallQuery:
     ``recent`` is a window back from now (it narrows ``since``); ``agent`` is an
     agent's view (shared memories plus its own); ``mode`` ``None`` means hybrid
     when the semantic extra is installed, else lexical (docs/recall.md).
+    ``ranking`` holds the ranking constants; adapters leave the production
+    defaults, ``benchmarks/ranking_cv.py`` cross-validates other values.
     """
 
     text: str = ""
@@ -51,6 +54,7 @@ class RecallQuery:
     reviewed_only: bool = False
     record_access: bool = True
     mode: str | None = None
+    ranking: RankingParams = DEFAULT_RANKING
 
     def __post_init__(self) -> None:
         if not isinstance(self.level, Level):
@@ -71,6 +75,8 @@ class RecallQuery:
             raise ValidationError(f"must be an integer from 1 to {MAX_LIMIT}", field="limit")
         if not isinstance(self.text, str):
             raise ValidationError("must be a string", field="query")
+        if not isinstance(self.ranking, RankingParams):
+            raise ValidationError("must be RankingParams", field="ranking")
         if len(self.text) > MAX_QUERY_CHARS:
             raise OversizeError("is over 10,000 characters", field="query")
 

@@ -13,6 +13,7 @@ from ...core.memories.agent_sectors import sector_factor
 from ...core.memories.attention import heat
 from ...core.memories.disclosure import Level, snippet
 from ...core.memories.hits import RecallHit
+from ...core.memories.ranking import DEFAULT_RANKING
 from ...core.memories.recall_query import RecallQuery
 from ...core.text import estimate_tokens
 from ...store.memories.search_index import IndexedMemory, SearchQuery
@@ -21,8 +22,9 @@ from ..context import ServiceContext
 from .agent_sectors import agent_preferred_sectors
 from .tiers import sector_expired
 
-# Project memories outrank user ones of equal relevance when a project is focused.
-PROJECT_BOOST = 1.25
+# Project memories outrank user ones of equal relevance when a project is focused
+# (the production value; a RecallQuery's ranking carries the one in force).
+PROJECT_BOOST = DEFAULT_RANKING.project_boost
 
 
 class MemoryRecall:
@@ -54,6 +56,7 @@ class MemoryRecall:
             reviewed_only=q.reviewed_only,
             limit=q.limit,
             now=now,
+            ranking=q.ranking,
         )
 
     def recall(self, q: RecallQuery) -> list[RecallHit]:
@@ -66,7 +69,7 @@ class MemoryRecall:
         # A named agent's preferred sectors (spec 003) rank ahead of equally relevant others.
         preferred = agent_preferred_sectors(self.ctx, q.agent)
         for root in projects.roots(q.project):
-            boost = PROJECT_BOOST if root.layer == "project" else 1.0
+            boost = q.ranking.project_boost if root.layer == "project" else 1.0
             rows = root.search(search) if mode == "lexical" else semantic.search(root, search, mode)
             ranked.extend(
                 (row.score * boost * sector_factor(row.type, preferred), root, row) for row in rows

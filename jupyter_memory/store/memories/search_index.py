@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from ...core.memories.models import MemoryEntry
+from ...core.memories.ranking import DEFAULT_RANKING, RankingParams
 from ...core.progress import Progress
 from ..layout import RootLayout
 from .files import FileStat
@@ -33,6 +34,7 @@ class SearchQuery:
     reviewed_only: bool = False
     limit: int = 10
     now: datetime | None = None
+    ranking: RankingParams = DEFAULT_RANKING  # the constants of the order (docs/recall.md)
 
 
 @dataclass

@@ -3,10 +3,12 @@
 Pure query building and reading over an open connection (the connection, its
 files and its life cycle belong to :class:`.sqlite_index.SqliteIndex`).
 
-* Ranking work is bounded: at most ``CANDIDATE_CAP`` matches (newest first) are
+* Ranking work is bounded: at most ``candidate_cap`` matches (newest first) are
   scored; an all-words query is tried first and widened to any-word only when
   it returns fewer than the limit. Both passes score with the same bm25 over
   the same terms, so the widened list is one bm25 order (docs/recall.md).
+* Every ranking constant comes from the query's
+  :class:`~jupyter_memory.core.memories.ranking.RankingParams`.
 """
 
 from __future__ import annotations
@@ -24,14 +26,15 @@ from ...core.memories.attention import (
     RELEVANCE_FLOOR,
     combine,
 )
+from ...core.memories.ranking import DEFAULT_RANKING
 from ...core.text import SearchGroup, analyze, relaxed_groups, search_groups
 from .search_index import IndexedMemory, SearchQuery
 from .sqlite_db import dt, ts
 
-CANDIDATE_CAP = 1000
-RERANK_POOL = 4
-# bm25 column weights: title, tags, body
-BM25_WEIGHTS = (3.0, 2.0, 1.0)
+# The production values (core/memories/ranking.py); a query may carry others.
+CANDIDATE_CAP = DEFAULT_RANKING.candidate_cap
+RERANK_POOL = DEFAULT_RANKING.rerank_pool
+BM25_WEIGHTS = DEFAULT_RANKING.bm25_weights
 
 
 def _fts_group(group: SearchGroup) -> str:
@@ -55,7 +58,7 @@ def all_rows(con: sqlite3.Connection) -> list[IndexedMemory]:
     return [row_of(r) for r in con.execute(sql)]
 
 
-def row_of(r: Sequence[Any]) -> IndexedMemory:
+def row_of(r: Sequence[Any], floor: float = RELEVANCE_FLOOR) -> IndexedMemory:
     return IndexedMemory(
         id=r[0],
         name=r[1],
@@ -74,7 +77,7 @@ def row_of(r: Sequence[Any]) -> IndexedMemory:
         last_accessed=None if r[14] is None else dt(r[14]),
         relevance=float(r[15]),
         attention=float(r[16]),
-        score=combine(float(r[15]), float(r[16])),
+        score=combine(float(r[15]), float(r[16]), floor),
     )
 
 
@@ -121,7 +124,8 @@ def attention_sql() -> str:
 def _named_filters(query: SearchQuery) -> tuple[str, dict[str, Any], bool]:
     where, args = _filters(query)
     now = ts(query.now or datetime.now(timezone.utc))
-    params: dict[str, Any] = {"now": now, "limit": max(1, query.limit), "cap": CANDIDATE_CAP}
+    cap = query.ranking.candidate_cap
+    params: dict[str, Any] = {"now": now, "limit": max(1, query.limit), "cap": cap}
     for i, value in enumerate(args):
         where = where.replace("?", f":f{i}", 1)
         params[f"f{i}"] = value
@@ -132,7 +136,9 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
     """Ranked hits for ``query``: bm25 × attention over a bounded candidate set."""
     where, params, filtered = _named_filters(query)
     att = attention_sql()
-    groups = search_groups(query.text)
+    rank = query.ranking
+    floor = rank.relevance_floor
+    groups = search_groups(query.text, max_cjk_phrase=rank.max_cjk_phrase)
     if not groups:
         if analyze(query.text):
             return []  # only stopwords: nothing to look for
@@ -142,10 +148,10 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
             " ORDER BY att DESC, e.updated DESC LIMIT :limit"
         )
         return [row_of(r) for r in con.execute(sql, params)]
-    w = ", ".join(str(x) for x in BM25_WEIGHTS)
+    w = ", ".join(str(float(x)) for x in rank.bm25_weights)
     join = "" if not filtered else " JOIN entries e ON e.rowid = fts.rowid"
     filt = "" if not filtered else f" AND {where}"
-    params["pool"] = max(1, query.limit) * RERANK_POOL
+    params["pool"] = max(1, query.limit) * rank.rerank_pool
     # Three bounded steps: the newest CANDIDATE_CAP matches get bm25; the
     # RERANK_POOL × limit most relevant of those get the attention factor;
     # the best `limit` come back. Relevance dominates by design (attention
@@ -156,12 +162,15 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         " top AS (SELECT rid, rel FROM c ORDER BY rel DESC LIMIT :pool)"
         f" SELECT {COLUMNS}, top.rel, {att} AS att FROM top"
         " JOIN entries e ON e.rowid = top.rid LEFT JOIN acc.access a ON a.id = e.id"
-        f" ORDER BY top.rel * ({RELEVANCE_FLOOR} + {1 - RELEVANCE_FLOOR!r} * att) DESC"
+        f" ORDER BY top.rel * ({floor!r} + {1 - floor!r} * att) DESC"
         " LIMIT :limit"
     )
-    params["match"] = " AND ".join(_fts_group(g) for g in groups)
-    rows = [row_of(r) for r in con.execute(sql, params)]
     wide = relaxed_groups(groups)
+    if rank.relaxation == "any":  # one any-word pass, as plain BM25
+        params["match"] = " OR ".join(_fts_group(g) for g in wide)
+        return [row_of(r, floor) for r in con.execute(sql, params)]
+    params["match"] = " AND ".join(_fts_group(g) for g in groups)
+    rows = [row_of(r, floor) for r in con.execute(sql, params)]
     if len(rows) < query.limit and len(wide) > 1:
         # Widen to any word. bm25 is computed over the same terms in both
         # passes, so an entry scores the same in either and the union is
@@ -171,7 +180,7 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         params["match"] = " OR ".join(_fts_group(g) for g in wide)
         best = {r.id: r for r in rows}
         for r in con.execute(sql, params):
-            row = row_of(r)
+            row = row_of(r, floor)
             if row.id not in best or best[row.id].score < row.score:
                 best[row.id] = row
         rows = sorted(best.values(), key=lambda r: r.score, reverse=True)[: query.limit]
@@ -211,7 +220,7 @@ def rows_by_id(
         for r in con.execute(sql, params):
             row = row_of(r)
             row.relevance = scores[row.id]
-            row.score = combine(row.relevance, row.attention)
+            row.score = combine(row.relevance, row.attention, query.ranking.relevance_floor)
             out.append(row)
     out.sort(key=lambda r: r.score, reverse=True)
     return out

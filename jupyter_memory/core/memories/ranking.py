@@ -1,0 +1,78 @@
+"""The constants of recall ranking, in one typed object: :class:`RankingParams`.
+
+Production uses :data:`DEFAULT_RANKING`; every value is the one
+``docs/recall.md`` states (a test parses its "Cross-validated constants" table
+and compares). ``benchmarks/ranking_cv.py`` passes other instances through
+``RecallQuery(ranking=...)`` to cross-validate each constant on LoCoMo, so the
+benchmark measures the production code path, not a copy of it.
+
+:data:`PLAIN_BM25` is the baseline the tuning is measured against: FTS5 bm25
+with equal column weights, no attention factor, one any-word pass, nothing
+bounded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ...exceptions import ValidationError
+
+Relaxation = Literal["all_then_any", "any"]
+RELAXATIONS: tuple[Relaxation, ...] = ("all_then_any", "any")
+# "Unbounded" for the work bounds: larger than any home the benchmarks build.
+UNBOUNDED = 1_000_000
+
+
+@dataclass(frozen=True)
+class RankingParams:
+    """How lexical recall turns matches into an order (docs/recall.md, "Lexical ranking").
+
+    * ``bm25_weights``: FTS5 bm25 column weights for title, tags, body.
+    * ``relevance_floor``: score = relevance × (floor + (1 − floor) × attention);
+      1.0 switches the attention factor off.
+    * ``relaxation``: ``"all_then_any"`` asks for every query word first and widens
+      to any word when that returns fewer than the limit; ``"any"`` is one
+      any-word pass (plain BM25).
+    * ``candidate_cap``: matches (newest first) scored with bm25 at most.
+    * ``rerank_pool``: × limit, the most relevant candidates the attention factor re-ranks.
+    * ``max_cjk_phrase``: a CJK run up to this long must match as written; a
+      longer one is a sentence, asked as its separate bigrams.
+    * ``project_boost``: factor for the focused project's memories over the user layer's.
+    """
+
+    bm25_weights: tuple[float, float, float] = (3.0, 2.0, 1.0)
+    relevance_floor: float = 0.85
+    relaxation: Relaxation = "all_then_any"
+    candidate_cap: int = 1000
+    rerank_pool: int = 4
+    max_cjk_phrase: int = 4
+    project_boost: float = 1.25
+
+    def __post_init__(self) -> None:
+        if len(self.bm25_weights) != 3 or any(w < 0 for w in self.bm25_weights):
+            raise ValidationError("three non-negative weights", field="bm25_weights")
+        if not 0.0 <= self.relevance_floor <= 1.0:
+            raise ValidationError("must be from 0 to 1", field="relevance_floor")
+        if self.relaxation not in RELAXATIONS:
+            raise ValidationError(
+                f"{self.relaxation!r} is not one of: {', '.join(RELAXATIONS)}", field="relaxation"
+            )
+        for name in ("candidate_cap", "rerank_pool", "max_cjk_phrase"):
+            if int(getattr(self, name)) < 1:
+                raise ValidationError("must be at least 1", field=name)
+        if self.project_boost <= 0:
+            raise ValidationError("must be positive", field="project_boost")
+
+
+DEFAULT_RANKING = RankingParams()
+
+PLAIN_BM25 = RankingParams(
+    bm25_weights=(1.0, 1.0, 1.0),
+    relevance_floor=1.0,
+    relaxation="any",
+    candidate_cap=UNBOUNDED,
+    rerank_pool=UNBOUNDED,
+    max_cjk_phrase=1,
+    project_boost=1.0,
+)
