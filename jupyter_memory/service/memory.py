@@ -387,6 +387,8 @@ class Memory:
     keep_memory = Delegate("learning_services.review", ReviewService.keep_memory)
     discard_memory = Delegate("learning_services.review", ReviewService.discard_memory)
     promote_memory = Delegate("learning_services.review", ReviewService.promote_memory)
+    review_states = Delegate("learning_services.review", ReviewService.review_states)
+    review_memory = Delegate("learning_services.review", ReviewService.review_memory)
 
     @property
     def agent_sees_unreviewed(self) -> bool:

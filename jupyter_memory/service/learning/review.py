@@ -26,12 +26,18 @@ its constructor (:mod:`.ports`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from ...core.memories.models import MemoryEntry
+from ...core.names import validate_id
 from ...core.text import normalize
-from ...exceptions import PolicyError
+from ...exceptions import ConflictError, NotFoundError, PolicyError, ValidationError
 from ..context import ServiceContext
 from .ports import MemoryLookup, ProposalQueue, ReviewWrites
 from .results import ReviewDecision, UnreviewedMemory
+from .review_state import ReviewState, ReviewStates, review_state
+
+DECISIONS = ("keep", "discard", "promote")
 
 MIN_LINE_CHARS = 8
 _WORD = re.compile(r"[A-Za-z0-9_]+|[\u3400-\u9fff]")
@@ -142,6 +148,77 @@ class ReviewService:
             return ReviewDecision(memory_id, "skipped", reason=result.get("reason"))
         self.writer.update(memory_id, reviewed=True, promoted_to=proposal_id)
         return ReviewDecision(memory_id, "promoted", proposal=result)
+
+    # -- the cards in notebooks (issue 15) ------------------------------------------------
+
+    def review_states(self, ids: Sequence[str], *, project: str | None = None) -> ReviewStates:
+        """Each memory's review state (asked order) and the ids not found.
+
+        ``project`` (a registered id) is where a project-layer memory lives: a
+        process that focuses no project (the Jupyter server) opens it to look there.
+        """
+        items: list[ReviewState] = []
+        missing: list[str] = []
+        for memory_id in ids:
+            validate_id(memory_id, field="ids")
+            found = self._find(memory_id, project)
+            if found is None:
+                missing.append(memory_id)
+            else:
+                items.append(review_state(found[1], found[0]))
+        return ReviewStates(items, missing)
+
+    def review_memory(
+        self,
+        memory_id: str,
+        decision: str,
+        *,
+        kind: str = "rule",
+        project: str | None = None,
+    ) -> ReviewDecision:
+        """Keep, discard or promote a memory that still waits for review.
+
+        A memory decided meanwhile (another card, the CLI, another kernel) is
+        refused with ``ConflictError`` (state ``already_kept`` or
+        ``already_promoted``) and left as it is; one that is gone is
+        ``NotFoundError``. A project-layer memory's proposal goes to its project.
+        """
+        if decision not in DECISIONS:
+            raise ValidationError(
+                f"decision: {decision!r} is not one of {', '.join(DECISIONS)}", field="decision"
+            )
+        validate_id(memory_id)
+        found = self._find(memory_id, project)
+        if found is None:
+            raise NotFoundError(
+                f"no memory with id {memory_id!r}: discarded or forgotten, or kept in "
+                "another memory home"
+            )
+        state = review_state(found[1], found[0])
+        if state.decided:
+            raise ConflictError(
+                f"memory {memory_id} was already reviewed ({state.state}); nothing changed",
+                state=f"already_{state.state}",
+            )
+        if decision == "keep":
+            return self.keep_memory(memory_id)
+        if decision == "discard":
+            return self.discard_memory(memory_id)
+        return self.promote_memory(memory_id, kind=kind, project=state.project)
+
+    def _find(self, memory_id: str, project: str | None) -> tuple[str | None, MemoryEntry] | None:
+        """(project id or None, the memory) from ``project``, the focused one, or User."""
+        projects = self.ctx.projects
+        roots = []
+        if project is not None:
+            roots.append(projects.resolve(projects.registered(project)))
+        if projects.project_root is not None and projects.project_id is not None:
+            roots.append((projects.project_id, projects.project_root))
+        for pid, root in [*roots, (None, self.ctx.user)]:
+            name = root.name_of(memory_id)
+            if name is not None:
+                return pid, root.read(name)
+        return None
 
     # -- what agents may see -------------------------------------------------------------
 
