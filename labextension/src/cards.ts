@@ -3,8 +3,9 @@ import type { Event } from '@jupyterlab/services';
 import { Widget } from '@lumino/widgets';
 
 import { errorMessage, IProject, postJSON, requestAPI } from './api';
-import { alreadyDecided, outcomeText } from './decided';
+import { alreadyDecided, outcomeText, sourceLabels } from './decided';
 import { button, clear, el } from './dom';
+import type { Trans } from './i18n';
 import type { IAppliedProposal, IProposal, IProposalStates } from './schemas';
 
 /**
@@ -46,6 +47,7 @@ interface IPayload {
   cards: ICardSnapshot[];
 }
 
+/** The magics that decide a proposal: code, the same in every language. */
 function decideHint(id: string): string {
   return `%memory apply ${id} --to user · %memory dismiss ${id}`;
 }
@@ -55,6 +57,8 @@ function decideHint(id: string): string {
  * them: requests are batched, and a change event refreshes every card once.
  */
 export class CardHub {
+  constructor(readonly trans: Trans) {}
+
   /** Listen to the server's change feed (the same events the panel follows). */
   follow(events: Event.IManager): void {
     events.stream.connect((_, event) => {
@@ -190,6 +194,7 @@ export class ProposalCard {
     private readonly onLive: () => void
   ) {
     this.id = snapshot.id;
+    this.trans = hub.trans;
     this.node = el('div', {
       className: 'jm-card',
       attrs: { 'data-id': this.id, 'data-state': 'snapshot' }
@@ -209,6 +214,7 @@ export class ProposalCard {
 
   readonly id: string;
   readonly node: HTMLDivElement;
+  private readonly trans: Trans;
   live = false;
 
   get state(): CardState {
@@ -227,7 +233,7 @@ export class ProposalCard {
       return; // an answer older than the decision: a decision is never undone
     }
     this.drawBody(p.kind, p.text, p.evidence_quote);
-    const outcome = outcomeText(p);
+    const outcome = outcomeText(this.trans, p);
     if (outcome) {
       // A card whose own click met a decision made elsewhere keeps saying so.
       if (this.state !== 'decided-elsewhere') {
@@ -246,8 +252,11 @@ export class ProposalCard {
     this.node.dataset.state = 'missing';
     clear(this._actions);
     this.say(
-      `Proposal ${this.id} is not in the queue this Jupyter server reads (another memory ` +
-        `home, or its file was removed). Decide it where it was made: ${decideHint(this.id)}`
+      this.trans.__(
+        'Proposal %1 is not in the queue this Jupyter server reads (another memory home, or its file was removed). Decide it where it was made: %2',
+        this.id,
+        decideHint(this.id)
+      )
     );
     this.markLive();
   }
@@ -260,7 +269,11 @@ export class ProposalCard {
     this.node.dataset.state = 'offline';
     clear(this._actions);
     this.say(
-      `Live state unavailable (${message}). In a cell: ${decideHint(this.id)}`,
+      this.trans.__(
+        'Live state unavailable (%1). In a cell: %2',
+        message,
+        decideHint(this.id)
+      ),
       'error'
     );
     this.markLive();
@@ -276,14 +289,23 @@ export class ProposalCard {
 
   private drawBody(kind: string, text: string, quote: string): void {
     clear(this._body);
-    const origin = [this.snapshot.origin, this.snapshot.source]
-      .filter(Boolean)
-      .join(' · ');
+    const trans = this.trans;
+    const source = this.snapshot.source
+      ? ((sourceLabels(trans) as Record<string, string>)[
+          this.snapshot.source
+        ] ?? this.snapshot.source)
+      : '';
+    const origin = [this.snapshot.origin, source].filter(Boolean).join(' · ');
     this._body.append(
       el('div', { className: 'jm-card-head' }, [
         el('span', {
           className: `jm-kind jm-kind-${kind}`,
-          text: kind === 'rule' ? 'Rule' : kind === 'info' ? 'Info' : kind
+          text:
+            kind === 'rule'
+              ? trans.__('Rule')
+              : kind === 'info'
+                ? trans.__('Info')
+                : kind
         }),
         el('span', { className: 'jm-card-text', text })
       ]),
@@ -307,24 +329,29 @@ export class ProposalCard {
   private async drawPending(p: IProposal): Promise<void> {
     clear(this._actions);
     this.say('');
-    const user = button('User', () => void this.apply('user', null), {
-      className: 'jm-card-user',
-      title: 'Apply to your User knowledge'
-    });
-    const dismiss = button('Dismiss', () => void this.dismiss(), {
+    const trans = this.trans;
+    const user = button(
+      trans._p('card button', 'User'),
+      () => void this.apply('user', null),
+      {
+        className: 'jm-card-user',
+        title: trans.__('Apply to your User knowledge')
+      }
+    );
+    const dismiss = button(trans.__('Dismiss'), () => void this.dismiss(), {
       className: 'jm-card-dismiss',
-      title: 'Never suggest this again'
+      title: trans.__('Never suggest this again')
     });
     const project = p.project ?? this.snapshot.project;
     if (project) {
       this._actions.append(
         user,
         button(
-          `Project · ${project}`,
+          trans.__('Project · %1', project),
           () => void this.apply('project', project),
           {
             className: 'jm-card-project',
-            title: `Apply to the Project knowledge of ${project}`
+            title: trans.__('Apply to the Project knowledge of %1', project)
           }
         ),
         dismiss
@@ -333,17 +360,17 @@ export class ProposalCard {
     }
     const select = el('select', {
       className: 'jm-card-project-select',
-      attrs: { 'aria-label': 'Pick project' }
+      attrs: { 'aria-label': trans.__('Pick project') }
     });
     select.appendChild(
-      el('option', { text: 'Pick project…', attrs: { value: '' } })
+      el('option', { text: trans.__('Pick project…'), attrs: { value: '' } })
     );
     const apply = button(
-      'Project',
+      trans._p('card button', 'Project'),
       () => {
         if (!select.value) {
           this.say(
-            'Pick a project first (or focus one with %memory focus)',
+            trans.__('Pick a project first (or focus one with %memory focus)'),
             'error'
           );
           return;
@@ -372,10 +399,10 @@ export class ProposalCard {
       this.node.dataset.state = 'applied';
       this.setOutcome(
         result.layer === 'project'
-          ? `Saved to Project · ${result.project ?? ''}`
-          : 'Saved to User'
+          ? this.trans.__('Saved to Project · %1', result.project ?? '')
+          : this.trans.__('Saved to User')
       );
-      this.say(`Written to ${result.path}`);
+      this.say(this.trans.__('Written to %1', result.path));
     });
   }
 
@@ -383,8 +410,8 @@ export class ProposalCard {
     await this.decide(async () => {
       await postJSON(`queue/${encodeURIComponent(this.id)}/dismiss`);
       this.node.dataset.state = 'dismissed';
-      this.setOutcome('Dismissed');
-      this.say('It will not be suggested again.');
+      this.setOutcome(this.trans.__('Dismissed'));
+      this.say(this.trans.__('It will not be suggested again.'));
     });
   }
 
@@ -395,11 +422,11 @@ export class ProposalCard {
     try {
       await act();
     } catch (error) {
-      const already = alreadyDecided(error);
+      const already = alreadyDecided(this.trans, error);
       if (already) {
         this.node.dataset.state = 'decided-elsewhere';
         this.setOutcome(already);
-        this.say('Nothing was written.');
+        this.say(this.trans.__('Nothing was written.'));
       } else {
         this.say(errorMessage(error), 'error');
         for (const b of Array.from(this._actions.querySelectorAll('button'))) {

@@ -3,10 +3,12 @@ import {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import { ITranslator } from '@jupyterlab/translation';
 
 // The renderer factory is registered at activation, before any notebook opens.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { CardHub, cardRendererFactory } from './cards';
+import { loadTrans } from './i18n';
 
 /**
  * Proposal cards in notebooks (JupyterLab and Notebook 7): a renderer of our
@@ -20,8 +22,14 @@ export const cardsPlugin: JupyterFrontEndPlugin<void> = {
     'Proposal cards in notebook outputs, drawn from the live knowledge queue.',
   autoStart: true,
   requires: [IRenderMimeRegistry],
-  activate: (app: JupyterFrontEnd, rendermime: IRenderMimeRegistry) => {
-    const hub = new CardHub();
+  // The language the person picked in JupyterLab (Settings → Language).
+  optional: [ITranslator],
+  activate: (
+    app: JupyterFrontEnd,
+    rendermime: IRenderMimeRegistry,
+    translator: ITranslator | null
+  ) => {
+    const hub = new CardHub(loadTrans(translator));
     hub.follow(app.serviceManager.events);
     const factory = cardRendererFactory(hub);
     // Ahead of text/html (rank 50), which is only the fallback for other viewers.

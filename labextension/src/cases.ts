@@ -8,14 +8,42 @@ import {
   requestAPI
 } from './api';
 import { button, clear, el, setStatus } from './dom';
+import type { Trans } from './i18n';
 import type { ICase } from './schemas';
 
-const COLUMNS = ['Date', 'Type', 'Summary', 'Evidence', 'Status'];
 const TYPES = ['discuss', 'hesitate', 'insight', 'observe', 'think'];
 
+function columns(trans: Trans): string[] {
+  return [
+    trans._p('case index column', 'Date'),
+    trans._p('case index column', 'Type'),
+    trans._p('case index column', 'Summary'),
+    trans._p('case index column', 'Evidence'),
+    trans._p('case index column', 'Status')
+  ];
+}
+
+/** An entry type's label (the stored value is the English word). */
+function typeLabel(trans: Trans, type: string): string {
+  switch (type) {
+    case 'discuss':
+      return trans._p('case entry type', 'discuss');
+    case 'hesitate':
+      return trans._p('case entry type', 'hesitate');
+    case 'insight':
+      return trans._p('case entry type', 'insight');
+    case 'observe':
+      return trans._p('case entry type', 'observe');
+    case 'think':
+      return trans._p('case entry type', 'think');
+    default:
+      return type;
+  }
+}
+
 /** A legacy v1 entry whose 后续状态 cannot be told has the state ''. */
-function stateText(status: string): string {
-  return status || '— (unknown)';
+function stateText(trans: Trans, status: string): string {
+  return status || trans.__('— (unknown)');
 }
 
 /**
@@ -24,7 +52,7 @@ function stateText(status: string): string {
  * match); files the server could not read are listed under their case.
  */
 export class CasesView extends Widget {
-  constructor() {
+  constructor(private readonly trans: Trans) {
     super();
     this.addClass('jm-cases');
     this.id = 'jm-cases';
@@ -32,8 +60,8 @@ export class CasesView extends Widget {
       className: 'jm-search',
       attrs: {
         type: 'search',
-        placeholder: 'Search all cases… / 搜索案件…',
-        'aria-label': 'Search cases'
+        placeholder: trans.__('Search all cases… / 搜索案件…'),
+        'aria-label': trans.__('Search cases')
       }
     });
     this._query.addEventListener('keydown', event => {
@@ -48,11 +76,14 @@ export class CasesView extends Widget {
     this._body = el('div', { className: 'jm-cases-body' });
     this._type = el('select', {
       className: 'jm-case-type',
-      attrs: { 'aria-label': 'Filter entries by type' }
+      attrs: { 'aria-label': trans.__('Filter entries by type') }
     });
     for (const value of ['', ...TYPES]) {
       this._type.appendChild(
-        el('option', { text: value || 'All types', attrs: { value } })
+        el('option', {
+          text: value ? typeLabel(trans, value) : trans.__('All types'),
+          attrs: { value }
+        })
       );
     }
     const input = (className: string, placeholder: string, label: string) =>
@@ -62,13 +93,13 @@ export class CasesView extends Widget {
       });
     this._evidence = input(
       'jm-case-evidence',
-      'Evidence, e.g. E-007',
-      'Filter entries by evidence id'
+      trans.__('Evidence, e.g. E-007'),
+      trans.__('Filter entries by evidence id')
     );
     this._hypothesis = input(
       'jm-case-hypothesis',
-      'Hypothesis, e.g. H-2',
-      'Filter entries by hypothesis id'
+      trans.__('Hypothesis, e.g. H-2'),
+      trans.__('Filter entries by hypothesis id')
     );
     for (const field of [this._evidence, this._hypothesis]) {
       field.addEventListener('keydown', event => {
@@ -80,8 +111,8 @@ export class CasesView extends Widget {
     this.node.append(
       el('div', { className: 'jm-toolbar' }, [
         this._query,
-        button('Search', () => void this.search()),
-        button('All cases', () => void this.refresh(), {
+        button(trans.__('Search'), () => void this.search()),
+        button(trans.__('All cases'), () => void this.refresh(), {
           className: 'jm-all-cases'
         })
       ]),
@@ -89,7 +120,7 @@ export class CasesView extends Widget {
         this._type,
         this._evidence,
         this._hypothesis,
-        button('Filter entries', () => void this.applyFilters(), {
+        button(trans.__('Filter entries'), () => void this.applyFilters(), {
           className: 'jm-case-filter'
         })
       ]),
@@ -145,11 +176,15 @@ export class CasesView extends Widget {
       if (data.cases.length === 0) {
         setStatus(
           this._status,
-          `No cases under ${data.workspace}/cases`,
+          this.trans.__('No cases under %1/cases', data.workspace),
           'info'
         );
       } else {
-        setStatus(this._status, `${data.cases.length} cases`, 'info');
+        setStatus(
+          this._status,
+          this.trans._n('%1 case', '%1 cases', data.cases.length),
+          'info'
+        );
       }
       for (const c of data.cases) {
         this._body.appendChild(this.renderCase(c));
@@ -158,16 +193,17 @@ export class CasesView extends Widget {
     } catch (error) {
       setStatus(
         this._status,
-        `Could not load cases: ${errorMessage(error)}`,
+        this.trans.__('Could not load cases: %1', errorMessage(error)),
         'error'
       );
     }
   }
 
   private renderCase(c: ICaseSummary): HTMLElement {
+    const trans = this.trans;
     const table = el('table', { className: 'jm-case-index' });
     const head = el('tr');
-    for (const col of COLUMNS) {
+    for (const col of columns(trans)) {
       head.appendChild(el('th', { text: col }));
     }
     table.appendChild(el('thead', {}, [head]));
@@ -176,10 +212,10 @@ export class CasesView extends Widget {
       body.appendChild(
         el('tr', {}, [
           el('td', { text: row.date }),
-          el('td', { text: row.type }),
+          el('td', { text: typeLabel(trans, row.type) }),
           el('td', { text: row.summary }),
           el('td', { text: row.evidence.join(', ') }),
-          el('td', { text: stateText(row.status) })
+          el('td', { text: stateText(trans, row.status) })
         ])
       );
     }
@@ -197,13 +233,17 @@ export class CasesView extends Widget {
       { className: 'jm-case', attrs: { 'data-case': c.id } },
       [
         el('summary', {
-          text: `${c.id} — ${c.name} (${c.period || 'no entries'})`
+          text: `${c.id} — ${c.name} (${c.period || trans.__('no entries')})`
         }),
         c.problems.length ? problems : null,
         table,
-        button('Entries', () => void this.loadEntries(c.id, entries), {
-          className: 'jm-case-entries-button'
-        }),
+        button(
+          trans.__('Entries'),
+          () => void this.loadEntries(c.id, entries),
+          {
+            className: 'jm-case-entries-button'
+          }
+        ),
         entries
       ]
     );
@@ -228,15 +268,20 @@ export class CasesView extends Widget {
         el('div', {
           className: 'jm-case-count',
           text: filtered
-            ? `${data.entries.length} entries match ${Object.values(filters).join(' · ')}`
-            : `${data.entries.length} entries`
+            ? this.trans._n(
+                '%1 entry matches %2',
+                '%1 entries match %2',
+                data.entries.length,
+                Object.values(filters).join(' · ')
+              )
+            : this.trans._n('%1 entry', '%1 entries', data.entries.length)
         })
       );
       for (const entry of data.entries) {
         const body = el('pre', { className: 'jm-entry-body' });
         const item = el('div', { className: 'jm-entry' }, [
           button(
-            `${entry.date} · ${entry.type} · ${entry.title} · ${stateText(entry.status)}`,
+            `${entry.date} · ${typeLabel(this.trans, entry.type)} · ${entry.title} · ${stateText(this.trans, entry.status)}`,
             () => void this.loadEntry(caseId, entry.file, body),
             {
               className: 'jm-entry-open'
@@ -249,7 +294,7 @@ export class CasesView extends Widget {
     } catch (error) {
       setStatus(
         this._status,
-        `Could not load entries: ${errorMessage(error)}`,
+        this.trans.__('Could not load entries: %1', errorMessage(error)),
         'error'
       );
     }
@@ -265,14 +310,14 @@ export class CasesView extends Widget {
         `cases/${encodeURIComponent(caseId)}/entries/${encodeURIComponent(file)}`
       );
       const links = [
-        `evidence: ${entry.evidence.join(', ') || '—'}`,
-        `hypotheses: ${entry.hypotheses.join(', ') || '—'}`
+        this.trans.__('evidence: %1', entry.evidence.join(', ') || '—'),
+        this.trans.__('hypotheses: %1', entry.hypotheses.join(', ') || '—')
       ].join(' · ');
-      target.textContent = `${entry.title}\n${stateText(entry.status)} · ${links}\n\n${entry.body ?? ''}`;
+      target.textContent = `${entry.title}\n${stateText(this.trans, entry.status)} · ${links}\n\n${entry.body ?? ''}`;
     } catch (error) {
       setStatus(
         this._status,
-        `Could not read the entry: ${errorMessage(error)}`,
+        this.trans.__('Could not read the entry: %1', errorMessage(error)),
         'error'
       );
     }
@@ -299,9 +344,13 @@ export class CasesView extends Widget {
         );
       }
       this._body.appendChild(list);
-      setStatus(this._status, `${data.count} found`, 'info');
+      setStatus(this._status, this.trans.__('%1 found', data.count), 'info');
     } catch (error) {
-      setStatus(this._status, `Search failed: ${errorMessage(error)}`, 'error');
+      setStatus(
+        this._status,
+        this.trans.__('Search failed: %1', errorMessage(error)),
+        'error'
+      );
     }
   }
 

@@ -1,22 +1,23 @@
 import { MemoryApiError } from './api';
+import type { Trans } from './i18n';
 import type { IDecidedProposal, IProposal } from './schemas';
 
 /**
  * What happened to a proposal, said the same way by the notebook's cards and
  * the panel; null while it is pending.
  */
-export function outcomeText(p: IProposal): string | null {
+export function outcomeText(trans: Trans, p: IProposal): string | null {
   switch (p.status) {
     case 'applied':
       return p.applied_to === 'project'
-        ? `Saved to Project · ${p.applied_project ?? ''}`
-        : 'Saved to User';
+        ? trans.__('Saved to Project · %1', p.applied_project ?? '')
+        : trans.__('Saved to User');
     case 'dismissed':
-      return 'Dismissed';
+      return trans.__('Dismissed');
     case 'superseded':
       return p.superseded_by
-        ? `Superseded by ${p.superseded_by}`
-        : 'Superseded';
+        ? trans.__('Superseded by %1', p.superseded_by)
+        : trans.__('Superseded');
     default:
       return null;
   }
@@ -27,7 +28,7 @@ export function outcomeText(p: IProposal): string | null {
  * decided (another card, the panel, the CLI, another kernel) is news, not a
  * failure: its text, or null when the error is something else.
  */
-export function alreadyDecided(error: unknown): string | null {
+export function alreadyDecided(trans: Trans, error: unknown): string | null {
   if (!(error instanceof MemoryApiError) || error.status !== 409) {
     return null;
   }
@@ -35,15 +36,36 @@ export function alreadyDecided(error: unknown): string | null {
   switch (error.payload?.state) {
     case 'already_saved':
       return result?.layer === 'project'
-        ? `Already saved elsewhere · Project · ${result.project ?? ''}`
+        ? trans.__(
+            'Already saved elsewhere · Project · %1',
+            result.project ?? ''
+          )
         : result?.layer === 'user'
-          ? 'Already saved elsewhere · User'
-          : 'Already saved elsewhere';
+          ? trans.__('Already saved elsewhere · User')
+          : trans.__('Already saved elsewhere');
     case 'already_dismissed':
-      return 'Already dismissed elsewhere';
+      return trans.__('Already dismissed elsewhere');
     case 'already_superseded':
-      return 'Already replaced by a newer proposal';
+      return trans.__('Already replaced by a newer proposal');
     default:
       return null;
   }
+}
+
+/**
+ * A proposal's source as the panel and the cards name it. Typed by the REST
+ * schema's enum: a source the server can send has a label.
+ */
+export function sourceLabels(
+  trans: Trans
+): Record<IProposal['source'], string> {
+  return {
+    'chat-extraction': trans._p('proposal source', 'chat extraction'),
+    agent: trans._p('proposal source', 'agent'),
+    correction: trans._p('proposal source', 'correction'),
+    gotcha: trans._p('proposal source', 'gotcha'),
+    manual: trans._p('proposal source', 'manual'),
+    'session-digest': trans._p('proposal source', 'session digest'),
+    import: trans._p('proposal source', 'import')
+  };
 }

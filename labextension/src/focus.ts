@@ -2,14 +2,22 @@ import { Widget } from '@lumino/widgets';
 
 import { errorMessage, putJSON, requestAPI } from './api';
 import { clear, el } from './dom';
+import type { Trans } from './i18n';
 import type { IFocus, IProject } from './schemas';
 
-const HOW: Record<IFocus['source'], string> = {
-  explicit: 'chosen for this notebook',
-  beside: 'chosen for a notebook in this folder',
-  folder: "this notebook's folder is in it",
-  none: ''
-};
+/** Why the notebook works in its project, by the answer's `source`. */
+function how(trans: Trans, source: IFocus['source']): string {
+  switch (source) {
+    case 'explicit':
+      return trans.__('chosen for this notebook');
+    case 'beside':
+      return trans.__('chosen for a notebook in this folder');
+    case 'folder':
+      return trans.__("this notebook's folder is in it");
+    default:
+      return '';
+  }
+}
 
 /** The select's values that are not project ids. */
 const NO_PROJECT = '';
@@ -40,12 +48,12 @@ export class FocusLine {
    */
   onAddFolder: () => Promise<string | null> = async () => null;
 
-  constructor() {
+  constructor(private readonly trans: Trans) {
     this._name = el('span', { className: 'jm-focus-project' });
     this._how = el('span', { className: 'jm-focus-how' });
     this._select = el('select', {
       className: 'jm-focus-select',
-      attrs: { 'aria-label': 'Project for this notebook' }
+      attrs: { 'aria-label': trans.__('Project for this notebook') }
     });
     this._select.addEventListener('change', () => void this.choose());
     this._error = el('span', {
@@ -53,7 +61,7 @@ export class FocusLine {
       attrs: { role: 'alert' }
     });
     this._control = el('label', { className: 'jm-focus-set' }, [
-      el('span', { text: 'Use for this notebook: ' }),
+      el('span', { text: trans.__('Use for this notebook: ') }),
       this._select,
       this._error
     ]);
@@ -62,7 +70,10 @@ export class FocusLine {
       { className: 'jm-focus', attrs: { role: 'status' } },
       [
         el('div', { className: 'jm-focus-line' }, [
-          el('span', { className: 'jm-focus-label', text: 'Project in use: ' }),
+          el('span', {
+            className: 'jm-focus-label',
+            text: trans.__('Project in use: ')
+          }),
           this._name,
           this._how
         ]),
@@ -111,7 +122,7 @@ export class FocusLine {
       }
     } catch (error) {
       this.node.dataset.project = '';
-      this._name.textContent = 'unknown';
+      this._name.textContent = this.trans.__('unknown');
       this._how.textContent = ` · ${errorMessage(error)}`;
     }
   }
@@ -140,7 +151,10 @@ export class FocusLine {
         this.show(focus);
       }
     } catch (error) {
-      this._error.textContent = ` Could not set it: ${errorMessage(error)}`;
+      this._error.textContent = this.trans.__(
+        ' Could not set it: %1',
+        errorMessage(error)
+      );
       this.renderSelect();
     } finally {
       delete this.node.dataset.saving;
@@ -153,18 +167,23 @@ export class FocusLine {
     this.node.dataset.project = project ?? '';
     this.node.dataset.source = focus?.source ?? '';
     const name = this._notebook?.split('/').pop() ?? '';
+    const trans = this.trans;
     if (!focus) {
-      this._name.textContent = 'none';
-      this._how.textContent = ' · no notebook open';
+      this._name.textContent = trans._p('project', 'none');
+      this._how.textContent = trans.__(' · no notebook open');
     } else if (project) {
       this._name.textContent = project;
       this._name.title = focus.folder ?? '';
-      this._how.textContent = ` · ${name}: ${HOW[focus.source]}`;
+      this._how.textContent = ` · ${name}: ${how(trans, focus.source)}`;
     } else {
-      this._name.textContent = 'none';
+      this._name.textContent = trans._p('project', 'none');
       this._how.textContent = focus.unregistered_path
-        ? ` · ${name}: ${focus.unregistered_path} holds a project you never picked`
-        : ` · ${name}: pick one below`;
+        ? trans.__(
+            ' · %1: %2 holds a project you never picked',
+            name,
+            focus.unregistered_path
+          )
+        : trans.__(' · %1: pick one below', name);
     }
     this.renderSelect();
     this.onFocus(project);
@@ -183,16 +202,22 @@ export class FocusLine {
       ...this._projects.filter(p => p.id !== project)
     ];
     for (const p of ordered) {
-      const text = p.id === project ? `${p.id} (in use)` : p.id;
+      const text = p.id === project ? this.trans.__('%1 (in use)', p.id) : p.id;
       this._select.appendChild(
         el('option', { text, title: p.folder, attrs: { value: p.id } })
       );
     }
     this._select.appendChild(
-      el('option', { text: 'No project', attrs: { value: NO_PROJECT } })
+      el('option', {
+        text: this.trans.__('No project'),
+        attrs: { value: NO_PROJECT }
+      })
     );
     this._select.appendChild(
-      el('option', { text: 'Add a folder…', attrs: { value: ADD_FOLDER } })
+      el('option', {
+        text: this.trans.__('Add a folder…'),
+        attrs: { value: ADD_FOLDER }
+      })
     );
     this._select.value = project ?? NO_PROJECT;
   }
@@ -213,7 +238,11 @@ export class FocusLine {
  * opens the Agent Memory panel, where the person can change it.
  */
 export class FocusStatus extends Widget {
-  constructor(line: FocusLine, open: () => void) {
+  constructor(
+    private readonly trans: Trans,
+    line: FocusLine,
+    open: () => void
+  ) {
     super();
     this.addClass('jm-focus-status');
     this.node.setAttribute('role', 'button');
@@ -233,9 +262,20 @@ export class FocusStatus extends Widget {
     const project = focus?.project ?? null;
     this.node.dataset.project = project ?? '';
     this.node.hidden = !notebook;
-    this.node.textContent = `Project: ${project ?? 'none'}`;
+    const trans = this.trans;
+    this.node.textContent = trans.__(
+      'Project: %1',
+      project ?? trans._p('project', 'none')
+    );
     const name = notebook?.split('/').pop() ?? '';
-    const how = focus && project ? HOW[focus.source] : 'no project in use';
-    this.node.title = `${name}: ${how}. Click to open Agent Memory and change it.`;
+    const why =
+      focus && project
+        ? how(trans, focus.source)
+        : trans.__('no project in use');
+    this.node.title = trans.__(
+      '%1: %2. Click to open Agent Memory and change it.',
+      name,
+      why
+    );
   }
 }

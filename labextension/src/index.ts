@@ -6,6 +6,7 @@ import {
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { IStatusBar } from '@jupyterlab/statusbar';
+import { ITranslator } from '@jupyterlab/translation';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 // The panel is added to the shell at activation, so it is needed at once.
@@ -15,6 +16,7 @@ import { cardsPlugin } from './cardsPlugin';
 // The status bar item follows the panel's focus line from the start too.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { FocusStatus } from './focus';
+import { loadTrans } from './i18n';
 
 /** The id of the Jupyter Server event the server emits when memory changed. */
 export const CHANGED_SCHEMA =
@@ -56,15 +58,24 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description:
     'Agent Memory: review queued knowledge, edit knowledge files, switches, memories and cases.',
   autoStart: true,
-  optional: [ICommandPalette, ILayoutRestorer, ILabShell, IStatusBar],
+  optional: [
+    ICommandPalette,
+    ILayoutRestorer,
+    ILabShell,
+    IStatusBar,
+    ITranslator
+  ],
   activate: (
     app: JupyterFrontEnd,
     palette: ICommandPalette | null,
     restorer: ILayoutRestorer | null,
     labShell: ILabShell | null,
-    statusBar: IStatusBar | null
+    statusBar: IStatusBar | null,
+    translator: ITranslator | null
   ) => {
-    const panel = new MemoryPanel();
+    // The language the person picked in JupyterLab (Settings → Language).
+    const trans = loadTrans(translator);
+    const panel = new MemoryPanel(trans);
     panel.title.icon = memoryIcon;
     app.shell.add(panel, 'left', { rank: 600 });
     if (restorer) {
@@ -90,7 +101,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     void app.restored.then(trackNotebook);
     // The status bar names the same project; a click opens the panel to change it.
     statusBar?.registerStatusItem('jupyter-memory:focus', {
-      item: new FocusStatus(panel.focusLine, () =>
+      item: new FocusStatus(trans, panel.focusLine, () =>
         app.shell.activateById(panel.id)
       ),
       align: 'left',
@@ -114,17 +125,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     };
     commands.addCommand(CommandIDs.open, {
-      label: 'Agent Memory: Open Queued Knowledge',
+      label: trans.__('Agent Memory: Open Queued Knowledge'),
       describedBy: NO_ARGS,
       execute: () => showPanel('queue')
     });
     commands.addCommand(CommandIDs.refresh, {
-      label: 'Agent Memory: Refresh',
+      label: trans.__('Agent Memory: Refresh'),
       describedBy: NO_ARGS,
       execute: () => panel.refresh()
     });
     commands.addCommand(CommandIDs.applyUser, {
-      label: 'Agent Memory: Apply Selected Proposal to User',
+      label: trans.__('Agent Memory: Apply Selected Proposal to User'),
       describedBy: NO_ARGS,
       execute: () => {
         const id = panel.queue.focusedId;
@@ -132,7 +143,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
     commands.addCommand(CommandIDs.applyProject, {
-      label: 'Agent Memory: Apply Selected Proposal to Project',
+      label: trans.__('Agent Memory: Apply Selected Proposal to Project'),
       describedBy: NO_ARGS,
       execute: () => {
         const id = panel.queue.focusedId;
@@ -147,7 +158,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
     commands.addCommand(CommandIDs.dismiss, {
-      label: 'Agent Memory: Dismiss Selected Proposal',
+      label: trans.__('Agent Memory: Dismiss Selected Proposal'),
       describedBy: NO_ARGS,
       execute: () => {
         const id = panel.queue.focusedId;
@@ -155,38 +166,38 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
     commands.addCommand(CommandIDs.processAll, {
-      label: 'Agent Memory: Process All Queued Knowledge',
+      label: trans.__('Agent Memory: Process All Queued Knowledge'),
       describedBy: NO_ARGS,
       execute: () => panel.queue.processAll()
     });
     commands.addCommand(CommandIDs.userKnowledge, {
-      label: 'Agent Memory: Edit User Knowledge',
+      label: trans.__('Agent Memory: Edit User Knowledge'),
       describedBy: NO_ARGS,
       execute: () => showPanel('user')
     });
     commands.addCommand(CommandIDs.projectKnowledge, {
-      label: 'Agent Memory: Edit Project Knowledge',
+      label: trans.__('Agent Memory: Edit Project Knowledge'),
       describedBy: NO_ARGS,
       execute: () => showPanel('project')
     });
     commands.addCommand(CommandIDs.saveKnowledge, {
-      label: 'Agent Memory: Save Knowledge',
+      label: trans.__('Agent Memory: Save Knowledge'),
       describedBy: NO_ARGS,
       execute: () => knowledgeView().save()
     });
     commands.addCommand(CommandIDs.reorganize, {
-      label: 'Agent Memory: Reorganize Knowledge',
+      label: trans.__('Agent Memory: Reorganize Knowledge'),
       describedBy: NO_ARGS,
       isEnabled: () => !knowledgeView().dirty,
       execute: () => knowledgeView().reorganize()
     });
     commands.addCommand(CommandIDs.pickProject, {
-      label: 'Agent Memory: Pick Project…',
+      label: trans.__('Agent Memory: Pick Project…'),
       describedBy: NO_ARGS,
       execute: () => panel.pickProject()
     });
     commands.addCommand(CommandIDs.toggleEnabled, {
-      label: 'Agent Memory: Toggle Enabled',
+      label: trans.__('Agent Memory: Toggle Enabled'),
       describedBy: NO_ARGS,
       execute: () =>
         panel.settingsView.set(
@@ -195,7 +206,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         )
     });
     commands.addCommand(CommandIDs.toggleSuggestions, {
-      label: 'Agent Memory: Toggle Automatic Suggestions',
+      label: trans.__('Agent Memory: Toggle Automatic Suggestions'),
       describedBy: NO_ARGS,
       execute: () => {
         showPanel('settings');
@@ -208,7 +219,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
     commands.addCommand(CommandIDs.searchMemories, {
-      label: 'Agent Memory: Search Memories',
+      label: trans.__('Agent Memory: Search Memories'),
       describedBy: NO_ARGS,
       execute: () => {
         showPanel('memories');
@@ -216,13 +227,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
     commands.addCommand(CommandIDs.browseCases, {
-      label: 'Agent Memory: Browse Cases',
+      label: trans.__('Agent Memory: Browse Cases'),
       describedBy: NO_ARGS,
       execute: () => showPanel('cases')
     });
     if (palette) {
       for (const command of Object.values(CommandIDs)) {
-        palette.addItem({ command, category: 'Agent Memory' });
+        palette.addItem({ command, category: trans.__('Agent Memory') });
       }
     }
   }

@@ -15,17 +15,9 @@ import {
   requestAPI
 } from './api';
 import { button, clear, el, setStatus } from './dom';
+import type { Trans } from './i18n';
 import { mergeKnowledge } from './merge';
 import { IKnowledgeMergeConflict, ITeamStatus } from './schemas';
-
-const SAVE_CONFLICT_NOTE =
-  'This file changed on the server since you started editing ' +
-  '(an Apply or another save). Nothing of yours is lost: compare ' +
-  'both versions and choose.';
-const GIT_CONFLICT_NOTE =
-  "A git pull merged another clone's changes, and both clones changed the " +
-  "same item. Agents get your clone's last clean version until you resolve " +
-  'it here: merge both into the editor, keep yours or take theirs, then Save.';
 
 /** The text both sides share: the file without the lines of its conflict blocks. */
 function commonText(conflict: IKnowledgeMergeConflict): string {
@@ -41,9 +33,9 @@ function commonText(conflict: IKnowledgeMergeConflict): string {
 
 export const SAVE_LIMIT = 8000;
 
-function formatUpdated(value: string | null | undefined): string {
+function formatUpdated(trans: Trans, value: string | null | undefined): string {
   if (!value) {
-    return 'never saved';
+    return trans.__('never saved');
   }
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? value : date.toLocaleString();
@@ -61,25 +53,34 @@ function formatUpdated(value: string | null | undefined): string {
  * Newer server text is never dropped from view without the person's choice.
  */
 export class KnowledgeView extends Widget {
-  constructor(readonly layer: Layer) {
+  constructor(
+    private readonly trans: Trans,
+    readonly layer: Layer
+  ) {
     super();
     this.addClass('jm-knowledge');
     this.id = `jm-knowledge-${layer}`;
     this._editor = el('textarea', {
       className: 'jm-editor',
-      attrs: { spellcheck: 'false', 'aria-label': `${layer} knowledge` }
+      attrs: {
+        spellcheck: 'false',
+        'aria-label':
+          layer === 'user'
+            ? trans.__('user knowledge')
+            : trans.__('project knowledge')
+      }
     });
     this._editor.addEventListener('input', () => this.onEdit());
     this._counter = el('span', { className: 'jm-counter' });
-    this._saveButton = button('Save', () => void this.save(), {
+    this._saveButton = button(trans.__('Save'), () => void this.save(), {
       className: 'jm-save'
     });
     this._reorganizeButton = button(
-      'Reorganize',
+      trans.__('Reorganize'),
       () => void this.reorganize(),
       {
         className: 'jm-reorganize',
-        title: 'Back up, dedupe, condense and regroup the saved file'
+        title: trans.__('Back up, dedupe, condense and regroup the saved file')
       }
     );
     this._status = el('div', {
@@ -89,31 +90,24 @@ export class KnowledgeView extends Widget {
     this._library = el('dl', { className: 'jm-library' });
     this._dirtyNote = el('div', {
       className: 'jm-dirty-note',
-      text: 'Counts update after Save'
+      text: trans.__('Counts update after Save')
     });
     this._mask = el('div', { className: 'jm-mask', attrs: { role: 'status' } });
     this._mask.hidden = true;
     // Read-only views (the editor stays the one textarea of the view).
     this._theirsText = el('pre', {
       className: 'jm-conflict-text jm-conflict-theirs',
-      attrs: { 'aria-label': 'Newer text on the server' }
+      attrs: { 'aria-label': trans.__('Newer text on the server') }
     });
     this._mineText = el('pre', {
       className: 'jm-conflict-text jm-conflict-mine',
-      attrs: { 'aria-label': 'Your unsaved text' }
+      attrs: { 'aria-label': trans.__('Your unsaved text') }
     });
     this._conflictNote = el('div', {
-      className: 'jm-conflict-note',
-      text: SAVE_CONFLICT_NOTE
+      className: 'jm-conflict-note'
     });
-    this._theirsLabel = el('div', {
-      className: 'jm-conflict-label',
-      text: 'Newer on the server'
-    });
-    this._mineLabel = el('div', {
-      className: 'jm-conflict-label',
-      text: 'Your unsaved text'
-    });
+    this._theirsLabel = el('div', { className: 'jm-conflict-label' });
+    this._mineLabel = el('div', { className: 'jm-conflict-label' });
     this._conflictBox = el(
       'div',
       { className: 'jm-conflict', attrs: { role: 'alert' } },
@@ -130,46 +124,52 @@ export class KnowledgeView extends Widget {
           ])
         ]),
         el('div', { className: 'jm-toolbar' }, [
-          button('Merge both into the editor', () => this.mergeConflict(), {
-            className: 'jm-conflict-merge',
-            title:
-              "Your additions and deletions on top of the server's newer text; review, then Save"
-          }),
-          button('Keep mine', () => void this.keepMine(), {
+          button(
+            trans.__('Merge both into the editor'),
+            () => this.mergeConflict(),
+            {
+              className: 'jm-conflict-merge',
+              title: trans.__(
+                "Your additions and deletions on top of the server's newer text; review, then Save"
+              )
+            }
+          ),
+          button(trans.__('Keep mine'), () => void this.keepMine(), {
             className: 'jm-conflict-keep-mine',
-            title: "Save your text over the server's newer text"
+            title: trans.__("Save your text over the server's newer text")
           }),
-          button('Take theirs', () => this.takeTheirs(), {
+          button(trans.__('Take theirs'), () => this.takeTheirs(), {
             className: 'jm-conflict-take-theirs',
-            title: "Drop your edits and load the server's text"
+            title: trans.__("Drop your edits and load the server's text")
           })
         ])
       ]
     );
     this._conflictBox.hidden = true;
+    this.setConflict(null);
     this._teamNote = el('div', { className: 'jm-team-note' });
     this._teamNote.hidden = true;
     this._projectSelect = el('select', {
       className: 'jm-project-select',
-      attrs: { 'aria-label': 'Project' }
+      attrs: { 'aria-label': trans._p('panel tab', 'Project') }
     });
     this._projectSelect.addEventListener('change', () => {
       this._project = this._projectSelect.value || null;
       void this.refresh(true);
     });
-    const pick = button('Pick project', () => this.onPickProject(), {
+    const pick = button(trans.__('Pick project'), () => this.onPickProject(), {
       className: 'jm-pick-project'
     });
     const header =
       layer === 'project'
         ? el('div', { className: 'jm-toolbar' }, [
-            el('label', { text: 'Project ' }, [this._projectSelect]),
+            el('label', { text: trans.__('Project ') }, [this._projectSelect]),
             pick
           ])
         : el('div', { className: 'jm-toolbar' }, [
             el('span', {
               className: 'jm-layer-title',
-              text: 'User knowledge (all projects)'
+              text: trans.__('User knowledge (all projects)')
             })
           ]);
     const editorWrap = el('div', { className: 'jm-editor-wrap' }, [
@@ -188,7 +188,10 @@ export class KnowledgeView extends Widget {
       ]),
       this._status,
       el('div', { className: 'jm-library-box' }, [
-        el('div', { className: 'jm-library-title', text: 'Library status' }),
+        el('div', {
+          className: 'jm-library-title',
+          text: trans.__('Library status')
+        }),
         this._library,
         this._dirtyNote
       ])
@@ -213,7 +216,9 @@ export class KnowledgeView extends Widget {
     clear(this._projectSelect);
     this._projectSelect.appendChild(
       el('option', {
-        text: projects.length ? 'Pick project…' : 'No project yet',
+        text: projects.length
+          ? this.trans.__('Pick project…')
+          : this.trans.__('No project yet'),
         attrs: { value: '' }
       })
     );
@@ -223,7 +228,8 @@ export class KnowledgeView extends Widget {
       ...projects.filter(p => p.id !== this._focused)
     ];
     for (const p of ordered) {
-      const text = p.id === this._focused ? `${p.id} (in use)` : p.id;
+      const text =
+        p.id === this._focused ? this.trans.__('%1 (in use)', p.id) : p.id;
       this._projectSelect.appendChild(
         el('option', { text, title: p.folder, attrs: { value: p.id } })
       );
@@ -272,7 +278,11 @@ export class KnowledgeView extends Widget {
       this._editor.disabled = true;
       this._teamNote.hidden = true;
       clear(this._library);
-      setStatus(this._status, 'Pick a project to edit its knowledge.', 'info');
+      setStatus(
+        this._status,
+        this.trans.__('Pick a project to edit its knowledge.'),
+        'info'
+      );
       this.node.dataset.loaded = 'true';
       this.updateControls();
       return;
@@ -301,7 +311,9 @@ export class KnowledgeView extends Widget {
         this.setConflict({ text: data.text, version: data.version });
         setStatus(
           this._status,
-          'The file changed on the server while you were editing: compare and choose below.',
+          this.trans.__(
+            'The file changed on the server while you were editing: compare and choose below.'
+          ),
           'error'
         );
       }
@@ -316,7 +328,7 @@ export class KnowledgeView extends Widget {
     } catch (error) {
       setStatus(
         this._status,
-        `Could not load: ${errorMessage(error)}`,
+        this.trans.__('Could not load: %1', errorMessage(error)),
         'error'
       );
     }
@@ -339,20 +351,25 @@ export class KnowledgeView extends Widget {
       this.setMergeConflict(data.conflict);
       this.renderStatus(data.status);
       delete this.node.dataset.saveError;
-      setStatus(this._status, 'Saved.', 'ok');
+      setStatus(this._status, this.trans.__('Saved.'), 'ok');
     } catch (error) {
       if (isKnowledgeConflict(error)) {
         this.node.dataset.saveError = 'conflict';
         this.setConflict(error.payload.current);
         setStatus(
           this._status,
-          'Not saved: the file changed on the server since you opened it. ' +
-            'Compare both versions above and choose.',
+          this.trans.__(
+            'Not saved: the file changed on the server since you opened it. Compare both versions above and choose.'
+          ),
           'error'
         );
       } else {
         this.node.dataset.saveError = 'failed';
-        setStatus(this._status, `Not saved: ${errorMessage(error)}`, 'error');
+        setStatus(
+          this._status,
+          this.trans.__('Not saved: %1', errorMessage(error)),
+          'error'
+        );
       }
     }
     this.updateControls();
@@ -369,7 +386,9 @@ export class KnowledgeView extends Widget {
       );
       setStatus(
         this._status,
-        'Both versions of each changed item are in the editor: keep what holds, then Save.',
+        this.trans.__(
+          'Both versions of each changed item are in the editor: keep what holds, then Save.'
+        ),
         'info'
       );
       this._editor.focus();
@@ -388,7 +407,9 @@ export class KnowledgeView extends Widget {
     this.rebase(theirs);
     setStatus(
       this._status,
-      "Merged your edits into the server's newer text. Review, then Save.",
+      this.trans.__(
+        "Merged your edits into the server's newer text. Review, then Save."
+      ),
       'info'
     );
     this._editor.focus();
@@ -416,7 +437,9 @@ export class KnowledgeView extends Widget {
       this._editor.value = this._merge.theirs;
       setStatus(
         this._status,
-        "Loaded the other clone's version: Save to resolve the conflict.",
+        this.trans.__(
+          "Loaded the other clone's version: Save to resolve the conflict."
+        ),
         'info'
       );
       this.updateControls();
@@ -430,7 +453,9 @@ export class KnowledgeView extends Widget {
     this.rebase(theirs);
     setStatus(
       this._status,
-      "Loaded the server's text; your unsaved edits were dropped.",
+      this.trans.__(
+        "Loaded the server's text; your unsaved edits were dropped."
+      ),
       'info'
     );
     this.updateControls();
@@ -451,9 +476,13 @@ export class KnowledgeView extends Widget {
       this._conflictBox.hidden = this._conflict === null;
       return;
     }
-    this._conflictNote.textContent = GIT_CONFLICT_NOTE;
-    this._theirsLabel.textContent = 'Theirs (from the other clone)';
-    this._mineLabel.textContent = 'Yours (this clone)';
+    this._conflictNote.textContent = this.trans.__(
+      "A git pull merged another clone's changes, and both clones changed the same item. Agents get your clone's last clean version until you resolve it here: merge both into the editor, keep yours or take theirs, then Save."
+    );
+    this._theirsLabel.textContent = this.trans.__(
+      'Theirs (from the other clone)'
+    );
+    this._mineLabel.textContent = this.trans.__('Yours (this clone)');
     // Text is data: textContent, never parsed as HTML.
     this._theirsText.textContent = merge.theirs;
     this._mineText.textContent = merge.ours;
@@ -462,9 +491,11 @@ export class KnowledgeView extends Widget {
 
   private setConflict(theirs: IKnowledgeVersion | null): void {
     this._conflict = theirs;
-    this._conflictNote.textContent = SAVE_CONFLICT_NOTE;
-    this._theirsLabel.textContent = 'Newer on the server';
-    this._mineLabel.textContent = 'Your unsaved text';
+    this._conflictNote.textContent = this.trans.__(
+      'This file changed on the server since you started editing (an Apply or another save). Nothing of yours is lost: compare both versions and choose.'
+    );
+    this._theirsLabel.textContent = this.trans.__('Newer on the server');
+    this._mineLabel.textContent = this.trans.__('Your unsaved text');
     this._conflictBox.hidden = theirs === null;
     // Text is data: textContent, never parsed as HTML.
     this._theirsText.textContent = theirs?.text ?? '';
@@ -478,37 +509,51 @@ export class KnowledgeView extends Widget {
     }
     const where = { project: this._project };
     const path = `knowledge/${this.layer}/reorganize`;
-    this.setBusy(true, 'Reorganizing… starting');
+    this.setBusy(true, this.trans.__('Reorganizing… starting'));
     try {
       let job = await postJSON<IReorganizeJob>(path, {}, where);
       while (job.state === 'running') {
-        this._mask.textContent = `Reorganizing… ${job.stage} · ${Math.round(job.elapsed)} s (stops at ${job.timeout} s)`;
+        this._mask.textContent = this.trans.__(
+          'Reorganizing… %1 · %2 s (stops at %3 s)',
+          job.stage,
+          Math.round(job.elapsed),
+          job.timeout
+        );
         await new Promise(resolve => setTimeout(resolve, 400));
         job = await requestAPI<IReorganizeJob>(path, {}, where);
       }
       if (job.state === 'done') {
         Notification.success(
-          `${this.title.label} knowledge reorganized (backup kept)`,
+          this.layer === 'user'
+            ? this.trans.__('User knowledge reorganized (backup kept)')
+            : this.trans.__('Project knowledge reorganized (backup kept)'),
           {
             autoClose: 4000
           }
         );
         setStatus(
           this._status,
-          'Reorganized. The previous file is kept as knowledge.md.bak.',
+          this.trans.__(
+            'Reorganized. The previous file is kept as knowledge.md.bak.'
+          ),
           'ok'
         );
       } else {
         setStatus(
           this._status,
-          `Reorganize ${job.state.replace('_', ' ')}: ${job.error?.message ?? ''}`,
+          job.state === 'timed_out'
+            ? this.trans.__(
+                'Reorganize timed out: %1',
+                job.error?.message ?? ''
+              )
+            : this.trans.__('Reorganize failed: %1', job.error?.message ?? ''),
           'error'
         );
       }
     } catch (error) {
       setStatus(
         this._status,
-        `Reorganize failed: ${errorMessage(error)}`,
+        this.trans.__('Reorganize failed: %1', errorMessage(error)),
         'error'
       );
     }
@@ -545,8 +590,8 @@ export class KnowledgeView extends Widget {
       this._conflict !== null ||
       this._merge !== null;
     this._reorganizeButton.title = this.dirty
-      ? 'Save your changes first'
-      : 'Back up, dedupe, condense and regroup the saved file';
+      ? this.trans.__('Save your changes first')
+      : this.trans.__('Back up, dedupe, condense and regroup the saved file');
     this._dirtyNote.hidden = !this.dirty;
     this.node.dataset.dirty = this.dirty ? 'true' : 'false';
   }
@@ -554,12 +599,15 @@ export class KnowledgeView extends Widget {
   /** What doctor says of this clone of a team project (issue 17); text only. */
   private renderTeam(team: ITeamStatus): void {
     clear(this._teamNote);
+    const trans = this.trans;
     const lines: [string, string][] = [];
     if (team.fix) {
       lines.push([
         'jm-team-fix',
-        'This clone has no jupyter-memory git merge driver: Applies made in ' +
-          `two clones would conflict on the next pull. Run: ${team.fix}`
+        trans.__(
+          'This clone has no jupyter-memory git merge driver: Applies made in two clones would conflict on the next pull. Run: %1',
+          team.fix
+        )
       ]);
     }
     for (const c of team.contested) {
@@ -568,9 +616,19 @@ export class KnowledgeView extends Widget {
     if (team.team || team.storage.kind === 'network') {
       lines.push([
         'jm-team-info',
-        `Team project · decisions recorded as ${team.person} · shared queue ` +
-          `${team.shared_queue ? 'on' : 'off'} · ${team.storage.kind} storage ` +
-          `(${team.storage.reason})`
+        team.shared_queue
+          ? trans.__(
+              'Team project · decisions recorded as %1 · shared queue on · %2 storage (%3)',
+              team.person,
+              team.storage.kind,
+              team.storage.reason
+            )
+          : trans.__(
+              'Team project · decisions recorded as %1 · shared queue off · %2 storage (%3)',
+              team.person,
+              team.storage.kind,
+              team.storage.reason
+            )
       ]);
     }
     for (const [className, text] of lines) {
@@ -582,20 +640,35 @@ export class KnowledgeView extends Widget {
 
   private renderStatus(status: ILibraryStatus): void {
     clear(this._library);
-    const rows: [string, string][] = [
-      ['Rules', String(status.rules)],
-      ['Info', String(status.info)],
-      ['Characters', `${status.chars} / ${status.budget} budget`],
-      ['Last updated', formatUpdated(status.last_updated)],
-      ['Mode', status.mode]
+    const trans = this.trans;
+    // The field names tests and styles read stay English in every language.
+    const rows: [string, string, string][] = [
+      ['rules', trans.__('Rules'), String(status.rules)],
+      ['info', trans.__('Info'), String(status.info)],
+      [
+        'characters',
+        trans.__('Characters'),
+        trans.__('%1 / %2 budget', status.chars, status.budget)
+      ],
+      [
+        'last-updated',
+        trans.__('Last updated'),
+        formatUpdated(trans, status.last_updated)
+      ],
+      [
+        'mode',
+        trans.__('Mode'),
+        status.mode === 'catalog'
+          ? trans._p('library mode', 'catalog')
+          : status.mode === 'flat'
+            ? trans._p('library mode', 'flat')
+            : status.mode
+      ]
     ];
-    for (const [label, value] of rows) {
+    for (const [field, label, value] of rows) {
       this._library.append(
         el('dt', { text: label }),
-        el('dd', {
-          text: value,
-          attrs: { 'data-field': label.toLowerCase().replace(' ', '-') }
-        })
+        el('dd', { text: value, attrs: { 'data-field': field } })
       );
     }
   }

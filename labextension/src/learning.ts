@@ -2,20 +2,26 @@ import { InputDialog, Notification } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
 import { errorMessage, postJSON, requestAPI } from './api';
+import { sourceLabels } from './decided';
 import { button, clear, el, setStatus } from './dom';
+import type { Trans } from './i18n';
 import type {
   ILearnedProposal,
   ILearning,
   ILearningCandidate
 } from './schemas';
 
-const STATUS_TEXT: Record<ILearningCandidate['status'], string> = {
-  collecting: 'collecting evidence',
-  ready: 'ready to propose',
-  blocked: 'blocked: no quote long enough for a proposal',
-  proposed: 'in the queue',
-  rejected: 'rejected: waits for new evidence'
-};
+function statusText(
+  trans: Trans
+): Record<ILearningCandidate['status'], string> {
+  return {
+    collecting: trans.__('collecting evidence'),
+    ready: trans.__('ready to propose'),
+    blocked: trans.__('blocked: no quote long enough for a proposal'),
+    proposed: trans.__('in the queue'),
+    rejected: trans.__('rejected: waits for new evidence')
+  };
+}
 
 /**
  * Self-learning (spec 003): the candidate rules the learner collects evidence
@@ -24,8 +30,9 @@ const STATUS_TEXT: Record<ILearningCandidate['status'], string> = {
  * here applies knowledge. Every stored string goes in as text (invariant 6).
  */
 export class LearningView extends Widget {
-  constructor() {
+  constructor(private readonly trans: Trans) {
     super();
+    this._statusText = statusText(trans);
     this.addClass('jm-learning');
     this.id = 'jm-learning';
     this._thresholds = el('div', { className: 'jm-learning-thresholds' });
@@ -48,7 +55,10 @@ export class LearningView extends Widget {
     } catch (error) {
       setStatus(
         this._status,
-        `Could not load the learning candidates: ${errorMessage(error)}`,
+        this.trans.__(
+          'Could not load the learning candidates: %1',
+          errorMessage(error)
+        ),
         'error'
       );
     }
@@ -56,16 +66,20 @@ export class LearningView extends Widget {
 
   private render(data: ILearning): void {
     const t = data.thresholds;
-    this._thresholds.textContent =
-      `A rule is proposed once its confidence is over ${t.min_confidence} ` +
-      `with at least ${t.min_evidence} pieces of evidence (one per session; ` +
-      `confidence halves every ${t.half_life_days} days without new evidence; ` +
-      `a gotcha is one error ${t.gotcha_repeats} times in a session).`;
+    this._thresholds.textContent = this.trans.__(
+      'A rule is proposed once its confidence is over %1 with at least %2 pieces of evidence (one per session; confidence halves every %3 days without new evidence; a gotcha is one error %4 times in a session).',
+      t.min_confidence,
+      t.min_evidence,
+      t.half_life_days,
+      t.gotcha_repeats
+    );
     setStatus(
       this._status,
       data.count
-        ? `${data.count} candidate rule(s)`
-        : 'No candidate rules yet: corrections and repeated errors appear here.',
+        ? this.trans._n('%1 candidate rule', '%1 candidate rules', data.count)
+        : this.trans.__(
+            'No candidate rules yet: corrections and repeated errors appear here.'
+          ),
       'info'
     );
     clear(this._list);
@@ -76,6 +90,7 @@ export class LearningView extends Widget {
   }
 
   private item(cand: ILearningCandidate, needed: number): HTMLLIElement {
+    const trans = this.trans;
     const evidence = el('ul', { className: 'jm-learning-evidence' });
     for (const piece of cand.evidence_items) {
       evidence.appendChild(
@@ -83,7 +98,9 @@ export class LearningView extends Widget {
           'li',
           {
             className: piece.live ? 'jm-evidence' : 'jm-evidence jm-stale',
-            title: piece.live ? '' : 'before a rejection: no longer counted'
+            title: piece.live
+              ? ''
+              : trans.__('before a rejection: no longer counted')
           },
           [
             el('span', {
@@ -99,20 +116,24 @@ export class LearningView extends Widget {
       evidence.appendChild(
         el('li', {
           className: 'jm-rejection',
-          text: `rejected ${d.at.slice(0, 16)}: ${d.reason}`
+          text: trans.__('rejected %1: %2', d.at.slice(0, 16), d.reason)
         })
       );
     }
     const actions = el('div', { className: 'jm-actions' });
     if (cand.status !== 'proposed') {
       actions.append(
-        button('Propose now', () => void this.promote(cand), {
+        button(trans.__('Propose now'), () => void this.promote(cand), {
           className: 'jm-promote',
-          title: 'Queue this rule as a proposal now, below the thresholds'
+          title: trans.__(
+            'Queue this rule as a proposal now, below the thresholds'
+          )
         }),
-        button('Reject…', () => void this.reject(cand), {
+        button(trans.__('Reject…'), () => void this.reject(cand), {
           className: 'jm-reject',
-          title: 'Say why this rule is wrong; it waits for new evidence'
+          title: trans.__(
+            'Say why this rule is wrong; it waits for new evidence'
+          )
         })
       );
     }
@@ -128,16 +149,21 @@ export class LearningView extends Widget {
         el('div', {
           className: 'jm-candidate-meta',
           text:
-            `${STATUS_TEXT[cand.status]} · ${cand.source} · confidence ` +
-            `${percent}% · evidence ${cand.evidence}/${needed}` +
-            (cand.proposal_id ? ` · ${cand.proposal_id}` : '')
+            trans.__(
+              '%1 · %2 · confidence %3% · evidence %4/%5',
+              this._statusText[cand.status],
+              sourceLabels(trans)[cand.source],
+              percent,
+              cand.evidence,
+              needed
+            ) + (cand.proposal_id ? ` · ${cand.proposal_id}` : '')
         }),
         el('progress', {
           className: 'jm-confidence',
           attrs: {
             max: '100',
             value: String(percent),
-            'aria-label': `confidence ${percent}%`
+            'aria-label': trans.__('confidence %1%', percent)
           }
         }),
         evidence,
@@ -148,16 +174,18 @@ export class LearningView extends Widget {
 
   private async reject(cand: ILearningCandidate): Promise<void> {
     const result = await InputDialog.getText({
-      title: 'Reject candidate rule',
-      label: `Why is “${cand.rule}” wrong? (recorded)`,
-      placeholder: 'e.g. this project uses pnpm'
+      title: this.trans.__('Reject candidate rule'),
+      label: this.trans.__('Why is “%1” wrong? (recorded)', cand.rule),
+      placeholder: this.trans.__('e.g. this project uses pnpm')
     });
     const reason = (result.value ?? '').trim();
     if (!result.button.accept) {
       return;
     }
     if (!reason) {
-      Notification.warning('A rejection needs a reason.', { autoClose: 3000 });
+      Notification.warning(this.trans.__('A rejection needs a reason.'), {
+        autoClose: 3000
+      });
       return;
     }
     try {
@@ -165,11 +193,14 @@ export class LearningView extends Widget {
         key: cand.key,
         reason
       });
-      Notification.success('Rejected; it waits for new evidence.', {
-        autoClose: 3000
-      });
+      Notification.success(
+        this.trans.__('Rejected; it waits for new evidence.'),
+        { autoClose: 3000 }
+      );
     } catch (error) {
-      Notification.error(`Could not reject: ${errorMessage(error)}`);
+      Notification.error(
+        this.trans.__('Could not reject: %1', errorMessage(error))
+      );
     }
     await this.refresh();
   }
@@ -181,16 +212,19 @@ export class LearningView extends Widget {
       });
       Notification.success(
         result.status === 'already_pending'
-          ? 'Already in the queue.'
-          : 'Proposed: review it in Queued.',
+          ? this.trans.__('Already in the queue.')
+          : this.trans.__('Proposed: review it in Queued.'),
         { autoClose: 3000 }
       );
     } catch (error) {
-      Notification.error(`Could not propose: ${errorMessage(error)}`);
+      Notification.error(
+        this.trans.__('Could not propose: %1', errorMessage(error))
+      );
     }
     await this.refresh();
   }
 
+  private readonly _statusText: Record<ILearningCandidate['status'], string>;
   private readonly _thresholds: HTMLDivElement;
   private readonly _status: HTMLDivElement;
   private readonly _list: HTMLUListElement;

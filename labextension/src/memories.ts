@@ -3,12 +3,13 @@ import { Widget } from '@lumino/widgets';
 import { errorMessage, requestAPI } from './api';
 import { IMemories } from './schemas';
 import { button, clear, el, setStatus } from './dom';
+import type { Trans } from './i18n';
 
 const PAGE = 20;
 
 /** Search memories (English and Chinese), shown at snippet level, read-only. */
 export class MemoriesView extends Widget {
-  constructor() {
+  constructor(private readonly trans: Trans) {
     super();
     this.addClass('jm-memories');
     this.id = 'jm-memories';
@@ -16,28 +17,34 @@ export class MemoriesView extends Widget {
       className: 'jm-search',
       attrs: {
         type: 'search',
-        placeholder: 'Search memories… / 搜索记忆…',
-        'aria-label': 'Search memories'
+        placeholder: trans.__('Search memories… / 搜索记忆…'),
+        'aria-label': trans.__('Search memories')
       }
     });
     this._type = el('select', {
       className: 'jm-filter-type',
-      attrs: { 'aria-label': 'Type' }
+      attrs: { 'aria-label': trans.__('Type') }
     });
-    for (const t of ['', 'episodic', 'semantic', 'procedural', 'reflective']) {
+    for (const [t, label] of [
+      ['', trans.__('any type')],
+      ['episodic', trans._p('memory type', 'episodic')],
+      ['semantic', trans._p('memory type', 'semantic')],
+      ['procedural', trans._p('memory type', 'procedural')],
+      ['reflective', trans._p('memory type', 'reflective')]
+    ]) {
       this._type.appendChild(
-        el('option', { text: t || 'any type', attrs: { value: t } })
+        el('option', { text: label, attrs: { value: t } })
       );
     }
     this._recent = el('select', {
       className: 'jm-filter-recent',
-      attrs: { 'aria-label': 'Recent' }
+      attrs: { 'aria-label': trans.__('Recent') }
     });
     for (const [value, label] of [
-      ['', 'any time'],
-      ['1d', 'last day'],
-      ['7d', 'last 7 days'],
-      ['30d', 'last 30 days']
+      ['', trans.__('any time')],
+      ['1d', trans.__('last day')],
+      ['7d', trans.__('last 7 days')],
+      ['30d', trans.__('last 30 days')]
     ]) {
       this._recent.appendChild(el('option', { text: label, attrs: { value } }));
     }
@@ -55,14 +62,14 @@ export class MemoriesView extends Widget {
       attrs: { role: 'list' }
     });
     // One page of hits at a time (issue 16); "More" asks for the next one.
-    this._more = button('More', () => void this.search(this._shown), {
+    this._more = button(trans.__('More'), () => void this.search(this._shown), {
       className: 'jm-memories-more'
     });
     this._more.hidden = true;
     this.node.append(
       el('div', { className: 'jm-toolbar' }, [
         this._query,
-        button('Search', () => void this.search(), {
+        button(trans.__('Search'), () => void this.search(), {
           className: 'jm-search-button'
         })
       ]),
@@ -118,13 +125,17 @@ export class MemoriesView extends Widget {
       setStatus(
         this._status,
         data.more
-          ? `first ${this._shown} shown; more below`
-          : `${this._shown} found`,
+          ? this.trans.__('first %1 shown; more below', this._shown)
+          : this.trans.__('%1 found', this._shown),
         'info'
       );
       this.node.dataset.loaded = 'true';
     } catch (error) {
-      setStatus(this._status, `Search failed: ${errorMessage(error)}`, 'error');
+      setStatus(
+        this._status,
+        this.trans.__('Search failed: %1', errorMessage(error)),
+        'error'
+      );
     }
   }
 

@@ -5,6 +5,7 @@ import { errorMessage, IProject, ISettings, postJSON, requestAPI } from './api';
 import { CasesView } from './cases';
 import { button, el } from './dom';
 import { FocusLine } from './focus';
+import type { Trans } from './i18n';
 import { KnowledgeView } from './knowledge';
 import { LearningView } from './learning';
 import { MemoriesView } from './memories';
@@ -14,15 +15,17 @@ import { SettingsView } from './settings';
 export type TabName =
   'queue' | 'user' | 'project' | 'settings' | 'memories' | 'learning' | 'cases';
 
-const TABS: [TabName, string][] = [
-  ['queue', 'Queued'],
-  ['user', 'User'],
-  ['project', 'Project'],
-  ['settings', 'Settings'],
-  ['memories', 'Memories'],
-  ['learning', 'Learning'],
-  ['cases', 'Cases']
-];
+function tabs(trans: Trans): [TabName, string][] {
+  return [
+    ['queue', trans._p('panel tab', 'Queued')],
+    ['user', trans._p('panel tab', 'User')],
+    ['project', trans._p('panel tab', 'Project')],
+    ['settings', trans._p('panel tab', 'Settings')],
+    ['memories', trans._p('panel tab', 'Memories')],
+    ['learning', trans._p('panel tab', 'Learning')],
+    ['cases', trans._p('panel tab', 'Cases')]
+  ];
+}
 
 /**
  * The "Agent Memory" left panel. `data-jm-loaded="true"` on its node marks
@@ -34,26 +37,30 @@ export class MemoryPanel extends Panel {
   readonly projectKnowledge: KnowledgeView;
   readonly settingsView: SettingsView;
   readonly memories: MemoriesView;
-  readonly learning = new LearningView();
+  readonly learning: LearningView;
   readonly cases: CasesView;
   /** The project in use for the active notebook (header). */
-  readonly focusLine = new FocusLine();
+  readonly focusLine: FocusLine;
 
-  constructor() {
+  constructor(private readonly trans: Trans) {
     super();
     this.id = 'jupyter-memory-panel';
     this.addClass('jm-panel');
-    this.title.caption = 'Agent Memory';
-    this.queue = new QueueView((count, enabled) =>
+    this.title.caption = trans.__('Agent Memory');
+    this.queue = new QueueView(trans, (count, enabled) =>
       this.setBadge(count, enabled)
     );
-    this.user = new KnowledgeView('user');
-    this.user.title.label = 'User';
-    this.projectKnowledge = new KnowledgeView('project');
-    this.projectKnowledge.title.label = 'Project';
-    this.settingsView = new SettingsView(settings => this.onSettings(settings));
-    this.memories = new MemoriesView();
-    this.cases = new CasesView();
+    this.user = new KnowledgeView(trans, 'user');
+    this.user.title.label = trans._p('panel tab', 'User');
+    this.projectKnowledge = new KnowledgeView(trans, 'project');
+    this.projectKnowledge.title.label = trans._p('panel tab', 'Project');
+    this.settingsView = new SettingsView(trans, settings =>
+      this.onSettings(settings)
+    );
+    this.memories = new MemoriesView(trans);
+    this.learning = new LearningView(trans);
+    this.cases = new CasesView(trans);
+    this.focusLine = new FocusLine(trans);
     const pick = () => void this.pickProject();
     this.queue.onPickProject = pick;
     this.projectKnowledge.onPickProject = pick;
@@ -63,14 +70,14 @@ export class MemoryPanel extends Panel {
 
     this._badge = el('span', {
       className: 'jm-badge',
-      attrs: { 'aria-label': 'pending proposals' }
+      attrs: { 'aria-label': trans.__('pending proposals') }
     });
     this._badge.hidden = true;
     const strip = el('div', {
       className: 'jm-tabs',
       attrs: { role: 'tablist' }
     });
-    for (const [name, label] of TABS) {
+    for (const [name, label] of tabs(trans)) {
       const tab = button(label, () => this.showTab(name), {
         className: `jm-tab jm-tab-${name}`,
         attrs: { role: 'tab', 'data-tab': name }
@@ -83,7 +90,7 @@ export class MemoryPanel extends Panel {
     }
     const header = new Widget({
       node: el('div', { className: 'jm-header' }, [
-        el('div', { className: 'jm-title', text: 'Agent Memory' }),
+        el('div', { className: 'jm-title', text: trans.__('Agent Memory') }),
         this.focusLine.node,
         strip
       ])
@@ -163,7 +170,9 @@ export class MemoryPanel extends Panel {
       this.focusLine.setProjects(data.projects);
       this._justAdded = null;
     } catch (error) {
-      Notification.error(`Could not list projects: ${errorMessage(error)}`);
+      Notification.error(
+        this.trans.__('Could not list projects: %1', errorMessage(error))
+      );
     }
     await this.projectKnowledge.refresh();
   }
@@ -178,9 +187,9 @@ export class MemoryPanel extends Panel {
   /** Add a folder under the Jupyter root as a project; answers its id, or null. */
   async pickProject(): Promise<string | null> {
     const result = await InputDialog.getText({
-      title: 'Pick project',
-      label: 'Project folder, relative to the Jupyter root:',
-      placeholder: 'e.g. analyses/sales-q3'
+      title: this.trans.__('Pick project'),
+      label: this.trans.__('Project folder, relative to the Jupyter root:'),
+      placeholder: this.trans.__('e.g. analyses/sales-q3')
     });
     if (!result.button.accept || !result.value) {
       return null;
@@ -189,13 +198,17 @@ export class MemoryPanel extends Panel {
       const project = await postJSON<IProject>('projects', {
         path: result.value
       });
-      Notification.success(`Project ${project.id} added`, { autoClose: 3000 });
+      Notification.success(this.trans.__('Project %1 added', project.id), {
+        autoClose: 3000
+      });
       this._justAdded = project.id; // show the new project in the Project tab
       await this.refreshProjects();
       await this.queue.refresh();
       return project.id;
     } catch (error) {
-      Notification.error(`Could not add the project: ${errorMessage(error)}`);
+      Notification.error(
+        this.trans.__('Could not add the project: %1', errorMessage(error))
+      );
       return null;
     }
   }

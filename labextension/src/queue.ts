@@ -11,40 +11,35 @@ import {
   postJSON,
   requestAPI
 } from './api';
-import { alreadyDecided } from './decided';
+import { alreadyDecided, sourceLabels } from './decided';
 import { button, clear, el, setStatus } from './dom';
-
-// Typed by the REST schema's enum: a source the server can send has a label.
-const SOURCE_LABELS: Record<IProposal['source'], string> = {
-  'chat-extraction': 'chat extraction',
-  agent: 'agent',
-  correction: 'correction',
-  gotcha: 'gotcha',
-  manual: 'manual',
-  'session-digest': 'session digest',
-  import: 'import'
-};
+import type { Trans } from './i18n';
 
 /** Where the evidence quote came from, as one line of text. */
-export function originLine(p: IProposal): string {
+export function originLine(trans: Trans, p: IProposal): string {
   const origin = p.quote_origin ?? {};
   const parts: string[] = [];
   if (origin.notebook_path) {
     parts.push(String(origin.notebook_path));
   }
   if (origin.cell_id) {
-    parts.push(`cell ${origin.cell_id}`);
+    parts.push(trans.__('cell %1', String(origin.cell_id)));
   }
   if (origin.message_id) {
-    parts.push(`chat message ${origin.message_id}`);
+    parts.push(trans.__('chat message %1', String(origin.message_id)));
   }
-  return parts.length ? `from ${parts.join(' · ')}` : 'origin not recorded';
+  return parts.length
+    ? trans.__('from %1', parts.join(' · '))
+    : trans.__('origin not recorded');
 }
 
-export function destinationLabel(result: IAppliedProposal): string {
+export function destinationLabel(
+  trans: Trans,
+  result: IAppliedProposal
+): string {
   return result.layer === 'project'
-    ? `Project · ${result.project ?? ''}`
-    : 'User';
+    ? trans.__('Project · %1', result.project ?? '')
+    : trans.__('User');
 }
 
 /** Pending items per page of the queue (the server answers at most MAX_PAGE). */
@@ -57,17 +52,24 @@ const MAX_PAGE = 500;
  */
 export class QueueView extends Widget {
   constructor(
+    private readonly trans: Trans,
     private readonly onCount: (count: number, enabled: boolean) => void
   ) {
     super();
+    this._sources = sourceLabels(trans);
     this.addClass('jm-queue');
     this.id = 'jm-queue';
     // Spec 002: no layer to choose; each item goes where it was suggested.
-    const processAll = button('Process all', () => void this.processAll(), {
-      className: 'jm-process-all',
-      title:
-        'Apply every pending item to the layer it was suggested for; items that still need a project are skipped and listed'
-    });
+    const processAll = button(
+      trans.__('Process all'),
+      () => void this.processAll(),
+      {
+        className: 'jm-process-all',
+        title: trans.__(
+          'Apply every pending item to the layer it was suggested for; items that still need a project are skipped and listed'
+        )
+      }
+    );
     this._status = el('div', {
       className: 'jm-status',
       attrs: { role: 'status' }
@@ -75,12 +77,12 @@ export class QueueView extends Widget {
     this._skipped = el('ul', { className: 'jm-skipped' });
     this._list = el('ul', {
       className: 'jm-queue-list',
-      attrs: { role: 'list', 'aria-label': 'Queued knowledge' }
+      attrs: { role: 'list', 'aria-label': trans.__('Queued knowledge') }
     });
     this._list.addEventListener('keydown', event => this.onKey(event));
     // The queue comes one page at a time (issue 16): 5,000 items drawn at
     // once froze the page; "Show more" asks for the next page.
-    this._more = button('Show more', () => void this.loadMore(), {
+    this._more = button(trans.__('Show more'), () => void this.loadMore(), {
       className: 'jm-queue-more'
     });
     this._more.hidden = true;
@@ -134,7 +136,7 @@ export class QueueView extends Widget {
     } catch (error) {
       setStatus(
         this._status,
-        `Could not load the queue: ${errorMessage(error)}`,
+        this.trans.__('Could not load the queue: %1', errorMessage(error)),
         'error'
       );
     }
@@ -156,7 +158,7 @@ export class QueueView extends Widget {
     } catch (error) {
       setStatus(
         this._status,
-        `Could not load more: ${errorMessage(error)}`,
+        this.trans.__('Could not load more: %1', errorMessage(error)),
         'error'
       );
     }
@@ -171,7 +173,11 @@ export class QueueView extends Widget {
     this._shown = queue.offset + queue.items.length;
     this.node.dataset.shown = String(this._shown);
     this._more.hidden = queue.more === 0;
-    this._more.textContent = `Show ${Math.min(PAGE, queue.more)} more (${queue.more} not shown)`;
+    this._more.textContent = this.trans.__(
+      'Show %1 more (%2 not shown)',
+      Math.min(PAGE, queue.more),
+      queue.more
+    );
   }
 
   private render(queue: IQueue): void {
@@ -182,19 +188,21 @@ export class QueueView extends Widget {
     if (!queue.enabled) {
       setStatus(
         this._status,
-        'Memory is disabled: nothing is captured or injected. Review still works.',
+        this.trans.__(
+          'Memory is disabled: nothing is captured or injected. Review still works.'
+        ),
         'info'
       );
     } else if (queue.count === 0) {
-      setStatus(this._status, 'No pending proposals.', 'info');
+      setStatus(this._status, this.trans.__('No pending proposals.'), 'info');
     } else if (queue.more > 0) {
       setStatus(
         this._status,
-        `${queue.count} pending · first ${this._shown} shown`,
+        this.trans.__('%1 pending · first %2 shown', queue.count, this._shown),
         'info'
       );
     } else {
-      setStatus(this._status, `${queue.count} pending`, 'info');
+      setStatus(this._status, this.trans.__('%1 pending', queue.count), 'info');
     }
   }
 
@@ -203,12 +211,15 @@ export class QueueView extends Widget {
       className: 'jm-queue-item',
       attrs: { tabindex: '0', role: 'listitem', 'data-id': p.id }
     });
-    const kind = p.kind === 'rule' ? 'Rule' : 'Info';
-    const source = SOURCE_LABELS[p.source] ?? p.source;
+    const trans = this.trans;
+    const kind = p.kind === 'rule' ? trans.__('Rule') : trans.__('Info');
+    const source = this._sources[p.source] ?? p.source;
     const target =
       p.suggested_layer === 'project'
-        ? `suggested: Project${p.project ? ` · ${p.project}` : ''}`
-        : 'suggested: User';
+        ? p.project
+          ? trans.__('suggested: Project · %1', p.project)
+          : trans.__('suggested: Project')
+        : trans.__('suggested: User');
     item.append(
       el('div', { className: 'jm-item-head' }, [
         el('span', { className: `jm-kind jm-kind-${p.kind}`, text: kind }),
@@ -217,31 +228,33 @@ export class QueueView extends Widget {
       ]),
       el('div', { className: 'jm-item-text', text: p.text }),
       el('blockquote', { className: 'jm-evidence', text: p.evidence_quote }),
-      el('div', { className: 'jm-origin', text: originLine(p) })
+      el('div', { className: 'jm-origin', text: originLine(trans, p) })
     );
     if (p.proposed_by) {
       // A team project's shared queue: who of the team proposed it.
       item.append(
         el('div', {
           className: 'jm-proposed-by',
-          text: `proposed by ${p.proposed_by}`
+          text: trans.__('proposed by %1', p.proposed_by)
         })
       );
     }
     const actions = el('div', { className: 'jm-actions' });
     actions.appendChild(
-      button('Apply to User', () => void this.apply(p.id, 'user', null), {
-        className: 'jm-apply-user'
-      })
+      button(
+        trans.__('Apply to User'),
+        () => void this.apply(p.id, 'user', null),
+        { className: 'jm-apply-user' }
+      )
     );
     if (p.project) {
       actions.appendChild(
         button(
-          'Apply to Project',
+          trans.__('Apply to Project'),
           () => void this.apply(p.id, 'project', p.project ?? null),
           {
             className: 'jm-apply-project',
-            title: `Apply to project ${p.project}`
+            title: trans.__('Apply to project %1', p.project)
           }
         )
       );
@@ -249,7 +262,7 @@ export class QueueView extends Widget {
       actions.appendChild(this.projectPicker(p.id));
     }
     actions.appendChild(
-      button('Dismiss', () => void this.dismiss(p.id, p.source), {
+      button(trans.__('Dismiss'), () => void this.dismiss(p.id, p.source), {
         className: 'jm-dismiss'
       })
     );
@@ -259,22 +272,23 @@ export class QueueView extends Widget {
 
   /** For an item with no project: pick one of the known projects, then apply. */
   private projectPicker(id: string): HTMLElement {
+    const trans = this.trans;
     const wrap = el('span', { className: 'jm-pick' });
     if (this._projects.length === 0) {
       wrap.appendChild(
-        button('Pick project', () => this.onPickProject(), {
+        button(trans.__('Pick project'), () => this.onPickProject(), {
           className: 'jm-pick-project',
-          title: 'No project is known yet: add a folder as a project'
+          title: trans.__('No project is known yet: add a folder as a project')
         })
       );
       return wrap;
     }
     const select = el('select', {
       className: 'jm-project-select',
-      attrs: { 'aria-label': 'Pick project' }
+      attrs: { 'aria-label': trans.__('Pick project') }
     });
     select.appendChild(
-      el('option', { text: 'Pick project…', attrs: { value: '' } })
+      el('option', { text: trans.__('Pick project…'), attrs: { value: '' } })
     );
     for (const project of this._projects) {
       select.appendChild(
@@ -285,10 +299,10 @@ export class QueueView extends Widget {
     select.value = this._picked.get(id) ?? '';
     select.addEventListener('change', () => this._picked.set(id, select.value));
     const apply = button(
-      'Apply to Project',
+      trans.__('Apply to Project'),
       () => {
         if (!select.value) {
-          setStatus(this._status, 'Pick a project first.', 'error');
+          setStatus(this._status, trans.__('Pick a project first.'), 'error');
           select.focus();
           return;
         }
@@ -316,15 +330,16 @@ export class QueueView extends Widget {
           project
         }
       );
-      Notification.success(`Applied to ${destinationLabel(result)}`, {
-        autoClose: 4000
-      });
+      Notification.success(
+        this.trans.__('Applied to %1', destinationLabel(this.trans, result)),
+        { autoClose: 4000 }
+      );
       this.removeItem(id);
     } catch (error) {
       if (!this.decidedElsewhere(id, error)) {
         setStatus(
           this._status,
-          `Apply failed: ${errorMessage(error)}`,
+          this.trans.__('Apply failed: %1', errorMessage(error)),
           'error'
         );
       }
@@ -337,11 +352,13 @@ export class QueueView extends Widget {
    * another kernel or tab) is news, not a failure: say what happened.
    */
   private decidedElsewhere(id: string, error: unknown): boolean {
-    const already = alreadyDecided(error);
+    const already = alreadyDecided(this.trans, error);
     if (already === null) {
       return false;
     }
-    Notification.info(`${already}; nothing changed`, { autoClose: 4000 });
+    Notification.info(this.trans.__('%1; nothing changed', already), {
+      autoClose: 4000
+    });
     this.removeItem(id);
     return true;
   }
@@ -351,8 +368,10 @@ export class QueueView extends Widget {
     if (source === 'correction' || source === 'gotcha') {
       // A learned rule: the self-learner records why, so it waits for new evidence.
       const answer = await InputDialog.getText({
-        title: 'Dismiss learned rule',
-        label: 'Why is it wrong? (optional, recorded by the learner)'
+        title: this.trans.__('Dismiss learned rule'),
+        label: this.trans.__(
+          'Why is it wrong? (optional, recorded by the learner)'
+        )
       });
       if (!answer.button.accept) {
         return;
@@ -363,15 +382,16 @@ export class QueueView extends Widget {
     }
     try {
       await postJSON(`queue/${encodeURIComponent(id)}/dismiss`, body);
-      Notification.info('Dismissed; it will not be suggested again', {
-        autoClose: 3000
-      });
+      Notification.info(
+        this.trans.__('Dismissed; it will not be suggested again'),
+        { autoClose: 3000 }
+      );
       this.removeItem(id);
     } catch (error) {
       if (!this.decidedElsewhere(id, error)) {
         setStatus(
           this._status,
-          `Dismiss failed: ${errorMessage(error)}`,
+          this.trans.__('Dismiss failed: %1', errorMessage(error)),
           'error'
         );
       }
@@ -391,14 +411,19 @@ export class QueueView extends Widget {
       }
       const skipped = result.skipped;
       Notification.success(
-        `Processed: ${where.user} to User, ${where.project} to Project, ${skipped.length} skipped`,
+        this.trans.__(
+          'Processed: %1 to User, %2 to Project, %3 skipped',
+          where.user,
+          where.project,
+          skipped.length
+        ),
         { autoClose: 4000 }
       );
       if (skipped.length) {
         this._skipped.appendChild(
           el('li', {
             className: 'jm-skipped-head',
-            text: 'Skipped, still in the queue:'
+            text: this.trans.__('Skipped, still in the queue:')
           })
         );
         for (const s of skipped) {
@@ -414,7 +439,7 @@ export class QueueView extends Widget {
     } catch (error) {
       setStatus(
         this._status,
-        `Process all failed: ${errorMessage(error)}`,
+        this.trans.__('Process all failed: %1', errorMessage(error)),
         'error'
       );
     }
@@ -448,6 +473,7 @@ export class QueueView extends Widget {
     }
   }
 
+  private readonly _sources: Record<IProposal['source'], string>;
   private _generation = 0;
   private _shown = 0;
   private readonly _more: HTMLButtonElement;

@@ -501,6 +501,60 @@ export interface IReorganizeResult {
 }
 
 /**
+ * POST /review/{id}/keep|discard|promote: the person's decision on an
+ * unreviewed memory — kept (reviewed), discarded (forgotten), promoted (with
+ * the queue's answer, whose proposal still waits for Apply), or skipped (the
+ * queue already holds that knowledge: reason; the memory stays unreviewed).
+ */
+export interface IReviewDecision {
+  id: string;
+  status: 'kept' | 'discarded' | 'promoted' | 'skipped';
+  reviewed?: boolean;
+  proposal?: {
+    id: string;
+    status: string;
+    [key: string]: unknown;
+  };
+  reason?: string | null;
+}
+
+/**
+ * One memory's review as GET /review answers it for a notebook's review card:
+ * unreviewed (Keep / Discard / Promote), kept, or promoted (with its proposal
+ * as the queue holds it now, null when this server's queue does not hold it).
+ */
+export interface IReviewState {
+  id: string;
+  state: 'unreviewed' | 'kept' | 'promoted';
+  title: string;
+  text: string;
+  kind: string;
+  tier: string;
+  source: string;
+  scene: string | null;
+  layer: 'user' | 'project';
+  project: string | null;
+  quotes: Array<{
+    quote: string;
+    source: string | null;
+  }>;
+  promotable: boolean;
+  promoted_to: string | null;
+  proposal: IProposal | null;
+}
+
+/**
+ * GET /review?ids=: the named memories' review states (asked order), the ids
+ * this memory home does not hold (discarded or forgotten here, or kept in
+ * another home), and a short key of the home so a card can tell which.
+ */
+export interface IReviewStates {
+  items: IReviewState[];
+  missing: string[];
+  home: string;
+}
+
+/**
  * GET and PUT /settings: the switches the panel shows (the LLM endpoint stays
  * on the server).
  */

@@ -2,27 +2,37 @@ import { Widget } from '@lumino/widgets';
 
 import { errorMessage, ISettings, putJSON, requestAPI } from './api';
 import { el, setStatus } from './dom';
+import type { Trans } from './i18n';
 
-const SWITCHES: [keyof ISettings, string, string][] = [
-  [
-    'enabled',
-    'Enabled',
-    'Master switch. Off: nothing is captured, extracted or injected; an agent sees no memory at all.'
-  ],
-  [
-    'auto_suggestions',
-    'Automatic suggestions',
-    'Off: no background extraction. Approved knowledge is still injected and the queue still works.'
-  ]
-];
+function switches(trans: Trans): [keyof ISettings, string, string][] {
+  return [
+    [
+      'enabled',
+      trans.__('Enabled'),
+      trans.__(
+        'Master switch. Off: nothing is captured, extracted or injected; an agent sees no memory at all.'
+      )
+    ],
+    [
+      'auto_suggestions',
+      trans.__('Automatic suggestions'),
+      trans.__(
+        'Off: no background extraction. Approved knowledge is still injected and the queue still works.'
+      )
+    ]
+  ];
+}
 
 /** The two persisted switches, each with a one-line explanation. */
 export class SettingsView extends Widget {
-  constructor(private readonly onChange: (settings: ISettings) => void) {
+  constructor(
+    private readonly trans: Trans,
+    private readonly onChange: (settings: ISettings) => void
+  ) {
     super();
     this.addClass('jm-settings');
     this.id = 'jm-settings';
-    for (const [key, label, help] of SWITCHES) {
+    for (const [key, label, help] of switches(trans)) {
       const input = el('input', {
         className: `jm-switch jm-switch-${String(key)}`,
         attrs: { type: 'checkbox', role: 'switch' }
@@ -52,7 +62,7 @@ export class SettingsView extends Widget {
     } catch (error) {
       setStatus(
         this._status,
-        `Could not load settings: ${errorMessage(error)}`,
+        this.trans.__('Could not load settings: %1', errorMessage(error)),
         'error'
       );
     }
@@ -62,9 +72,13 @@ export class SettingsView extends Widget {
     try {
       const settings = await putJSON<ISettings>('settings', { [key]: value });
       this.render(settings);
-      setStatus(this._status, 'Saved.', 'ok');
+      setStatus(this._status, this.trans.__('Saved.'), 'ok');
     } catch (error) {
-      setStatus(this._status, `Not saved: ${errorMessage(error)}`, 'error');
+      setStatus(
+        this._status,
+        this.trans.__('Not saved: %1', errorMessage(error)),
+        'error'
+      );
       await this.refresh();
     }
   }
