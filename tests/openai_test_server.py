@@ -47,6 +47,9 @@ def _chunks(turn: Scripted) -> Iterator[dict[str, Any]]:
         for i in range(0, len(raw), 7):
             part = {"index": n, "function": {"arguments": raw[i : i + 7]}}
             yield {"choices": [{"delta": {"tool_calls": [part]}}]}
+    # As the real API ends a stream: LiteLLM (Jupyter AI's chat) refuses a stream without it.
+    finish = "tool_calls" if turn.tool_calls else "stop"
+    yield {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
 
 
 def _message(turn: Scripted) -> dict[str, Any]:
