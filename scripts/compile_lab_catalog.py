@@ -106,10 +106,8 @@ def _code_positions(text: str) -> list[int]:
             i = len(text) if end < 0 else end + 2
         elif text[i] in "'\"`":
             lit = _literal(text, i)
-            if lit is not None:
-                i = lit[1]
-            else:  # a template with ${}: skip to its closing backtick (no nesting in ours)
-                i = text.find(text[i], i + 1) + 1 or len(text)
+            # A template with ${}: skip to its closing backtick (none of ours nests one).
+            i = lit[1] if lit is not None else text.find(text[i], i + 1) + 1 or len(text)
         else:
             m = CALL.match(text, i)
             if m and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
@@ -200,9 +198,11 @@ def parse_po(text: str) -> tuple[str, dict[Message, Entry]]:
 
 
 def _q(text: str) -> str:
-    return '"' + (
-        text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-    ) + '"'
+    return (
+        '"'
+        + (text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t"))
+        + '"'
+    )
 
 
 def write_po(lang: str, header_comment: str, entries: list[Entry]) -> str:
@@ -260,12 +260,15 @@ def catalogue(po: Path) -> dict[str, object]:
             "plural_forms": PLURAL_FORMS.get(lang, "nplurals=2; plural=(n != 1);"),
         }
     }
-    for msg, entry in sorted(parse_po(po.read_text(encoding="utf-8"))[1].items(),
-                             key=lambda kv: kv[0].key):
+    for msg, entry in sorted(
+        parse_po(po.read_text(encoding="utf-8"))[1].items(), key=lambda kv: kv[0].key
+    ):
         if not any(entry.strs):
             continue  # untranslated: the English msgid shows
         # JupyterLab's Gettext reads a one-form list as a singular: pad a plural.
-        data[msg.key] = entry.strs + [""] if msg.plural is not None and len(entry.strs) < 2 else entry.strs
+        data[msg.key] = (
+            entry.strs + [""] if msg.plural is not None and len(entry.strs) < 2 else entry.strs
+        )
     return data
 
 

@@ -192,6 +192,16 @@ def test_installed_without_node_both_extensions_are_enabled(venv):
     assert f"jupyter_memory {version} OK" in server_out, server_out
 
 
+def test_the_lab_catalogue_is_served_from_the_installed_wheel(venv):
+    """The panel's zh_CN catalogue ships in the wheel; jupyterlab_server finds it by entry point."""
+    code = (
+        "import json; from jupyterlab_server.translation_utils import "
+        "get_installed_packages_locale as found; data, _ = found('zh_CN'); "
+        "print(json.dumps(data['jupyter_memory_lab']['Apply to User']))"
+    )
+    assert json.loads(venv.run(venv.bin("python"), "-c", code).stdout) == ["采纳到用户"]
+
+
 def test_version_and_the_jupyter_subcommand(venv):
     version = _package_json_version()
     assert venv.run(venv.bin("jupyter-memory"), "--version").stdout.strip() == (
