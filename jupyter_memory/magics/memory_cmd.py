@@ -6,6 +6,8 @@
     %memory suggest                 %memory process-all
     %memory digest                  %memory agent-unreviewed on | off
     %memory apply ID --to user      %memory dismiss ID
+    %memory keep ID                 %memory discard ID
+    %memory promote ID --kind info  (review an unreviewed memory, as its card does)
 
 Also the worker's two callbacks: :func:`suggestion_round` (one extraction
 round) and :func:`show_cards`. A repeated error is not proposed here: the
@@ -39,6 +41,9 @@ ACTIONS = (
     "agent-unreviewed",
     "apply",
     "dismiss",
+    "keep",
+    "discard",
+    "promote",
 )
 
 
@@ -48,10 +53,11 @@ ACTIONS = (
     "value",
     nargs="?",
     help="focus: a project folder or id · suggestions, agent-unreviewed: on or off"
-    " · apply, dismiss: a proposal id",
+    " · apply, dismiss: a proposal id · keep, discard, promote: a memory id",
 )
 @argument("--to", choices=["user", "project"], help="apply: the knowledge layer")
 @argument("--project", help="apply --to project: the project (default: the proposal's or focus)")
+@argument("--kind", choices=["rule", "info"], help="promote: Rule or Info (default rule)")
 @argument("--query", help="context: the conversation text that picks the WARM memories")
 @argument("--agent", help="context: include this agent's own reviewed memories (e.g. ask)")
 def memory(self: Any, line: str) -> Any:
@@ -216,6 +222,9 @@ _HANDLERS = {
     "agent-unreviewed": digest_cmd.agent_unreviewed,
     "apply": decide_cmd.apply,
     "dismiss": decide_cmd.dismiss,
+    "keep": digest_cmd.keep,
+    "discard": digest_cmd.discard,
+    "promote": digest_cmd.promote,
 }
 
 
