@@ -3,6 +3,9 @@
     %memory digest                   digest the recorded cells and chats now
     %memory agent-unreviewed on|off  may agents recall unreviewed memories? (off)
     %memories --review               cards: Keep / Discard / Promote to knowledge
+    %memory keep ID                  review one memory in a cell (what a card's fallback names)
+    %memory discard ID
+    %memory promote ID [--kind rule|info]
     %memories --archive [--dry-run]  move cold, stale memories into .old/
 
 ``%recall`` and ``%memories`` mark unreviewed rows (:func:`mark_review`).
@@ -16,7 +19,8 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from .._i18n import N_
+from .._i18n import N_, tr
+from ..exceptions import ConflictError, JupyterMemoryError
 from .render import TableResult, TextBlock
 
 UNREVIEWED = "unreviewed"
@@ -92,14 +96,68 @@ def agent_unreviewed(self: Any, args: Any) -> TextBlock:
 
 
 def review(self: Any, limit: int | None) -> Any:
-    """``%memories --review``: one card per unreviewed memory."""
+    """``%memories --review``: one card per unreviewed memory (a document output, no widget)."""
     with self.session.lock:
-        rows = [row.to_dict() for row in self.service.unreviewed(limit=limit)]
-    if not rows:
-        return TextBlock("Nothing to review: every memory was written or reviewed by you.")
+        ids = [row.id for row in self.service.unreviewed(limit=limit)]
+    if not ids:
+        return TextBlock(tr("Nothing to review: every memory was written or reviewed by you."))
     from ..widgets.review_cards import ReviewCards
 
-    return ReviewCards(self.session, rows)
+    return ReviewCards(self.session, ids)
+
+
+def _review(self: Any, args: Any, decision: str) -> TextBlock:
+    """``%memory keep|discard|promote ID``: the person's review decision, in a cell."""
+    if not args.value:
+        raise UsageError(
+            tr("%memory {action} ID: name the memory (see %memories --review)").format(
+                action=args.action
+            )
+        )
+    if decision != "promote" and getattr(args, "kind", None) is not None:
+        raise UsageError(
+            tr("%memory {action}: only promote takes --kind").format(action=args.action)
+        )
+    kind = getattr(args, "kind", None) or "rule"
+    try:
+        with self.session.lock:
+            result = self.service.review_memory(args.value, decision, kind=kind).to_dict()
+    except ConflictError as exc:
+        return TextBlock(
+            tr("Already reviewed: memory {id} is {state}; nothing changed.").format(
+                id=args.value, state=(exc.state or "").removeprefix("already_")
+            )
+        )
+    except JupyterMemoryError as exc:
+        raise UsageError(f"%memory {args.action}: {exc}") from None
+    if result["status"] == "kept":
+        return TextBlock(tr("Kept {id}: reviewed, agents may recall it.").format(id=args.value))
+    if result["status"] == "discarded":
+        return TextBlock(tr("Discarded {id}: forgotten.").format(id=args.value))
+    if result["status"] == "skipped":
+        return TextBlock(
+            tr("Not queued: {reason}").format(
+                reason=result.get("reason") or tr("the queue already has it")
+            )
+        )
+    pid = result["proposal"]["id"]
+    return TextBlock(
+        tr("Promoted {id}: proposal {proposal} waits in the queue (%memory queue).").format(
+            id=args.value, proposal=pid
+        )
+    )
+
+
+def keep(self: Any, args: Any) -> TextBlock:
+    return _review(self, args, "keep")
+
+
+def discard(self: Any, args: Any) -> TextBlock:
+    return _review(self, args, "discard")
+
+
+def promote(self: Any, args: Any) -> TextBlock:
+    return _review(self, args, "promote")
 
 
 def archive(self: Any, dry_run: bool) -> ColdArchiveTable:

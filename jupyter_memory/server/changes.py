@@ -53,6 +53,9 @@ class ChangeWatcher:
             "focus": [self.memory.home / FOCUS_FOLDER / FOCUS_FILE],
             # The self-learner's candidates (a digest in a kernel or the CLI adds evidence).
             "learning": [self.memory.home / "learning" / "candidates.json"],
+            # Every memory write of any layer appends to the home's audit log (a review
+            # card's Keep in a kernel, the CLI): one file to stat instead of every folder.
+            "memories": [self.memory.home / "audit.jsonl"],
         }
 
     def _snapshot(self) -> dict[str, dict[str, Stamp]]:

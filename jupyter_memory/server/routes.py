@@ -18,6 +18,7 @@ from .queue_routes import (
     ProposalStatesHandler,
     QueueHandler,
 )
+from .review_routes import DiscardHandler, KeepHandler, PromoteHandler, ReviewStatesHandler
 from .settings_routes import ProjectsHandler, SettingsHandler
 from .team_routes import TeamHandler
 
@@ -38,6 +39,10 @@ ROUTES: list[tuple[str, type]] = [
     ("focus", FocusHandler),
     ("team", TeamHandler),
     ("memories", MemoriesHandler),
+    ("review", ReviewStatesHandler),
+    (f"review/{_SEGMENT}/keep", KeepHandler),
+    (f"review/{_SEGMENT}/discard", DiscardHandler),
+    (f"review/{_SEGMENT}/promote", PromoteHandler),
     ("learning", LearningHandler),
     ("learning/reject", RejectCandidateHandler),
     ("learning/promote", PromoteCandidateHandler),

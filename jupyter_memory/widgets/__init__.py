@@ -1,13 +1,21 @@
 """Cards in notebooks (spec 002 §4.4).
 
-Proposal cards (``cards.py``) are outputs of our own MIME type rendered by the
-lab extension, with an HTML fallback; they import no ipywidgets. The review
-cards of ``%memories --review`` (``review_cards.py``) are still ipywidgets and
-import it themselves, when built.
+Proposal cards (``cards.py``) and the review cards of ``%memories --review``
+(``review_cards.py``) are outputs of our own MIME types rendered by the lab
+extension from the live state over REST, with an HTML fallback; neither
+imports ipywidgets (issue 15).
 """
 
 from __future__ import annotations
 
 from .cards import PROPOSAL_MIME, CardSnapshot, ProposalCards
+from .review_cards import REVIEW_MIME, ReviewCards, ReviewSnapshot
 
-__all__ = ["PROPOSAL_MIME", "CardSnapshot", "ProposalCards"]
+__all__ = [
+    "PROPOSAL_MIME",
+    "REVIEW_MIME",
+    "CardSnapshot",
+    "ProposalCards",
+    "ReviewCards",
+    "ReviewSnapshot",
+]

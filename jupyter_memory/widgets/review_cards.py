@@ -1,147 +1,176 @@
-"""Review cards for unreviewed memories: **Keep**, **Discard**, **Promote to knowledge**.
+"""Review cards that live in the document: ``%memories --review`` as one output of our MIME type.
 
-``%memories --review`` shows one card per memory the session digest (or an
-agent) stored unreviewed, with the person's original words it came from.
-Keep marks it reviewed, Discard forgets it, Promote queues a knowledge
-proposal (Rule or Info) quoting that original message — the proposal still
-waits for Apply in the queue. Every stored string is escaped.
+A review card is not a widget (issue 15). The kernel displays one output whose bundle holds
+
+- ``application/vnd.jupyter-memory.review+json``: the memory ids and a snapshot
+  of each (title, text, the person's words it came from, where it lives). The
+  lab extension renders it, asks ``GET /jupyter-memory/review`` for the live
+  state and follows the change feed: an unreviewed memory gets **Keep**,
+  **Discard** and **Promote to knowledge** (Rule or Info); a decided one says
+  what happened, wherever it was decided. This needs no kernel, so it reads
+  the same after a save, a reload or a restart.
+- ``text/html`` and ``text/plain``: the snapshot for viewers without our
+  extension (nbviewer, GitHub, VS Code), with the ``%memory keep`` /
+  ``discard`` / ``promote`` lines that decide it.
+
+The kernel keeps nothing per card. Every stored string is escaped in the HTML
+(Invariant 6).
 """
 
 from __future__ import annotations
 
 import html
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import ipywidgets as w
+from .._i18n import tr
+from ..service.learning.review_state import home_key
 
-from ..exceptions import JupyterMemoryError
-
-KIND_OPTIONS = [("Rule", "rule"), ("Info", "info")]
+REVIEW_MIME = "application/vnd.jupyter-memory.review+json"
+PAYLOAD_VERSION = 1
+CARD_CSS = "border:1px solid #d0d7de;border-radius:6px;padding:6px 10px;margin:4px 0"
+MUTED_CSS = "color:#57606a"
 
 
 def _e(value: Any) -> str:
     return html.escape("" if value is None else str(value))
 
 
-class ReviewCard:
-    """A card for one unreviewed memory (a row of ``Memory.unreviewed()``)."""
+def decide_line(memory_id: str) -> str:
+    return (
+        f"%memory keep {memory_id} · %memory discard {memory_id} · "
+        f"%memory promote {memory_id} --kind rule|info"
+    )
 
-    def __init__(self, session: Any, row: dict[str, Any]) -> None:
-        self.session = session
-        self.row = row
-        self.id = str(row["id"])
-        self.keep_button = w.Button(description="Keep", tooltip="Keep it as a reviewed memory")
-        self.discard_button = w.Button(description="Discard", tooltip="Forget this memory")
-        self.promote_button = w.Button(
-            description="Promote to knowledge",
-            tooltip="Queue a knowledge proposal quoting your original message",
-            layout=w.Layout(width="auto"),
-        )
-        self.kind = w.Dropdown(options=KIND_OPTIONS, value="rule", layout=w.Layout(width="90px"))
-        self.body = w.HTML(self.body_html())
-        self.message = w.HTML()
-        self.buttons = w.HBox(
-            [self.keep_button, self.discard_button, self.promote_button, self.kind]
-        )
-        self.widget = w.VBox(
-            [self.body, self.buttons, self.message],
-            layout=w.Layout(border="1px solid #d0d7de", padding="4px 8px"),
-        )
-        self.keep_button.on_click(lambda _: self.keep())
-        self.discard_button.on_click(lambda _: self.discard())
-        self.promote_button.on_click(lambda _: self.promote())
-        self.status = "unreviewed"
-        self.note = ""
 
-    def body_html(self) -> str:
-        r = self.row
-        what = " · ".join(_e(x) for x in (r.get("work_type") or r.get("type"), r.get("tier")) if x)
-        scene = f" · scene {_e(r['scene'])}" if r.get("scene") else ""
-        quotes = "".join(
-            f'<div style="color:#57606a">“{_e(q.get("quote"))}” — {_e(q.get("source"))}</div>'
-            for q in r.get("evidence", [])[:3]
-        )
-        if not quotes:
-            quotes = '<div style="color:#57606a">(no words of yours: from agent replies)</div>'
-        return (
-            f'<div><span style="font-weight:600">{_e(r.get("title"))}</span>'
-            f' <span style="color:#57606a">{what}{scene} · {_e(r.get("source"))}</span></div>'
-            f"<div>{_e(r.get('text'))}</div>{quotes}"
-        )
+def outcome_text(state: str, promoted_to: str | None = None) -> str | None:
+    """What happened to a reviewed memory, as the card says it; None while unreviewed."""
+    if state == "kept":
+        return tr("Kept")
+    if state == "promoted":
+        return tr("Promoted to proposal {id}").format(id=promoted_to or "")
+    if state == "discarded":
+        return tr("Discarded")
+    return None
 
-    # -- acting -----------------------------------------------------------------------
 
-    def _act(self, call: Any) -> dict[str, Any] | None:
-        try:
-            with self.session.lock:
-                result: dict[str, Any] = call(self.session.memory).to_dict()
-        except JupyterMemoryError as exc:
-            self._say(f"Error: {exc}", error=True)
-            return None
-        return result
+@dataclass(frozen=True)
+class ReviewSnapshot:
+    """One card as the kernel saw it when the output was made (the MIME payload's entry).
 
-    def _decided(self, status: str, note: str) -> None:
-        self.status = status
-        self.buttons.children = []
-        self._say(note)
+    ``state`` is ``missing`` (with ``note``) when the memory could not be found.
+    ``home`` names the memory home (hashed) so the card can tell a memory
+    discarded there from one kept in a home the Jupyter server does not read.
+    """
 
-    def keep(self) -> None:
-        if self._act(lambda mem: mem.keep_memory(self.id)) is not None:
-            self._decided("kept", "Kept: reviewed, agents may recall it")
+    id: str
+    home: str
+    state: str = "missing"
+    title: str = ""
+    text: str = ""
+    kind: str = ""
+    tier: str = ""
+    source: str = ""
+    scene: str | None = None
+    layer: str = "user"
+    project: str | None = None
+    quotes: list[dict[str, Any]] = field(default_factory=list)
+    promotable: bool = False
+    promoted_to: str | None = None
+    note: str | None = None
 
-    def discard(self) -> None:
-        if self._act(lambda mem: mem.discard_memory(self.id)) is not None:
-            self._decided("discarded", "Discarded: forgotten")
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
-    def promote(self) -> None:
-        kind = self.kind.value
-        result = self._act(lambda mem: mem.promote_memory(self.id, kind=kind))
-        if result is None:
-            return
-        if result["status"] == "skipped":
-            self._say(f"Not queued: {result.get('reason') or 'the queue already has it'}")
-            return
-        pid = result["proposal"]["id"]
-        self._decided("promoted", f"Promoted: proposal {pid} waits in the queue (%memory queue)")
-
-    def _say(self, text: str, *, error: bool = False) -> None:
-        self.note = text
-        style = "color:#cf222e" if error else "font-weight:600"
-        self.message.value = f'<span style="{style}">{_e(text)}</span>'
-
-    # -- display ----------------------------------------------------------------------
+    def what(self) -> str:
+        scene = tr("scene {scene}").format(scene=self.scene) if self.scene else ""
+        return " · ".join(x for x in (self.kind, self.tier, scene, self.source) if x)
 
     def plain_text(self) -> str:
-        r = self.row
-        quote = next((q.get("quote") for q in r.get("evidence", [])), None)
-        lines = [f"[{r.get('work_type') or r.get('type')}] {r.get('title')}  ({self.id})"]
-        if quote:
-            lines.append(f"  “{quote}”")
-        lines.append(f"  {self.note or 'unreviewed: Keep / Discard / Promote to knowledge'}")
+        if self.state == "missing":
+            return tr("memory {id}: {note}").format(id=self.id, note=self.note or "")
+        lines = [f"[{self.kind}] {self.title}  ({self.id})"]
+        lines += [f"  “{q['quote']}”" for q in self.quotes]
+        if not self.quotes:
+            lines.append("  " + tr("(no words of yours: from agent replies)"))
+        state = outcome_text(self.state, self.promoted_to)
+        lines.append("  " + (state or tr("unreviewed · {how}").format(how=decide_line(self.id))))
         return "\n".join(lines)
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            bundle["text/plain"] = self.plain_text()
-        return bundle
+    def html(self) -> str:
+        head = f'<div style="{MUTED_CSS}">{_e(tr("memory"))} <code>{_e(self.id)}</code></div>'
+        if self.state == "missing":
+            return f'<div style="{CARD_CSS}">{head}<div>{_e(self.note)}</div></div>'
+        quotes = (
+            "".join(
+                f'<div style="{MUTED_CSS}">“{_e(q.get("quote"))}” — {_e(q.get("source"))}</div>'
+                for q in self.quotes
+            )
+            or f'<div style="{MUTED_CSS}">{_e(tr("(no words of yours: from agent replies)"))}</div>'
+        )
+        body = (
+            f'<div><span style="font-weight:600">{_e(self.title)}</span>'
+            f' <span style="{MUTED_CSS}">{_e(self.what())}</span></div>'
+            f"<div>{_e(self.text)}</div>{quotes}"
+        )
+        outcome = outcome_text(self.state, self.promoted_to)
+        if outcome:
+            state = f"<div><b>{_e(outcome)}</b></div>"
+        else:
+            state = "<div><b>{}</b> {}</div>".format(
+                _e(tr("Unreviewed when this output was made.")),
+                _e(tr("Review it in a cell with:")) + f" <code>{_e(decide_line(self.id))}</code>",
+            )
+        return f'<div style="{CARD_CSS}">{body}{state}{head}</div>'
 
 
 class ReviewCards:
-    """The cards of ``%memories --review``, shown together."""
+    """Review cards for ``ids`` as one notebook output (see the module docstring).
 
-    def __init__(self, session: Any, rows: list[dict[str, Any]]) -> None:
-        self.cards = [ReviewCard(session, row) for row in rows]
-        self.widget = w.VBox([c.widget for c in self.cards])
+    The snapshot is read when the output is rendered, so ``%memories --review``
+    shown again reflects the memories at that moment.
+    """
+
+    def __init__(self, session: Any, ids: list[str]) -> None:
+        self.session = session
+        self.ids = list(ids)
 
     def __len__(self) -> int:
-        return len(self.cards)
+        return len(self.ids)
 
-    def __getitem__(self, index: int) -> ReviewCard:
-        return self.cards[index]
+    def snapshots(self) -> list[ReviewSnapshot]:
+        with self.session.lock:
+            mem = self.session.memory
+            home = home_key(mem.home)
+            found = mem.review_states(self.ids)
+        by_id = {s.id: s for s in found.states}
+        out = []
+        for memory_id in self.ids:
+            s = by_id.get(memory_id)
+            if s is None:
+                note = tr("not found: discarded or forgotten, or in another memory home")
+                out.append(ReviewSnapshot(id=memory_id, home=home, note=note))
+                continue
+            out.append(
+                ReviewSnapshot(
+                    id=s.id, home=home, state=s.state, title=s.title, text=s.text,
+                    kind=s.kind, tier=s.tier, source=s.source, scene=s.scene,
+                    layer=s.layer, project=s.project, quotes=[dict(q) for q in s.quotes],
+                    promotable=s.promotable, promoted_to=s.promoted_to,
+                )
+            )  # fmt: skip
+        return out
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            bundle["text/plain"] = "\n".join(c.plain_text() for c in self.cards)
-        return bundle
+    def __getitem__(self, index: int) -> ReviewSnapshot:
+        return self.snapshots()[index]
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        cards = self.snapshots()
+        return {
+            REVIEW_MIME: {"version": PAYLOAD_VERSION, "cards": [c.to_dict() for c in cards]},
+            "text/html": "".join(c.html() for c in cards),
+            "text/plain": "\n".join(c.plain_text() for c in cards),
+        }
+
+
+__all__ = ["REVIEW_MIME", "ReviewCards", "ReviewSnapshot", "outcome_text"]

@@ -86,6 +86,9 @@ def _digest(ip, *cells):
     ip.run_line_magic("memory", "digest")
 
 
+REVIEW_MIME = "application/vnd.jupyter-memory.review+json"
+
+
 def test_review_cards_keep_discard_promote(ip, magics):
     _digest(
         ip,
@@ -95,29 +98,53 @@ def test_review_cards_keep_discard_promote(ip, magics):
     )
     cards = ip.run_line_magic("memories", "--review")
     assert len(cards) == 3
-    by_text = {c.row["text"]: c for c in cards.cards}
-    keep = next(c for t, c in by_text.items() if "test accounts" in t)
-    discard = next(c for t, c in by_text.items() if "退款" in t)
-    promote = next(c for t, c in by_text.items() if "booking date" in t)
+    bundle = cards._repr_mimebundle_()
+    # A document output of our MIME type: no widget, nothing kept in the kernel per card.
+    assert set(bundle) == {REVIEW_MIME, "text/html", "text/plain"}
+    by_text = {c["text"]: c for c in bundle[REVIEW_MIME]["cards"]}
+    assert {c["state"] for c in by_text.values()} == {"unreviewed"}
+    keep = next(c["id"] for t, c in by_text.items() if "test accounts" in t)
+    discard = next(c["id"] for t, c in by_text.items() if "退款" in t)
+    promote = next(c["id"] for t, c in by_text.items() if "booking date" in t)
+    # The fallback names the magics that decide each card.
+    assert f"%memory keep {keep}" in bundle["text/plain"]
+    assert f"%memory promote {promote} --kind rule|info" in bundle["text/html"]
     mem = magics.service
 
-    keep.keep_button.click()
-    assert keep.status == "kept" and mem.get(keep.id).meta.reviewed is True
-    assert keep.buttons.children == ()
-    discard.discard_button.click()
-    assert discard.status == "discarded" and discard.id not in {r["id"] for r in mem.list()}
-    promote.kind.value = "info"
-    promote.promote_button.click()
-    assert promote.status == "promoted", promote.note
+    assert "Kept" in ip.run_line_magic("memory", f"keep {keep}")
+    assert mem.get(keep).meta.reviewed is True
+    assert "Discarded" in ip.run_line_magic("memory", f"discard {discard}")
+    assert discard not in {r["id"] for r in mem.list()}
+    said = ip.run_line_magic("memory", f"promote {promote} --kind info")
     (proposal,) = [p for p in mem.queue() if p.source == "session-digest"]
+    assert proposal.id in said
     assert proposal.kind == "info" and proposal.status == "pending"
     assert "booking date" in proposal.evidence_quote
     assert "booking date" not in mem.knowledge("user")
-    bundle = cards._repr_mimebundle_()
-    assert "Promoted: proposal" in bundle["text/plain"]
+    # The same output, shown again, says what happened to each.
+    again = cards._repr_mimebundle_()
+    states = {c["id"]: c["state"] for c in again[REVIEW_MIME]["cards"]}
+    assert states == {keep: "kept", discard: "missing", promote: "promoted"}
+    assert f"Promoted to proposal {proposal.id}" in again["text/plain"]
+    # A second decision is news, not an error; nothing changes.
+    assert "Already reviewed" in ip.run_line_magic("memory", f"discard {keep}")
+    assert mem.get(keep).meta.reviewed is True
     assert ip.run_line_magic("memories", "--review") == "Nothing to review: " + (
         "every memory was written or reviewed by you."
     )
+
+
+def test_review_magics_refuse_bad_input(ip, magics):
+    entry = magics.service.remember(
+        "Dates are stored in UTC", source="session-digest", reviewed=False
+    )
+    with pytest.raises(UsageError, match="name the memory"):
+        ip.run_line_magic("memory", "keep")
+    with pytest.raises(UsageError, match="only promote takes --kind"):
+        ip.run_line_magic("memory", f"keep {entry.id} --kind info")
+    with pytest.raises(UsageError, match="no memory with id"):
+        ip.run_line_magic("memory", "discard m-nothere")
+    assert magics.service.get(entry.id).meta.reviewed is False
 
 
 def test_review_cards_escape_stored_strings(ip, magics):
@@ -129,21 +156,20 @@ def test_review_cards_escape_stored_strings(ip, magics):
         reviewed=False,
         evidence=[{"quote": "<b>bold</b> claim", "source": "k#<c1>"}],
     )
-    (card,) = ip.run_line_magic("memories", "--review").cards
-    page = card.body.value
+    page = ip.run_line_magic("memories", "--review")._repr_mimebundle_()["text/html"]
     assert "<script>" not in page and "<img" not in page and "<b>bold" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "k#&lt;c1&gt;" in page
-    card.promote_button.click()  # a stored title is data: the error is escaped too
-    assert "<" not in card.message.value.replace("<span", "").replace("</span>", "")
 
 
 def test_promote_without_the_persons_words_says_why(ip, magics):
-    magics.service.remember(
+    entry = magics.service.remember(
         "Currency conversion could be added", source="session-digest", reviewed=False
     )
-    (card,) = ip.run_line_magic("memories", "--review").cards
-    card.promote_button.click()
-    assert card.status == "unreviewed" and "evidence" in card.note
+    (card,) = ip.run_line_magic("memories", "--review").snapshots()
+    assert card.promotable is False and "no words of yours" in card.plain_text()
+    with pytest.raises(UsageError, match="evidence"):
+        ip.run_line_magic("memory", f"promote {entry.id}")
+    assert magics.service.get(entry.id).meta.reviewed is False
     assert magics.service.queue() == []
 
 

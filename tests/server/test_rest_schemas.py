@@ -173,6 +173,38 @@ async def test_proposal_states(api, server_memory):
     )
 
 
+async def test_review_states_and_decisions(api, server_memory):
+    def unreviewed(text: str) -> str:
+        evidence = [{"quote": text, "source": "cell"}]
+        entry = server_memory.remember(
+            text, source="session-digest", reviewed=False, evidence=evidence
+        )
+        return str(entry.id)
+
+    keep, drop, rule = (
+        unreviewed("Refunds arrive late"),
+        unreviewed("退款晚到两天"),
+        unreviewed("Q3 runs July to September"),
+    )
+    await call(api, "review_decision.json", "KeepHandler", "POST", "review", keep, "keep")
+    await call(api, "review_decision.json", "DiscardHandler", "POST", "review", drop, "discard")
+    promoted = await call(
+        api, "review_decision.json", "PromoteHandler", "POST", "review", rule, "promote"
+    )
+    assert promoted["status"] == "promoted"
+    states = await call(
+        api,
+        "review_states.json",
+        "ReviewStatesHandler",
+        "GET",
+        "review",
+        params={"ids": f"{keep},{drop},{rule}"},
+    )
+    assert [s["state"] for s in states["items"]] == ["kept", "promoted"]
+    assert states["missing"] == [drop]
+    await call(api, "error.json", "KeepHandler", "POST", "review", keep, "keep", status=409)
+
+
 async def test_knowledge_read_save_status_conflict(api):
     read = await call(api, "knowledge.json", "KnowledgeHandler", "GET", "knowledge", "user")
     saved = await call(

@@ -14,7 +14,9 @@ A memory that is gone is no state here: the caller lists it as missing
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ...core.memories.models import MemoryEntry
@@ -25,6 +27,16 @@ KEPT = "kept"
 PROMOTED = "promoted"
 # The quotes a card shows; the memory keeps all of them.
 MAX_QUOTES = 3
+
+
+def home_key(home: Path) -> str:
+    """A short, stable name of a memory home (its resolved path, hashed).
+
+    The kernel writes it into a review card and the server answers its own, so
+    the card can tell "discarded in this home" from "kept in another home"
+    without putting a path into the notebook.
+    """
+    return hashlib.sha256(str(home).encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(frozen=True, eq=False)
