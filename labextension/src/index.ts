@@ -13,6 +13,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { MemoryPanel } from './panel';
 import { cardsPlugin } from './cardsPlugin';
+import { reviewCardsPlugin } from './reviewCardsPlugin';
 // The status bar item follows the panel's focus line from the start too.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { FocusStatus } from './focus';
@@ -246,4 +247,4 @@ function notebookPath(widget: unknown): string | null {
   return typeof path === 'string' && path.endsWith('.ipynb') ? path : null;
 }
 
-export default [plugin, cardsPlugin];
+export default [plugin, cardsPlugin, reviewCardsPlugin];
