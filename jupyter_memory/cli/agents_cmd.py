@@ -9,6 +9,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from .._i18n import tr
 from ..exceptions import ValidationError
 from .output import emit_json, open_memory
 
@@ -42,7 +43,7 @@ def _conversation(args: argparse.Namespace) -> str:
     """
     if args.conversation is not None:
         if not args.conversation.strip() or len(args.conversation) > 100:
-            raise ValidationError("must be 1 to 100 characters", field="--conversation")
+            raise ValidationError(tr("must be 1 to 100 characters"), field="--conversation")
         return f"named:{args.conversation}"
     if args.http:
         return f"mcp-http-{uuid.uuid4().hex[:12]}"
@@ -62,16 +63,19 @@ def _mcp(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         if not (exc.name or "").startswith("mcp"):
             raise
-        sys.stderr.write(
-            f"jupyter-memory: error: the MCP server needs the mcp package ({exc}); "
-            "install it with: pip install 'jupyter-memory[mcp]'\n"
+        said = tr(
+            "jupyter-memory: error: the MCP server needs the mcp package ({error});"
+            " install it with: pip install 'jupyter-memory[mcp]'"
         )
+        sys.stderr.write(said.format(error=exc) + "\n")
         return 1
     from ..service.agent_access import AgentAccess
 
     if args.http and args.host not in LOOPBACK:
         raise ValidationError(
-            f"{args.host!r}: the HTTP server only listens on this machine ({', '.join(LOOPBACK)})",
+            tr("{host}: the HTTP server only listens on this machine ({hosts})").format(
+                host=repr(args.host), hosts=", ".join(LOOPBACK)
+            ),
             field="--host",
         )
     auto = args.project == AUTO

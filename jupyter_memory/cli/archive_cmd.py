@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .._i18n import tr
 from .output import emit_json, open_memory
 
 
@@ -19,15 +20,19 @@ def _archive(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result)
     elif args.restore:
-        print(f"restored {result['id']}\n  {result['path']}")
+        print(tr("restored {id}").format(id=result["id"]) + f"\n  {result['path']}")
     elif args.list:
         for item in result:
             print(f"{item['id']}  [{item['layer']}]  {item['name']}")
         if not result:
-            print("no archived memories")
+            print(tr("no archived memories"))
     else:
-        verb = "would archive" if result["dry_run"] else "archived"
-        print(f"{verb} {result['count']} memories (attention < 0.1, untouched for 90+ days)")
+        said = (
+            tr("would archive {n} memories (attention < 0.1, untouched for 90+ days)")
+            if result["dry_run"]
+            else tr("archived {n} memories (attention < 0.1, untouched for 90+ days)")
+        )
+        print(said.format(n=result["count"]))
         for item in result["archived"]:
             print(f"  {item['id']}  {item['attention']:.3f}  {item['title']}")
     return 0

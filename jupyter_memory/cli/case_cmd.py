@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any
 
+from .._i18n import tr
 from ..exceptions import ValidationError
 from .output import emit_json
 from .stdin import read_stdin
@@ -37,7 +38,7 @@ def _open(args: argparse.Namespace, *, name: str | None = None) -> Any:
     from ..service.cases.memory import CaseMemory
 
     if not args.case:
-        raise ValidationError("give the case with --case CASE-YYYY-NNN", field="case")
+        raise ValidationError(tr("give the case with --case CASE-YYYY-NNN"), field="case")
     return CaseMemory(args.workspace or ".", args.case, name=name)
 
 
@@ -55,9 +56,13 @@ def _cmd_open(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(status)
         return 0
-    print(f"{status['case']}: {status['entries']} entries ({status['legacy']} legacy v1)")
-    print(f"  folder: {status['memory_dir']}")
-    print(f"  write policy: {status['policy']}")
+    print(
+        tr("{case}: {n} entries ({legacy} legacy v1)").format(
+            case=status["case"], n=status["entries"], legacy=status["legacy"]
+        )
+    )
+    print("  " + tr("folder: {path}").format(path=status["memory_dir"]))
+    print("  " + tr("write policy: {policy}").format(policy=status["policy"]))
     for line in (status["hint"], status["suggestion"], *status["problems"]):
         if line:
             print(f"  {line}")
@@ -89,8 +94,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
         emit_json([r.to_dict() for r in records])
         return 0
     for r in records:
-        legacy = " (legacy v1)" if r.legacy else ""
-        state = r.status or "—(unknown)"  # a legacy entry whose 后续状态 cannot be told
+        legacy = " " + tr("(legacy v1)") if r.legacy else ""
+        state = r.status or tr("—(unknown)")  # a legacy entry whose 后续状态 cannot be told
         print(f"{r.date}  {r.type:<8}  {state}  {r.name}{legacy}\n    {r.title}")
     return 0
 
@@ -130,7 +135,9 @@ def _cmd_archive(args: argparse.Namespace) -> int:
     for item in args.final or ():
         entry, sep, state = item.partition("=")
         if not sep:
-            raise ValidationError(f"{item!r} is not ENTRY=STATE", field="--final")
+            raise ValidationError(
+                tr("{item} is not ENTRY=STATE").format(item=repr(item)), field="--final"
+            )
         finals[entry] = state
     result = _open(args).archive(
         final_states=finals, delete=args.delete or (), compress_excluded=args.compress
@@ -138,13 +145,22 @@ def _cmd_archive(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
         return 0
-    print(f"archived {result.case_id}; snapshot {result.snapshot}")
-    print(f"  updated: {len(result.updated)}, deleted: {len(result.deleted)}")
+    print(
+        tr("archived {case}; snapshot {snapshot}").format(
+            case=result.case_id, snapshot=result.snapshot
+        )
+    )
+    print(
+        "  "
+        + tr("updated: {updated}, deleted: {deleted}").format(
+            updated=len(result.updated), deleted=len(result.deleted)
+        )
+    )
     if args.compress:
-        print(f"  compressed to one line: {len(result.compressed)}")
+        print("  " + tr("compressed to one line: {n}").format(n=len(result.compressed)))
         for why in result.not_compressed:
-            print(f"  not compressed: {why}")
-    print(f"  已纳入 (retrospective input): {len(result.included)}")
+            print("  " + tr("not compressed: {why}").format(why=why))
+    print("  " + tr("已纳入 (retrospective input): {n}").format(n=len(result.included)))
     for r in result.included:
         print(f"    {r.date} {r.type} {r.title}")
     return 0
@@ -155,9 +171,13 @@ def _cmd_uncompress(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
         return 0
-    print(f"{result.case_id}: gave back {len(result.restored)} records from {result.snapshot}")
+    print(
+        tr("{case}: gave back {n} records from {snapshot}").format(
+            case=result.case_id, n=len(result.restored), snapshot=result.snapshot
+        )
+    )
     for why in result.skipped:
-        print(f"  skipped {why}")
+        print("  " + tr("skipped {why}").format(why=why))
     return 0
 
 
@@ -169,7 +189,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         emit_json([h.to_dict() for h in hits])
         return 0
     if not hits:
-        print("no case memory entries found")
+        print(tr("no case memory entries found"))
     for h in hits:
         print(f"{h.case_id}  {h.date}  {h.type:<8}  {h.status}  {h.title}\n    {h.snippet}")
     return 0
@@ -180,9 +200,8 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(report.to_dict())
     else:
-        print(
-            f"{report.case_id}: {report.entries} entries, " + ("ok" if report.ok else "problems:")
-        )
+        said = tr("{case}: {n} entries, ok") if report.ok else tr("{case}: {n} entries, problems:")
+        print(said.format(case=report.case_id, n=report.entries))
         for p in report.problems:
             print(f"  {p}")
     return 0 if report.ok else 1
@@ -193,10 +212,13 @@ def _cmd_repair(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(report.to_dict())
     else:
-        state = "repaired" if report.repaired else "nothing to repair"
-        print(f"{report.case_id}: {state}")
+        said = tr("{case}: repaired") if report.repaired else tr("{case}: nothing to repair")
+        print(said.format(case=report.case_id))
         for p in report.problems:  # unreadable or ambiguous entries stay: "still"
-            print(f"  fixed {p}" if report.repaired and p.repairable else f"  still {p}")
+            fixed = report.repaired and p.repairable
+            print(
+                "  " + (tr("fixed {problem}") if fixed else tr("still {problem}")).format(problem=p)
+            )
     return 0
 
 
@@ -207,7 +229,12 @@ def _cmd_policy(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"policy": pol.value, "source": pol.source, "line": pol.line, "hint": pol.hint})
     else:
-        print(f"Memory Write Policy: {pol.value}" + (f" ({pol.source})" if pol.source else ""))
+        said = (
+            tr("Memory Write Policy: {policy} ({source})")
+            if pol.source
+            else tr("Memory Write Policy: {policy}")
+        )
+        print(said.format(policy=pol.value, source=pol.source))
         if pol.hint:
             print(pol.hint)
     return 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .._i18n import tr
 from ..core.learning.work_memory import (
     ValidationReport,
     parse_batch,
@@ -32,14 +33,18 @@ def _load(kind: str, path: str) -> Any:
 
 
 def _print_report(report: ValidationReport) -> None:
-    print(f"accepted {len(report.accepted)}, rejected {len(report.rejected)}")
+    said = tr("accepted {accepted}, rejected {rejected}")
+    print(said.format(accepted=len(report.accepted), rejected=len(report.rejected)))
     for memory in report.accepted:
-        scene = memory.scene.label or "(unclassified)"
+        scene = memory.scene.label or tr("(unclassified)")
         print(f"  + [{memory.type.value} {memory.priority}] {scene}: {memory.content}")
     for rejection in report.rejected:
-        where = f"scene {rejection.scene_index}" if rejection.scene_index is not None else "output"
+        if rejection.scene_index is not None:
+            where = tr("scene {n}").format(n=rejection.scene_index)
+        else:
+            where = tr("output")
         if rejection.memory_index is not None:
-            where += f", memory {rejection.memory_index}"
+            where += ", " + tr("memory {n}").format(n=rejection.memory_index)
         print(f"  - {rejection.rule} ({where}): {rejection.message}")
 
 
@@ -85,14 +90,22 @@ def _run_digest(args: argparse.Namespace) -> int:
         return 0
     batches = report["batches"]
     if not batches:
-        print("nothing new to digest")
+        print(tr("nothing new to digest"))
     for batch in batches:
+        said = tr(
+            "{source}: {messages} new messages, {stored} memories stored, {rejected} rejected"
+        )
         print(
-            f"{batch['source']}: {batch['messages']} new messages, "
-            f"{batch['stored']} memories stored, {batch['rejected']} rejected"
+            said.format(
+                source=batch["source"],
+                messages=batch["messages"],
+                stored=batch["stored"],
+                rejected=batch["rejected"],
+            )
         )
     for item in report["stored"]:
-        print(f"  + {item['id']}  [{item['type']}, unreviewed]  {item['title']}")
+        said = tr("[{type}, unreviewed]").format(type=item["type"])
+        print(f"  + {item['id']}  {said}  {item['title']}")
     for rejection in report["rejected"]:
         print(f"  - {rejection['rule']}: {rejection['message']}")
     return 0

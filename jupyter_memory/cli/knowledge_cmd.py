@@ -1,5 +1,5 @@
-"""Governed-knowledge commands: queue, propose, apply, dismiss, process-all, knowledge,
-context, expand, reorganize, settings."""
+"""Governed-knowledge commands: queue, propose, apply, dismiss, process-all, context,
+expand, settings; ``knowledge`` and ``reorganize`` live in ``knowledge_file_cmd``."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import argparse
 import sys
 from typing import Any
 
-from ..exceptions import KnowledgeConflictError, ValidationError
-from . import team_cmd
-from .output import emit_json, fail, open_memory
-from .stdin import read_stdin
+from .._i18n import N_, tr
+from . import knowledge_file_cmd, team_cmd
+from .output import emit_json, open_memory
 
 
 def _switch(value: str | None) -> bool | None:
@@ -20,7 +19,26 @@ def _switch(value: str | None) -> bool | None:
 def _print_proposal(p: Any) -> None:
     where = p.suggested_layer + (f":{p.project}" if p.project else "")
     print(f"{p.id}  [{p.kind}, {p.source}, → {where}]  {p.text}")
-    print(f"    quote: “{p.evidence_quote}”")
+    print("    " + tr("quote: “{quote}”").format(quote=p.evidence_quote))
+
+
+def _where(layer: str, project: str | None) -> str:
+    return tr("User") if layer == "user" else tr("Project {project}").format(project=project)
+
+
+_STATUS_WORDS = {
+    "applied": N_("applied"),
+    "dismissed": N_("dismissed"),
+    "already_saved": N_("already saved"),
+    "already_dismissed": N_("already dismissed"),
+    "already_superseded": N_("already superseded"),
+}
+
+
+def _status_words(status: str) -> str:
+    """A decision's status as words (``already_saved`` → ``already saved``)."""
+    words = _STATUS_WORDS.get(status)
+    return tr(words) if words else status.replace("_", " ")
 
 
 def _queue(args: argparse.Namespace) -> int:
@@ -31,13 +49,13 @@ def _queue(args: argparse.Namespace) -> int:
         emit_json({"items": [p.to_dict() for p in items], "problems": problems})
         return 0
     if not items:
-        print("the queue is empty")
+        print(tr("the queue is empty"))
     for p in items:
         _print_proposal(p)
         if args.all:
-            print(f"    status: {p.status}")
+            print("    " + tr("status: {status}").format(status=p.status))
     for prob in problems:
-        print(f"unreadable: {prob['message']}", file=sys.stderr)
+        print(tr("unreadable: {message}").format(message=prob["message"]), file=sys.stderr)
     return 0
 
 
@@ -49,19 +67,24 @@ def _propose(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
     elif result["status"] == "queued":
-        extra = f" (supersedes {result['supersedes']})" if result["supersedes"] else ""
-        print(f"queued {result['id']}{extra}")
+        said = tr("queued {id} (supersedes {old})") if result["supersedes"] else tr("queued {id}")
+        print(said.format(id=result["id"], old=result["supersedes"]))
     else:
-        print(f"skipped: {result['reason']}")
+        print(tr("skipped: {reason}").format(reason=result["reason"]))
     return 0
 
 
 def _print_agents_md(report: dict[str, Any]) -> None:
     """What the AGENTS.md auto-sync did (a refused block shows its diff)."""
     if report.get("error"):
-        print(f"AGENTS.md auto-sync failed (the Apply stands): {report['error']}", file=sys.stderr)
+        print(
+            tr("AGENTS.md auto-sync failed (the Apply stands): {error}").format(
+                error=report["error"]
+            ),
+            file=sys.stderr,
+        )
     for outcome in report["files"]:
-        print(f"AGENTS.md auto-sync: {outcome['message']}")
+        print(tr("AGENTS.md auto-sync: {message}").format(message=outcome["message"]))
         if outcome["diff"]:
             print(outcome["diff"], end="" if outcome["diff"].endswith("\n") else "\n")
 
@@ -72,12 +95,16 @@ def _apply(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
     elif result["status"] == "applied":
-        where = "User" if result["layer"] == "user" else f"Project {result['project']}"
-        print(f"saved to {where} knowledge ({result['section']}): {result['path']}")
+        where = _where(result["layer"], result["project"])
+        print(
+            tr("saved to {where} knowledge ({section}): {path}").format(
+                where=where, section=result["section"], path=result["path"]
+            )
+        )
         if "agents_md" in result:
             _print_agents_md(result["agents_md"])
     else:
-        print(f"{result['status'].replace('_', ' ')}: nothing changed")
+        print(tr("{status}: nothing changed").format(status=_status_words(result["status"])))
     return 0
 
 
@@ -87,7 +114,7 @@ def _dismiss(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
     else:
-        print(result["status"].replace("_", " "))
+        print(_status_words(result["status"]))
     return 0
 
 
@@ -98,93 +125,20 @@ def _process_all(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
         return 0
-    print(f"applied {len(result.applied)}, skipped {len(result.skipped)}")
+    print(
+        tr("applied {applied}, skipped {skipped}").format(
+            applied=len(result.applied), skipped=len(result.skipped)
+        )
+    )
     for done in result.applied:
-        where = "User" if done.layer == "user" else f"Project {done.project}"
+        where = _where(done.layer, done.project)
         print(f"  → {where}: {done.id}  {texts.get(done.id, '')}")
     for item in result.skipped:
-        print(f"  skipped {item.id} ({item.reason}): {item.text}")
+        said = tr("skipped {id} ({reason}): {text}")
+        print("  " + said.format(id=item.id, reason=item.reason, text=item.text))
     for report in result.agents_md or []:
         _print_agents_md(report.to_dict())
     return 0
-
-
-def _knowledge(args: argparse.Namespace) -> int:
-    if args.action == "save":
-        return _save_knowledge(args)
-    if args.action == "resolve":
-        return team_cmd.resolve(args)
-    with open_memory(args) as mem:
-        read = mem.read_knowledge(args.layer, project=args.project)
-    status = read.status.to_dict()
-    if args.json:
-        shown = {"text": read.text, "version": read.version, "status": status}
-        emit_json(shown if args.action == "show" else status)
-        return 0
-    if args.action == "show":
-        sys.stdout.write(read["text"])
-        return 0
-    print(
-        f"{status['layer']} knowledge{' (' + status['project'] + ')' if status['project'] else ''}: "
-        f"{status['path']}\n  Rules {status['rules']} · Info {status['info']} · "
-        f"{status['chars']:,} / {status['budget']:,} characters · mode {status['mode']} · "
-        f"last updated {status['last_updated'] or 'never'}\n  version {status['version']}"
-    )
-    if status["legacy_layout"]:
-        print("  older layout: rewritten as ## Rules / ## Info on the next save")
-    return 0
-
-
-def _save_knowledge(args: argparse.Namespace) -> int:
-    """Save stdin as the file, compare-and-swap on ``--base`` (or ``--force`` to overwrite).
-
-    The CLI's save is always a read, an edit elsewhere and a save: without the
-    version it was read at, it cannot tell whether an Apply landed meanwhile.
-    """
-    if args.base is None and not args.force:
-        return fail(
-            args,
-            ValidationError(
-                "knowledge save needs --base VERSION, the version of the text you edited "
-                "(`jupyter-memory knowledge show --json` prints it), or --force to "
-                "replace whatever the file holds now",
-                field="base",
-            ),
-        )
-    text = read_stdin("text")
-    with open_memory(args) as mem:
-        try:
-            mem.save_knowledge(args.layer, text, project=args.project, base=args.base)
-        except KnowledgeConflictError as exc:
-            return _conflict(args, exc)
-        read = mem.read_knowledge(args.layer, project=args.project)
-    if args.json:
-        emit_json({"text": read.text, "version": read.version, "status": read.status.to_dict()})
-    else:
-        print(f"saved {read['path']} (version {read['version']})")
-    return 0
-
-
-def _conflict(args: argparse.Namespace, exc: KnowledgeConflictError) -> int:
-    """A stale save: name the file and give what a retry needs (the current version)."""
-    if args.json:
-        emit_json(
-            {
-                "error": type(exc).__name__,
-                "message": str(exc),
-                "path": str(exc.path),
-                "current": {"text": exc.current_text, "version": exc.current_version},
-                "yours": {"text": exc.text, "base": exc.base},
-            }
-        )
-    else:
-        sys.stderr.write(
-            f"jupyter-memory: error: {exc}\n"
-            f"  current version: {exc.current_version}\n"
-            "  see it with `jupyter-memory knowledge show`, merge your edit into it, then "
-            f"save with --base {exc.current_version}\n"
-        )
-    return 1
 
 
 def _context(args: argparse.Namespace) -> int:
@@ -194,7 +148,8 @@ def _context(args: argparse.Namespace) -> int:
         emit_json({"context": block, "chars": len(block)})
     else:
         print(
-            block or "(nothing is injected: no approved knowledge and no memory, or memory is off)"
+            block
+            or tr("(nothing is injected: no approved knowledge and no memory, or memory is off)")
         )
     return 0
 
@@ -208,22 +163,8 @@ def _expand(args: argparse.Namespace) -> int:
     for entry in result["entries"]:
         print(f"[{entry['layer']} · {entry['section']}]\n{entry['text']}")
     for label in result["unknown"]:
-        print(f"unknown label: {label}", file=sys.stderr)
+        print(tr("unknown label: {label}").format(label=label), file=sys.stderr)
     return 1 if result["unknown"] and not result["entries"] else 0
-
-
-def _reorganize(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
-        result = mem.reorganize(args.layer, project=args.project)
-    if args.json:
-        emit_json(result.to_dict())
-    else:
-        print(
-            f"reorganized {result['path']} ({result['chars_before']:,} → {result['chars_after']:,} "
-            f"characters, {result['duplicates_removed']} duplicates removed"
-            f"{', grouped under labels' if result['grouped'] else ''}); backup: {result['backup']}"
-        )
-    return 0
 
 
 def _settings(args: argparse.Namespace) -> int:
@@ -243,15 +184,28 @@ def _settings(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(settings)
     else:
-        on = {True: "on", False: "off"}
-        print(f"enabled: {on[settings['enabled']]}")
-        print(f"automatic suggestions: {on[settings['auto_suggestions']]}")
-        print(f"AGENTS.md auto-sync after Apply: {on[settings['agents_md_autosync']]}")
+        on = {True: tr("on"), False: tr("off")}
+        print(tr("enabled: {state}").format(state=on[settings["enabled"]]))
+        print(tr("automatic suggestions: {state}").format(state=on[settings["auto_suggestions"]]))
+        print(
+            tr("AGENTS.md auto-sync after Apply: {state}").format(
+                state=on[settings["agents_md_autosync"]]
+            )
+        )
         if "project" in settings:
             proj = settings["project"]
-            print(f"project {proj['project']}: shared review queue {on[proj['shared_queue']]}")
+            print(
+                tr("project {project}: shared review queue {state}").format(
+                    project=proj["project"], state=on[proj["shared_queue"]]
+                )
+            )
             used = proj["storage_in_use"]
-            print(f"  storage {proj['storage']}: {used['kind']} ({used['reason']})")
+            print(
+                "  "
+                + tr("storage {storage}: {kind} ({reason})").format(
+                    storage=proj["storage"], kind=used["kind"], reason=used["reason"]
+                )
+            )
     return 0
 
 
@@ -305,7 +259,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     how.add_argument(
         "--force", action="store_true", help="save: replace the file whatever it holds now"
     )
-    p.set_defaults(func=_knowledge)
+    p.set_defaults(func=knowledge_file_cmd.knowledge)
 
     p = sub.add_parser("context", parents=[common], help="the block an agent receives")
     p.add_argument("--query", help="the conversation text that picks the WARM memories")
@@ -318,7 +272,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser("reorganize", parents=[common], help="back up, dedupe, regroup a file")
     p.add_argument("--layer", choices=["user", "project"], default="user")
-    p.set_defaults(func=_reorganize)
+    p.set_defaults(func=knowledge_file_cmd.reorganize)
 
     p = sub.add_parser("settings", parents=[common], help="show or change the switches")
     p.add_argument("--enabled", choices=["on", "off"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .._i18n import tr
 from .output import emit_json, open_memory
 
 
@@ -17,25 +18,44 @@ def describe_report(report: dict[str, Any]) -> list[str]:
     """Plain lines for a learning report (also used by ``%memories --learning``)."""
     t = report["thresholds"]
     lines = [
-        f"{report['count']} candidate rule(s). A rule is proposed once its confidence is over "
-        f"{t['min_confidence']} with at least {t['min_evidence']} pieces of evidence "
-        f"(one per session; confidence halves every {t['half_life_days']:g} days without "
-        f"new evidence; a gotcha is one error {t['gotcha_repeats']} times in a session)."
+        tr(
+            "{count} candidate rule(s). A rule is proposed once its confidence is over"
+            " {min_confidence} with at least {min_evidence} pieces of evidence"
+            " (one per session; confidence halves every {half_life_days} days without"
+            " new evidence; a gotcha is one error {gotcha_repeats} times in a session)."
+        ).format(
+            count=report["count"],
+            min_confidence=t["min_confidence"],
+            min_evidence=t["min_evidence"],
+            half_life_days=f"{t['half_life_days']:g}",
+            gotcha_repeats=t["gotcha_repeats"],
+        )
     ]
     for cand in report["candidates"]:
         lines.append("")
         lines.append(
-            f"[{cand['status']}] {cand['rule']}  ({cand['source']}, confidence "
-            f"{cand['confidence']:.2f}, evidence {cand['evidence']}/{t['min_evidence']})"
+            tr(
+                "[{status}] {rule}  ({source}, confidence {confidence}, evidence {evidence}/{needed})"
+            ).format(
+                status=cand["status"],
+                rule=cand["rule"],
+                source=cand["source"],
+                confidence=f"{cand['confidence']:.2f}",
+                evidence=cand["evidence"],
+                needed=t["min_evidence"],
+            )
         )
-        lines.append(f"  key: {cand['key']}")
+        lines.append("  " + tr("key: {key}").format(key=cand["key"]))
         if cand["proposal_id"]:
-            lines.append(f"  proposal: {cand['proposal_id']}")
+            lines.append("  " + tr("proposal: {id}").format(id=cand["proposal_id"]))
         for item in cand["evidence_items"]:
-            mark = "" if item["live"] else "  (before a rejection: not counted)"
+            mark = "" if item["live"] else "  " + tr("(before a rejection: not counted)")
             lines.append(f"  - {item['at'][:16]}  {item['session']}: {item['quote']!r}{mark}")
         for dismissal in cand["dismissals"]:
-            lines.append(f"  x rejected {dismissal['at'][:16]}: {dismissal['reason']}")
+            said = tr("x rejected {at}: {reason}").format(
+                at=dismissal["at"][:16], reason=dismissal["reason"]
+            )
+            lines.append(f"  {said}")
     return lines
 
 
@@ -55,7 +75,11 @@ def _reject(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(cand)
     else:
-        print(f"rejected {cand['key']}: {args.reason} (confidence 0 until new evidence)")
+        print(
+            tr("rejected {key}: {reason} (confidence 0 until new evidence)").format(
+                key=cand["key"], reason=args.reason
+            )
+        )
     return 0
 
 
@@ -65,9 +89,13 @@ def _promote(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result)
     elif result["status"] == "already_pending":
-        print(f"already in the queue as {result['proposal_id']}")
+        print(tr("already in the queue as {id}").format(id=result["proposal_id"]))
     else:
-        print(f"proposed as {result['proposal_id']} ({result['status']}): {result['rule']}")
+        print(
+            tr("proposed as {id} ({status}): {rule}").format(
+                id=result["proposal_id"], status=result["status"], rule=result["rule"]
+            )
+        )
     return 0
 
 

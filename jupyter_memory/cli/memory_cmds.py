@@ -37,7 +37,7 @@ def _remember(args: argparse.Namespace) -> int:
 
 def _recall(args: argparse.Namespace) -> int:
     if args.agent and args.scope:
-        raise ValidationError("give --agent NAME or --scope, not both", field="agent")
+        raise ValidationError(tr("give --agent NAME or --scope, not both"), field="agent")
     with open_memory(args) as mem:
         query = RecallQuery.of(
             " ".join(args.query),
@@ -101,7 +101,7 @@ def _stats(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(stats.to_dict())
         return 0
-    print(f"{stats.total} memories in {stats.home}")
+    print(tr("{n} memories in {home}").format(n=stats.total, home=stats.home))
     counts = stats.to_dict()
     for key in ("by_type", "by_tier", "by_scope", "by_project", "by_heat"):
         print(f"  {key[3:]:8} " + ", ".join(f"{k}: {v}" for k, v in sorted(counts[key].items())))
@@ -199,7 +199,8 @@ def _rebuild(args: argparse.Namespace) -> int:
         emit_json(report.to_dict())
     else:
         for layer, rep in report.layers.items():
-            print(f"{layer}: indexed {rep.indexed} files, {len(rep.problems)} unreadable")
+            said = tr("{layer}: indexed {n} files, {bad} unreadable")
+            print(said.format(layer=layer, n=rep.indexed, bad=len(rep.problems)))
     return 0
 
 
@@ -210,7 +211,10 @@ def _embed(args: argparse.Namespace) -> int:
         emit_json(report.to_dict())
     else:
         for root in report.status["roots"]:
-            print(f"{root['layer']}: {root['embedded']} embedded, {root['pending']} pending")
+            said = tr("{layer}: {embedded} embedded, {pending} pending")
+            print(
+                said.format(layer=root["layer"], embedded=root["embedded"], pending=root["pending"])
+            )
     return 0 if report.done else 1
 
 
@@ -226,7 +230,7 @@ def _doctor(args: argparse.Namespace) -> int:
         for p in report.problems:
             print(f"{p.kind}: {p.path}: {p.message}")
         for notice in report.notices:  # e.g. which storage a team project uses, and why
-            print(f"note: {notice}")
+            print(tr("note: {notice}").format(notice=notice))
     return 0 if report.ok else 1
 
 

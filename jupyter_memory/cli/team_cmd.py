@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._i18n import tr
 from ..exceptions import ValidationError
 from .output import emit_json, open_memory
 from .stdin import read_stdin
@@ -19,15 +20,21 @@ def _project_init(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
         return 0
-    print(f"team project {result.project}: {result.folder}/.jupyter-memory")
+    print(
+        tr("team project {project}: {folder}/.jupyter-memory").format(
+            project=result.project, folder=result.folder
+        )
+    )
     if result.attributes_written:
-        print("  wrote .jupyter-memory/.gitattributes (commit it with the project)")
+        print("  " + tr("wrote .jupyter-memory/.gitattributes (commit it with the project)"))
     for name in result.drivers:
-        print(f"  registered git merge driver {name} in {result.git}/.git/config")
+        said = tr("registered git merge driver {name} in {git}/.git/config")
+        print("  " + said.format(name=name, git=result.git))
     for notice in result.notices:
         print(f"  {notice}")
     storage = result.status.storage
-    print(f"  storage: {storage['kind']} ({storage['reason']})")
+    said = tr("storage: {kind} ({reason})")
+    print("  " + said.format(kind=storage["kind"], reason=storage["reason"]))
     return 0
 
 
@@ -42,7 +49,8 @@ def _merge_driver(args: argparse.Namespace, kind: str) -> int:
         try:
             texts.append(Path(name).read_bytes().decode("utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
-            print(f"jupyter-memory {kind}: cannot read {name}: {exc}", file=sys.stderr)
+            said = tr("jupyter-memory {kind}: cannot read {name}: {error}")
+            print(said.format(kind=kind, name=name, error=exc), file=sys.stderr)
             return 2
     where = args.path or args.ours
     if kind == "merge-knowledge":
@@ -51,12 +59,18 @@ def _merge_driver(args: argparse.Namespace, kind: str) -> int:
         result = merge_knowledge(*texts)
         out, conflicted = result.text, not result.clean
         if conflicted:
-            why = "over the 8,000-character cap" if result.over_cap else "changed on both sides"
-            print(
-                f"jupyter-memory: {where}: {len(result.conflicts)} item(s) {why}; "
-                "resolve in the Library editor or with `jupyter-memory knowledge resolve`",
-                file=sys.stderr,
+            said = (
+                tr(
+                    "jupyter-memory: {where}: {n} item(s) over the 8,000-character cap;"
+                    " resolve in the Library editor or with `jupyter-memory knowledge resolve`"
+                )
+                if result.over_cap
+                else tr(
+                    "jupyter-memory: {where}: {n} item(s) changed on both sides;"
+                    " resolve in the Library editor or with `jupyter-memory knowledge resolve`"
+                )
             )
+            print(said.format(where=where, n=len(result.conflicts)), file=sys.stderr)
     else:
         from ..core.knowledge.proposal_merge import merge_proposal
 
@@ -67,8 +81,10 @@ def _merge_driver(args: argparse.Namespace, kind: str) -> int:
         conflicted = False
         if contested:
             print(
-                f"jupyter-memory: {where}: decided differently in two clones; the earlier "
-                "decision holds, the other is kept as 'contested' (see doctor)",
+                tr(
+                    "jupyter-memory: {where}: decided differently in two clones; the earlier"
+                    " decision holds, the other is kept as 'contested' (see doctor)"
+                ).format(where=where),
                 file=sys.stderr,
             )
     Path(args.ours).write_bytes(out.encode("utf-8"))
@@ -90,33 +106,34 @@ def _log(args: argparse.Namespace) -> int:
         emit_json([r.to_dict() for r in rows])
         return 0
     if not rows:
-        print("no knowledge history for this project yet")
+        print(tr("no knowledge history for this project yet"))
     for r in rows:
         what = f"{r.change:<10} {r.item or ''}"
         extra = []
         if r.proposal:
-            extra.append(f"proposal {r.proposal}")
+            extra.append(tr("proposal {id}").format(id=r.proposal))
         if r.commit:
-            extra.append(f"commit {r.commit[:10]}")
+            extra.append(tr("commit {commit}").format(commit=r.commit[:10]))
         elif r.source == "git":
-            extra.append("not committed")
+            extra.append(tr("not committed"))
         print(f"{r.at}  {r.by or '?'}  {what}" + (f"  ({', '.join(extra)})" if extra else ""))
         if r.evidence:
-            print(f"    evidence: “{r.evidence}”")
+            print("    " + tr("evidence: “{quote}”").format(quote=r.evidence))
     return 0
 
 
 def resolve(args: argparse.Namespace) -> int:
     """``knowledge resolve --layer project (--take ours|theirs | text on stdin)``."""
     if args.layer != "project":
-        raise ValidationError("only a project's knowledge is merged by git", field="layer")
+        raise ValidationError(tr("only a project's knowledge is merged by git"), field="layer")
     text = None if args.take else read_stdin("text")
     with open_memory(args) as mem:
         result = mem.resolve_knowledge(args.project, take=args.take, text=text)
     if args.json:
         emit_json(result)
     else:
-        print(f"resolved: {result['status']['path']} (staged for the merge commit)")
+        said = tr("resolved: {path} (staged for the merge commit)")
+        print(said.format(path=result["status"]["path"]))
     return 0
 
 

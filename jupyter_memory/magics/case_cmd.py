@@ -13,7 +13,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from .._i18n import N_
+from .._i18n import N_, tr
 from .args import argument, joined, magic_arguments, parse
 from .render import TableResult, TextBlock
 
@@ -86,9 +86,13 @@ def case(self: Any, line: str, cell: str | None = None) -> Any:
     """
     args = parse(case, line)
     if args.action not in ACTIONS:
-        raise UsageError(f"%case: unknown action {args.action!r}; use one of {', '.join(ACTIONS)}")
+        raise UsageError(
+            tr("%case: unknown action {action}; use one of {actions}").format(
+                action=repr(args.action), actions=", ".join(ACTIONS)
+            )
+        )
     if cell is not None and args.action != "note":
-        raise UsageError("only %%case note takes a cell body")
+        raise UsageError(tr("only %%case note takes a cell body"))
     if args.action == "open":
         return _open(self, args)
     if args.action == "search":
@@ -108,9 +112,10 @@ def case(self: Any, line: str, cell: str | None = None) -> Any:
         return _uncompress(cm, args)
     if args.action == "policy":
         pol = cm.policy()
-        where = pol.source or "default"
+        where = pol.source or tr("default")
         extra = f"\n{pol.hint}" if pol.hint else ""
-        return TextBlock(f"Memory Write Policy: {pol.value} (from {where}){extra}")
+        said = tr("Memory Write Policy: {policy} (from {where})")
+        return TextBlock(said.format(policy=pol.value, where=where) + extra)
     return _archive(cm, args)
 
 
@@ -125,7 +130,7 @@ def _open(self: Any, args: Any) -> Any:
     from ..service.cases.memory import CaseMemory
 
     if len(args.words) != 1:
-        raise UsageError("%case open needs one case id, e.g. %case open CASE-2026-001")
+        raise UsageError(tr("%case open needs one case id, e.g. %case open CASE-2026-001"))
     self.case_memory = CaseMemory(_workspace(self, args), args.words[0], name=args.name)
     return _status(self.case_memory)
 
@@ -133,27 +138,32 @@ def _open(self: Any, args: Any) -> Any:
 def _current(self: Any) -> Any:
     cm = getattr(self, "case_memory", None)
     if cm is None:
-        raise UsageError("no case open: start with %case open CASE-YYYY-NNN")
+        raise UsageError(tr("no case open: start with %case open CASE-YYYY-NNN"))
     return cm
 
 
 def _status(cm: Any) -> TextBlock:
     st = cm.status()
+    by_type = ", ".join(f"{k} {v}" for k, v in sorted(st["by_type"].items()))
+    by_status = ", ".join(f"{k} {v}" for k, v in sorted(st["by_status"].items()))
+    index = tr("ok") if st["index_ok"] else tr("needs repair")
     lines = [
-        f"Case {st['case']} · policy {st['policy']} · {st['entries']} entries",
-        f"  folder: {st['memory_dir']}",
-        "  by type: " + ", ".join(f"{k} {v}" for k, v in sorted(st["by_type"].items())),
-        "  by status: " + ", ".join(f"{k} {v}" for k, v in sorted(st["by_status"].items())),
-        f"  index: {'ok' if st['index_ok'] else 'needs repair'}",
+        tr("Case {case} · policy {policy} · {n} entries").format(
+            case=st["case"], policy=st["policy"], n=st["entries"]
+        ),
+        "  " + tr("folder: {path}").format(path=st["memory_dir"]),
+        "  " + tr("by type: {counts}").format(counts=by_type),
+        "  " + tr("by status: {counts}").format(counts=by_status),
+        "  " + tr("index: {state}").format(state=index),
     ]
-    lines += [f"  problem: {p}" for p in st["problems"]]
+    lines += ["  " + tr("problem: {problem}").format(problem=p) for p in st["problems"]]
     lines += [f"  {line}" for line in (st.get("hint"), st.get("suggestion")) if line]
     return TextBlock("\n".join(lines))
 
 
 def _one(values: list[str] | None, option: str) -> str | None:
     if values and len(values) > 1:
-        raise UsageError(f"%case list takes one {option}")
+        raise UsageError(tr("%case list takes one {option}").format(option=option))
     return values[0] if values else None
 
 
@@ -170,7 +180,7 @@ def _list(cm: Any, args: Any) -> CaseEntries:
             "type": r.type,
             "date": r.date,
             # a legacy entry whose 后续状态 cannot be told: shown as unknown
-            "status": r.status or "— (legacy, unknown)",
+            "status": r.status or tr("— (legacy, unknown)"),
             "evidence": ", ".join(r.entry.evidence) or "—",
             "hypotheses": ", ".join(r.entry.hypotheses) or "—",
         }
@@ -181,7 +191,7 @@ def _list(cm: Any, args: Any) -> CaseEntries:
 
 def _set_status(cm: Any, args: Any) -> None:
     if len(args.words) != 2:
-        raise UsageError("%case status takes ENTRY STATE, e.g. %case status <file>.md 已纳入")
+        raise UsageError(tr("%case status takes ENTRY STATE, e.g. %case status <file>.md 已纳入"))
     result = cm.set_status(args.words[0], args.words[1], actor="person")
     for message in result.notice():  # nothing under the silent policy
         print(message)
@@ -189,12 +199,14 @@ def _set_status(cm: Any, args: Any) -> None:
 
 def _repair(cm: Any) -> TextBlock:
     report = cm.repair()
-    lines = [
-        f"{report.case_id}: " + ("INDEX.md repaired" if report.repaired else "nothing to repair")
-    ]
+    done = tr("{case}: INDEX.md repaired") if report.repaired else tr("{case}: nothing to repair")
+    lines = [done.format(case=report.case_id)]
     # what repair cannot settle (unreadable or ambiguous entries, stray files) stays listed
     lines += [
-        f"  {'fixed' if report.repaired and p.repairable else 'still'}: {p}"
+        "  "
+        + (
+            tr("fixed: {problem}") if report.repaired and p.repairable else tr("still: {problem}")
+        ).format(problem=p)
         for p in report.problems
     ]
     return TextBlock("\n".join(lines))
@@ -203,10 +215,15 @@ def _repair(cm: Any) -> TextBlock:
 def _note(cm: Any, args: Any, cell: str | None) -> None:
     body = cell.strip("\n") if cell is not None else joined(args.words)
     if cell is not None and args.words:
-        raise UsageError("%%case note takes the body from the cell; put only options on line one")
+        raise UsageError(
+            tr("%%case note takes the body from the cell; put only options on line one")
+        )
     if not args.type or not args.title or not body.strip():
         raise UsageError(
-            '%case note needs --type, --title and a body: %case note --type insight --title "…" text'
+            tr(
+                "%case note needs --type, --title and a body:"
+                ' %case note --type insight --title "…" text'
+            )
         )
     result = cm.note(
         args.type,
@@ -228,25 +245,41 @@ def _archive(cm: Any, args: Any) -> TextBlock:
     for item in args.final or []:
         entry, sep, state = item.partition("=")
         if not sep or not entry.strip() or not state.strip():
-            raise UsageError(f"--final takes ENTRY=STATE, got {item!r}")
+            raise UsageError(tr("--final takes ENTRY=STATE, got {item}").format(item=repr(item)))
         final[entry.strip()] = state.strip()
     result = cm.archive(final, args.delete or (), compress_excluded=args.compress)
     lines = [
-        f"Archived {result.case_id}: snapshot {result.snapshot}",
-        f"  已纳入 ({len(result.included)}): " + ", ".join(r.title for r in result.included),
-        f"  updated {len(result.updated)}, deleted {len(result.deleted)}",
+        tr("Archived {case}: snapshot {snapshot}").format(
+            case=result.case_id, snapshot=result.snapshot
+        ),
+        "  "
+        + tr("已纳入 ({n}): {titles}").format(
+            n=len(result.included), titles=", ".join(r.title for r in result.included)
+        ),
+        "  "
+        + tr("updated {updated}, deleted {deleted}").format(
+            updated=len(result.updated), deleted=len(result.deleted)
+        ),
     ]
     if args.compress:
-        lines.append(f"  compressed {len(result.compressed)} 已排除 entries to one line")
-        lines += [f"  not compressed: {why}" for why in result.not_compressed]
+        lines.append(
+            "  " + tr("compressed {n} 已排除 entries to one line").format(n=len(result.compressed))
+        )
+        lines += [
+            "  " + tr("not compressed: {why}").format(why=why) for why in result.not_compressed
+        ]
     return TextBlock("\n".join(lines))
 
 
 def _uncompress(cm: Any, args: Any) -> TextBlock:
     result = cm.uncompress(args.words)
-    lines = [f"{result.case_id}: gave back {len(result.restored)} records from {result.snapshot}"]
+    lines = [
+        tr("{case}: gave back {n} records from {snapshot}").format(
+            case=result.case_id, n=len(result.restored), snapshot=result.snapshot
+        )
+    ]
     lines += [f"  {name}" for name in result.restored]
-    lines += [f"  skipped {why}" for why in result.skipped]
+    lines += ["  " + tr("skipped {why}").format(why=why) for why in result.skipped]
     return TextBlock("\n".join(lines))
 
 

@@ -12,19 +12,22 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from .._i18n import tr
 from .render import TextBlock
 
 
 def _proposal_id(args: Any, action: str) -> str:
     if not args.value:
-        raise UsageError(f"%memory {action} needs a proposal id (see %memory queue)")
+        raise UsageError(
+            tr("%memory {action} needs a proposal id (see %memory queue)").format(action=action)
+        )
     return str(args.value)
 
 
 def apply(self: Any, args: Any) -> TextBlock:
     pid = _proposal_id(args, "apply")
     if args.to is None:
-        raise UsageError(f"%memory apply {pid} needs --to user or --to project")
+        raise UsageError(tr("%memory apply {id} needs --to user or --to project").format(id=pid))
     with self.session.lock:
         # Without --project, Project means the proposal's own project, else this
         # notebook's focus (the service picks, as a card's Project button does).
@@ -41,15 +44,16 @@ def dismiss(self: Any, args: Any) -> TextBlock:
 
 def describe(result: Any) -> str:
     """One line, as a card says it: where it went, or that it was already decided."""
-    where = f"Project · {result.project}" if result.layer == "project" else "User"
+    where = tr("Project · {project}") if result.layer == "project" else tr("User")
+    where = where.format(project=result.project)
     if result.status == "applied":
-        return f"Saved to {where}: {result.path}"
+        return tr("Saved to {where}: {path}").format(where=where, path=result.path)
     if result.status == "dismissed":
-        return f"Dismissed {result.id}; it will not be suggested again."
+        return tr("Dismissed {id}; it will not be suggested again.").format(id=result.id)
     if result.status == "already_saved":
-        return f"Already saved elsewhere ({where}); nothing written."
+        return tr("Already saved elsewhere ({where}); nothing written.").format(where=where)
     if result.status == "already_dismissed":
-        return "Already dismissed elsewhere; nothing written."
+        return tr("Already dismissed elsewhere; nothing written.")
     if result.status == "already_superseded":
-        return f"Already replaced by {result.superseded_by}; nothing written."
+        return tr("Already replaced by {id}; nothing written.").format(id=result.superseded_by)
     return str(result.status)

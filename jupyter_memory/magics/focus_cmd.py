@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._i18n import N_, tr
 from .render import TextBlock
 
 HOW = {
-    "explicit": "chosen for this notebook",
-    "beside": "chosen for a notebook in this folder",
-    "folder": "this notebook's folder is in it",
+    "explicit": N_("chosen for this notebook"),
+    "beside": N_("chosen for a notebook in this folder"),
+    "folder": N_("this notebook's folder is in it"),
     "none": "",
 }
 
@@ -26,6 +27,7 @@ def project_line(self: Any) -> str:
     mem = self.service  # follows a choice made in the panel since
     if mem.project_id is not None:
         how = HOW.get(mem.focus_source, "")
+        how = tr(how) if how else ""
         if self.session.notebook is None and mem.focus_source == "explicit":
             how = ""  # a console or plain IPython: focused in this kernel, kept nowhere
         return f"{mem.project_id} ({mem.project_dir})" + (f" · {how}" if how else "")
@@ -34,11 +36,11 @@ def project_line(self: Any) -> str:
     if mem.focus_source != "explicit":
         found = mem.focus_of(notebook=notebook) if notebook else None
         if found is not None and found.unregistered is not None:
-            hint = (
-                f" · {found.unregistered} holds a .jupyter-memory/ folder you never focused: "
-                f"%memory focus {found.unregistered} to use it"
-            )
-    return "none" + hint
+            hint = " · " + tr(
+                "{folder} holds a .jupyter-memory/ folder you never focused:"
+                " %memory focus {folder} to use it"
+            ).format(folder=found.unregistered)
+    return tr("none") + hint
 
 
 def focus(self: Any, args: Any) -> TextBlock:
@@ -47,14 +49,17 @@ def focus(self: Any, args: Any) -> TextBlock:
             line = project_line(self)
             if self.service.project_id is None:
                 return TextBlock(
-                    f"No project focused ({line}). Use %memory focus ./path/to/project"
+                    tr("No project focused ({why}). Use %memory focus ./path/to/project").format(
+                        why=line
+                    )
                 )
-            return TextBlock(f"Focused project: {line}")
+            return TextBlock(tr("Focused project: {project}").format(project=line))
         mem = self.service
         target = None if args.value == "--none" else args.value
         pid = mem.focus(target, notebook=self.session.notebook)
         line = project_line(self)
     if pid is None:
-        return TextBlock("No project focused.")
-    saved = "" if self.session.notebook is None else " (kept for this notebook)"
-    return TextBlock(f"Focused project: {line}{saved}")
+        return TextBlock(tr("No project focused."))
+    if self.session.notebook is None:
+        return TextBlock(tr("Focused project: {project}").format(project=line))
+    return TextBlock(tr("Focused project: {project} (kept for this notebook)").format(project=line))

@@ -11,24 +11,40 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from .._i18n import N_, tr
 from .render import STYLE
 
 
 def _headline(report: dict[str, Any]) -> str:
     t = report["thresholds"]
-    return (
-        f"{report['count']} candidate rule(s). Proposed once confidence > {t['min_confidence']} "
-        f"with ≥ {t['min_evidence']} pieces of evidence (one per session; confidence halves "
-        f"every {t['half_life_days']:g} days without new evidence; a gotcha is one error "
-        f"{t['gotcha_repeats']} times in a session)."
+    return tr(
+        "{count} candidate rule(s). Proposed once confidence > {min_confidence}"
+        " with ≥ {min_evidence} pieces of evidence (one per session; confidence halves"
+        " every {half_life_days} days without new evidence; a gotcha is one error"
+        " {gotcha_repeats} times in a session)."
+    ).format(
+        count=report["count"],
+        min_confidence=t["min_confidence"],
+        min_evidence=t["min_evidence"],
+        half_life_days=f"{t['half_life_days']:g}",
+        gotcha_repeats=t["gotcha_repeats"],
     )
 
 
 def _summary(cand: dict[str, Any], needed: int) -> str:
-    return (
-        f"[{cand['status']}] {cand['rule']}  ({cand['source']}, confidence "
-        f"{cand['confidence']:.2f}, evidence {cand['evidence']}/{needed})"
+    return tr(
+        "[{status}] {rule}  ({source}, confidence {confidence}, evidence {evidence}/{needed})"
+    ).format(
+        status=cand["status"],
+        rule=cand["rule"],
+        source=cand["source"],
+        confidence=f"{cand['confidence']:.2f}",
+        evidence=cand["evidence"],
+        needed=needed,
     )
+
+
+_HEADS = (N_("status"), N_("rule"), N_("confidence"), N_("evidence"), N_("quotes"))
 
 
 class LearningView(dict):  # type: ignore[type-arg]
@@ -38,12 +54,13 @@ class LearningView(dict):  # type: ignore[type-arg]
         needed = self["thresholds"]["min_evidence"]
         lines = [_headline(self)]
         for cand in self["candidates"]:
-            lines += ["", _summary(cand, needed), f"  key: {cand['key']}"]
+            lines += ["", _summary(cand, needed), "  " + tr("key: {key}").format(key=cand["key"])]
             for item in cand["evidence_items"]:
-                old = "" if item["live"] else "  (before a rejection)"
+                old = "" if item["live"] else "  " + tr("(before a rejection)")
                 lines.append(f"  - {item['at'][:16]} {item['session']}: {item['quote']!r}{old}")
             for d in cand["dismissals"]:
-                lines.append(f"  x rejected {d['at'][:16]}: {d['reason']}")
+                said = tr("x rejected {at}: {reason}").format(at=d["at"][:16], reason=d["reason"])
+                lines.append(f"  {said}")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -57,7 +74,11 @@ class LearningView(dict):  # type: ignore[type-arg]
                 for e in cand["evidence_items"]
             )
             rejected = "".join(
-                f"<li>rejected {html.escape(d['at'][:16])}: {html.escape(d['reason'])}</li>"
+                "<li>"
+                + tr("rejected {at}: {reason}").format(
+                    at=html.escape(d["at"][:16]), reason=html.escape(d["reason"])
+                )
+                + "</li>"
                 for d in cand["dismissals"]
             )
             rows.append(
@@ -66,7 +87,7 @@ class LearningView(dict):  # type: ignore[type-arg]
                 f"<td>{cand['confidence']:.2f}</td><td>{cand['evidence']}/{needed}</td>"
                 f"<td><ul>{quotes}{rejected}</ul></td></tr>"
             )
-        head = "<tr><th>status</th><th>rule</th><th>confidence</th><th>evidence</th><th>quotes</th></tr>"
+        head = "<tr>" + "".join(f"<th>{html.escape(tr(h))}</th>" for h in _HEADS) + "</tr>"
         return (
             f'{STYLE}<table class="jm-table"><caption>{html.escape(_headline(self))}</caption>'
             f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"

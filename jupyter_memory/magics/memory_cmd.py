@@ -21,6 +21,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from .._i18n import tr
 from ..service.knowledge.decisions import PICK_A_PROJECT
 from . import decide_cmd, digest_cmd, focus_cmd
 from .args import argument, magic_arguments, parse
@@ -74,14 +75,24 @@ def memory(self: Any, line: str) -> Any:
     args = parse(memory, line)
     action = args.action
     if action not in ACTIONS:
-        raise UsageError(f"%memory: unknown action {action!r}; use one of {', '.join(ACTIONS)}")
+        raise UsageError(
+            tr("%memory: unknown action {action}; use one of {actions}").format(
+                action=repr(action), actions=", ".join(ACTIONS)
+            )
+        )
     if action != "apply" and (args.to is not None or args.project is not None):
         flag = "--to" if args.to is not None else "--project"
-        raise UsageError(f"%memory {action}: unrecognized arguments: {flag} (only apply takes it)")
+        raise UsageError(
+            tr("%memory {action}: unrecognized arguments: {flag} (only apply takes it)").format(
+                action=action, flag=flag
+            )
+        )
     if action != "context" and (args.query is not None or args.agent is not None):
         flag = "--query" if args.query is not None else "--agent"
         raise UsageError(
-            f"%memory {action}: unrecognized arguments: {flag} (only context takes it)"
+            tr("%memory {action}: unrecognized arguments: {flag} (only context takes it)").format(
+                action=action, flag=flag
+            )
         )
     handler = _HANDLERS[action]
     return handler(self, args)
@@ -98,9 +109,9 @@ def _switch(self: Any, enabled: bool) -> TextBlock:
     self.capture.resume()
     if enabled:
         return TextBlock(
-            "Memory is ON: cells are captured as evidence; approved knowledge is injected."
+            tr("Memory is ON: cells are captured as evidence; approved knowledge is injected.")
         )
-    return TextBlock("Memory is OFF: nothing is captured, extracted or injected.")
+    return TextBlock(tr("Memory is OFF: nothing is captured, extracted or injected."))
 
 
 def _on(self: Any, args: Any) -> TextBlock:
@@ -113,12 +124,13 @@ def _off(self: Any, args: Any) -> TextBlock:
 
 def _suggestions(self: Any, args: Any) -> TextBlock:
     if args.value not in ("on", "off"):
-        raise UsageError("%memory suggestions on|off")
+        raise UsageError(tr("%memory suggestions on|off"))
     with self.session.lock:
         self.service.update_settings(auto_suggestions=args.value == "on")
     self.session.forget_flags()
-    state = "ON" if args.value == "on" else "OFF"
-    return TextBlock(f"Automatic suggestions are {state}.")
+    if args.value == "on":
+        return TextBlock(tr("Automatic suggestions are ON."))
+    return TextBlock(tr("Automatic suggestions are OFF."))
 
 
 def _status(self: Any, args: Any) -> TextBlock:
@@ -132,26 +144,34 @@ def _status(self: Any, args: Any) -> TextBlock:
     feed = getattr(self, "digest_feed", None)
     if feed is not None:
         feed.flush()  # a gotcha of the last cell is captured before it is reported
+    notebook = self._locate_notebook() or tr("unknown (markdown cells not read)")
     lines = [
-        f"memory:       {'on' if settings['enabled'] else 'OFF'}",
-        f"suggestions:  {'on' if settings['auto_suggestions'] else 'off'}",
-        f"project:      {project}",
-        f"home:         {mem.home}",
-        f"queue:        {pending} pending",
-        f"captured:     {len(self.capture.cells)} cells this session",
-        f"notebook:     {self._locate_notebook() or 'unknown (markdown cells not read)'}",
+        tr("memory:       on") if settings["enabled"] else tr("memory:       OFF"),
+        tr("suggestions:  on") if settings["auto_suggestions"] else tr("suggestions:  off"),
+        tr("project:      {project}").format(project=project),
+        tr("home:         {home}").format(home=mem.home),
+        tr("queue:        {n} pending").format(n=pending),
+        tr("captured:     {n} cells this session").format(n=len(self.capture.cells)),
+        tr("notebook:     {notebook}").format(notebook=notebook),
         *team,
     ]
     if last is not None:
-        what = last.error or f"{len(last.proposals)} proposal(s)"
-        lines.append(f"last round:   {last.cell}: {what}")
+        what = last.error or tr("{n} proposal(s)").format(n=len(last.proposals))
+        lines.append(tr("last round:   {cell}: {what}").format(cell=last.cell, what=what))
     gotcha = feed.last_gotcha if feed is not None else None
     if gotcha is not None:
         cand = gotcha["candidate"]
         lines.append(
-            f"last gotcha:  {gotcha['signature']} → auto-gotcha memory {gotcha['memory_id']} "
-            f"(unreviewed); candidate {cand['evidence']} evidence, confidence "
-            f"{cand['confidence']:.2f}, {cand['status']}"
+            tr(
+                "last gotcha:  {signature} → auto-gotcha memory {id} (unreviewed);"
+                " candidate {evidence} evidence, confidence {confidence}, {status}"
+            ).format(
+                signature=gotcha["signature"],
+                id=gotcha["memory_id"],
+                evidence=cand["evidence"],
+                confidence=f"{cand['confidence']:.2f}",
+                status=cand["status"],
+            )
         )
         if gotcha["quote_note"]:
             lines.append(f"              {gotcha['quote_note']}")
@@ -164,7 +184,7 @@ def _context(self: Any, args: Any) -> TextBlock:
     with self.session.lock:
         block = self.service.context(agent=args.agent, query=query)
     return TextBlock(
-        block or "(empty: memory is off, or nothing has been approved or remembered yet)"
+        block or tr("(empty: memory is off, or nothing has been approved or remembered yet)")
     )
 
 
@@ -173,18 +193,18 @@ def _queue(self: Any, args: Any) -> Any:
     with self.session.lock:
         pending = self.service.queue()
     if not pending:
-        return TextBlock("The queue is empty.")
+        return TextBlock(tr("The queue is empty."))
     return _cards(self, pending)
 
 
 def _suggest(self: Any, args: Any) -> Any:
     enabled, _ = self.session.flags(fresh=True)
     if not enabled:
-        raise UsageError("%memory suggest: memory is off (turn it on with %memory on)")
+        raise UsageError(tr("%memory suggest: memory is off (turn it on with %memory on)"))
     self.worker.wait()
     proposals = suggestion_round(self, tuple(self.capture.cells), None, background=False)
     if not proposals:
-        return TextBlock("No new suggestions in the recent cells.")
+        return TextBlock(tr("No new suggestions in the recent cells."))
     return _cards(self, proposals)
 
 
@@ -193,17 +213,20 @@ def _process_all(self: Any, args: Any) -> TextBlock:
     with self.session.lock:
         texts = {p.id: p.text for p in self.service.queue()}  # an applied result names only its id
         result = self.service.process_all()
-    lines = [f"Applied {len(result.applied)} proposal(s)" + (":" if result.applied else ".")]
+    n = len(result.applied)
+    applied = tr("Applied {n} proposal(s):") if result.applied else tr("Applied {n} proposal(s).")
+    lines = [applied.format(n=n)]
     for done in result.applied:
-        where = "User" if done.layer == "user" else f"Project {done.project}"
+        where = tr("User") if done.layer == "user" else tr("Project {project}")
+        where = where.format(project=done.project)
         lines.append(f"  → {where}: {done.id}  {texts.get(done.id, '')}")
     picks = [s for s in result.skipped if s.reason == PICK_A_PROJECT]
     if picks:
-        lines.append(f"Skipped {len(picks)} that still need a project picked:")
+        lines.append(tr("Skipped {n} that still need a project picked:").format(n=len(picks)))
         lines += [f"  {s.id}  {s.text}" for s in picks]
     failed = [s for s in result.skipped if s.reason != PICK_A_PROJECT]
     if failed:
-        lines.append(f"Skipped {len(failed)} that could not be applied:")
+        lines.append(tr("Skipped {n} that could not be applied:").format(n=len(failed)))
         lines += [f"  {s.id}  {s.text} — {s.reason}" for s in failed]
     return TextBlock("\n".join(lines))
 
