@@ -8,6 +8,7 @@ service can be constructed and tested on its own with a context of its own.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -37,6 +38,10 @@ class SemanticSearch(Protocol):
     def resolve_mode(self, mode: str | None) -> str: ...
 
     def notify(self, roots: Iterable[StoreRoot]) -> None: ...
+
+    def foreground(self) -> AbstractContextManager[None]:
+        """Held around a recall or a write: background embedding waits meanwhile."""
+        ...
 
     def search(self, root: StoreRoot, query: SearchQuery, mode: str) -> list[IndexedMemory]: ...
 

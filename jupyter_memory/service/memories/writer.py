@@ -164,8 +164,9 @@ class MemoryWriter:
             related=related,
             extra=extra,
         )
-        name, digest = root.write_new(entry)
-        self._audit("create", entry.id, root, path=name, sha256=digest)
+        with self.ctx.semantic.foreground():  # the background embedder waits meanwhile
+            name, digest = root.write_new(entry)
+            self._audit("create", entry.id, root, path=name, sha256=digest)
         self.ctx.semantic.notify([root])
         entry.layer = root.layer
         entry.path = str(root.files.path_of(name))
@@ -186,8 +187,9 @@ class MemoryWriter:
             entry.meta = MemoryMeta.model_validate(data)
         except PydanticValidationError as exc:
             raise validation_error(exc, default="memory") from exc
-        digest = root.write_existing(name, entry)
-        self._audit("update", memory_id, root, path=name, sha256=digest)
+        with self.ctx.semantic.foreground():
+            digest = root.write_existing(name, entry)
+            self._audit("update", memory_id, root, path=name, sha256=digest)
         self.ctx.semantic.notify([root])
         entry.layer = root.layer
         entry.path = str(root.files.path_of(name))
@@ -197,8 +199,9 @@ class MemoryWriter:
         """Delete a memory and every derived trace; the audit keeps id, hash and time only."""
         validate_id(memory_id)
         root, _ = locate(self.ctx, memory_id)
-        _, digest = root.delete(memory_id)
-        self._audit("delete", memory_id, root, sha256=digest)
+        with self.ctx.semantic.foreground():
+            _, digest = root.delete(memory_id)
+            self._audit("delete", memory_id, root, sha256=digest)
         return ForgetResult(id=memory_id, layer=root.layer)
 
     def _audit(self, action: str, memory_id: str, root: StoreRoot, **fields: Any) -> None:
@@ -226,7 +229,8 @@ class MemoryWriter:
         bar = self.ctx.progress() if self.ctx.progress and total >= BAR_THRESHOLD else NoProgress()
         bar.stage("importing memories", total)
         try:
-            self._write_batches(by_root, source, ids, bar)
+            with self.ctx.semantic.foreground():
+                self._write_batches(by_root, source, ids, bar)
         finally:
             bar.close()
         return ids

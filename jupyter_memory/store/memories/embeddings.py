@@ -22,6 +22,8 @@ from .search_index import VectorStore
 from .sqlite_db import transaction
 
 Matrix = npt.NDArray[np.float32]
+# Created on first use: the schema of embeddings.sqlite belongs to the index.
+RATE_TABLE = "CREATE TABLE IF NOT EXISTS emb.rate (notes_per_s REAL NOT NULL)"
 
 
 class EmbeddingHost(Protocol):
@@ -134,6 +136,26 @@ class EmbeddingStore:
         if con is None:
             return 0
         return int(con.execute("SELECT count(*) FROM emb.vectors").fetchone()[0])
+
+    def save_rate(self, notes_per_s: float) -> None:
+        """Remember the embedding rate measured here, for another process's estimate."""
+        con = self._con(create=True)
+        assert con is not None
+        with transaction(con):
+            con.execute(RATE_TABLE)
+            con.execute("DELETE FROM emb.rate")
+            con.execute("INSERT INTO emb.rate (notes_per_s) VALUES (?)", (float(notes_per_s),))
+
+    def rate(self) -> float | None:
+        """The last embedding rate stored by a worker (notes per second), if any."""
+        con = self._con()
+        if con is None:
+            return None
+        try:
+            row = con.execute("SELECT notes_per_s FROM emb.rate").fetchone()
+        except sqlite3.OperationalError:  # no worker has measured one yet
+            return None
+        return float(row[0]) if row else None
 
 
 class VectorMatrix:

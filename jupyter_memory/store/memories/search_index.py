@@ -94,6 +94,10 @@ class VectorStore(Protocol):
 
     def count(self) -> int: ...
 
+    def save_rate(self, notes_per_s: float) -> None: ...
+
+    def rate(self) -> float | None: ...
+
 
 class SearchIndex(Protocol):
     # -- keeping in step with the files
