@@ -1,11 +1,32 @@
 import { Widget } from '@lumino/widgets';
 
 import { errorMessage, requestAPI } from './api';
-import { IMemories } from './schemas';
+import { IMemories, IMemoryHit } from './schemas';
 import { button, clear, el, setStatus } from './dom';
 import type { Trans } from './i18n';
 
 const PAGE = 20;
+
+/** A hit's type, tier and layer in the page's language, then where it lives and its id. */
+function hitMeta(trans: Trans, hit: IMemoryHit): string {
+  const type: Record<IMemoryHit['type'], string> = {
+    episodic: trans._p('memory type', 'episodic'),
+    semantic: trans._p('memory type', 'semantic'),
+    procedural: trans._p('memory type', 'procedural'),
+    reflective: trans._p('memory type', 'reflective')
+  };
+  const tier: Record<IMemoryHit['tier'], string> = {
+    session: trans._p('memory tier', 'session'),
+    daily: trans._p('memory tier', 'daily'),
+    durable: trans._p('memory tier', 'durable')
+  };
+  const layer =
+    hit.layer === 'project'
+      ? trans._p('memory layer', 'project')
+      : trans._p('memory layer', 'user');
+  const project = hit.project ? ` · ${hit.project}` : '';
+  return `${type[hit.type] ?? hit.type} · ${tier[hit.tier] ?? hit.tier} · ${layer}${project} · ${hit.id}`;
+}
 
 /** Search memories (English and Chinese), shown at snippet level, read-only. */
 export class MemoriesView extends Widget {
@@ -114,7 +135,7 @@ export class MemoriesView extends Widget {
               el('div', { className: 'jm-hit-text', text: hit.text }),
               el('div', {
                 className: 'jm-hit-meta',
-                text: `${hit.type} · ${hit.tier} · ${hit.layer}${hit.project ? ` · ${hit.project}` : ''} · ${hit.id}`
+                text: hitMeta(this.trans, hit)
               })
             ]
           )
