@@ -1,0 +1,137 @@
+"""The case, knowledge, learning, archive, focus and decision commands in Chinese (issue 15).
+
+The console script in a subprocess (its language from the environment, as a
+person's shell sets it) and the magics in a real IPython kernel; English stays
+as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.service.case_helpers import CASE, copy_sample
+
+EXE = Path(sys.executable).parent / "jupyter-memory"
+
+
+def _cli(*argv: str, lang: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "JUPYTER_MEMORY_LANG": lang}
+    return subprocess.run(
+        [str(EXE), *argv], capture_output=True, text=True, encoding="utf-8", env=env, cwd=cwd
+    )
+
+
+def test_the_cli_commands_speak_chinese(tmp_path: Path) -> None:
+    ws = copy_sample(tmp_path)
+    case = _cli("case", "--workspace", str(ws), "--case", CASE, "open", lang="zh_CN")
+    assert case.returncode == 0, case.stderr
+    first = case.stdout.splitlines()
+    assert first[0].startswith(f"{CASE}：") and "条记录（其中" in first[0]
+    assert first[1].startswith("  目录：") and first[2].startswith("  写入策略：")
+
+    doctor = _cli("case", "--case", CASE, "doctor", lang="zh_CN", cwd=ws)
+    assert doctor.returncode == 0 and doctor.stdout.startswith(f"{CASE}：15 条记录，正常")
+
+    assert _cli("queue", lang="zh_CN").stdout == "待审队列为空\n"
+    assert _cli("archive", "--dry-run", lang="zh_CN").stdout.startswith(
+        "将归档 0 条记忆（关注度 < 0.1，且 90 天以上未被访问）"
+    )
+    assert _cli("learning", lang="zh_CN").stdout.startswith("0 条候选规则。置信度超过")
+    settings = _cli("settings", lang="zh_CN").stdout.splitlines()
+    assert settings[:2] == ["启用：开", "自动建议：开"]
+
+    refused = _cli("case", "--workspace", str(ws), "open", lang="zh_CN")
+    assert refused.returncode == 1
+    assert "请用 --case CASE-YYYY-NNN 指定案件" in refused.stderr
+
+
+def test_the_cli_commands_stay_english_without_a_language(tmp_path: Path) -> None:
+    ws = copy_sample(tmp_path)
+    doctor = _cli("case", "--case", CASE, "doctor", lang="", cwd=ws)
+    assert doctor.stdout.startswith(f"{CASE}: 15 entries, ok")
+    assert _cli("queue", lang="").stdout == "the queue is empty\n"
+    assert _cli("settings", lang="").stdout.splitlines()[:2] == [
+        "enabled: on",
+        "automatic suggestions: on",
+    ]
+
+
+def _run_cells(cells: list[str], lang: str, cwd: Path) -> str:
+    from jupyter_client.manager import start_new_kernel
+
+    env = {**os.environ, "JUPYTER_MEMORY_LANG": lang}
+    km, kc = start_new_kernel(kernel_name="python3", cwd=str(cwd), env=env)
+    outputs: list[str] = []
+
+    def keep(msg: dict[str, Any]) -> None:
+        content = msg["content"]
+        outputs.append(content.get("text") or str(content.get("data", {}).get("text/plain", "")))
+        outputs.append("\n".join(content.get("traceback", [])))
+
+    try:
+        for code in cells:
+            kc.execute_interactive(code, timeout=60, output_hook=keep)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    return "\n".join(outputs)
+
+
+CELLS = [
+    "%load_ext jupyter_memory",
+    f"%case open {CASE}",
+    "%case frobnicate",
+    "%memory status",
+    "%memory queue",
+    "%memory focus",
+    "%memory apply",
+    "%memory suggestions off",
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        (
+            "zh_CN",
+            [
+                f"案件 {CASE} · 写入策略",
+                "按类型：",
+                "%case：未知操作 'frobnicate'；可用：open, note",
+                "记忆：       开",
+                "待审队列：   0 条待处理",
+                "待审队列为空。",
+                "未聚焦任何项目（无）。请用 %memory focus ./path/to/project",
+                "%memory apply 需要一个提议 id（见 %memory queue）",
+                "自动建议已关闭。",
+            ],
+        ),
+        (
+            "en",
+            [
+                f"Case {CASE} · policy",
+                "by type: ",
+                "%case: unknown action 'frobnicate'; use one of open, note",
+                "memory:       on",
+                "queue:        0 pending",
+                "The queue is empty.",
+                "No project focused (none). Use %memory focus ./path/to/project",
+                "%memory apply needs a proposal id (see %memory queue)",
+                "Automatic suggestions are OFF.",
+            ],
+        ),
+    ],
+)
+def test_the_magics_speak_the_chosen_language_in_a_real_kernel(
+    tmp_path: Path, lang: str, expected: list[str]
+) -> None:
+    ws = copy_sample(tmp_path)
+    said = _run_cells(CELLS, lang, ws)
+    missing = [line for line in expected if line not in said]
+    assert missing == [], said
