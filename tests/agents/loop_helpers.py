@@ -1,0 +1,252 @@
+"""Real processes for the end-to-end loop (tests/agents/test_loop_end_to_end.py).
+
+- :class:`Kernel`: a real IPython kernel (nbclient) that runs the person's
+  notebook cell by cell and stays up between the steps of the story, started
+  the way jupyter_server starts a notebook's kernel (``JPY_SESSION_NAME`` names
+  the notebook, the working folder is the notebook's folder).
+- :func:`jupyter_server`: ``python -m jupyter_server`` on free loopback ports
+  with the extensions the venv enables (ours always; Jupyter AI and
+  jupyter-server-mcp in ``.venv-integrations``), and :class:`Server` for REST.
+- :func:`chat_turn`: a chat file opened over jupyterlab-chat's WebSocket (what
+  JupyterLab does without real-time collaboration), one message to a persona,
+  waiting for that persona's answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from agents_helpers import free_port
+from nbclient import NotebookClient
+
+PROPOSAL_MIME = "application/vnd.jupyter-memory.proposal+json"
+
+
+@dataclass
+class Kernel:
+    """The person's notebook and the kernel running it; ``run`` adds a cell and executes it."""
+
+    path: Path
+    nb: Any
+    client: NotebookClient
+
+    def run(self, source: str, *, markdown: bool = False) -> Any:
+        if markdown:
+            cell = nbformat.v4.new_markdown_cell(source)
+            self.nb.cells.append(cell)
+            return cell
+        cell = nbformat.v4.new_code_cell(source)
+        self.nb.cells.append(cell)
+        self.client.execute_cell(cell, len(self.nb.cells) - 1)
+        errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+        assert not errors, f"cell {source!r} failed in the kernel: {errors}"
+        return cell
+
+    def save(self) -> None:
+        """What the person's Save (or JupyterLab's autosave) writes: cells and outputs."""
+        nbformat.write(self.nb, str(self.path))
+
+
+@contextmanager
+def kernel_for(notebook: Path, memory_home: Path) -> Iterator[Kernel]:
+    """A kernel for ``notebook`` (which need not exist on disk yet), as jupyter_server starts one."""
+    nb = (
+        nbformat.read(str(notebook), as_version=4)
+        if notebook.exists()
+        else nbformat.v4.new_notebook()
+    )
+    client = NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(notebook.parent)}},
+    )
+    env = dict(os.environ, JUPYTER_MEMORY_HOME=str(memory_home), JPY_SESSION_NAME=str(notebook))
+    with client.setup_kernel(env=env):
+        yield Kernel(notebook, nb, client)
+
+
+def card_ids(cell: Any) -> list[str]:
+    """The proposal ids of the cards (our MIME output) a cell displayed."""
+    return [
+        card["id"]
+        for out in cell.outputs
+        if PROPOSAL_MIME in out.get("data", {})
+        for card in out["data"][PROPOSAL_MIME]["cards"]
+    ]
+
+
+@dataclass
+class Server:
+    url: str
+    token: str
+    root: Path
+    log: Path
+    proc: subprocess.Popen[bytes]
+    ports: tuple[int, ...]
+
+    def ready(self, timeout: float = 60) -> Server:
+        """Wait until the server (and jupyter-server-mcp, if asked) listen."""
+        deadline = time.monotonic() + timeout
+        while not all(_listening(port) for port in self.ports):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"jupyter server did not start:\n{self.log_tail()}")
+            time.sleep(0.1)
+        return self
+
+    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(
+            self.url + path,
+            data=data,
+            method=method,
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=40) as resp:
+                return resp.status, json.loads(resp.read() or b"null")
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode(errors="replace")
+
+    def log_tail(self, chars: int = 4000) -> str:
+        return self.log.read_text(errors="replace")[-chars:]
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@contextmanager
+def jupyter_server(root: Path, log: Path, *, with_mcp: bool = False) -> Iterator[Server]:
+    """``jupyter server`` serving ``root``, starting (call ``ready()``; meanwhile the
+    kernel can start too); ``with_mcp`` also serves jupyter-server-mcp on a free port."""
+    port, token = free_port(), secrets.token_hex(16)
+    mcp_port = free_port() if with_mcp else None
+    env = dict(os.environ)
+    env |= {
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # litellm would fetch it from the network
+        "FASTMCP_SHOW_SERVER_BANNER": "false",
+        "OPENAI_API_KEY": "sk-test-not-a-real-key",
+        "PYTHONUNBUFFERED": "1",
+    }
+    argv = [
+        sys.executable,
+        "-m",
+        "jupyter_server",
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+    ]
+    if mcp_port is not None:
+        argv.append(f"--MCPExtensionApp.mcp_port={mcp_port}")
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            argv, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+    ports = (port,) if mcp_port is None else (port, mcp_port)
+    try:
+        yield Server(f"http://127.0.0.1:{port}", token, root, log, proc, ports)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+@dataclass
+class ChatAnswer:
+    """A persona's messages in the chat after the person's message (streamed, then final)."""
+
+    messages: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.messages.values())
+
+
+async def _chat_turn(
+    server: Server, chat: str, body: str, persona_id: str, until: str, timeout: float
+) -> ChatAnswer:
+    from tornado.websocket import websocket_connect
+
+    url = server.url.replace("http://", "ws://") + "/api/chat/ws/" + urllib.parse.quote(chat)
+    conn = await websocket_connect(f"{url}?token={server.token}")
+    try:
+        first = json.loads(await conn.read_message())
+        assert first.get("action") == "connection", first
+        frame = {
+            "type": "client",
+            "action": "send",
+            "id": str(uuid.uuid4()),
+            "body": body,
+            "mentions": [persona_id],
+            "metadata": {"to_persona": persona_id},
+        }
+        await conn.write_message(json.dumps(frame))
+        answer = ChatAnswer()
+        deadline = time.monotonic() + timeout
+        while until not in answer.text:
+            try:
+                raw = await asyncio.wait_for(conn.read_message(), deadline - time.monotonic())
+            except (TimeoutError, asyncio.TimeoutError):
+                raise AssertionError(
+                    f"the persona did not answer {until!r} in {timeout:.0f} s; "
+                    f"it said {answer.text!r}\n{server.log_tail()}"
+                ) from None
+            if raw is None:
+                raise AssertionError(f"the chat connection closed\n{server.log_tail()}")
+            data = json.loads(raw)
+            message = data.get("message") or {}
+            if data.get("action") == "message" and message.get("sender") == persona_id:
+                answer.messages[message["id"]] = str(message.get("body", ""))
+        return answer
+    finally:
+        conn.close()
+
+
+def chat_turn(
+    server: Server, chat: str, body: str, persona_id: str, *, until: str, timeout: float = 60
+) -> ChatAnswer:
+    """Open ``chat`` (relative to the server root), send ``body`` to the persona, await ``until``."""
+    return asyncio.run(_chat_turn(server, chat, body, persona_id, until, timeout))
+
+
+def system_text(request: dict[str, Any]) -> str:
+    """The system messages of a chat-completions request, as one string."""
+    return "\n".join(
+        m["content"] if isinstance(m["content"], str) else json.dumps(m["content"])
+        for m in request.get("messages", [])
+        if m.get("role") == "system"
+    )
+
+
+def configure_jupyter_ai_model(model: str, api_base: str) -> None:
+    """Jupyternaut's own settings file, in this test's isolated JUPYTER_DATA_DIR."""
+    path = Path(os.environ["JUPYTER_DATA_DIR"]) / "jupyter_ai" / "config.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    config = {"model_provider_id": model, "fields": {model: {"api_base": api_base}}}
+    path.write_text(json.dumps(config), encoding="utf-8")
