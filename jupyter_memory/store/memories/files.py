@@ -8,6 +8,7 @@ name reached through it is refused.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -21,6 +22,42 @@ from ..atomic import delete_durable, ensure_dir, write_text_atomic
 from ..layout import RootLayout
 from ..links import first_link, links_below
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIR_FLAGS = getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
+
+
+def _is_link(path: Path) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _read_capped(fd: int) -> bytes:
+    """Up to MAX_FILE_BYTES + 1 bytes (one more tells the parser it is over the cap).
+
+    Sized by ``fstat``: asking for the cap at once allocates a megabyte per
+    file, which cost more than parsing it.
+    """
+    want = min(os.fstat(fd).st_size, MAX_FILE_BYTES) + 1
+    data = os.read(fd, want)
+    if len(data) < want:  # the usual case: the whole file, EOF seen
+        return data
+    chunks = [data]  # it grew since fstat: read on to EOF or the cap
+    got = len(data)
+    while got <= MAX_FILE_BYTES:
+        more = os.read(fd, MAX_FILE_BYTES + 1 - got)
+        if not more:
+            break
+        chunks.append(more)
+        got += len(more)
+    return b"".join(chunks)
+
+
+def _check_name(name: str) -> None:
+    if "/" in name or "\\" in name or name.startswith(".") or not name.endswith(".md"):
+        raise UnsafeNameError(f"not a memory file name: {name!r}", field="path")
+
 
 class FileStat(NamedTuple):
     name: str
@@ -33,10 +70,10 @@ class MemoryFiles:
         self.layout = layout
         self.root = layout.root
         self.folder = layout.memories
+        self._folder_str = str(self.folder)
 
     def path_of(self, name: str) -> Path:
-        if "/" in name or "\\" in name or name.startswith(".") or not name.endswith(".md"):
-            raise UnsafeNameError(f"not a memory file name: {name!r}", field="path")
+        _check_name(name)
         return self.folder / name
 
     def scan(self, stale_temps: list[Path] | None = None) -> Iterator[FileStat]:
@@ -66,21 +103,41 @@ class MemoryFiles:
         return links_below(self.root)
 
     def read(self, name: str) -> MemoryEntry:
-        path = self.path_of(name)
-        link = first_link(self.root, path)
-        if link is not None:
-            raise ParseError(f"{link} is a symlink; refusing to follow it", path=path)
+        """Parse one memory file; a file or folder reached through a link is refused.
+
+        The folder is opened with ``O_NOFOLLOW`` and the file relative to it,
+        also ``O_NOFOLLOW``: the same refusal as a per-component ``lstat`` walk
+        with two fewer system calls and no path objects (a rebuild reads every
+        file, and this was a third of its time).
+        """
+        _check_name(name)
+        path = f"{self._folder_str}{os.sep}{name}"  # for messages: no Path per file
+        if _is_link(self.root):
+            raise ParseError(f"{self.root} is a symlink; refusing to follow it", path=path)
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        except FileNotFoundError:
-            raise
+            dir_fd = os.open(self.folder, os.O_RDONLY | _DIR_FLAGS)
         except OSError as exc:
+            if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and _is_link(self.folder)):
+                raise ParseError(f"{self.folder} is a symlink; refusing to follow it", path=path)
+            if exc.errno == errno.ENOENT:
+                raise FileNotFoundError(errno.ENOENT, "no such file", str(path)) from None
             raise ParseError(f"cannot open: {exc.strerror or exc}", path=path) from exc
-        with os.fdopen(fd, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-        entry = parse_memory(data, path=path)
-        entry.path = name
-        return entry
+        try:
+            try:
+                fd = os.open(name, os.O_RDONLY | _NOFOLLOW, dir_fd=dir_fd)
+            except FileNotFoundError:
+                raise
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise ParseError(f"{path} is a symlink; refusing to follow it", path=path)
+                raise ParseError(f"cannot open: {exc.strerror or exc}", path=path) from exc
+        finally:
+            os.close(dir_fd)
+        try:
+            data = _read_capped(fd)
+        finally:
+            os.close(fd)
+        return parse_memory(data, path=path)  # its path is the base name: ``name``
 
     def write(self, name: str, entry: MemoryEntry) -> tuple[str, FileStat]:
         """Write durably; returns (sha256 of the file, its stat). Caller holds the lock."""
