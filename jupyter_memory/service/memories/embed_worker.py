@@ -44,11 +44,13 @@ class ActivityGate:
         self._active = 0
         self._last_end = 0.0
         self.waits = 0  # how many times the embedder held back (tests, benchmarks)
+        self.entries = 0  # foreground operations seen
 
     @contextmanager
     def foreground(self) -> Iterator[None]:
         with self._cond:
             self._active += 1
+            self.entries += 1
         try:
             yield
         finally:
