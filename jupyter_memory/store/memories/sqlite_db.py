@@ -41,6 +41,19 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   title, tags, body, tokenize = 'unicode61 remove_diacritics 2'
 );
+-- Postings and term statistics beside FTS5 (sqlite_postings.py): written in
+-- the same transaction as the FTS5 row, read by ranking instead of bm25().
+CREATE TABLE IF NOT EXISTS postings (
+  term TEXT NOT NULL, rid INTEGER NOT NULL,
+  tf_title INTEGER NOT NULL, tf_tags INTEGER NOT NULL, tf_body INTEGER NOT NULL,
+  dl INTEGER NOT NULL,
+  PRIMARY KEY (term, rid)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS totals (
+  one INTEGER PRIMARY KEY CHECK (one = 1), n INTEGER NOT NULL, tokens INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO totals VALUES (1, 0, 0);
 """
 
 ACCESS_SCHEMA = """

@@ -32,6 +32,7 @@ from ...exceptions import JupyterMemoryError
 from ..atomic import ensure_dir, fsync_dir, write_text_atomic
 from ..layout import RootLayout
 from ..links import linked
+from . import sqlite_postings as postings
 from . import sqlite_queries as queries
 from . import sqlite_rows as rows
 from .files import FileStat
@@ -47,7 +48,7 @@ from .sqlite_db import (
     ts,
 )
 
-SCHEMA_VERSION = 5  # 5: the meta table (analyser identity)
+SCHEMA_VERSION = 6  # 5: the meta table (analyser identity); 6: postings, terms, totals
 ACCESS_FLUSH_S = 2.0
 
 
@@ -306,6 +307,7 @@ class SqliteIndex:
                 for st in files:
                     self._index_file(con, st, load, report, existed=False, fresh=True)
                     bar.advance()
+                postings.finish_fresh(con)  # the staged postings and their statistics
             _stamp(con)
             con.close()
             fd = os.open(path, os.O_RDONLY)

@@ -28,6 +28,7 @@ from ...core.memories.attention import (
 )
 from ...core.memories.ranking import DEFAULT_RANKING
 from ...core.text import SearchGroup, analyze, relaxed_groups, search_groups
+from . import sqlite_postings as postings
 from .search_index import IndexedMemory, SearchQuery
 from .sqlite_db import dt, ts
 
@@ -147,44 +148,83 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
             f" LEFT JOIN acc.access a ON a.id = e.id WHERE {where}"
             " ORDER BY att DESC, e.updated DESC LIMIT :limit"
         )
-        return [row_of(r) for r in con.execute(sql, params)]
-    w = ", ".join(str(float(x)) for x in rank.bm25_weights)
-    join = "" if not filtered else " JOIN entries e ON e.rowid = fts.rowid"
-    filt = "" if not filtered else f" AND {where}"
-    params["pool"] = max(1, query.limit) * rank.rerank_pool
-    # Three bounded steps: the newest CANDIDATE_CAP matches get bm25; the
-    # RERANK_POOL × limit most relevant of those get the attention factor;
+        return [row_of(r, floor) for r in con.execute(sql, params)]
+    limit = max(1, query.limit)
+    # A limit that covers every match reaches every match: the bound never
+    # hides a memory that was asked for (recall of a Chinese word is 1.00).
+    params["cap"] = max(rank.candidate_cap, limit)
+    params["pool"] = limit * rank.rerank_pool
+    # Three bounded steps: the newest `cap` matches get bm25; the
+    # rerank_pool × limit most relevant of those get the attention factor;
     # the best `limit` come back. Relevance dominates by design (attention
-    # scales it by RELEVANCE_FLOOR–1.0), so re-ranking a pool is enough.
-    sql = (
-        f"WITH c AS (SELECT fts.rowid AS rid, -bm25(fts, {w}) AS rel FROM fts{join}"
-        f" WHERE fts MATCH :match{filt} ORDER BY fts.rowid DESC LIMIT :cap),"
+    # scales it by relevance_floor–1.0), so re-ranking a pool is enough.
+    outer = (
         " top AS (SELECT rid, rel FROM c ORDER BY rel DESC LIMIT :pool)"
         f" SELECT {COLUMNS}, top.rel, {att} AS att FROM top"
         " JOIN entries e ON e.rowid = top.rid LEFT JOIN acc.access a ON a.id = e.id"
         f" ORDER BY top.rel * ({floor!r} + {1 - floor!r} * att) DESC"
         " LIMIT :limit"
     )
+    stats: dict[tuple[str, ...], tuple[dict[str, float], float]] = {}
+
+    def ranked(pass_groups: list[SearchGroup], every: bool) -> list[IndexedMemory]:
+        terms = postings.plain_terms(pass_groups)
+        if terms is None:
+            c = _fts_candidates(pass_groups, params, every, rank.bm25_weights, where, filtered)
+        else:
+            key = tuple(sorted(terms))
+            if key not in stats:
+                idf, _, avgdl = postings.statistics(con, terms)
+                stats[key] = (idf, avgdl)
+            idf, avgdl = stats[key]
+            c = postings.candidates_sql(
+                terms,
+                idf,
+                avgdl,
+                params,
+                every=every,
+                weights=rank.bm25_weights,
+                where=where if filtered else None,
+            )
+            if c is None:
+                return []
+        return [row_of(r, floor) for r in con.execute(f"WITH c AS ({c}),{outer}", params)]
+
     wide = relaxed_groups(groups)
     if rank.relaxation == "any":  # one any-word pass, as plain BM25
-        params["match"] = " OR ".join(_fts_group(g) for g in wide)
-        return [row_of(r, floor) for r in con.execute(sql, params)]
-    params["match"] = " AND ".join(_fts_group(g) for g in groups)
-    rows = [row_of(r, floor) for r in con.execute(sql, params)]
+        return ranked(wide, every=False)
+    rows = ranked(groups, every=True)
     if len(rows) < query.limit and len(wide) > 1:
         # Widen to any word. bm25 is computed over the same terms in both
         # passes, so an entry scores the same in either and the union is
         # one bm25 order: all-word hits are not pinned, they simply score
         # high (every term adds). A term split from a CJK phrase counts on
         # its own here, which is what makes long Chinese questions match.
-        params["match"] = " OR ".join(_fts_group(g) for g in wide)
         best = {r.id: r for r in rows}
-        for r in con.execute(sql, params):
-            row = row_of(r, floor)
+        for row in ranked(wide, every=False):
             if row.id not in best or best[row.id].score < row.score:
                 best[row.id] = row
         rows = sorted(best.values(), key=lambda r: r.score, reverse=True)[: query.limit]
     return rows
+
+
+def _fts_candidates(
+    groups: list[SearchGroup],
+    params: dict[str, Any],
+    every: bool,
+    weights: Sequence[float],
+    where: str,
+    filtered: bool,
+) -> str:
+    """FTS5's own bm25 over the newest ``:cap`` matches (phrases and prefixes need it)."""
+    w = ", ".join(str(float(x)) for x in weights)
+    join = "" if not filtered else " JOIN entries e ON e.rowid = fts.rowid"
+    filt = "" if not filtered else f" AND {where}"
+    params["match"] = (" AND " if every else " OR ").join(_fts_group(g) for g in groups)
+    return (
+        f"SELECT fts.rowid AS rid, -bm25(fts, {w}) AS rel FROM fts{join}"
+        f" WHERE fts MATCH :match{filt} ORDER BY fts.rowid DESC LIMIT :cap"
+    )
 
 
 def filtered_ids(con: sqlite3.Connection, query: SearchQuery) -> list[str]:

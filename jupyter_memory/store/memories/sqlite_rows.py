@@ -14,9 +14,9 @@ from ...core.memories.embedding import embed_key
 from ...core.memories.models import MemoryEntry
 from ...core.text import index_tokens
 from ...exceptions import JupyterMemoryError
+from . import sqlite_postings as postings
 from .files import FileStat
 from .sqlite_db import attached, ts
-
 
 # json.dumps(..., ensure_ascii=False) builds a new encoder per call: a tenth of
 # a rebuild's row-writing time. Same output.
@@ -74,10 +74,12 @@ def upsert(
         raise JupyterMemoryError(
             f"id {entry.meta.id} is used by both {old[0] if old else '?'} and {stat.name}"
         ) from None
+    cols = fts_values(entry)
     con.execute(
-        "INSERT INTO fts (rowid, title, tags, body) VALUES (?,?,?,?)",
-        (cur.lastrowid, *fts_values(entry)),
+        "INSERT INTO fts (rowid, title, tags, body) VALUES (?,?,?,?)", (cur.lastrowid, *cols)
     )
+    # Same transaction: the term statistics stay exact for every process.
+    postings.add(con, int(cur.lastrowid or 0), *cols, fresh=fresh)
     if not fresh:
         con.execute("DELETE FROM problems WHERE name = ?", (stat.name,))
 
@@ -86,6 +88,7 @@ def remove(con: sqlite3.Connection, name: str, *, keep_embedding: bool = False) 
     """Drop a file's row, its tokens and (unless kept) its embedding."""
     row = con.execute("SELECT rowid, id FROM entries WHERE name = ?", (name,)).fetchone()
     if row is not None:
+        postings.remove(con, row[0])  # reads the row's tokens from fts: first
         con.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
         con.execute("DELETE FROM entries WHERE rowid = ?", (row[0],))
         # An embedding is a derived trace of the text: it goes with the entry.

@@ -1,0 +1,230 @@
+"""Postings and term statistics beside FTS5, so ranking reads no more than it scores.
+
+FTS5's ``bm25()`` first counts every row that holds each query term (a full
+pass over a common word's doclist: 35,000 rows for a word in a third of 100k
+notes) and then decodes position lists for every candidate it scores. Here the
+same bm25 is computed from three small tables kept in the same transaction as
+the FTS5 row, so every process sees them right after any other's write:
+
+* ``postings(term, rid, tf_title, tf_tags, tf_body, dl)``: one row per distinct
+  term of an entry, clustered by ``(term, rid)``, so "the newest N entries
+  holding a term" is one index range read backwards;
+* ``terms(term, df)``: how many entries hold the term (the IDF's input);
+* ``totals(n, tokens)``: entries and tokens, for the average length.
+
+The score is FTS5's bm25 to the last bit (k1 1.2, b 0.75, ``idf = ln((N − df +
+0.5) / (df + 0.5))`` floored at 1e-6, a row's length counted over all columns;
+tests compare the two). FTS5 still answers what needs positions or prefixes:
+CJK phrases of several bigrams and single-character prefix queries.
+
+Terms are the analyser's tokens as stored in FTS5. A token that is neither
+plain ASCII nor CJK is stored with its diacritics removed, the way FTS5's
+``unicode61 remove_diacritics 2`` folds it, so ``cafe`` meets ``café`` as
+before; queries holding such a token are answered by FTS5.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+
+from ...core.text import SearchGroup, is_cjk_run
+
+K1 = 1.2
+B = 0.75
+
+
+_KEYS: dict[str, str] = {}
+
+
+def term_key(token: str) -> str:
+    """The posting term of an index token (diacritics folded as FTS5 folds them)."""
+    if token.isascii():
+        return token
+    key = _KEYS.get(token)
+    if key is None:
+        if is_cjk_run(token):
+            key = token
+        else:
+            decomposed = unicodedata.normalize("NFD", token)
+            key = "".join(c for c in decomposed if not unicodedata.combining(c))
+            key = unicodedata.normalize("NFC", key)
+        if len(_KEYS) > 100_000:
+            _KEYS.clear()
+        _KEYS[token] = key
+    return key
+
+
+def _count(text: str) -> Counter[str]:
+    # Most text is ASCII: count in C, fold nothing.
+    return Counter(text.split() if text.isascii() else map(term_key, text.split()))
+
+
+def _columns(con: sqlite3.Connection, rid: int) -> tuple[list[str], list[str], list[str]] | None:
+    row = con.execute("SELECT title, tags, body FROM fts WHERE rowid = ?", (rid,)).fetchone()
+    if row is None:
+        return None
+    return (str(row[0]).split(), str(row[1]).split(), str(row[2]).split())
+
+
+_STAGE = "temp.fresh_postings"
+
+
+def add(
+    con: sqlite3.Connection, rid: int, title: str, tags: str, body: str, *, fresh: bool = False
+) -> None:
+    """Record the postings of one entry's FTS5 columns (space-separated tokens).
+
+    ``fresh`` (a rebuild into an empty database): the rows are only staged, in
+    insertion order; :func:`finish_fresh` sorts them into ``postings`` and
+    counts the statistics in one pass each, far cheaper than keeping them
+    row by row.
+    """
+    ct, cg, cb = counts = [_count(text) for text in (title, tags, body)]
+    dl = sum(c.total() for c in counts)
+    terms = ct.keys() | cg.keys() | cb.keys()
+    rows = [(t, rid, ct.get(t, 0), cg.get(t, 0), cb.get(t, 0), dl) for t in terms]
+    if fresh:
+        try:
+            con.executemany(f"INSERT INTO {_STAGE} VALUES (?,?,?,?,?,?)", rows)
+        except sqlite3.OperationalError:  # the first entry of this rebuild
+            con.execute(
+                f"CREATE TABLE {_STAGE} (term TEXT, rid INTEGER, tf_title INTEGER,"
+                " tf_tags INTEGER, tf_body INTEGER, dl INTEGER)"
+            )
+            con.executemany(f"INSERT INTO {_STAGE} VALUES (?,?,?,?,?,?)", rows)
+        return
+    con.executemany("INSERT INTO postings VALUES (?,?,?,?,?,?)", rows)
+    con.executemany(
+        "INSERT INTO terms VALUES (?, 1) ON CONFLICT(term) DO UPDATE SET df = df + 1",
+        [(t,) for t in terms],
+    )
+    con.execute("UPDATE totals SET n = n + 1, tokens = tokens + ?", (dl,))
+
+
+def finish_fresh(con: sqlite3.Connection) -> None:
+    """Move the staged postings of a rebuild into place and count the statistics.
+
+    The rebuild calls this after its last entry, inside its transaction.
+    """
+    staged = con.execute(
+        "SELECT 1 FROM temp.sqlite_master WHERE name = 'fresh_postings'"
+    ).fetchone()
+    if staged is not None:
+        con.execute(f"INSERT INTO postings SELECT * FROM {_STAGE} ORDER BY term, rid")
+        con.execute(f"DROP TABLE {_STAGE}")
+    con.execute("DELETE FROM terms")
+    con.execute("INSERT INTO terms SELECT term, count(*) FROM postings GROUP BY term")
+    con.execute(
+        "UPDATE totals SET n = (SELECT count(*) FROM entries),"
+        # every token is one count of one term: the counts add up to the lengths
+        " tokens = (SELECT coalesce(sum(tf_title + tf_tags + tf_body), 0) FROM postings)"
+    )
+
+
+def remove(con: sqlite3.Connection, rid: int) -> None:
+    """Drop the postings of an entry; call before its FTS5 row is deleted."""
+    cols = _columns(con, rid)
+    if cols is None:
+        return
+    terms = [(t,) for t in {term_key(tok) for col in cols for tok in col}]
+    con.executemany("DELETE FROM postings WHERE term = ? AND rid = " + str(int(rid)), terms)
+    con.executemany("UPDATE terms SET df = df - 1 WHERE term = ?", terms)
+    con.execute(
+        "UPDATE totals SET n = n - 1, tokens = tokens - ?", (sum(len(col) for col in cols),)
+    )
+
+
+def plain_terms(groups: Sequence[SearchGroup]) -> list[str] | None:
+    """The groups' terms when every group is one plain token, else ``None`` (FTS5's case)."""
+    out: list[str] = []
+    for g in groups:
+        if g.prefix or len(g.tokens) != 1:
+            return None
+        tok = g.tokens[0]
+        if not (tok.isascii() or is_cjk_run(tok) and all(is_cjk_run(c) for c in tok)):
+            return None
+        out.append(tok)
+    return out
+
+
+def statistics(
+    con: sqlite3.Connection, terms: Sequence[str]
+) -> tuple[dict[str, float], dict[str, int], float]:
+    """IDF and df of each term that occurs, and the average entry length."""
+    marks = ",".join("?" * len(terms))
+    rows = con.execute(
+        f"SELECT term, df, n, tokens FROM terms, totals WHERE term IN ({marks}) AND df > 0",
+        list(terms),
+    ).fetchall()
+    df = {str(r[0]): int(r[1]) for r in rows}
+    if not rows:
+        return {}, df, 1.0
+    n, tokens = int(rows[0][2]), int(rows[0][3])
+    idf = {t: max(1e-6, math.log((n - d + 0.5) / (d + 0.5))) for t, d in df.items()}
+    return idf, df, (tokens / n if n else 1.0)
+
+
+def _score(p: str, i: int, weights: Sequence[float]) -> str:
+    w0, w1, w2 = (float(x) for x in weights)
+    f = f"({w0!r} * {p}.tf_title + {w1!r} * {p}.tf_tags + {w2!r} * {p}.tf_body)"
+    # Associated as FTS5's fts5Bm25Function computes it, so the bits agree.
+    return (
+        f"(:idf{i} * ({f} * {K1 + 1.0!r}) / ({f} + {K1!r} * ({1 - B!r} + {B!r} * {p}.dl / :avgdl)))"
+    )
+
+
+def candidates_sql(
+    terms: Sequence[str],
+    idf: dict[str, float],
+    avgdl: float,
+    params: dict[str, object],
+    *,
+    every: bool,
+    weights: Sequence[float],
+    where: str | None,
+) -> str | None:
+    """A query giving ``(rid, rel)`` for the newest ``:cap`` matches, or ``None``.
+
+    ``every``: entries holding all ``terms``, driven by the rarest term's
+    postings with the others probed by key; otherwise entries holding any.
+    The newest ``:cap`` entries holding any term are among the newest ``:cap``
+    holding each one of them, so that case reads at most ``:cap`` postings a
+    term. ``where`` filters on the entry (aliased ``e``) before the bound, as
+    the FTS5 query does. Scores add up in the query's term order, as FTS5's.
+    """
+    present = [t for t in terms if t in idf]
+    if every and len(present) < len(terms) or not present:
+        return None
+    params["avgdl"] = avgdl
+    for i, t in enumerate(present):
+        params[f"t{i}"] = t
+        params[f"idf{i}"] = idf[t]
+    join = " CROSS JOIN entries e" if where else ""
+    if every:
+        # Rarest first in the FROM clause: CROSS JOIN fixes SQLite's loop order.
+        order = sorted(range(len(present)), key=lambda i: -idf[present[i]])
+        drive = order[0]
+        froms = " CROSS JOIN ".join(f"postings p{i}" for i in order)
+        conds = [f"p{i}.term = :t{i}" for i in order]
+        conds += [f"p{i}.rid = p{drive}.rid" for i in order[1:]]
+        if where:
+            conds += [f"e.rowid = p{drive}.rid", where]
+        rel = " + ".join(_score(f"p{i}", i, weights) for i in range(len(present)))
+        return (
+            f"SELECT p{drive}.rid AS rid, {rel} AS rel FROM {froms}{join}"
+            f" WHERE {' AND '.join(conds)} ORDER BY p{drive}.rid DESC LIMIT :cap"
+        )
+    filt = f" AND e.rowid = p.rid AND {where}" if where else ""
+    parts = [
+        f"SELECT * FROM (SELECT p.rid AS rid, {i} AS i, {_score('p', i, weights)} AS s"
+        f" FROM postings p{join} WHERE p.term = :t{i}{filt} ORDER BY p.rid DESC LIMIT :cap)"
+        for i in range(len(present))
+    ]
+    return (
+        f"SELECT rid, SUM(s) AS rel FROM (SELECT * FROM ({' UNION ALL '.join(parts)})"
+        " ORDER BY rid, i) GROUP BY rid ORDER BY rid DESC LIMIT :cap"
+    )
