@@ -12,6 +12,7 @@ import os
 from ...core.memories.agent_sectors import sector_factor
 from ...core.memories.attention import heat
 from ...core.memories.disclosure import Level, snippet
+from ...core.memories.embedding import keep_keyword_matches
 from ...core.memories.hits import RecallHit
 from ...core.memories.ranking import DEFAULT_RANKING
 from ...core.memories.recall_query import RecallQuery
@@ -68,13 +69,22 @@ class MemoryRecall:
         ranked: list[tuple[float, StoreRoot, IndexedMemory]] = []
         # A named agent's preferred sectors (spec 003) rank ahead of equally relevant others.
         preferred = agent_preferred_sectors(self.ctx, q.agent)
-        for root in projects.roots(q.project):
-            boost = q.ranking.project_boost if root.layer == "project" else 1.0
-            rows = root.search(search) if mode == "lexical" else semantic.search(root, search, mode)
-            ranked.extend(
-                (row.score * boost * sector_factor(row.type, preferred), root, row) for row in rows
-            )
+        with semantic.foreground():  # background embedding waits while the person recalls
+            for root in projects.roots(q.project):
+                boost = q.ranking.project_boost if root.layer == "project" else 1.0
+                rows = (
+                    root.search(search)
+                    if mode == "lexical"
+                    else semantic.search(root, search, mode)
+                )
+                ranked.extend(
+                    (row.score * boost * sector_factor(row.type, preferred), root, row)
+                    for row in rows
+                )
         ranked.sort(key=lambda t: t[0], reverse=True)
+        if mode == "hybrid":  # every layer's memories with all the query's words keep a place
+            keyword = [i for i, (_, _, row) in enumerate(ranked) if row.extra.get("keyword")]
+            ranked = [ranked[i] for i in keep_keyword_matches(range(len(ranked)), keyword, q.limit)]
         hits: list[RecallHit] = []
         used = 0
         top = max((s for s, _, _ in ranked), default=1.0) or 1.0
