@@ -135,3 +135,15 @@ def test_the_magics_speak_the_chosen_language_in_a_real_kernel(
     said = _run_cells(CELLS, lang, ws)
     missing = [line for line in expected if line not in said]
     assert missing == [], said
+
+
+def test_the_cli_help_speaks_chinese() -> None:
+    top = _cli("--help", lang="zh_CN").stdout
+    assert "Jupyter 中受治理的 AI 智能体记忆。" in top
+    assert "调查案件记忆（case_memory/、INDEX.md）" in top and "待审的知识提议" in top
+    case = _cli("case", "--help", lang="zh_CN").stdout
+    assert "设置一条记录的后续状态（先改文件，再改 INDEX.md）" in case
+    assert "案件编号，例如 CASE-2026-001" in case
+    driver = _cli("merge-knowledge", "--help", lang="zh_CN").stdout
+    assert "%A：本克隆的版本；合并结果写到这里" in driver  # argparse's %% kept in the translation
+    assert "investigation case memory (case_memory/, INDEX.md)" in _cli("--help", lang="").stdout

@@ -131,49 +131,61 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "mcp",
         parents=[common],
-        help="serve the governed memory to MCP clients (stdio, or HTTP on 127.0.0.1)",
-        description="Tools: memory_context, expand_knowledge_catalog, propose_knowledge, "
-        "recall, case_note, case_index (and remember with --allow-agent-writes). "
-        "Resource: memory://context. --project auto: the project of the working folder "
-        "(what you focused for the notebook there last, else the registered project the "
-        "folder is in), re-read before each call; it never registers a folder.",
+        help=tr("serve the governed memory to MCP clients (stdio, or HTTP on 127.0.0.1)"),
+        description=tr(
+            "Tools: memory_context, expand_knowledge_catalog, propose_knowledge, "
+            "recall, case_note, case_index (and remember with --allow-agent-writes). "
+            "Resource: memory://context. --project auto: the project of the working folder "
+            "(what you focused for the notebook there last, else the registered project the "
+            "folder is in), re-read before each call; it never registers a folder."
+        ),
     )
-    p.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp")
-    p.add_argument("--host", default="127.0.0.1", help="HTTP host (loopback only)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port")
-    p.add_argument("--agent", default="mcp", help="name of the agent (its private memory scope)")
+    p.add_argument("--http", action="store_true", help=tr("serve streamable HTTP at /mcp"))
+    p.add_argument("--host", default="127.0.0.1", help=tr("HTTP host (loopback only)"))
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=tr("HTTP port"))
+    p.add_argument(
+        "--agent", default="mcp", help=tr("name of the agent (its private memory scope)")
+    )
     p.add_argument(
         "--allow-agent-writes",
         action="store_true",
-        help="offer the remember tool (memories stay unreviewed until you review them)",
+        help=tr("offer the remember tool (memories stay unreviewed until you review them)"),
     )
     p.add_argument(
-        "--workspace", help="investigation workspace holding cases/ (default: current folder)"
+        "--workspace", help=tr("investigation workspace holding cases/ (default: current folder)")
     )
     p.add_argument(
         "--conversation",
-        help="name the conversation this server serves (its 5 knowledge proposals are shared "
-        "with every server started with the same name); default: the MCP client process "
-        "(stdio) or this server process (HTTP)",
+        help=tr(
+            "name the conversation this server serves (its 5 knowledge proposals are shared "
+            "with every server started with the same name); default: the MCP client process "
+            "(stdio) or this server process (HTTP)"
+        ),
     )
     p.set_defaults(func=_mcp)
 
-    p = sub.add_parser("agents-md", help="AGENTS.md / CLAUDE.md for coding agents")
+    p = sub.add_parser("agents-md", help=tr("AGENTS.md / CLAUDE.md for coding agents"))
     p.set_defaults(func=lambda _args, _p=p: (_p.print_help(), 2)[1])
     agents_sub = p.add_subparsers(dest="agents_md_command", metavar="ACTION")
     s = agents_sub.add_parser(
         "sync",
         parents=[common],
-        help="write approved Project knowledge into a managed block of AGENTS.md",
-        description="Keeps a managed block in <project>/AGENTS.md and makes CLAUDE.md "
-        "import it. A block edited by hand is not overwritten (the diff is shown).",
+        help=tr("write approved Project knowledge into a managed block of AGENTS.md"),
+        description=tr(
+            "Keeps a managed block in <project>/AGENTS.md and makes CLAUDE.md "
+            "import it. A block edited by hand is not overwritten (the diff is shown)."
+        ),
     )
-    s.add_argument("--create", action="store_true", help="create AGENTS.md / CLAUDE.md if missing")
-    s.add_argument("--remove", action="store_true", help="take the blocks out again")
-    s.add_argument("--force", action="store_true", help="overwrite or remove a hand-edited block")
+    s.add_argument(
+        "--create", action="store_true", help=tr("create AGENTS.md / CLAUDE.md if missing")
+    )
+    s.add_argument("--remove", action="store_true", help=tr("take the blocks out again"))
+    s.add_argument(
+        "--force", action="store_true", help=tr("overwrite or remove a hand-edited block")
+    )
     s.add_argument(
         "--include-user",
         action="store_true",
-        help="also include your User knowledge (AGENTS.md is usually committed: think first)",
+        help=tr("also include your User knowledge (AGENTS.md is usually committed: think first)"),
     )
     s.set_defaults(func=_agents_md_sync)

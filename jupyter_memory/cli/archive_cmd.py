@@ -42,9 +42,9 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p = subparsers.add_parser(
         "archive",
         parents=[common],
-        help="move memories with attention < 0.1 untouched for 90+ days to .old/ (reversible)",
+        help=tr("move memories with attention < 0.1 untouched for 90+ days to .old/ (reversible)"),
     )
-    p.add_argument("--dry-run", action="store_true", help="only list what would move")
-    p.add_argument("--list", action="store_true", help="list archived memories")
-    p.add_argument("--restore", metavar="ID", help="bring an archived memory back")
+    p.add_argument("--dry-run", action="store_true", help=tr("only list what would move"))
+    p.add_argument("--list", action="store_true", help=tr("list archived memories"))
+    p.add_argument("--restore", metavar="ID", help=tr("bring an archived memory back"))
     p.set_defaults(func=_archive)

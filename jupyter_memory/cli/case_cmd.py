@@ -23,13 +23,13 @@ def _case_options(*, suppress: bool) -> argparse.ArgumentParser:
     # before or after the sub-command name.
     default: Any = argparse.SUPPRESS if suppress else None
     p = argparse.ArgumentParser(add_help=False)
-    p.add_argument("--workspace", default=default, help="workspace folder (default: .)")
-    p.add_argument("--case", default=default, help="case id, e.g. CASE-2026-001")
+    p.add_argument("--workspace", default=default, help=tr("workspace folder (default: .)"))
+    p.add_argument("--case", default=default, help=tr("case id, e.g. CASE-2026-001"))
     p.add_argument(
         "--json",
         action="store_true",
         default=argparse.SUPPRESS if suppress else False,
-        help="print machine-readable JSON",
+        help=tr("print machine-readable JSON"),
     )
     return p
 
@@ -244,7 +244,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     top = _case_options(suppress=False)
     sub_opts = _case_options(suppress=True)
     case = subparsers.add_parser(
-        "case", parents=[top], help="investigation case memory (case_memory/, INDEX.md)"
+        "case", parents=[top], help=tr("investigation case memory (case_memory/, INDEX.md)")
     )
 
     def show_help(args: argparse.Namespace) -> int:
@@ -259,40 +259,42 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         p.set_defaults(func=func)
         return p
 
-    add("open", _cmd_open, "show a case: entries, policy, index health").add_argument(
-        "--name", help="case name for INDEX.md's 案件 line"
+    add("open", _cmd_open, tr("show a case: entries, policy, index health")).add_argument(
+        "--name", help=tr("case name for INDEX.md's 案件 line")
     )
-    note = add("note", _cmd_note, "write a note through the spec 000 decision flow")
-    note.add_argument("type", help="discuss | hesitate | insight | observe | think")
+    note = add("note", _cmd_note, tr("write a note through the spec 000 decision flow"))
+    note.add_argument("type", help=tr("discuss | hesitate | insight | observe | think"))
     note.add_argument("title")
-    note.add_argument("--body", required=True, help="the record text ('-' reads stdin)")
+    note.add_argument("--body", required=True, help=tr("the record text ('-' reads stdin)"))
     note.add_argument("--evidence", action="append", metavar="E-NNN")
     note.add_argument("--hypothesis", action="append", metavar="H-N")
-    note.add_argument("--related", help="an existing entry file this continues")
-    note.add_argument("--file", action="append", metavar="PATH", help="a related file link")
-    note.add_argument("--status", help="已纳入 | 存档待查 | 已排除")
-    note.add_argument("--slug", help="kebab-case slug for the file name")
-    lst = add("list", _cmd_list, "list entries, filtered")
+    note.add_argument("--related", help=tr("an existing entry file this continues"))
+    note.add_argument("--file", action="append", metavar="PATH", help=tr("a related file link"))
+    note.add_argument("--status", help=tr("已纳入 | 存档待查 | 已排除"))
+    note.add_argument("--slug", help=tr("kebab-case slug for the file name"))
+    lst = add("list", _cmd_list, tr("list entries, filtered"))
     lst.add_argument("--type")
     lst.add_argument("--evidence")
     lst.add_argument("--hypothesis")
-    add("index", _cmd_index, "print the index derived from the entry files")
-    st = add("status", _cmd_status, "set an entry's 后续状态 (file first, then INDEX.md)")
+    add("index", _cmd_index, tr("print the index derived from the entry files"))
+    st = add("status", _cmd_status, tr("set an entry's 后续状态 (file first, then INDEX.md)"))
     st.add_argument("entry")
-    st.add_argument("state", help="已纳入 | 存档待查 | 已排除")
-    arc = add("archive", _cmd_archive, "close the case: snapshot, final states, cleanup")
+    st.add_argument("state", help=tr("已纳入 | 存档待查 | 已排除"))
+    arc = add("archive", _cmd_archive, tr("close the case: snapshot, final states, cleanup"))
     arc.add_argument("--final", action="append", metavar="ENTRY=STATE")
     arc.add_argument("--delete", action="append", metavar="ENTRY")
     arc.add_argument(
         "--compress",
         action="store_true",
-        help="compress 已排除 entries into one-line summaries (their text kept in the snapshot)",
+        help=tr(
+            "compress 已排除 entries into one-line summaries (their text kept in the snapshot)"
+        ),
     )
-    unc = add("uncompress", _cmd_uncompress, "give compressed records back from the snapshot")
-    unc.add_argument("entry", nargs="*", help="entries to give back (default: all)")
-    se = add("search", _cmd_search, "search every case's case_memory/ (no --case needed)")
+    unc = add("uncompress", _cmd_uncompress, tr("give compressed records back from the snapshot"))
+    unc.add_argument("entry", nargs="*", help=tr("entries to give back (default: all)"))
+    se = add("search", _cmd_search, tr("search every case's case_memory/ (no --case needed)"))
     se.add_argument("text", nargs="+")
     se.add_argument("--type")
-    add("doctor", _cmd_doctor, "check INDEX.md against the files (exit 1 on problems)")
-    add("repair", _cmd_repair, "repair INDEX.md from the entry files")
-    add("policy", _cmd_policy, "show the team's Memory Write Policy")
+    add("doctor", _cmd_doctor, tr("check INDEX.md against the files (exit 1 on problems)"))
+    add("repair", _cmd_repair, tr("repair INDEX.md from the entry files"))
+    add("policy", _cmd_policy, tr("show the team's Memory Write Policy"))

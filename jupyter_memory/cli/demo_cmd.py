@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .._i18n import tr
 from .output import emit_json
 
 DEMO_MEMORIES = [
@@ -107,6 +108,6 @@ def _demo(args: argparse.Namespace) -> int:
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
-        "demo", parents=[common], help="run the end-to-end demo on a fresh memory home"
+        "demo", parents=[common], help=tr("run the end-to-end demo on a fresh memory home")
     )
     p.set_defaults(func=_demo)

@@ -64,21 +64,21 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     digest = subparsers.add_parser(
         "digest",
         parents=[common],
-        help="session digests: extract work memories (spec 001) and check extractor output",
+        help=tr("session digests: extract work memories (spec 001) and check extractor output"),
     )
     actions = digest.add_subparsers(dest="digest_action", metavar="ACTION")
     validate = actions.add_parser(
         "validate",
         parents=[common],
-        help="check an extractor's JSON output against its batch and scene pool",
+        help=tr("check an extractor's JSON output against its batch and scene pool"),
     )
-    validate.add_argument("--batch", required=True, metavar="BATCH.json", help="the batch")
+    validate.add_argument("--batch", required=True, metavar="BATCH.json", help=tr("the batch"))
     validate.add_argument(
-        "--output", required=True, metavar="OUTPUT.json", help="the extractor's JSON array"
+        "--output", required=True, metavar="OUTPUT.json", help=tr("the extractor's JSON array")
     )
-    validate.add_argument("--pool", metavar="POOL.json", help="the scene pool (default: empty)")
+    validate.add_argument("--pool", metavar="POOL.json", help=tr("the scene pool (default: empty)"))
     validate.set_defaults(func=_validate)
-    digest.add_argument("--session", metavar="KEY", help="only this session key (or chat file)")
+    digest.add_argument("--session", metavar="KEY", help=tr("only this session key (or chat file)"))
     digest.set_defaults(func=_run_digest)
 
 

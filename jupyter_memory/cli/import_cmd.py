@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .._i18n import tr
 from ..service.imports.importer import SOURCES
 from ..widgets.progress import TqdmProgress
 from .output import emit_json, open_memory, shows_progress
@@ -29,9 +30,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "import-from",
         parents=[common],
-        help="import notes, rules or memories from another tool (docs/import.md)",
+        help=tr("import notes, rules or memories from another tool (docs/import.md)"),
     )
-    p.add_argument("source", choices=SOURCES, help="the tool the files come from")
-    p.add_argument("path", help="its folder or file")
-    p.add_argument("--dry-run", action="store_true", help="show what would happen, write nothing")
+    p.add_argument("source", choices=SOURCES, help=tr("the tool the files come from"))
+    p.add_argument("path", help=tr("its folder or file"))
+    p.add_argument(
+        "--dry-run", action="store_true", help=tr("show what would happen, write nothing")
+    )
     p.set_defaults(func=_import_from)

@@ -210,86 +210,92 @@ def _settings(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("queue", parents=[common], help="pending knowledge proposals")
-    p.add_argument("--all", action="store_true", help="include applied, dismissed, superseded")
+    p = sub.add_parser("queue", parents=[common], help=tr("pending knowledge proposals"))
+    p.add_argument("--all", action="store_true", help=tr("include applied, dismissed, superseded"))
     p.set_defaults(func=_queue)
 
-    p = sub.add_parser("propose", parents=[common], help="queue a knowledge proposal yourself")
+    p = sub.add_parser("propose", parents=[common], help=tr("queue a knowledge proposal yourself"))
     p.add_argument("text")
     p.add_argument("--kind", choices=["rule", "info"], required=True)
-    p.add_argument("--quote", help="evidence quote (default: the text itself)")
+    p.add_argument("--quote", help=tr("evidence quote (default: the text itself)"))
     p.add_argument("--layer", choices=["user", "project"])
     p.set_defaults(func=_propose)
 
-    p = sub.add_parser("apply", parents=[common], help="approve a proposal into a knowledge file")
+    p = sub.add_parser(
+        "apply", parents=[common], help=tr("approve a proposal into a knowledge file")
+    )
     p.add_argument("id")
     p.add_argument("--to", choices=["user", "project"], required=True)
     p.set_defaults(func=_apply)
 
-    p = sub.add_parser("dismiss", parents=[common], help="dismiss a proposal for good")
+    p = sub.add_parser("dismiss", parents=[common], help=tr("dismiss a proposal for good"))
     p.add_argument("id")
-    p.add_argument("--reason", help="why (a learned rule's candidate records it)")
+    p.add_argument("--reason", help=tr("why (a learned rule's candidate records it)"))
     p.set_defaults(func=_dismiss)
 
     p = sub.add_parser(
         "process-all",
         parents=[common],
-        help="apply every pending proposal to the layer it was suggested for; "
-        "those still needing a project are skipped and listed",
+        help=tr(
+            "apply every pending proposal to the layer it was suggested for; "
+            "those still needing a project are skipped and listed"
+        ),
     )
     p.set_defaults(func=_process_all)
 
     p = sub.add_parser(
-        "knowledge", parents=[common], help="show, check or save (from stdin) a knowledge file"
+        "knowledge", parents=[common], help=tr("show, check or save (from stdin) a knowledge file")
     )
     p.add_argument("action", choices=["show", "status", "save", "resolve"])
     p.add_argument("--layer", choices=["user", "project"], default="user")
     p.add_argument(
         "--take",
         choices=["ours", "theirs"],
-        help="resolve: keep one side of a git merge conflict (default: your merge from stdin)",
+        help=tr("resolve: keep one side of a git merge conflict (default: your merge from stdin)"),
     )
     how = p.add_mutually_exclusive_group()
     how.add_argument(
         "--base",
         metavar="VERSION",
-        help="save: the version you edited (from `knowledge show --json`); "
-        "refused if the file changed since",
+        help=tr(
+            "save: the version you edited (from `knowledge show --json`); "
+            "refused if the file changed since"
+        ),
     )
     how.add_argument(
-        "--force", action="store_true", help="save: replace the file whatever it holds now"
+        "--force", action="store_true", help=tr("save: replace the file whatever it holds now")
     )
     p.set_defaults(func=knowledge_file_cmd.knowledge)
 
-    p = sub.add_parser("context", parents=[common], help="the block an agent receives")
-    p.add_argument("--query", help="the conversation text that picks the WARM memories")
-    p.add_argument("--agent", help="include this agent's own reviewed memories (e.g. mcp)")
+    p = sub.add_parser("context", parents=[common], help=tr("the block an agent receives"))
+    p.add_argument("--query", help=tr("the conversation text that picks the WARM memories"))
+    p.add_argument("--agent", help=tr("include this agent's own reviewed memories (e.g. mcp)"))
     p.set_defaults(func=_context)
 
-    p = sub.add_parser("expand", parents=[common], help="full entries under catalog labels")
+    p = sub.add_parser("expand", parents=[common], help=tr("full entries under catalog labels"))
     p.add_argument("labels", nargs="+")
     p.set_defaults(func=_expand)
 
-    p = sub.add_parser("reorganize", parents=[common], help="back up, dedupe, regroup a file")
+    p = sub.add_parser("reorganize", parents=[common], help=tr("back up, dedupe, regroup a file"))
     p.add_argument("--layer", choices=["user", "project"], default="user")
     p.set_defaults(func=knowledge_file_cmd.reorganize)
 
-    p = sub.add_parser("settings", parents=[common], help="show or change the switches")
+    p = sub.add_parser("settings", parents=[common], help=tr("show or change the switches"))
     p.add_argument("--enabled", choices=["on", "off"])
     p.add_argument("--auto-suggestions", choices=["on", "off"])
     p.add_argument(
         "--agents-md-autosync",
         choices=["on", "off"],
-        help="after each Apply to a project, re-sync its existing AGENTS.md block",
+        help=tr("after each Apply to a project, re-sync its existing AGENTS.md block"),
     )
     p.add_argument(
         "--shared-queue",
         choices=["on", "off"],
-        help="with --project: the project's proposals live in its folder, for the team",
+        help=tr("with --project: the project's proposals live in its folder, for the team"),
     )
     p.add_argument(
         "--storage",
         choices=["auto", "local", "network"],
-        help="with --project: where its index and locks go (auto: detect a network mount)",
+        help=tr("with --project: where its index and locks go (auto: detect a network mount)"),
     )
     p.set_defaults(func=_settings)

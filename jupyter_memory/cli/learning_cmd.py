@@ -103,18 +103,18 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     learning = subparsers.add_parser(
         "learning",
         parents=[common],
-        help="self-learning: candidate rules with their evidence, confidence and thresholds",
+        help=tr("self-learning: candidate rules with their evidence, confidence and thresholds"),
     )
     learning.set_defaults(func=_report)
     actions = learning.add_subparsers(dest="learning_action", metavar="ACTION")
     reject = actions.add_parser(
-        "reject", parents=[common], help="reject a candidate rule, saying why"
+        "reject", parents=[common], help=tr("reject a candidate rule, saying why")
     )
-    reject.add_argument("key", help="the candidate's key (see `jupyter-memory learning`)")
-    reject.add_argument("--reason", required=True, help="why it is wrong (recorded)")
+    reject.add_argument("key", help=tr("the candidate's key (see `jupyter-memory learning`)"))
+    reject.add_argument("--reason", required=True, help=tr("why it is wrong (recorded)"))
     reject.set_defaults(func=_reject)
     promote = actions.add_parser(
-        "promote", parents=[common], help="queue the candidate as a proposal now"
+        "promote", parents=[common], help=tr("queue the candidate as a proposal now")
     )
-    promote.add_argument("key", help="the candidate's key (see `jupyter-memory learning`)")
+    promote.add_argument("key", help=tr("the candidate's key (see `jupyter-memory learning`)"))
     promote.set_defaults(func=_promote)

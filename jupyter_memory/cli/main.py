@@ -12,6 +12,7 @@ import inspect
 import sys
 from collections.abc import Sequence
 
+from .._i18n import tr
 from .._version import __version__
 from ..exceptions import JupyterMemoryError
 from .output import fail
@@ -41,14 +42,14 @@ def _options(*, suppress: bool) -> argparse.ArgumentParser:
     p.add_argument(
         "--home",
         default=default,
-        help="memory home (default: $JUPYTER_MEMORY_HOME or <jupyter data dir>/memory)",
+        help=tr("memory home (default: $JUPYTER_MEMORY_HOME or <jupyter data dir>/memory)"),
     )
-    p.add_argument("--project", default=default, help="project folder (or a known project id)")
+    p.add_argument("--project", default=default, help=tr("project folder (or a known project id)"))
     p.add_argument(
         "--json",
         action="store_true",
         default=argparse.SUPPRESS if suppress else False,
-        help="print machine-readable JSON",
+        help=tr("print machine-readable JSON"),
     )
     return p
 
@@ -56,7 +57,7 @@ def _options(*, suppress: bool) -> argparse.ArgumentParser:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jupyter-memory",
-        description="Governed memory for AI agents in Jupyter.",
+        description=tr("Governed memory for AI agents in Jupyter."),
         parents=[_options(suppress=False)],
     )
     parser.add_argument("--version", action="version", version=f"jupyter-memory {__version__}")

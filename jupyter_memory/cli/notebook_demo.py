@@ -14,6 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .._i18n import tr
 from ..exceptions import NotFoundError
 
 REPO_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -97,10 +98,12 @@ def _run(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser(
-        "notebook-demo", help="execute notebooks/quickstart.ipynb against a fresh memory home"
+        "notebook-demo", help=tr("execute notebooks/quickstart.ipynb against a fresh memory home")
     )
-    p.add_argument("--out", help="folder for the executed notebook and files (default: a temp dir)")
-    p.add_argument("--notebook", default="quickstart.ipynb", help="a notebook in notebooks/")
+    p.add_argument(
+        "--out", help=tr("folder for the executed notebook and files (default: a temp dir)")
+    )
+    p.add_argument("--notebook", default="quickstart.ipynb", help=tr("a notebook in notebooks/"))
     p.set_defaults(func=_run)
 
 

@@ -50,11 +50,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "notebooks",
         parents=[common],
-        help="copy the quickstart and retrospective notebooks into a folder",
+        help=tr("copy the quickstart and retrospective notebooks into a folder"),
     )
     p.add_argument(
-        "--out", default=DEFAULT_OUT, help=f"folder to copy into (default: ./{DEFAULT_OUT})"
+        "--out",
+        default=DEFAULT_OUT,
+        help=tr("folder to copy into (default: ./{folder})").format(folder=DEFAULT_OUT),
     )
-    p.add_argument("--force", action="store_true", help="overwrite files already there")
-    p.add_argument("--list", action="store_true", help="only list the files that ship")
+    p.add_argument("--force", action="store_true", help=tr("overwrite files already there"))
+    p.add_argument("--list", action="store_true", help=tr("only list the files that ship"))
     p.set_defaults(func=_notebooks)

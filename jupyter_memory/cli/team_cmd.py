@@ -144,10 +144,10 @@ def project_settings(args: argparse.Namespace, mem: Any) -> dict[str, Any]:
 
 
 def _driver_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("base", help="%%O: the common ancestor's version")
-    p.add_argument("ours", help="%%A: this clone's version; the result is written here")
-    p.add_argument("theirs", help="%%B: the other side's version")
-    p.add_argument("path", nargs="?", help="%%P: the file's path in the repository")
+    p.add_argument("base", help=tr("%%O: the common ancestor's version"))
+    p.add_argument("ours", help=tr("%%A: this clone's version; the result is written here"))
+    p.add_argument("theirs", help=tr("%%B: the other side's version"))
+    p.add_argument("path", nargs="?", help=tr("%%P: the file's path in the repository"))
 
 
 def run_driver(argv: list[str]) -> int:
@@ -159,20 +159,25 @@ def run_driver(argv: list[str]) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("project", parents=[common], help="team projects on git")
+    p = sub.add_parser("project", parents=[common], help=tr("team projects on git"))
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     init = actions.add_parser(
         "init",
         parents=[common],
-        help="make a folder a team project: .jupyter-memory/, .gitattributes, merge drivers",
+        help=tr("make a folder a team project: .jupyter-memory/, .gitattributes, merge drivers"),
     )
-    init.add_argument("dir", nargs="?", help="the project folder (default: here)")
+    init.add_argument("dir", nargs="?", help=tr("the project folder (default: here)"))
     init.set_defaults(func=_project_init)
 
-    p = sub.add_parser("log", parents=[common], help="a project's knowledge history (git + audit)")
+    p = sub.add_parser(
+        "log", parents=[common], help=tr("a project's knowledge history (git + audit)")
+    )
     p.set_defaults(func=_log)
 
     for name, func in (("merge-knowledge", _merge_knowledge), ("merge-proposal", _merge_proposal)):
-        p = sub.add_parser(name, help=f"git merge driver ({name}); git calls it, see docs/teams.md")
+        p = sub.add_parser(
+            name,
+            help=tr("git merge driver ({name}); git calls it, see docs/teams.md").format(name=name),
+        )
         _driver_arguments(p)
         p.set_defaults(func=func)
