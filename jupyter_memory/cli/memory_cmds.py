@@ -239,15 +239,15 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def _filters(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--type", help="episodic, semantic, procedural or reflective (comma list)")
-    p.add_argument("--tier", help="session, daily or durable (comma list)")
-    p.add_argument("--scope", help="user, project or agent:NAME")
-    p.add_argument("--agent", help="only agent NAME's own memories (shared ones: leave it out)")
+    p.add_argument("--type", help=tr("episodic, semantic, procedural or reflective (comma list)"))
+    p.add_argument("--tier", help=tr("session, daily or durable (comma list)"))
+    p.add_argument("--scope", help=tr("user, project or agent:NAME"))
+    p.add_argument("--agent", help=tr("only agent NAME's own memories (shared ones: leave it out)"))
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("remember", parents=[common], help="store a memory")
-    p.add_argument("text", help="the memory text ('-' reads stdin)")
+    p = sub.add_parser("remember", parents=[common], help=tr("store a memory"))
+    p.add_argument("text", help=tr("the memory text ('-' reads stdin)"))
     p.add_argument("--title")
     p.add_argument("--type", default="procedural")
     p.add_argument("--tier", default="durable")
@@ -256,56 +256,58 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--agent")
     p.set_defaults(func=_remember)
 
-    p = sub.add_parser("recall", parents=[common], help="search memories")
+    p = sub.add_parser("recall", parents=[common], help=tr("search memories"))
     p.add_argument("query", nargs="*")
     _filters(p)
     p.add_argument("--tag", action="append")
-    p.add_argument("--recent", help="only memories updated within e.g. 7d, 12h")
+    p.add_argument("--recent", help=tr("only memories updated within e.g. 7d, 12h"))
     p.add_argument("--limit", type=int, default=10)
     p.add_argument("--level", default="snippet", choices=["index", "snippet", "full"])
-    p.add_argument("--budget", type=int, help="cap on the tokens returned")
+    p.add_argument("--budget", type=int, help=tr("cap on the tokens returned"))
     p.add_argument(
         "--mode",
         choices=["lexical", "semantic", "hybrid"],
-        help="default: hybrid with the semantic extra, else lexical",
+        help=tr("default: hybrid with the semantic extra, else lexical"),
     )
     p.set_defaults(func=_recall)
 
-    p = sub.add_parser("get", parents=[common], help="show one memory")
+    p = sub.add_parser("get", parents=[common], help=tr("show one memory"))
     p.add_argument("id")
     p.set_defaults(func=_get)
 
-    p = sub.add_parser("forget", parents=[common], help="delete a memory and its traces")
+    p = sub.add_parser("forget", parents=[common], help=tr("delete a memory and its traces"))
     p.add_argument("id")
     p.set_defaults(func=_forget)
 
-    p = sub.add_parser("list", parents=[common], help="list memories, HOT first")
+    p = sub.add_parser("list", parents=[common], help=tr("list memories, HOT first"))
     p.add_argument("--limit", type=int)
     p.set_defaults(func=_list)
 
-    p = sub.add_parser("stats", parents=[common], help="counts by type, tier, scope, project")
+    p = sub.add_parser("stats", parents=[common], help=tr("counts by type, tier, scope, project"))
     p.set_defaults(func=_stats)
 
-    p = sub.add_parser("import", parents=[common], help="bulk import a JSON-lines file")
+    p = sub.add_parser("import", parents=[common], help=tr("bulk import a JSON-lines file"))
     p.add_argument("file")
     p.set_defaults(func=_import)
 
-    p = sub.add_parser("export", parents=[common], help="export every memory")
+    p = sub.add_parser("export", parents=[common], help=tr("export every memory"))
     p.add_argument(
         "--format", choices=["jsonl", "csv", "basic-memory", "agents-md"], default="jsonl"
     )
-    p.add_argument("target", nargs="?", help="basic-memory: a folder; agents-md: a file")
+    p.add_argument("target", nargs="?", help=tr("basic-memory: a folder; agents-md: a file"))
     p.set_defaults(func=_export)
 
     p = sub.add_parser(
-        "rebuild-index", parents=[common], help="rebuild the derived index from files"
+        "rebuild-index", parents=[common], help=tr("rebuild the derived index from files")
     )
     p.set_defaults(func=_rebuild)
 
-    p = sub.add_parser("embed", parents=[common], help="embed memories now (semantic extra)")
-    p.add_argument("--rebuild", action="store_true", help="re-embed everything")
-    p.add_argument("--timeout", type=float, help="give up waiting after this many seconds")
+    p = sub.add_parser("embed", parents=[common], help=tr("embed memories now (semantic extra)"))
+    p.add_argument("--rebuild", action="store_true", help=tr("re-embed everything"))
+    p.add_argument("--timeout", type=float, help=tr("give up waiting after this many seconds"))
     p.set_defaults(func=_embed)
 
-    p = sub.add_parser("doctor", parents=[common], help="check files and index; exit 1 on problems")
+    p = sub.add_parser(
+        "doctor", parents=[common], help=tr("check files and index; exit 1 on problems")
+    )
     p.set_defaults(func=_doctor)
