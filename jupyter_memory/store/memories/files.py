@@ -21,6 +21,7 @@ from ...exceptions import ParseError, UnsafeNameError
 from ..atomic import delete_durable, ensure_dir, write_text_atomic
 from ..layout import RootLayout
 from ..links import first_link, links_below
+from .folder_journal import own_write
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIR_FLAGS = getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
@@ -118,7 +119,9 @@ class MemoryFiles:
             dir_fd = os.open(self.folder, os.O_RDONLY | _DIR_FLAGS)
         except OSError as exc:
             if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and _is_link(self.folder)):
-                raise ParseError(f"{self.folder} is a symlink; refusing to follow it", path=path)
+                raise ParseError(
+                    f"{self.folder} is a symlink; refusing to follow it", path=path
+                ) from None
             if exc.errno == errno.ENOENT:
                 raise FileNotFoundError(errno.ENOENT, "no such file", str(path)) from None
             raise ParseError(f"cannot open: {exc.strerror or exc}", path=path) from exc
@@ -129,7 +132,9 @@ class MemoryFiles:
                 raise
             except OSError as exc:
                 if exc.errno == errno.ELOOP:
-                    raise ParseError(f"{path} is a symlink; refusing to follow it", path=path)
+                    raise ParseError(
+                        f"{path} is a symlink; refusing to follow it", path=path
+                    ) from None
                 raise ParseError(f"cannot open: {exc.strerror or exc}", path=path) from exc
         finally:
             os.close(dir_fd)
@@ -143,12 +148,16 @@ class MemoryFiles:
         """Write durably; returns (sha256 of the file, its stat). Caller holds the lock."""
         ensure_dir(self.folder, root=self.root)
         path = self.path_of(name)
-        digest = write_text_atomic(path, render_memory(entry), root=self.root)
+        text = render_memory(entry)
+        with own_write(self.layout, name):  # the index may then vouch for the folder
+            digest = write_text_atomic(path, text, root=self.root)
         st = path.stat()
         return digest, FileStat(name, st.st_mtime_ns, st.st_size)
 
     def delete(self, name: str) -> bool:
-        return delete_durable(self.path_of(name), root=self.root)
+        path = self.path_of(name)
+        with own_write(self.layout, name):
+            return delete_durable(path, root=self.root)
 
     def exists(self, name: str) -> bool:
         return self.path_of(name).exists()

@@ -32,6 +32,7 @@ from ...exceptions import JupyterMemoryError
 from ..atomic import ensure_dir, fsync_dir, write_text_atomic
 from ..layout import RootLayout
 from ..links import linked
+from . import folder_journal as journal
 from . import sqlite_postings as postings
 from . import sqlite_queries as queries
 from . import sqlite_rows as rows
@@ -74,6 +75,9 @@ class SqliteIndex:
         self.notices: list[str] = []
         self._pending_access: dict[str, tuple[int, float]] = {}
         self._last_flush = time.monotonic()
+        # The first look of a process stats every file (an in-place edit moves
+        # no folder stamp); later re-checks may trust the folder's stamp.
+        self._scanned = False
 
     # -- connection management -------------------------------------------------
 
@@ -204,18 +208,21 @@ class SqliteIndex:
         self.attach_embeddings(con, create=False)
         with transaction(con):
             rows.upsert(con, entry, stat)
+            journal.after_own_write(con, self.layout, stat.name)
 
     def upsert_many(self, items: Iterable[tuple[MemoryEntry, FileStat]]) -> None:
         con = self.connection()
         with transaction(con):
             for entry, stat in items:
                 rows.upsert(con, entry, stat)
+            journal.record(con, None)  # a batch is not watched: the next re-check scans
 
     def remove(self, name: str) -> None:
         con = self.connection()
         self.attach_embeddings(con, create=False)
         with transaction(con):
             rows.remove(con, name)
+            journal.after_own_write(con, self.layout, name)
 
     def forget_access(self, memory_id: str) -> None:
         self._pending_access.pop(memory_id, None)
@@ -227,11 +234,34 @@ class SqliteIndex:
     ) -> IndexSyncReport:
         """Re-parse only files whose (name, mtime_ns, size) changed since indexing.
 
-        ``progress`` is shown only when many files need parsing (a first open
-        of an imported or pulled folder), never for the usual one or two.
+        The first call of a process looks at every file; a later one skips the
+        look when the folder is at the stamp the index vouches for
+        (:mod:`.folder_journal`: only our own writes happened since). ``stats``
+        is not consumed then. ``progress`` is shown only when many files need
+        parsing (a first open of an imported or pulled folder).
         """
         con = self.connection()
         report = IndexSyncReport(notices=self._take_notices())
+        folder = self.layout.memories
+        if self._scanned and journal.vouches(con, self.layout):
+            return report
+        trusted = journal.trusted(self.layout)
+        with journal.watching(folder) if trusted else contextlib.nullcontext() as watch:
+            before = journal.stamp_of(folder)
+            self._apply_scan(con, stats, load, progress, report, watch, before)
+        self._scanned = True
+        return report
+
+    def _apply_scan(
+        self,
+        con: sqlite3.Connection,
+        stats: Iterable[FileStat],
+        load: LoadFn,
+        progress: Progress | None,
+        report: IndexSyncReport,
+        watch: journal.Watch | None,
+        before: journal.Stamp | None,
+    ) -> None:
         # Whole (name, mtime_ns, size) rows as tuples: the set is built in C and
         # a FileStat (a NamedTuple) hashes and compares equal to its row.
         known = set(con.execute("SELECT name, mtime_ns, size FROM entries"))
@@ -243,9 +273,19 @@ class SqliteIndex:
             seen = {st.name for st in files}
             gone = [r[0] for r in known if r[0] not in seen]
             gone += [r[0] for r in bad if r[0] not in seen]
-        indexed = {r[0] for r in known} if changed else set()
+
+        def stamp() -> journal.Stamp | None:
+            # Only a window in which nothing moved in the folder vouches for it.
+            return before if watch is not None and watch.clean(before) else None
+
         if not changed and not gone:
-            return report
+            if watch is not None:
+                now = stamp()
+                if now is not None and now != journal.recorded(con):
+                    with transaction(con):
+                        journal.record(con, now)
+            return
+        indexed = {r[0] for r in known}
         self.attach_embeddings(con, create=False)
         bar = progress if progress is not None and len(changed) >= BAR_THRESHOLD else NoProgress()
         bar.stage("indexing memories", len(changed))
@@ -257,9 +297,9 @@ class SqliteIndex:
                 for st in changed:
                     self._index_file(con, st, load, report, existed=st.name in indexed)
                     bar.advance()
+                journal.record(con, stamp())
         finally:
             bar.close()
-        return report
 
     def _index_file(
         self,
@@ -291,6 +331,22 @@ class SqliteIndex:
         self, stats: Iterable[FileStat], load: LoadFn, progress: Progress | None = None
     ) -> IndexSyncReport:
         """Index every file into a fresh database and swap it in."""
+        folder = self.layout.memories
+        trusted = journal.trusted(self.layout)
+        with journal.watching(folder) if trusted else contextlib.nullcontext() as watch:
+            before = journal.stamp_of(folder)
+            report = self._rebuild(stats, load, progress, watch, before)
+        self._scanned = True
+        return report
+
+    def _rebuild(
+        self,
+        stats: Iterable[FileStat],
+        load: LoadFn,
+        progress: Progress | None,
+        watch: journal.Watch | None,
+        before: journal.Stamp | None,
+    ) -> IndexSyncReport:
         files = list(stats)
         bar = progress if progress is not None and len(files) >= BAR_THRESHOLD else NoProgress()
         ensure_dir(self.layout.index_dir, root=self.layout.index_root)
@@ -308,6 +364,8 @@ class SqliteIndex:
                     self._index_file(con, st, load, report, existed=False, fresh=True)
                     bar.advance()
                 postings.finish_fresh(con)  # the staged postings and their statistics
+                clean = watch is not None and watch.clean(before)
+                journal.record(con, before if clean else None)
             _stamp(con)
             con.close()
             fd = os.open(path, os.O_RDONLY)
