@@ -269,7 +269,10 @@ export class ReviewCard {
     }
     this.drawBody(s);
     if (s.state === 'kept') {
-      this.decided('kept', this.trans.__('Kept'));
+      // A click that met a Keep made elsewhere keeps saying so.
+      if (!this._elsewhere) {
+        this.decided('kept', this.trans.__('Kept'));
+      }
     } else if (s.state === 'promoted') {
       this.decided(
         'promoted',
@@ -334,13 +337,18 @@ export class ReviewCard {
     const trans = this.trans;
     const scene = m.scene ? trans.__('scene %1', m.scene) : '';
     const what = [m.kind, m.tier, scene, m.source].filter(Boolean).join(' · ');
-    this._body.append(
+    this._body.appendChild(
       el('div', { className: 'jm-card-head' }, [
-        el('span', { className: 'jm-review-title', text: m.title }),
-        el('span', { className: 'jm-card-origin', text: ` ${what}` })
-      ]),
-      el('div', { className: 'jm-card-text', text: m.text })
+        el('strong', { className: 'jm-review-title', text: m.title }),
+        el('span', { className: 'jm-card-quote', text: ` · ${what}` })
+      ])
     );
+    // A digest's title is often the text's first words: say it once.
+    if (m.text.trim() !== m.title.trim()) {
+      this._body.appendChild(
+        el('div', { className: 'jm-card-text', text: m.text })
+      );
+    }
     for (const q of m.quotes) {
       this._body.appendChild(
         el('div', { className: 'jm-card-quote' }, [
@@ -434,7 +442,10 @@ export class ReviewCard {
         this.say(trans.__('Forgotten.'));
       } else if (result.status === 'promoted') {
         const pid = String(result.proposal?.id ?? '');
-        this.decided('promoted', promotedText(trans, pid, null));
+        // The queue's answer carries the new proposal (pending), as GET review would.
+        const queued =
+          (result.proposal?.proposal as IProposal | undefined) ?? null;
+        this.decided('promoted', promotedText(trans, pid, queued));
         this.say(trans.__('It still waits for Apply in the queue.'));
       } else {
         this.say(
@@ -469,6 +480,7 @@ export class ReviewCard {
     }
     const trans = this.trans;
     const state = error.payload?.state;
+    this._elsewhere = true;
     if (error.status === 409 && state === 'already_kept') {
       this.decided('kept', trans.__('Already kept elsewhere'));
       return true;
@@ -481,6 +493,7 @@ export class ReviewCard {
       this.decided('discarded', trans.__('Already discarded elsewhere'));
       return true;
     }
+    this._elsewhere = false;
     return false;
   }
 
@@ -490,6 +503,7 @@ export class ReviewCard {
   }
 
   private readonly trans: Trans;
+  private _elsewhere = false;
   private readonly _body: HTMLDivElement;
   private readonly _actions: HTMLDivElement;
   private readonly _note: HTMLDivElement;
