@@ -324,3 +324,19 @@ def test_a_network_folder_is_never_vouched_for(
     probe = _resync(proot)
     assert probe.looked
     runner.close()
+
+
+def test_our_write_after_an_outside_change_does_not_vouch_for_it(home: Path) -> None:
+    """An update (which does not re-check the folder first) lands after a pulled file:
+    the stamp it leaves must not cover the pulled file for another running process."""
+    with _open(home) as mem:
+        entry = mem.remember("omicron words here")
+    writer, runner = _open(home), _open(home)
+    assert _texts(writer, "omicron") == _texts(runner, "omicron") == ["omicron words here"]
+    path = _file(writer, entry.id)
+    _copy_with_new_id(path, "2026-01-05_semantic_pulled.md", "rho pulled words")
+    writer.update(entry.id, text="omicron words changed")
+    assert _texts(runner, "rho") == ["rho pulled words"]
+    assert _texts(runner, "changed") == ["omicron words changed"]
+    writer.close()
+    runner.close()

@@ -85,19 +85,32 @@ class MemoryFiles:
         """
         if first_link(self.root, self.folder) is not None or not self.folder.is_dir():
             return  # a linked memories/ folder is not ours: nothing in it is indexed
-        with os.scandir(self.folder) as it:
-            for de in it:
-                name = de.name
-                if name.startswith("."):
-                    if stale_temps is not None and name.endswith(".tmp"):
-                        stale_temps.append(self.folder / name)
-                    continue
-                if not name.endswith(".md"):
-                    continue
-                st = de.stat(follow_symlinks=False)
-                if not stat.S_ISREG(st.st_mode):  # symlinks and folders are never followed
-                    continue
-                yield FileStat(name, st.st_mtime_ns, st.st_size)
+        # Listed through a folder descriptor, each entry is stat'ed relative to
+        # it (no path walk per file): a first look at 100k files stats them all.
+        try:
+            fd = os.open(self.folder, os.O_RDONLY | _DIR_FLAGS)
+        except OSError:
+            return
+        new, is_reg = tuple.__new__, stat.S_ISREG
+        try:
+            with os.scandir(fd) as it:
+                for de in it:
+                    name = de.name
+                    if name[0] == ".":
+                        if stale_temps is not None and name.endswith(".tmp"):
+                            stale_temps.append(self.folder / name)
+                        continue
+                    if not name.endswith(".md"):
+                        continue
+                    try:
+                        st = de.stat(follow_symlinks=False)
+                    except FileNotFoundError:  # removed since it was listed
+                        continue
+                    if not is_reg(st.st_mode):  # symlinks and folders are never followed
+                        continue
+                    yield new(FileStat, (name, st.st_mtime_ns, st.st_size))
+        finally:
+            os.close(fd)
 
     def symlinks(self) -> list[Path]:
         """Every symlink below the root, ``memories/`` itself included (for doctor)."""
