@@ -92,6 +92,7 @@ CELLS = [
     "%memory focus",
     "%memory apply",
     "%memory suggestions off",
+    "print(get_ipython().find_line_magic('case').__doc__)",  # the argument help, as %case? shows
 ]
 
 
@@ -110,6 +111,7 @@ CELLS = [
                 "未聚焦任何项目（无）。请用 %memory focus ./path/to/project",
                 "%memory apply 需要一个提议 id（见 %memory queue）",
                 "自动建议已关闭。",
+                "open：案件的显示名称",
             ],
         ),
         (
@@ -124,6 +126,7 @@ CELLS = [
                 "No project focused (none). Use %memory focus ./path/to/project",
                 "%memory apply needs a proposal id (see %memory queue)",
                 "Automatic suggestions are OFF.",
+                "open: the case's display name",
             ],
         ),
     ],

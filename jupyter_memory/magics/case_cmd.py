@@ -46,29 +46,35 @@ class CaseSearchResult(TableResult):
 
 
 @magic_arguments()
-@argument("action", help="open, note, list, index, status, repair, archive, search or policy")
+@argument("action", help=tr("open, note, list, index, status, repair, archive, search or policy"))
 @argument(
     "words",
     nargs="*",
-    help="open: CASE-ID · note: the body · status: ENTRY STATE · search: the text",
+    help=tr("open: CASE-ID · note: the body · status: ENTRY STATE · search: the text"),
 )
-@argument("--workspace", help="folder holding cases/ (default: the kernel's folder)")
-@argument("--name", help="open: the case's display name")
-@argument("--type", help="note/list/search: discuss, hesitate, insight, observe or think")
-@argument("--title", help="note: the entry title")
-@argument("--evidence", action="append", help="note: an evidence id (repeatable) · list: filter")
-@argument("--hypothesis", action="append", help="note: a hypothesis id (repeatable) · list: filter")
-@argument("--related", help="note: a related entry")
-@argument("--file", action="append", help="note: a file the entry refers to (repeatable)")
-@argument("--status", help="note: 已纳入, 存档待查 or 已排除")
-@argument("--final", action="append", help="archive: ENTRY=STATE (repeatable)")
-@argument("--delete", action="append", help="archive: an entry confirmed worthless (repeatable)")
+@argument("--workspace", help=tr("folder holding cases/ (default: the kernel's folder)"))
+@argument("--name", help=tr("open: the case's display name"))
+@argument("--type", help=tr("note/list/search: discuss, hesitate, insight, observe or think"))
+@argument("--title", help=tr("note: the entry title"))
+@argument(
+    "--evidence", action="append", help=tr("note: an evidence id (repeatable) · list: filter")
+)
+@argument(
+    "--hypothesis", action="append", help=tr("note: a hypothesis id (repeatable) · list: filter")
+)
+@argument("--related", help=tr("note: a related entry"))
+@argument("--file", action="append", help=tr("note: a file the entry refers to (repeatable)"))
+@argument("--status", help=tr("note: 已纳入, 存档待查 or 已排除"))
+@argument("--final", action="append", help=tr("archive: ENTRY=STATE (repeatable)"))
+@argument(
+    "--delete", action="append", help=tr("archive: an entry confirmed worthless (repeatable)")
+)
 @argument(
     "--compress",
     action="store_true",
-    help="archive: compress 已排除 entries into one-line summaries (undo: %%case uncompress)",
+    help=tr("archive: compress 已排除 entries into one-line summaries (undo: %%case uncompress)"),
 )
-@argument("--limit", type=int, help="search: at most this many hits")
+@argument("--limit", type=int, help=tr("search: at most this many hits"))
 def case(self: Any, line: str, cell: str | None = None) -> Any:
     """Investigation case memory. Examples::
 

@@ -8,22 +8,29 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from .._i18n import tr
 from . import digest_cmd
 from .args import argument, magic_arguments, parse
 from .render import MemoriesResult, StatsView
 
 
 @magic_arguments()
-@argument("--stats", action="store_true", help="counts by type, tier, scope, project; index health")
-@argument("--frame", action="store_true", help="return every memory as a pandas DataFrame")
-@argument("--all", action="store_true", help="include COLD memories too")
-@argument("--limit", type=int, help="how many rows (default: MemoryMagics.limit)")
 @argument(
-    "--review", action="store_true", help="cards for unreviewed memories: Keep/Discard/Promote"
+    "--stats", action="store_true", help=tr("counts by type, tier, scope, project; index health")
 )
-@argument("--learning", action="store_true", help="self-learning candidates: evidence, confidence")
-@argument("--archive", action="store_true", help="move cold memories stale for 90+ days to .old/")
-@argument("--dry-run", action="store_true", help="with --archive: only show what would move")
+@argument("--frame", action="store_true", help=tr("return every memory as a pandas DataFrame"))
+@argument("--all", action="store_true", help=tr("include COLD memories too"))
+@argument("--limit", type=int, help=tr("how many rows (default: MemoryMagics.limit)"))
+@argument(
+    "--review", action="store_true", help=tr("cards for unreviewed memories: Keep/Discard/Promote")
+)
+@argument(
+    "--learning", action="store_true", help=tr("self-learning candidates: evidence, confidence")
+)
+@argument(
+    "--archive", action="store_true", help=tr("move cold memories stale for 90+ days to .old/")
+)
+@argument("--dry-run", action="store_true", help=tr("with --archive: only show what would move"))
 def memories(self: Any, line: str) -> Any:
     """List memories: HOT and WARM first, newest first within each heat (spec 003)."""
     args = parse(memories, line)

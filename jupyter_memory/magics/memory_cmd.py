@@ -53,14 +53,18 @@ ACTIONS = (
 @argument(
     "value",
     nargs="?",
-    help="focus: a project folder or id · suggestions, agent-unreviewed: on or off"
-    " · apply, dismiss: a proposal id · keep, discard, promote: a memory id",
+    help=tr(
+        "focus: a project folder or id · suggestions, agent-unreviewed: on or off"
+        " · apply, dismiss: a proposal id · keep, discard, promote: a memory id"
+    ),
 )
-@argument("--to", choices=["user", "project"], help="apply: the knowledge layer")
-@argument("--project", help="apply --to project: the project (default: the proposal's or focus)")
-@argument("--kind", choices=["rule", "info"], help="promote: Rule or Info (default rule)")
-@argument("--query", help="context: the conversation text that picks the WARM memories")
-@argument("--agent", help="context: include this agent's own reviewed memories (e.g. ask)")
+@argument("--to", choices=["user", "project"], help=tr("apply: the knowledge layer"))
+@argument(
+    "--project", help=tr("apply --to project: the project (default: the proposal's or focus)")
+)
+@argument("--kind", choices=["rule", "info"], help=tr("promote: Rule or Info (default rule)"))
+@argument("--query", help=tr("context: the conversation text that picks the WARM memories"))
+@argument("--agent", help=tr("context: include this agent's own reviewed memories (e.g. ask)"))
 def memory(self: Any, line: str) -> Any:
     """Switches, project focus, agent context and the knowledge queue. Examples::
 

@@ -21,19 +21,21 @@ from .render import RecallResult
 
 
 @magic_arguments()
-@argument("query", nargs="*", help="words to search for (English or Chinese); empty lists all")
-@argument("--type", help="episodic, semantic, procedural or reflective (comma-separated ok)")
-@argument("--tier", help="session, daily or durable (comma-separated ok)")
-@argument("--agent", help="only agent NAME's own memories (shared ones: leave it out)")
-@argument("--project", help="only memories of this project (folder or known id)")
-@argument("--tag", action="append", help="only memories with this tag (repeatable)")
-@argument("--recent", help="only memories updated within a window, e.g. 7d, 12h, 2w")
-@argument("--limit", type=int, help="how many hits (default: MemoryMagics.limit)")
-@argument("--level", help="index (titles), snippet, or full text (default: MemoryMagics.level)")
-@argument("--semantic", action="store_true", help="meaning only (needs the semantic extra)")
-@argument("--lexical", action="store_true", help="words only (the default without the extra)")
-@argument("--frame", action="store_true", help="answer a pandas DataFrame instead of the table")
-@argument("-o", "--out", metavar="VAR", help="also keep the hits as a DataFrame in variable VAR")
+@argument("query", nargs="*", help=tr("words to search for (English or Chinese); empty lists all"))
+@argument("--type", help=tr("episodic, semantic, procedural or reflective (comma-separated ok)"))
+@argument("--tier", help=tr("session, daily or durable (comma-separated ok)"))
+@argument("--agent", help=tr("only agent NAME's own memories (shared ones: leave it out)"))
+@argument("--project", help=tr("only memories of this project (folder or known id)"))
+@argument("--tag", action="append", help=tr("only memories with this tag (repeatable)"))
+@argument("--recent", help=tr("only memories updated within a window, e.g. 7d, 12h, 2w"))
+@argument("--limit", type=int, help=tr("how many hits (default: MemoryMagics.limit)"))
+@argument("--level", help=tr("index (titles), snippet, or full text (default: MemoryMagics.level)"))
+@argument("--semantic", action="store_true", help=tr("meaning only (needs the semantic extra)"))
+@argument("--lexical", action="store_true", help=tr("words only (the default without the extra)"))
+@argument("--frame", action="store_true", help=tr("answer a pandas DataFrame instead of the table"))
+@argument(
+    "-o", "--out", metavar="VAR", help=tr("also keep the hits as a DataFrame in variable VAR")
+)
 def recall(self: Any, line: str) -> Any:
     """Search memories. The result is a table; ``pandas.DataFrame(_)`` or ``_.to_frame()``.
 

@@ -19,23 +19,23 @@ _FOCUSED = "\x00focused"  # --project given without a value
 
 
 @magic_arguments()
-@argument("text", nargs="*", help="the memory text (or the cell body with %%%%remember)")
-@argument("--title", help="a short title (default: the first line of the text)")
+@argument("text", nargs="*", help=tr("the memory text (or the cell body with %%%%remember)"))
+@argument("--title", help=tr("a short title (default: the first line of the text)"))
 @argument(
     "--type",
     default="procedural",
-    help="episodic, semantic, procedural (default) or reflective",
+    help=tr("episodic, semantic, procedural (default) or reflective"),
 )
-@argument("--tier", default="durable", help="session, daily or durable (default)")
-@argument("--tags", help="comma-separated tags, e.g. sales,refunds")
+@argument("--tier", default="durable", help=tr("session, daily or durable (default)"))
+@argument("--tags", help=tr("comma-separated tags, e.g. sales,refunds"))
 @argument(
     "--project",
     nargs="?",
     const=_FOCUSED,
-    help="save in the project layer: the focused project, or the folder/id given",
+    help=tr("save in the project layer: the focused project, or the folder/id given"),
 )
-@argument("--user", action="store_true", help="save in your user layer (all projects)")
-@argument("--agent", help="save as a private memory of agent NAME")
+@argument("--user", action="store_true", help=tr("save in your user layer (all projects)"))
+@argument("--agent", help=tr("save as a private memory of agent NAME"))
 def remember(self: Any, line: str, cell: str | None = None) -> Any:
     """Save a memory. Examples::
 
@@ -91,7 +91,7 @@ def remember(self: Any, line: str, cell: str | None = None) -> Any:
 
 
 @magic_arguments()
-@argument("id", help="the memory id (see %%memories or %%recall)")
+@argument("id", help=tr("the memory id (see %%memories or %%recall)"))
 def forget(self: Any, line: str) -> None:
     """Delete a memory and its index entries; the audit log keeps only id, hash and time."""
     args = parse(forget, line)
