@@ -186,7 +186,8 @@ def bench_size(
         out["remember_ms_p50"] = round(statistics.median(remember_ms), 2)
 
     texts = [str(r["text"]) for r in corpus]
-    text_of = dict(zip(ids, texts, strict=True))
+    # What recall searches: the title and the text.
+    text_of = {i: f"{r.get('title', '')}\n{r['text']}" for i, r in zip(ids, corpus, strict=True)}
     norm = [normalize(t) for t in texts]
 
     def run(queries: list[str]) -> list[float]:

@@ -194,7 +194,7 @@ def candidates_sql(
     The newest ``:cap`` entries holding any term are among the newest ``:cap``
     holding each one of them, so that case reads at most ``:cap`` postings a
     term. ``where`` filters on the entry (aliased ``e``) before the bound, as
-    the FTS5 query does. Scores add up in the query's term order, as FTS5's.
+    the FTS5 query does.
     """
     present = [t for t in terms if t in idf]
     if every and len(present) < len(terms) or not present:
@@ -220,11 +220,13 @@ def candidates_sql(
         )
     filt = f" AND e.rowid = p.rid AND {where}" if where else ""
     parts = [
-        f"SELECT * FROM (SELECT p.rid AS rid, {i} AS i, {_score('p', i, weights)} AS s"
+        f"SELECT * FROM (SELECT p.rid AS rid, {_score('p', i, weights)} AS rel"
         f" FROM postings p{join} WHERE p.term = :t{i}{filt} ORDER BY p.rid DESC LIMIT :cap)"
         for i in range(len(present))
     ]
+    if len(parts) == 1:
+        return parts[0]
     return (
-        f"SELECT rid, SUM(s) AS rel FROM (SELECT * FROM ({' UNION ALL '.join(parts)})"
-        " ORDER BY rid, i) GROUP BY rid ORDER BY rid DESC LIMIT :cap"
+        f"SELECT rid, SUM(rel) AS rel FROM ({' UNION ALL '.join(parts)})"
+        " GROUP BY rid ORDER BY rid DESC LIMIT :cap"
     )

@@ -13,6 +13,7 @@ files and its life cycle belong to :class:`.sqlite_index.SqliteIndex`).
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -110,6 +111,7 @@ def _filters(q: SearchQuery) -> tuple[str, list[Any]]:
     return (" AND ".join(where) if where else "1"), args
 
 
+@functools.cache
 def attention_sql() -> str:
     # Mirrors core.attention.attention_score; computed in SQL so only the
     # final top-k rows cross into Python.
