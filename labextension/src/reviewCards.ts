@@ -278,6 +278,9 @@ export class ReviewCard {
         'promoted',
         promotedText(this.trans, s.promoted_to ?? '', s.proposal)
       );
+      if (s.proposal && s.proposal.status !== 'pending') {
+        this.say(''); // "still waits for Apply" no longer holds
+      }
     } else if (this.state !== 'unreviewed') {
       this.node.dataset.state = 'unreviewed';
       this.drawButtons(s.promotable);

@@ -204,6 +204,7 @@ def test_a_decision_elsewhere_turns_a_live_card_static(page, lab, lab_mem):
     wait_text(page, promoted, f"Promoted to knowledge · proposal {proposal.id} waits in the queue")
     rest(lab, "POST", f"jupyter-memory/queue/{proposal.id}/apply", {"to": "user"})
     wait_text(page, promoted, f"Promoted to knowledge · proposal {proposal.id} saved to User")
+    assert card(page, promoted).locator(".jm-review-note").inner_text() == ""
     print(f"decision → card: REST {took_rest:.3f} s, another process {took_other:.3f} s")
     assert took_rest <= SYNC_LIMIT_S and took_other <= SYNC_LIMIT_S, (took_rest, took_other)
     screenshot(page, "52-review-cards-decided-elsewhere")
