@@ -66,12 +66,14 @@ class Kernel:
 
 @contextmanager
 def kernel_for(notebook: Path, memory_home: Path) -> Iterator[Kernel]:
-    """A kernel for ``notebook`` (which need not exist on disk yet), as jupyter_server starts one."""
-    nb = (
-        nbformat.read(str(notebook), as_version=4)
-        if notebook.exists()
-        else nbformat.v4.new_notebook()
-    )
+    """A kernel for ``notebook``, as jupyter_server starts one for a notebook opened in the lab.
+
+    JupyterLab writes a new notebook's file before its kernel starts, so an
+    absent one is created empty first (the kernel finds its notebook on disk).
+    """
+    if not notebook.exists():
+        nbformat.write(nbformat.v4.new_notebook(), str(notebook))
+    nb = nbformat.read(str(notebook), as_version=4)
     client = NotebookClient(
         nb,
         timeout=120,

@@ -176,7 +176,7 @@ def test_the_loop_through_a_jupyter_ai_chat_beside_the_notebook(
         offered = {t["function"]["name"] for t in first.get("tools", [])}
         assert {"propose_knowledge", "recall", "memory_context"} <= offered, sorted(offered)
         results = _tool_results(after_tool)
-        assert any('"queued"' in r or "queued" in r for r in results), (
+        assert any("queued" in r for r in results), (
             f"cell evidence joint: propose_knowledge quoting the person's cell was refused: "
             f"{results}\n{answer.text}"
         )
@@ -184,6 +184,8 @@ def test_the_loop_through_a_jupyter_ai_chat_beside_the_notebook(
         assert code == 200, queue
         (pending,) = [p for p in queue["items"] if p["evidence_quote"] == NOTE_EN]
         assert pending["project"] == "sales-q3" and pending["source"] == "agent", pending
+        # Found in the person's cell of this notebook (the kernel's capture names it).
+        assert pending["quote_origin"].get("notebook_path") == str(desk.notebook), pending
 
         # 3. The notebook shows its card; Apply through REST; the card's live state is decided.
         card_cell = kernel.run("%memory queue")
