@@ -113,12 +113,18 @@ def test_review_cards_survive_a_reload_and_a_kernel_restart(page, lab, lab_mem):
     assert widget_errors(page) == "", widget_errors(page)
     wait_state(page, kept, "unreviewed")
     wait_state(page, other, "unreviewed")
+    page.wait_for_selector(".jm-review-cards[data-live]")
+    render_ms = int(
+        page.evaluate("() => document.querySelector('.jm-review-cards').dataset.renderMs")
+    )
+    print(f"review cards after reload: render → live in {render_ms} ms")
+    assert render_ms <= 1000, render_ms
     card(page, kept).locator(".jm-review-keep").click()
     wait_state(page, kept, "kept")
     assert card(page, kept).locator(".jm-review-outcome").inner_text() == "Kept"
     assert card(page, kept).locator("button").count() == 0
     assert lab_mem.get(kept).meta.reviewed is True
-    screenshot(page, "50-review-cards-after-reload")
+    screenshot(page, "60-review-cards-after-reload")
 
     sessions = rest(lab, "GET", "api/sessions")
     (kernel,) = [s["kernel"]["id"] for s in sessions if s["path"].endswith(name)]
@@ -136,7 +142,7 @@ def test_review_cards_survive_a_reload_and_a_kernel_restart(page, lab, lab_mem):
     with pytest.raises(NotFoundError):
         lab_mem.get(other)
     page.wait_for_function(NO_WIDGET_ERRORS)
-    screenshot(page, "51-review-cards-after-kernel-restart")
+    screenshot(page, "61-review-cards-after-kernel-restart")
     assert not page.js_errors, page.js_errors
 
 
@@ -207,7 +213,7 @@ def test_a_decision_elsewhere_turns_a_live_card_static(page, lab, lab_mem):
     assert card(page, promoted).locator(".jm-review-note").inner_text() == ""
     print(f"decision → card: REST {took_rest:.3f} s, another process {took_other:.3f} s")
     assert took_rest <= SYNC_LIMIT_S and took_other <= SYNC_LIMIT_S, (took_rest, took_other)
-    screenshot(page, "52-review-cards-decided-elsewhere")
+    screenshot(page, "62-review-cards-decided-elsewhere")
     assert not page.js_errors, page.js_errors
 
 
@@ -246,6 +252,34 @@ def timed(action, wait) -> float:
     return time.monotonic() - started
 
 
+def test_review_cards_speak_chinese_when_jupyterlab_does(page, lab, lab_mem):
+    from test_i18n_browser import set_language
+
+    keep = unreviewed(lab_mem, "退款晚两天到账", "退款一般晚两天到账，这个要记住")
+    other = unreviewed(lab_mem, "案件编号按年份连续编排", "案件编号按年份连续编排")
+    name = "review-zh.ipynb"
+    review_notebook(lab.root / name, lab.home, [keep, other])
+    set_language(lab, "zh_CN")
+    try:
+        open_without_kernel(page, lab, name)
+        wait_state(page, keep, "unreviewed")
+        one = card(page, keep)
+        assert one.locator(".jm-review-keep").inner_text() == "保留"
+        assert one.locator(".jm-review-discard").inner_text() == "丢弃"
+        assert one.locator(".jm-review-promote").inner_text() == "提升为知识"
+        assert one.locator(".jm-review-kind option").all_inner_texts() == ["规则", "信息"]
+        one.locator(".jm-review-keep").click()
+        wait_state(page, keep, "kept")
+        assert one.locator(".jm-review-outcome").inner_text() == "已保留"
+        rest(lab, "POST", f"jupyter-memory/review/{other}/discard")
+        wait_state(page, other, "discarded")
+        assert card(page, other).locator(".jm-review-outcome").inner_text() == "已丢弃"
+        screenshot(page, "64-review-cards-in-chinese")
+        assert not page.js_errors, page.js_errors
+    finally:
+        set_language(lab, "en")
+
+
 # Notebook 7.6's shortcuts plugin throws this on the first click into any cell, with
 # jupyter-memory disabled too (test_cards_notebook7_browser.py): not ours.
 NOTEBOOK7_CLICK_ERROR = "Cannot read properties of undefined (reading 'schema')"
@@ -265,6 +299,6 @@ def test_review_cards_render_live_and_decide_in_notebook_7(page, notebook7):
         card(page, mid).locator(".jm-review-keep").click()
         wait_state(page, mid, "kept")
         assert mem.get(mid).meta.reviewed is True
-    screenshot(page, "53-review-cards-in-notebook-7")
+    screenshot(page, "63-review-cards-in-notebook-7")
     ours = [e for e in page.js_errors if e != NOTEBOOK7_CLICK_ERROR]
     assert not ours, ours
