@@ -270,3 +270,17 @@ def test_unload_records_the_buffer(_shell, memory_home):
     _shell.run_line_magic("unload_ext", "jupyter_memory")
     with Memory(home=memory_home) as mem:
         assert mem.digest_pending(key) == 1
+
+
+def test_review_cards_and_magics_speak_chinese(ip, magics, monkeypatch):
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "zh_CN")
+    entry = magics.service.remember(
+        "退款晚两天到账",
+        source="session-digest",
+        reviewed=False,
+        evidence=[{"quote": "退款一般晚两天到账", "source": "cell"}],
+    )
+    page = ip.run_line_magic("memories", "--review")._repr_mimebundle_()["text/html"]
+    assert "生成此输出时尚未审核。" in page and f"%memory keep {entry.id}" in page
+    assert ip.run_line_magic("memory", f"keep {entry.id}").startswith(f"已保留 {entry.id}")
+    assert "已审核过" in ip.run_line_magic("memory", f"keep {entry.id}")
