@@ -84,15 +84,20 @@ def _fts_ranking(con: sqlite3.Connection, text: str, every: bool, cap: int) -> d
 
 
 def _postings_ranking(
-    con: sqlite3.Connection, text: str, every: bool, cap: int
+    con: sqlite3.Connection, text: str, every: bool, cap: int, fts_match: bool | None = None
 ) -> dict[int, float]:
     groups = search_groups(text)
     terms = postings.plain_terms(groups if every else relaxed_groups(groups))
     assert terms is not None
-    idf, _, avgdl = postings.statistics(con, terms)
     params: dict[str, object] = {"cap": cap}
     sql = postings.candidates_sql(
-        terms, idf, avgdl, params, every=every, weights=WEIGHTS, where=None
+        terms,
+        postings.statistics(con, terms),
+        params,
+        every=every,
+        weights=WEIGHTS,
+        where=None,
+        fts_match=fts_match,
     )
     if sql is None:
         return {}
@@ -117,10 +122,11 @@ def _assert_same_as_fts5(con: sqlite3.Connection, cap: int = 1000) -> None:
     for text in QUERIES:
         if postings.plain_terms(search_groups(text)) is None:
             continue
-        for every in (True, False):
-            ours = _postings_ranking(con, text, every, cap)
+        # Any word; all words driven by postings; all words matched by FTS5.
+        for every, fts_match in ((False, None), (True, False), (True, True)):
+            ours = _postings_ranking(con, text, every, cap, fts_match)
             theirs = _fts_ranking(con, text, every, cap)
-            assert ours.keys() == theirs.keys(), (text, every)
+            assert ours.keys() == theirs.keys(), (text, every, fts_match)
             for rid, score in theirs.items():
                 assert ours[rid] == pytest.approx(score, rel=1e-12), (text, every, rid)
 
@@ -206,3 +212,32 @@ def test_a_covering_limit_reaches_every_match_past_the_bound(mem: Memory, memory
         # recall() caps its limit at 1,000; the index takes any limit.
         rows = mem.user.index.search(SearchQuery(text=query, limit=len(ids) + 10))
         assert {r.id for r in rows} == ids
+
+
+def test_filters_apply_before_the_bound(mem: Memory):
+    rng = random.Random(5)
+    for i in range(120):
+        kind = "procedural" if i % 3 == 0 else "semantic"
+        words = " ".join(rng.choice(WORDS[:8]) for _ in range(6))
+        mem.remember(f"refund {words}", type=kind, tags=["ops" if i % 2 else "sales"])
+    con = mem.user.index.connection()
+    want = {
+        str(r[0])
+        for r in con.execute(
+            "SELECT e.id FROM fts JOIN entries e ON e.rowid = fts.rowid"
+            " WHERE fts MATCH '\"refund\" AND \"window\"' AND e.type = 'procedural'"
+        )
+    }
+    for fts_match in (True, False):
+        old = postings.FTS_MATCH_DENSITY, postings.FTS_MATCH_MIN_DF
+        postings.FTS_MATCH_DENSITY, postings.FTS_MATCH_MIN_DF = (1.1, 0) if fts_match else (0, 0)
+        try:
+            rows = search(
+                con,
+                SearchQuery(text="refund window", types=["procedural"], limit=100, now=mem.clock()),
+            )
+        finally:
+            postings.FTS_MATCH_DENSITY, postings.FTS_MATCH_MIN_DF = old
+        # Every all-word match passing the filter; the widened pass adds any-word ones.
+        assert want <= {r.id for r in rows} and all(r.type == "procedural" for r in rows)
+        assert len(rows) == 40  # the procedural third of the notes: all hold "refund"

@@ -167,7 +167,7 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         f" ORDER BY top.rel * ({floor!r} + {1 - floor!r} * att) DESC"
         " LIMIT :limit"
     )
-    stats: dict[tuple[str, ...], tuple[dict[str, float], float]] = {}
+    stats: dict[tuple[str, ...], postings.TermStats] = {}
 
     def ranked(pass_groups: list[SearchGroup], every: bool) -> list[IndexedMemory]:
         terms = postings.plain_terms(pass_groups)
@@ -176,13 +176,10 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         else:
             key = tuple(sorted(terms))
             if key not in stats:
-                idf, _, avgdl = postings.statistics(con, terms)
-                stats[key] = (idf, avgdl)
-            idf, avgdl = stats[key]
+                stats[key] = postings.statistics(con, terms)
             c = postings.candidates_sql(
                 terms,
-                idf,
-                avgdl,
+                stats[key],
                 params,
                 every=every,
                 weights=rank.bm25_weights,
