@@ -1,0 +1,68 @@
+"""What a review card reads and does (issue 15): ``Memory.review_states`` and
+``Memory.review_memory`` — the live state of each memory, one decision per memory
+(a second is a ConflictError naming the first), a project-layer memory found in its
+project from a process that focuses none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jupyter_memory import Memory
+from jupyter_memory.exceptions import ConflictError, NotFoundError, ValidationError
+
+
+def unreviewed(mem, text: str, quote: str | None = "the person's own words") -> str:
+    evidence = [{"quote": quote, "source": "cell"}] if quote else []
+    return str(mem.remember(text, source="session-digest", reviewed=False, evidence=evidence).id)
+
+
+def test_states_in_asked_order_and_the_missing(mem):
+    a = unreviewed(mem, "Refunds arrive two days late")
+    b = unreviewed(mem, "From agent replies only", quote=None)
+    written = mem.remember("Revenue excludes refunds").id  # the person's: needs no review
+    found = mem.review_states([b, "m-gone", a, written])
+    assert [s.id for s in found.states] == [b, a, written]
+    assert [s.state for s in found.states] == ["unreviewed", "unreviewed", "kept"]
+    assert found.missing == ["m-gone"]
+    assert found.states[0].promotable is False and found.states[1].promotable is True
+    assert found.to_dict()["items"][1]["quotes"] == [
+        {"quote": "the person's own words", "source": "cell"}
+    ]
+    with pytest.raises(ValidationError):
+        mem.review_states(["a/b"])
+
+
+def test_one_decision_per_memory(mem):
+    kept = unreviewed(mem, "Weekends are excluded from lead time")
+    promoted = unreviewed(mem, "口径：毛利按含税收入计算")
+    assert mem.review_memory(kept, "keep").status == "kept"
+    decision = mem.review_memory(promoted, "promote", kind="info")
+    pid = decision.to_dict()["proposal"]["id"]
+    (state,) = mem.review_states([promoted]).states
+    assert state.state == "promoted" and state.promoted_to == pid
+    for memory_id, already in ((kept, "already_kept"), (promoted, "already_promoted")):
+        for verb in ("keep", "discard", "promote"):
+            with pytest.raises(ConflictError) as err:
+                mem.review_memory(memory_id, verb)
+            assert err.value.state == already
+    assert mem.get(kept).meta.reviewed is True  # nothing was forgotten
+    with pytest.raises(NotFoundError):
+        mem.review_memory("m-gone", "keep")
+    with pytest.raises(ValidationError):
+        mem.review_memory(kept, "approve")
+
+
+def test_a_project_memory_is_found_in_its_project(tmp_path: Path):
+    home, folder = tmp_path / "home", tmp_path / "sales-q3"
+    folder.mkdir()
+    with Memory(home=home, project=folder) as kernel:
+        mid = unreviewed(kernel, "Q3 is July to September")
+        assert kernel.review_states([mid]).states[0].layer == "project"
+    with Memory(home=home) as server:  # focuses no project, like the Jupyter server
+        assert server.review_states([mid]).missing == [mid]
+        (state,) = server.review_states([mid], project="sales-q3").states
+        assert (state.layer, state.project) == ("project", "sales-q3")
+        decision = server.review_memory(mid, "promote", project="sales-q3")
+        assert server.proposal(decision.to_dict()["proposal"]["id"]).project == "sales-q3"
