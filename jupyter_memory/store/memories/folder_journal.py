@@ -144,10 +144,11 @@ class Watch:
         if not self.ok or after is None:
             return False
         deadline = time.monotonic() + _TICK_WAIT_S
-        while time.clock_gettime_ns(_COARSE) <= after.mtime_ns:
+        while (ahead := after.mtime_ns - time.clock_gettime_ns(_COARSE)) >= 0:
             if time.monotonic() > deadline:  # a folder time in the future: never trust it
                 return False
-            time.sleep(0.001)
+            # One sleep to the next tick, not a poll: a poll wakes late on a busy machine.
+            time.sleep(min(ahead, 10_000_000) / 1e9 + 0.0005)
         try:
             while True:
                 try:
