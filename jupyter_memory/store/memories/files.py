@@ -87,10 +87,8 @@ class MemoryFiles:
             return  # a linked memories/ folder is not ours: nothing in it is indexed
         # Listed through a folder descriptor, each entry is stat'ed relative to
         # it (no path walk per file): a first look at 100k files stats them all.
-        try:
-            fd = os.open(self.folder, os.O_RDONLY | _DIR_FLAGS)
-        except OSError:
-            return
+        # A folder that cannot be opened raises: an empty listing would drop every row.
+        fd = os.open(self.folder, os.O_RDONLY | _DIR_FLAGS)
         new, is_reg = tuple.__new__, stat.S_ISREG
         try:
             with os.scandir(fd) as it:
