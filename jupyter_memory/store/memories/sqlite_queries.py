@@ -171,6 +171,7 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
 
     def ranked(pass_groups: list[SearchGroup], every: bool) -> list[IndexedMemory]:
         terms = postings.plain_terms(pass_groups)
+        c: str | None
         if terms is None:
             c = _fts_candidates(pass_groups, params, every, rank.bm25_weights, where, filtered)
         else:
