@@ -57,6 +57,7 @@ NOTE_ZH = "退款不计入第三季度收入"
 MARKDOWN_ZH = "口径：第三季度按下单日期归属，不按支付日期。"
 MARKDOWN_QUOTE = "第三季度按下单日期归属"
 NEW_RULE = "Refunds are excluded from Q3 revenue."
+NEW_RULE_ZH = "退款不计入第三季度收入。"
 PERSONA = "jupyter-ai-personas::jupyter_memory::MemoryPersona"
 MODEL = "openai/memory-loop-test"
 
@@ -95,27 +96,25 @@ def start_the_notebook(kernel: Kernel) -> None:
 
 
 def wait_for_evidence(memory_home: Path, text: str, timeout: float = 15) -> None:
-    """The kernel feeds each cell it ran to the evidence log about a second later."""
+    """Give the kernel's evidence feed its second (it writes a cell about a second after it
+    ran); whether the cell became evidence is what the agent's proposal then shows."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if any(text in r.get("text", "") for r in PersonTextLog(memory_home).read()):
             return
         time.sleep(0.2)
-    raise AssertionError(
-        f"cell evidence joint: the kernel never fed its executed cell with {text!r} "
-        "to the evidence the agents check (recent/person-text.json)"
-    )
 
 
 def assert_block_carries(where: str, block: str, *rules: str) -> None:
-    assert HOT in block and '<memory-tier tier="hot"' in block, (
-        f"memory tier joint: {where} lacks the person's HOT memory {HOT!r}:\n{block[-1500:]}"
-    )
+    # The focus first: without the project, its memories are missing too.
     for rule in rules:
         assert rule in block, (
             f"focus joint: {where} lacks the approved knowledge of sales-q3 ({rule!r}); "
             f"the chat or session did not work in the notebook's project:\n{block[-1500:]}"
         )
+    assert HOT in block and '<memory-tier tier="hot"' in block, (
+        f"memory tier joint: {where} lacks the person's HOT memory {HOT!r}:\n{block[-1500:]}"
+    )
 
 
 # --------------------------------------------------------------------------- Jupyter AI
@@ -218,30 +217,43 @@ def test_the_loop_through_a_jupyter_ai_chat_beside_the_notebook(
 # --------------------------------------------------------------------------- MCP
 
 
-async def _editor_agent(home: Path, desk: Desk, kernel: Kernel) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
+async def _editor_agent(home: Path, desk: Desk, kernel: Kernel) -> None:
+    """An editor's agent started in the notebook's folder, while the person's kernel runs."""
     async with stdio_session(home, "--project", "auto", cwd=desk.notebook.parent) as agent:
-        seen["context"] = data_of(await agent.call_tool("memory_context", {}))
-        seen["recall"] = data_of(await agent.call_tool("recall", {"query": "dedupe orders"}))
-        proposals = {}
+        context = data_of(await agent.call_tool("memory_context", {}))
+        assert_block_carries("the MCP session's memory_context", context, APPROVED)
+        recalled = data_of(await agent.call_tool("recall", {"query": "dedupe orders"}))
+        assert any(HOT in hit["text"] for hit in recalled), (
+            f"memory tier joint: recall over MCP does not find {HOT!r}: {recalled}"
+        )
+
+        queued = {}
         for name, quote, text in (
-            ("ran", NOTE_ZH, "退款不计入第三季度收入。"),
+            ("executed", NOTE_ZH, NEW_RULE_ZH),
             ("saved", MARKDOWN_QUOTE, "第三季度按下单日期归属。"),
         ):
             result = await agent.call_tool(
                 "propose_knowledge", {"text": text, "kind": "rule", "evidence_quote": quote}
             )
             assert not mcp_compat.is_error(result), (
-                f"cell evidence joint: the editor agent's quote of the person's "
-                f"{'executed' if name == 'ran' else 'saved'} cell {quote!r} was refused: "
-                f"{text_of(result)}"
+                f"cell evidence joint: the editor agent's quote of the person's {name} cell "
+                f"{quote!r} was refused: {text_of(result)}"
             )
-            proposals[name] = data_of(result)
-        seen["proposals"] = proposals
+            queued[name] = data_of(result)
+            assert queued[name]["status"] == "queued", queued[name]
+        with Memory(home) as person:
+            saved = person.proposal(queued["saved"]["id"])
+        assert saved.project == "sales-q3", saved
+        assert saved.quote_origin.notebook_path == str(desk.notebook), saved.quote_origin
+
         # The person applies one in the notebook; the agent's next context carries it.
-        kernel.run(f"%memory apply {proposals['ran']['id']} --to project")
-        seen["after"] = data_of(await agent.call_tool("memory_context", {}))
-    return seen
+        kernel.run(f"%memory apply {queued['executed']['id']} --to project")
+        after = data_of(await agent.call_tool("memory_context", {}))
+        assert_block_carries("the MCP session's memory_context after Apply", after, APPROVED)
+        assert NEW_RULE_ZH in after, (
+            f"apply joint: the rule applied in the notebook is not in the agent's next context:\n"
+            f"{after[-1500:]}"
+        )
 
 
 def test_the_loop_through_an_editor_agent_over_mcp_in_the_notebooks_folder(
@@ -252,20 +264,4 @@ def test_the_loop_through_an_editor_agent_over_mcp_in_the_notebooks_folder(
         kernel.run(f"# note: {NOTE_ZH}\nrevenue = 0")
         kernel.save()
         wait_for_evidence(memory_home, NOTE_ZH)
-        seen = asyncio.run(_editor_agent(memory_home, desk, kernel))
-
-    assert_block_carries("the MCP session's memory_context", seen["context"], APPROVED)
-    assert any(HOT in hit["text"] for hit in seen["recall"]), (
-        f"memory tier joint: recall over MCP does not find {HOT!r}: {seen['recall']}"
-    )
-    for name, queued in seen["proposals"].items():
-        assert queued["status"] == "queued", (name, queued)
-    with Memory(memory_home) as person:
-        saved = person.proposal(seen["proposals"]["saved"]["id"])
-        assert saved.project == "sales-q3", saved
-        assert saved.quote_origin.notebook_path == str(desk.notebook), saved.quote_origin
-    assert_block_carries("the MCP session's memory_context after Apply", seen["after"], APPROVED)
-    assert "退款不计入第三季度收入。" in seen["after"], (
-        f"apply joint: the rule applied in the notebook is not in the agent's next context:\n"
-        f"{seen['after'][-1500:]}"
-    )
+        asyncio.run(_editor_agent(memory_home, desk, kernel))
