@@ -66,3 +66,48 @@ def test_a_project_memory_is_found_in_its_project(tmp_path: Path):
         assert (state.layer, state.project) == ("project", "sales-q3")
         decision = server.review_memory(mid, "promote", project="sales-q3")
         assert server.proposal(decision.to_dict()["proposal"]["id"]).project == "sales-q3"
+
+
+def _decide_in_child(home: str, memory_id: str, verb: str, start: float, out) -> None:
+    import time as _time
+
+    with Memory(home=home) as mem:
+        _time.sleep(max(0.0, start - _time.time()))
+        try:
+            out.put((verb, mem.review_memory(memory_id, verb).status))
+        except (ConflictError, NotFoundError) as exc:
+            out.put((verb, type(exc).__name__))
+
+
+def test_racing_keeps_and_discards_decide_once(tmp_path: Path):
+    """Cards in several kernels, the panel and the CLI decide one memory at once:
+    exactly one decision takes effect; the others are told it was already made."""
+    import multiprocessing
+    import time
+
+    ctx = multiprocessing.get_context("fork")
+    home = tmp_path / "home"
+    for _round in range(6):
+        with Memory(home=home) as mem:
+            memory_id = unreviewed(mem, f"Orders dedupe on order_id (round {_round})")
+        out = ctx.Queue()
+        start = time.time() + 1.5
+        verbs = ["keep", "discard", "keep", "discard"]
+        procs = [
+            ctx.Process(target=_decide_in_child, args=(str(home), memory_id, v, start, out))
+            for v in verbs
+        ]
+        for p in procs:
+            p.start()
+        results = [out.get(timeout=60) for _ in procs]
+        for p in procs:
+            p.join(timeout=60)
+        won = [r for r in results if r[1] in ("kept", "discarded")]
+        assert len(won) == 1, results
+        audit = (home / "audit.jsonl").read_text(encoding="utf-8")
+        decisions = [
+            line
+            for line in audit.splitlines()
+            if memory_id in line and '"action": "create"' not in line
+        ]
+        assert len(decisions) == 1, decisions

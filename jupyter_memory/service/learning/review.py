@@ -32,12 +32,20 @@ from ...core.memories.models import MemoryEntry
 from ...core.names import validate_id
 from ...core.text import normalize
 from ...exceptions import ConflictError, NotFoundError, PolicyError, ValidationError
+from ...store.root import StoreRoot
 from ..context import ServiceContext
 from .ports import MemoryLookup, ProposalQueue, ReviewWrites
 from .results import ReviewDecision, UnreviewedMemory
 from .review_state import ReviewState, ReviewStates, review_state
 
 DECISIONS = ("keep", "discard", "promote")
+
+
+def _gone(memory_id: str) -> NotFoundError:
+    return NotFoundError(
+        f"no memory with id {memory_id!r}: discarded or forgotten, or kept in another memory home"
+    )
+
 
 MIN_LINE_CHARS = 8
 _WORD = re.compile(r"[A-Za-z0-9_]+|[\u3400-\u9fff]")
@@ -165,7 +173,7 @@ class ReviewService:
             if found is None:
                 missing.append(memory_id)
             else:
-                items.append(review_state(found[1], found[0]))
+                items.append(review_state(found[2], found[0]))
         return ReviewStates(items, missing)
 
     def review_memory(
@@ -188,26 +196,41 @@ class ReviewService:
                 f"decision: {decision!r} is not one of {', '.join(DECISIONS)}", field="decision"
             )
         validate_id(memory_id)
-        found = self._find(memory_id, project)
-        if found is None:
-            raise NotFoundError(
-                f"no memory with id {memory_id!r}: discarded or forgotten, or kept in "
-                "another memory home"
-            )
-        state = review_state(found[1], found[0])
+        located = self._find(memory_id, project)
+        if located is None:
+            raise _gone(memory_id)
+        if decision == "promote":
+            # Promote writes to the queue under the user root's lock; holding the
+            # memory's root across it would take two roots' locks in the order
+            # opposite to Apply's. The queue's duplicate check keeps a racing
+            # second promotion from queueing the same knowledge twice.
+            state = self._undecided(memory_id, located[0], located[2])
+            return self.promote_memory(memory_id, kind=kind, project=state.project)
+        # Check and decide under the memory's root lock: two cards, the CLI and
+        # the panel deciding at once see one decision, never two.
+        with located[1].locked():
+            again = self._find(memory_id, project)
+            if again is None:
+                raise _gone(memory_id)
+            self._undecided(memory_id, again[0], again[2])
+            if decision == "keep":
+                return self.keep_memory(memory_id)
+            return self.discard_memory(memory_id)
+
+    @staticmethod
+    def _undecided(memory_id: str, project: str | None, entry: MemoryEntry) -> ReviewState:
+        state = review_state(entry, project)
         if state.decided:
             raise ConflictError(
                 f"memory {memory_id} was already reviewed ({state.state}); nothing changed",
                 state=f"already_{state.state}",
             )
-        if decision == "keep":
-            return self.keep_memory(memory_id)
-        if decision == "discard":
-            return self.discard_memory(memory_id)
-        return self.promote_memory(memory_id, kind=kind, project=state.project)
+        return state
 
-    def _find(self, memory_id: str, project: str | None) -> tuple[str | None, MemoryEntry] | None:
-        """(project id or None, the memory) from ``project``, the focused one, or User."""
+    def _find(
+        self, memory_id: str, project: str | None
+    ) -> tuple[str | None, StoreRoot, MemoryEntry] | None:
+        """(project id or None, its root, the memory) from ``project``, the focused one, or User."""
         projects = self.ctx.projects
         roots = []
         if project is not None:
@@ -217,7 +240,7 @@ class ReviewService:
         for pid, root in [*roots, (None, self.ctx.user)]:
             name = root.name_of(memory_id)
             if name is not None:
-                return pid, root.read(name)
+                return pid, root, root.read(name)
         return None
 
     # -- what agents may see -------------------------------------------------------------
