@@ -3,7 +3,8 @@
 ``jupyter-memory import-from`` queues proposals with source ``import`` (issue
 18); GET /queue must answer them within tests/server/schemas/proposal.json,
 and the panel's types (labextension/src/schemas.ts, generated from it) and
-labels (``SOURCE_LABELS`` in labextension/src/queue.ts) must name them.
+labels (``sourceLabels`` in labextension/src/decided.ts, shared by the queue
+view and the cards) must name them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from jupyter_memory.core.knowledge.proposals import SOURCES
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
 IMPORTS = ROOT / "tests" / "data" / "imports"
-QUEUE_TS = ROOT / "labextension" / "src" / "queue.ts"
+DECIDED_TS = ROOT / "labextension" / "src" / "decided.ts"
 
 
 def _validator(name: str) -> Draft202012Validator:
@@ -38,9 +39,9 @@ def test_the_schema_lists_exactly_the_sources_of_the_model():
 
 
 def test_the_panel_has_a_label_for_every_source():
-    text = QUEUE_TS.read_text(encoding="utf-8")
-    block = re.search(r"SOURCE_LABELS[^{]*\{(.*?)\n\};", text, re.S)
-    assert block is not None, "SOURCE_LABELS not found in queue.ts"
+    text = DECIDED_TS.read_text(encoding="utf-8")
+    block = re.search(r"function sourceLabels\(.*?return \{(.*?)\n  \};", text, re.S)
+    assert block is not None, "sourceLabels not found in decided.ts"
     keys = re.findall(r"^\s*'?([a-z-]+)'?\s*:", block.group(1), re.M)
     assert keys == list(SOURCES)
 
