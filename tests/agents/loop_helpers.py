@@ -85,11 +85,13 @@ def kernel_for(notebook: Path, memory_home: Path) -> Iterator[Kernel]:
         yield Kernel(notebook, nb, client)
 
 
-def card_ids(cell: Any) -> list[str]:
-    """The proposal ids of the cards (our MIME output) a cell displayed."""
+def saved_cards(notebook: Path) -> list[dict[str, Any]]:
+    """The proposal cards (our MIME output) in the saved notebook: what the lab renders."""
+    nb = nbformat.read(str(notebook), as_version=4)
     return [
-        card["id"]
-        for out in cell.outputs
+        card
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
         if PROPOSAL_MIME in out.get("data", {})
         for card in out["data"][PROPOSAL_MIME]["cards"]
     ]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -37,11 +38,11 @@ import pytest
 from agents_helpers import data_of, stdio_session, text_of
 from loop_helpers import (
     Kernel,
-    card_ids,
     chat_turn,
     configure_jupyter_ai_model,
     jupyter_server,
     kernel_for,
+    saved_cards,
     system_text,
 )
 from openai_test_server import Scripted, llm_server
@@ -112,7 +113,8 @@ def assert_block_carries(where: str, block: str, *rules: str) -> None:
             f"focus joint: {where} lacks the approved knowledge of sales-q3 ({rule!r}); "
             f"the chat or session did not work in the notebook's project:\n{block[-1500:]}"
         )
-    assert HOT in block and '<memory-tier tier="hot"' in block, (
+    hot = re.search(r'<memory-tier tier="hot"[^>]*>(.*?)</memory-tier>', block, re.S)
+    assert hot is not None and HOT in hot.group(1), (
         f"memory tier joint: {where} lacks the person's HOT memory {HOT!r}:\n{block[-1500:]}"
     )
 
@@ -187,14 +189,16 @@ def test_the_loop_through_a_jupyter_ai_chat_beside_the_notebook(
         assert pending["quote_origin"].get("notebook_path") == str(desk.notebook), pending
 
         # 3. The notebook shows its card; Apply through REST; the card's live state is decided.
-        card_cell = kernel.run("%memory queue")
-        assert pending["id"] in card_ids(card_cell), card_cell.outputs
+        kernel.run("%memory queue")
         kernel.save()
+        (card,) = [c for c in saved_cards(desk.notebook) if c["id"] == pending["id"]]
+        assert card["status"] == "pending" and card["evidence_quote"] == NOTE_EN, card
         code, applied = server.request(
             "POST", f"/jupyter-memory/queue/{pending['id']}/apply", {"to": "project"}
         )
         assert code == 200, applied
-        code, states = server.request("GET", f"/jupyter-memory/queue/proposals?ids={pending['id']}")
+        # The card's renderer asks for the live state of the ids in the saved output.
+        code, states = server.request("GET", f"/jupyter-memory/queue/proposals?ids={card['id']}")
         assert code == 200 and not states["missing"], states
         (state,) = states["items"]
         # What the card renders from it: "Saved to Project · sales-q3" (labextension/src/decided.ts).
