@@ -50,8 +50,8 @@ _WRITER = textwrap.dedent(
         if i % 3 == 0:
             mem.update(entry.id, text=f"crash note {sys.argv[2]} {i} updated")
         if i % 4 == 0:
+            print("forgetting", entry.id, flush=True)  # killed in forget: either way
             mem.forget(entry.id)
-            print("gone", entry.id, flush=True)
     """
 )
 
