@@ -199,6 +199,8 @@ def store(
                 "text": o["text"],
                 "extra": {"turns": o["turns"], "speaker": o["speaker"], "session": o["session"]},
             }
+            if "title" in o:  # ranking_cv.py's rewritten titles
+                line["title"] = o["title"]
             if dated:
                 line["created"] = o["created"].isoformat()
             fh.write(json.dumps(line) + "\n")

@@ -108,7 +108,7 @@ def estimate_tokens(text: str) -> int:
 
 _STEMMER = Stemmer.Stemmer("english")
 # Bump when index_tokens changes what it emits for the same text.
-ANALYZER_VERSION = 1
+ANALYZER_VERSION = 2  # 2: fillers and question words are no longer stopwords
 
 
 def analyzer_identity() -> str:

@@ -9,16 +9,15 @@
   memory warm but cannot push a stale one into HOT on its own.
 * The product is clipped to [0, 1]. HOT > 0.7, WARM 0.3–0.7, COLD < 0.3.
 
-In recall the score only re-weights relevance (``RELEVANCE_FLOOR``) so an old
-but exact match still beats a fresh, barely related one:
+In recall the score may only re-weight relevance (``RELEVANCE_FLOOR``) so an
+old but exact match still beats a fresh, barely related one:
 
     recall score = relevance × (RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) × attention)
 
-With the floor at 0.85 attention moves a hit by at most 15 %: it decides
-between near-equal matches and never buries a clearly better one. Measured on
-LoCoMo (benchmarks/quality_bench.py, memories dated by their session over
-months): a floor of 0.7 cost 0.7 points of recall@5 against relevance alone,
-0.85 costs 0.4 (docs/recall.md).
+The floor is 1.0: attention orders equally relevant hits and nothing else. A
+floor of 0.85 (attention moving a hit by up to 15 %) was cross-validated on
+LoCoMo and cost 0.35 points of recall@5 on the conversations it was not tuned
+on (benchmarks/ranking_cv.py, docs/recall.md "Cross-validated constants").
 """
 
 from __future__ import annotations

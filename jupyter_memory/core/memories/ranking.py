@@ -41,8 +41,8 @@ class RankingParams:
     * ``project_boost``: factor for the focused project's memories over the user layer's.
     """
 
-    bm25_weights: tuple[float, float, float] = (3.0, 2.0, 1.0)
-    relevance_floor: float = 0.85
+    bm25_weights: tuple[float, float, float] = (1.0, 2.0, 1.0)
+    relevance_floor: float = 1.0
     relaxation: Relaxation = "all_then_any"
     candidate_cap: int = 1000
     rerank_pool: int = 4
