@@ -28,12 +28,11 @@ from pathlib import Path
 from ...core.memories.models import MemoryEntry
 from ...core.progress import BAR_THRESHOLD, NoProgress, Progress
 from ...core.text import analyzer_identity
-from ...exceptions import JupyterMemoryError
 from ..atomic import ensure_dir, fsync_dir, write_text_atomic
 from ..layout import RootLayout
 from ..links import linked
 from . import folder_journal as journal
-from . import sqlite_postings as postings
+from . import index_scan as scan
 from . import sqlite_queries as queries
 from . import sqlite_rows as rows
 from .files import FileStat
@@ -246,86 +245,12 @@ class SqliteIndex:
         if self._scanned and journal.vouches(con, self.layout):
             return report
         trusted = journal.trusted(self.layout)
+        self.attach_embeddings(con, create=False)  # ATTACH: outside the transaction
         with journal.watching(folder) if trusted else contextlib.nullcontext() as watch:
             before = journal.stamp_of(folder)
-            self._apply_scan(con, stats, load, progress, report, watch, before)
+            scan.apply(con, stats, load, progress, report, scan.Window(watch, before))
         self._scanned = True
         return report
-
-    def _apply_scan(
-        self,
-        con: sqlite3.Connection,
-        stats: Iterable[FileStat],
-        load: LoadFn,
-        progress: Progress | None,
-        report: IndexSyncReport,
-        watch: journal.Watch | None,
-        before: journal.Stamp | None,
-    ) -> None:
-        # Whole (name, mtime_ns, size) rows as tuples: the set is built in C and
-        # a FileStat (a NamedTuple) hashes and compares equal to its row.
-        known = set(con.execute("SELECT name, mtime_ns, size FROM entries"))
-        bad = set(con.execute("SELECT name, mtime_ns, size FROM problems"))
-        files = list(stats)
-        changed = [st for st in files if st not in known and st not in bad]
-        gone: list[str] = []
-        if len(files) - len(changed) != len(known) + len(bad):
-            seen = {st.name for st in files}
-            gone = [r[0] for r in known if r[0] not in seen]
-            gone += [r[0] for r in bad if r[0] not in seen]
-
-        def stamp() -> journal.Stamp | None:
-            # Only a window in which nothing moved in the folder vouches for it.
-            return before if watch is not None and watch.clean(before) else None
-
-        if not changed and not gone:
-            if watch is not None:
-                now = stamp()
-                if now is not None and now != journal.recorded(con):
-                    with transaction(con):
-                        journal.record(con, now)
-            return
-        indexed = {r[0] for r in known}
-        self.attach_embeddings(con, create=False)
-        bar = progress if progress is not None and len(changed) >= BAR_THRESHOLD else NoProgress()
-        bar.stage("indexing memories", len(changed))
-        try:
-            with transaction(con):
-                for name in gone:
-                    rows.remove(con, name)
-                    report.removed += 1
-                for st in changed:
-                    self._index_file(con, st, load, report, existed=st.name in indexed)
-                    bar.advance()
-                journal.record(con, stamp())
-        finally:
-            bar.close()
-
-    def _index_file(
-        self,
-        con: sqlite3.Connection,
-        st: FileStat,
-        load: LoadFn,
-        report: IndexSyncReport,
-        *,
-        existed: bool,
-        fresh: bool = False,
-    ) -> None:
-        try:
-            entry = load(st.name)
-            rows.upsert(con, entry, st, fresh=fresh)
-        except (JupyterMemoryError, OSError, ValueError) as exc:
-            rows.remove(con, st.name)
-            con.execute(
-                "INSERT OR REPLACE INTO problems VALUES (?,?,?,?)",
-                (st.name, st.mtime_ns, st.size, str(exc)),
-            )
-            report.problems.append((st.name, str(exc)))
-            return
-        if existed:
-            report.updated += 1
-        else:
-            report.added += 1
 
     def rebuild(
         self, stats: Iterable[FileStat], load: LoadFn, progress: Progress | None = None
@@ -352,32 +277,17 @@ class SqliteIndex:
         ensure_dir(self.layout.index_dir, root=self.layout.index_root)
         report = IndexSyncReport(notices=self._take_notices())
         name = f"index-{time.time_ns()}-{os.getpid()}.sqlite"
-        path = self.layout.index_dir / name
-        con = sqlite3.connect(str(path), isolation_level=None)
+        bar.stage("rebuilding the index", len(files))
         try:
-            con.execute("PRAGMA journal_mode = OFF")
-            con.execute("PRAGMA synchronous = OFF")
-            con.executescript(SCHEMA)
-            bar.stage("rebuilding the index", len(files))
-            with transaction(con):
-                for st in files:
-                    self._index_file(con, st, load, report, existed=False, fresh=True)
-                    bar.advance()
-                postings.finish_fresh(con)  # the staged postings and their statistics
-                clean = watch is not None and watch.clean(before)
-                journal.record(con, before if clean else None)
-            _stamp(con)
-            con.close()
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        except BaseException:
-            con.close()
-            with contextlib.suppress(OSError):
-                path.unlink()
-            raise
+            scan.fill_fresh(
+                self.layout.index_dir / name,
+                files,
+                load,
+                report,
+                bar,
+                _stamp,
+                scan.Window(watch, before),
+            )
         finally:
             bar.close()
         self.close()
