@@ -85,7 +85,7 @@ class MemoryRecall:
         # constants": as a factor on relevance it cost recall on held-out conversations).
         ranked.sort(key=lambda t: (t[0], t[2].attention), reverse=True)
         if mode == "hybrid":  # every layer's memories with all the query's words keep a place
-            keyword = [i for i, (_, _, row) in enumerate(ranked) if row.extra.get("keyword")]
+            keyword = {i for i, (_, _, row) in enumerate(ranked) if row.extra.get("keyword")}
             ranked = [ranked[i] for i in keep_keyword_matches(range(len(ranked)), keyword, q.limit)]
         hits: list[RecallHit] = []
         used = 0

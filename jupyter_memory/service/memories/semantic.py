@@ -249,7 +249,7 @@ class SemanticRecall:
         ranked = sorted(rows.values(), key=lambda r: r.score, reverse=True)
         if mode != "hybrid":
             return ranked[: query.limit]
-        keyword = self._keyword_ids(root, query, lexical, ranked[: query.limit])
+        keyword = self._keyword_ids(root, query, lexical)
         for row in ranked:
             if row.id in keyword:
                 row.extra["keyword"] = True
@@ -270,18 +270,17 @@ class SemanticRecall:
         return qvec
 
     @staticmethod
-    def _keyword_ids(
-        root: StoreRoot, query: SearchQuery, lexical: list[IndexedMemory], top: list[IndexedMemory]
-    ) -> set[str]:
-        """Lexical candidates that contain every word of the query (the all-words pass)."""
+    def _keyword_ids(root: StoreRoot, query: SearchQuery, lexical: list[IndexedMemory]) -> set[str]:
+        """Lexical candidates that contain every word of the query (the all-words pass).
+
+        Marked on every layer, even when none would be pushed out here: the
+        layers' lists are merged afterwards (``recall.py``) under the same rule.
+        """
         groups = search_groups(query.text, max_cjk_phrase=query.ranking.max_cjk_phrase)
         if not groups:
             return set()
         if one_pass(groups):  # one word or one short CJK word: every match has it
             return {r.id for r in lexical}
-        shown = {r.id for r in top}
-        if all(r.id in shown for r in lexical):
-            return set()  # nothing lexical is displaced: no need to look closer
         out = set()
         for row in lexical:
             body = root.index.body_of(row.name) or ""

@@ -89,12 +89,15 @@ EN_NEAR = [
 def keyword_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, set[str]]]:
     """One embedded home for the keyword tests (embedding ~110 notes takes seconds)."""
     home = tmp_path_factory.mktemp("keyword") / "home"
-    keys: dict[str, set[str]] = {"退款": set(), "refund": set()}
+    keys: dict[str, set[str]] = {"退款": set(), "refund": set(), "pending refund": set()}
     with Memory(home=home, semantic=True) as m:
         for text in ZH_KEYWORD:
             keys["退款"].add(m.remember(text).id)
         for text in EN_KEYWORD:
-            keys["refund"].add(m.remember(text).id)
+            memory_id = m.remember(text).id
+            keys["refund"].add(memory_id)
+            if "pending" in text:
+                keys["pending refund"].add(memory_id)
         for text in ZH_NEAR + EN_NEAR:
             m.remember(text)
         assert m.semantic.wait(timeout=600)
@@ -120,6 +123,17 @@ def test_hybrid_returns_every_keyword_match_within_a_limit_that_covers_them(
         # With room for all of them and no more, the list is exactly the keyword matches.
         exact = {h.id for h in m.recall(word, limit=len(lexical), record_access=False)}
         assert exact == lexical
+
+
+def test_every_word_of_a_longer_query_counts(keyword_home: tuple[Path, dict[str, set[str]]]):
+    """Two words: the memories holding both are kept, partial matches fill the rest."""
+    home, keys = keyword_home
+    both = keys["pending refund"]
+    with Memory(home=home, semantic=True) as m:
+        hits = m.recall("pending refund", limit=len(both) + 10, record_access=False)
+        assert {h.id for h in hits} >= both
+        exact = {h.id for h in m.recall("pending refund", limit=len(both), record_access=False)}
+        assert exact == both
 
 
 def test_keyword_rule_is_only_a_floor():
