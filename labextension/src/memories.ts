@@ -4,28 +4,18 @@ import { errorMessage, requestAPI } from './api';
 import { IMemories, IMemoryHit } from './schemas';
 import { button, clear, el, setStatus } from './dom';
 import type { Trans } from './i18n';
+import { memoryTierLabel, memoryTypeLabel } from './labels';
 
 const PAGE = 20;
 
 /** A hit's type, tier and layer in the page's language, then where it lives and its id. */
 function hitMeta(trans: Trans, hit: IMemoryHit): string {
-  const type: Record<IMemoryHit['type'], string> = {
-    episodic: trans._p('memory type', 'episodic'),
-    semantic: trans._p('memory type', 'semantic'),
-    procedural: trans._p('memory type', 'procedural'),
-    reflective: trans._p('memory type', 'reflective')
-  };
-  const tier: Record<IMemoryHit['tier'], string> = {
-    session: trans._p('memory tier', 'session'),
-    daily: trans._p('memory tier', 'daily'),
-    durable: trans._p('memory tier', 'durable')
-  };
   const layer =
     hit.layer === 'project'
       ? trans._p('memory layer', 'project')
       : trans._p('memory layer', 'user');
   const project = hit.project ? ` · ${hit.project}` : '';
-  return `${type[hit.type] ?? hit.type} · ${tier[hit.tier] ?? hit.tier} · ${layer}${project} · ${hit.id}`;
+  return `${memoryTypeLabel(trans, hit.type)} · ${memoryTierLabel(trans, hit.tier)} · ${layer}${project} · ${hit.id}`;
 }
 
 /** Search memories (English and Chinese), shown at snippet level, read-only. */

@@ -5,6 +5,8 @@ import { Widget } from '@lumino/widgets';
 import { errorMessage, MemoryApiError, postJSON, requestAPI } from './api';
 import { button, clear, el } from './dom';
 import type { Trans } from './i18n';
+import { memoryTierLabel, memoryTypeLabel } from './labels';
+import { sourceLabels } from './decided';
 import type {
   IProposal,
   IReviewDecision,
@@ -339,7 +341,17 @@ export class ReviewCard {
     clear(this._body);
     const trans = this.trans;
     const scene = m.scene ? trans.__('scene %1', m.scene) : '';
-    const what = [m.kind, m.tier, scene, m.source].filter(Boolean).join(' · ');
+    const source = m.source
+      ? ((sourceLabels(trans) as Record<string, string>)[m.source] ?? m.source)
+      : '';
+    const what = [
+      memoryTypeLabel(trans, m.kind),
+      memoryTierLabel(trans, m.tier),
+      scene,
+      source
+    ]
+      .filter(Boolean)
+      .join(' · ');
     this._body.appendChild(
       el('div', { className: 'jm-card-head' }, [
         el('strong', { className: 'jm-review-title', text: m.title }),

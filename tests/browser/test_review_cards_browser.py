@@ -268,6 +268,10 @@ def test_review_cards_speak_chinese_when_jupyterlab_does(page, lab, lab_mem):
         assert one.locator(".jm-review-discard").inner_text() == "丢弃"
         assert one.locator(".jm-review-promote").inner_text() == "提升为知识"
         assert one.locator(".jm-review-kind option").all_inner_texts() == ["规则", "信息"]
+        # The memory's type, tier and source read in Chinese too, not as stored values.
+        meta = one.locator(".jm-card-head .jm-card-quote").inner_text()
+        assert "session-digest" not in meta and "durable" not in meta, meta
+        assert "会话摘要" in meta, meta
         one.locator(".jm-review-keep").click()
         wait_state(page, keep, "kept")
         assert one.locator(".jm-review-outcome").inner_text() == "已保留"
