@@ -8,7 +8,9 @@ neutral value. All 10 ways to choose three of five are used (5 choose 3), so
 every conversation is held out in four splits. Reported per constant: the mean
 held-out Δ recall@5 (tuned − neutral, on the two conversations it was not
 tuned on), the mean in-sample Δ (on the three it was tuned on), the value each
-split picked, and kept or dropped (kept when the held-out Δ is above 0).
+split picked, and kept or dropped by the constant's kind (``cv_knobs.py``: a
+quality constant is kept when its held-out Δ is above 0, a bound unless it is
+below 0; an unmeasurable one is reported as n/a).
 
 The overall figure is nested the same way: per split, every measurable
 constant is tuned jointly on the three training conversations (coordinate
@@ -57,6 +59,7 @@ from quality_bench import DEFAULT_DATA, PlainBM25, observations, questions, stor
 from jupyter_memory import Memory
 from jupyter_memory.core.memories.disclosure import Level
 from jupyter_memory.core.memories.inputs import default_title
+from jupyter_memory.core.memories.ranking import UNBOUNDED
 from jupyter_memory.core.memories.recall_query import RecallQuery
 from jupyter_memory.core.stopwords import ADDED_STOPWORDS, ENGLISH_STOPWORDS, IRREGULAR_FORMS
 from jupyter_memory.core.text import normalize
@@ -269,7 +272,7 @@ def overall(bench: Bench, knobs: list[Knob], final: Config) -> dict:
 def fmt(v: object) -> str:
     if isinstance(v, tuple):
         return "/".join(fmt(x) for x in v)
-    if isinstance(v, float) and v >= 1e5 or v == 1_000_000:
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= UNBOUNDED:
         return "unbounded"
     return str(v)
 
