@@ -245,7 +245,7 @@ class SemanticRecall:
         rows.update({r.id: r for r in semantic})
         for row in rows.values():
             row.relevance = fused[row.id]
-            row.score = combine(row.relevance, row.attention)
+            row.score = combine(row.relevance, row.attention, query.ranking.relevance_floor)
         ranked = sorted(rows.values(), key=lambda r: r.score, reverse=True)
         if mode != "hybrid":
             return ranked[: query.limit]
