@@ -263,3 +263,24 @@ def test_stats_say_what_is_left_and_how_long(memory_home, clock, monkeypatch, ca
         m.close()
     assert eta_seconds(100, None) is None
     assert embedding_line({"available": False}) is None
+
+
+def test_the_embedding_line_in_chinese(monkeypatch):
+    status = {
+        "available": True,
+        "pending": 7000,
+        "notes_per_s": 20.0,
+        "eta_seconds": eta_seconds(7000, 20.0),
+        "hybrid_ready": False,
+        "min_coverage": MIN_COVERAGE,
+    }
+    english = embedding_line(status)
+    assert english == (
+        "7000 memories left to embed, about 6 min at 20 a second;"
+        " recall stays lexical until 90% are embedded"
+    )
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "zh_CN")
+    chinese = embedding_line(status)
+    assert chinese is not None and chinese != english
+    assert "7000" in chinese and "6" in chinese and "90%" in chinese
+    assert "待嵌入" in chinese  # the catalogue's words, not the English source
