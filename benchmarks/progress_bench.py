@@ -1,18 +1,19 @@
 """Overhead of progress reporting on a bulk import (issue 15 figure, target ≤ 2 %).
 
 Writes an N-line JSON-lines file (English and Chinese notes), then imports it
-into fresh memory homes twice per round, in this one process, once with no
-progress display and once with the terminal bar the CLI shows (``tqdm`` on
-stderr, redirected to /dev/null here so the terminal does not slow the
-measure), alternating which goes first between rounds. A round's two runs are
-neighbours in time, so a load spike from elsewhere on a shared machine tends
-to move both; the figure is the median over rounds of (with bar / without − 1),
-for wall-clock time and for this process's CPU time (less moved by other
-processes on a loaded machine). The bar's own calls are also timed directly
-(every ``stage``/``advance``/``close``): their share of the import is the
-overhead without the noise of two separate runs. Prints one JSON object.
+into fresh memory homes, in this one process, with no progress display (A) and
+with the terminal bar the CLI shows (B: ``tqdm`` on stderr, redirected to
+/dev/null here so the terminal does not slow the measure). Each round runs
+A B B A (the next round B A A B): an import is slower or faster by its place
+in the sequence alone (the previous home's files still being written back, the
+heap grown), and a mirrored order cancels a drift that is linear in time. A
+round's ratio is (B + B) / (A + A); the figure is the median over rounds of
+that ratio − 1, for wall-clock time and for this process's CPU time. The bar's
+own calls are also timed directly (every ``stage``/``advance``/``close``):
+their share of the import is the overhead without the noise of separate runs.
+Prints one JSON object.
 
-Usage: python benchmarks/progress_bench.py [--notes 100000] [--rounds 5]
+Usage: python benchmarks/progress_bench.py [--notes 100000] [--rounds 2]
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def _pct(ratios: list[float]) -> float:
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--notes", type=int, default=100_000)
-    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--rounds", type=int, default=2)
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         notes = Path(tmp) / "notes.jsonl"
@@ -93,17 +94,24 @@ def main() -> None:
         timed_import(notes, False)  # warm-up: imports, caches, the page cache for the file
         plain: list[Run] = []
         shown: list[Run] = []
+        wall: list[float] = []
+        cpu: list[float] = []
         for r in range(args.rounds):
-            for bar in (r % 2 == 0, r % 2 == 1):
-                (shown if bar else plain).append(timed_import(notes, bar))
-            a, b = plain[-1], shown[-1]
+            order = (False, True, True, False) if r % 2 == 0 else (True, False, False, True)
+            runs = [(bar, timed_import(notes, bar)) for bar in order]
+            a = [run for bar, run in runs if not bar]
+            b = [run for bar, run in runs if bar]
+            plain += a
+            shown += b
+            wall.append(sum(x.wall for x in b) / sum(x.wall for x in a))
+            cpu.append(sum(x.cpu for x in b) / sum(x.cpu for x in a))
             print(
-                f"round {r + 1}: wall {a.wall:.2f} s / with bar {b.wall:.2f} s,"
-                f" cpu {a.cpu:.2f} s / {b.cpu:.2f} s, in the bar's calls {b.in_bar * 1e3:.2f} ms",
+                f"round {r + 1} ({''.join('B' if bar else 'A' for bar in order)}):"
+                f" wall A {[round(x.wall, 2) for x in a]} s, B {[round(x.wall, 2) for x in b]} s,"
+                f" ratio {wall[-1]:.4f}; cpu ratio {cpu[-1]:.4f};"
+                f" in the bar's calls {[round(x.in_bar * 1e3, 2) for x in b]} ms",
                 file=sys.stderr,
             )
-    wall = [b.wall / a.wall for a, b in zip(plain, shown, strict=True)]
-    cpu = [b.cpu / a.cpu for a, b in zip(plain, shown, strict=True)]
     share = [b.in_bar / b.wall for b in shown]
     print(
         json.dumps(
@@ -116,7 +124,7 @@ def main() -> None:
                 "cpu_ratios": [round(x, 4) for x in cpu],
                 "overhead_wall_pct": _pct(wall),
                 "overhead_cpu_pct": _pct(cpu),
-                "bar_calls_per_import": TimedProgress.calls // max(1, args.rounds),
+                "bar_calls_per_import": TimedProgress.calls // max(1, len(shown)),
                 "bar_calls_ms_median": round(1e3 * statistics.median(b.in_bar for b in shown), 3),
                 "bar_calls_share_pct": round(100 * statistics.median(share), 4),
                 "target_pct": 2.0,
