@@ -81,9 +81,9 @@ class MemoryRecall:
                     (row.score * boost * sector_factor(row.type, preferred), root, row)
                     for row in rows
                 )
-        # Attention only orders equally relevant hits (docs/recall.md, "Cross-validated
-        # constants": as a factor on relevance it cost recall on held-out conversations).
-        ranked.sort(key=lambda t: (t[0], t[2].attention), reverse=True)
+        # Equal scores: the newest indexed first, as the index orders them
+        # (ranking_key), so a shorter recall is a prefix of a longer one.
+        ranked.sort(key=lambda t: (t[0], t[2].rid), reverse=True)
         if mode == "hybrid":  # every layer's memories with all the query's words keep a place
             keyword = {i for i, (_, _, row) in enumerate(ranked) if row.extra.get("keyword")}
             ranked = [ranked[i] for i in keep_keyword_matches(range(len(ranked)), keyword, q.limit)]

@@ -60,6 +60,16 @@ class IndexedMemory:
     access_count: int = 0
     last_accessed: datetime | None = None
     extra: dict[str, object] = field(default_factory=dict)
+    # The index's row number: later rows are newer; the tie-break of equal scores.
+    rid: int = 0
+
+
+def ranking_key(row: IndexedMemory) -> tuple[float, int]:
+    """Sort key for best-first order (``reverse=True``): the score, then the newest
+    indexed. The index's SQL orders the same way, so the hits of a shorter recall
+    are a prefix of a longer one's and the pages of one query never overlap or skip
+    a hit when many score the same (bounded ranking picks its pool in this order)."""
+    return (row.score, row.rid)
 
 
 @dataclass

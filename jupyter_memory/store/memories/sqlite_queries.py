@@ -30,7 +30,7 @@ from ...core.memories.attention import (
 from ...core.memories.ranking import DEFAULT_RANKING
 from ...core.text import SearchGroup, analyze, relaxed_groups, search_groups
 from . import sqlite_postings as postings
-from .search_index import IndexedMemory, SearchQuery
+from .search_index import IndexedMemory, SearchQuery, ranking_key
 from .sqlite_db import dt, ts
 
 # The production values (core/memories/ranking.py); a query may carry others.
@@ -47,7 +47,7 @@ def _fts_group(group: SearchGroup) -> str:
 COLUMNS = (
     "e.id, e.name, e.title, e.type, e.tier, e.scope, e.project, e.tags, e.source,"
     " e.confidence, e.created, e.updated, e.reviewed,"
-    " COALESCE(a.access_count, 0), a.last_accessed"
+    " COALESCE(a.access_count, 0), a.last_accessed, e.rowid"
 )
 
 
@@ -77,9 +77,10 @@ def row_of(r: Sequence[Any], floor: float = RELEVANCE_FLOOR) -> IndexedMemory:
         reviewed=bool(r[12]),
         access_count=int(r[13]),
         last_accessed=None if r[14] is None else dt(r[14]),
-        relevance=float(r[15]),
-        attention=float(r[16]),
-        score=combine(float(r[15]), float(r[16]), floor),
+        rid=int(r[15]),
+        relevance=float(r[16]),
+        attention=float(r[17]),
+        score=combine(float(r[16]), float(r[17]), floor),
     )
 
 
@@ -148,7 +149,7 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         sql = (
             f"SELECT {COLUMNS}, 1.0, {att} AS att FROM entries e"
             f" LEFT JOIN acc.access a ON a.id = e.id WHERE {where}"
-            " ORDER BY att DESC, e.updated DESC LIMIT :limit"
+            " ORDER BY att DESC, e.updated DESC, e.rowid DESC LIMIT :limit"
         )
         return [row_of(r, floor) for r in con.execute(sql, params)]
     limit = max(1, query.limit)
@@ -161,10 +162,10 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
     # the best `limit` come back. Relevance dominates by design (attention
     # scales it by relevance_floor–1.0), so re-ranking a pool is enough.
     outer = (
-        " top AS (SELECT rid, rel FROM c ORDER BY rel DESC LIMIT :pool)"
+        " top AS (SELECT rid, rel FROM c ORDER BY rel DESC, rid DESC LIMIT :pool)"
         f" SELECT {COLUMNS}, top.rel, {att} AS att FROM top"
         " JOIN entries e ON e.rowid = top.rid LEFT JOIN acc.access a ON a.id = e.id"
-        f" ORDER BY top.rel * ({floor!r} + {1 - floor!r} * att) DESC"
+        f" ORDER BY top.rel * ({floor!r} + {1 - floor!r} * att) DESC, e.rowid DESC"
         " LIMIT :limit"
     )
     stats: dict[tuple[str, ...], postings.TermStats] = {}
@@ -204,7 +205,7 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         for row in ranked(wide, every=False):
             if row.id not in best or best[row.id].score < row.score:
                 best[row.id] = row
-        rows = sorted(best.values(), key=lambda r: r.score, reverse=True)[: query.limit]
+        rows = sorted(best.values(), key=ranking_key, reverse=True)[: query.limit]
     return rows
 
 
@@ -262,5 +263,5 @@ def rows_by_id(
             row.relevance = scores[row.id]
             row.score = combine(row.relevance, row.attention, query.ranking.relevance_floor)
             out.append(row)
-    out.sort(key=lambda r: r.score, reverse=True)
+    out.sort(key=ranking_key, reverse=True)
     return out
