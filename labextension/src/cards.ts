@@ -1,11 +1,10 @@
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
-import type { Event } from '@jupyterlab/services';
-import { Widget } from '@lumino/widgets';
 
 import { errorMessage, IProject, postJSON, requestAPI } from './api';
 import { alreadyDecided, outcomeText, sourceLabels } from './decided';
 import { button, clear, el } from './dom';
 import type { Trans } from './i18n';
+import { BATCH, LiveCardHub, liveCardsFactory } from './liveCards';
 import type { IAppliedProposal, IProposal, IProposalStates } from './schemas';
 
 /**
@@ -15,18 +14,6 @@ import type { IAppliedProposal, IProposal, IProposalStates } from './schemas';
  */
 
 export const PROPOSAL_MIME = 'application/vnd.jupyter-memory.proposal+json';
-
-/** The server event announcing a change (changes.py); mirrors index.ts. */
-const CHANGED_SCHEMA = 'https://jupyter-memory.github.io/events/changed/v1';
-
-/** The server answers at most this many ids per request (queue_routes.py). */
-const BATCH = 200;
-
-/**
- * A second way to notice decisions while the event stream is down (a lost
- * websocket): pending cards ask again this often. The change feed is the fast path.
- */
-const SAFETY_POLL_MS = 10_000;
 
 /** One card as the kernel wrote it into the output (widgets/cards.py). */
 export interface ICardSnapshot {
@@ -42,68 +29,18 @@ export interface ICardSnapshot {
   note: string | null;
 }
 
-interface IPayload {
-  version: number;
-  cards: ICardSnapshot[];
-}
-
 /** The magics that decide a proposal: code, the same in every language. */
 function decideHint(id: string): string {
   return `%memory apply ${id} --to user · %memory dismiss ${id}`;
 }
 
 /**
- * Every live card of the page, and the one place that asks the server about
- * them: requests are batched, and a change event refreshes every card once.
+ * Every live proposal card of the page (see liveCards.ts); a card with no
+ * project offers the known projects, asked once and kept until they change.
  */
-export class CardHub {
-  constructor(readonly trans: Trans) {}
-
-  /** Listen to the server's change feed (the same events the panel follows). */
-  follow(events: Event.IManager): void {
-    events.stream.connect((_, event) => {
-      if (event.schema_id !== CHANGED_SCHEMA) {
-        return;
-      }
-      if (event.area === 'projects') {
-        this._projects = null;
-      }
-      if (event.area === 'queue' || event.area === 'projects') {
-        this.refreshAll();
-      }
-    });
-  }
-
-  add(card: ProposalCard): void {
-    this._cards.add(card);
-    this.count();
-    this.ask([card.id]);
-    if (this._poll === null) {
-      this._poll = window.setInterval(() => this.poll(), SAFETY_POLL_MS);
-    }
-  }
-
-  /** A card whose output was cleared or closed: no longer asked about. */
-  remove(card: ProposalCard): void {
-    this._cards.delete(card);
-    this.count();
-    if (this._cards.size === 0 && this._poll !== null) {
-      window.clearInterval(this._poll);
-      this._poll = null;
-    }
-  }
-
-  get size(): number {
-    return this._cards.size;
-  }
-
-  /** How many cards are followed, on the page for tests (nothing outlives its output). */
-  private count(): void {
-    document.body.dataset.jmCards = String(this._cards.size);
-  }
-
-  refreshAll(): void {
-    this.ask(Array.from(this._cards, card => card.id));
+export class CardHub extends LiveCardHub<ProposalCard> {
+  constructor(trans: Trans) {
+    super(trans, 'jmCards');
   }
 
   /** Known projects for the picker of a card with no project (cached). */
@@ -117,31 +54,21 @@ export class CardHub {
     return this._projects;
   }
 
-  private poll(): void {
-    if (document.visibilityState !== 'visible') {
-      return;
+  protected changed(area: string): void {
+    if (area === 'projects') {
+      this._projects = null;
     }
-    this.ask(
-      Array.from(this._cards)
-        .filter(card => card.state === 'pending' || card.state === 'offline')
-        .map(card => card.id)
-    );
-  }
-
-  /** Ask for these ids in the next batch (the renderers of a notebook arrive together). */
-  private ask(ids: string[]): void {
-    for (const id of ids) {
-      this._wanted.add(id);
-    }
-    if (this._wanted.size && this._timer === null) {
-      this._timer = window.setTimeout(() => void this.flush(), 0);
+    if (area === 'queue' || area === 'projects') {
+      this.refreshAll();
     }
   }
 
-  private async flush(): Promise<void> {
-    this._timer = null;
-    const ids = Array.from(this._wanted);
-    this._wanted.clear();
+  protected waiting(card: ProposalCard): boolean {
+    return card.state === 'pending' || card.state === 'offline';
+  }
+
+  protected async fetch(cards: ProposalCard[]): Promise<void> {
+    const ids = Array.from(new Set(cards.map(card => card.id)));
     for (let i = 0; i < ids.length; i += BATCH) {
       const chunk = ids.slice(i, i + BATCH);
       try {
@@ -151,7 +78,7 @@ export class CardHub {
           { ids: chunk.join(',') }
         );
         const byId = new Map(states.items.map(p => [p.id, p]));
-        for (const card of this._cards) {
+        for (const card of this.cards) {
           const live = byId.get(card.id);
           if (live) {
             card.showLive(live);
@@ -160,7 +87,7 @@ export class CardHub {
           }
         }
       } catch (error) {
-        for (const card of this._cards) {
+        for (const card of this.cards) {
           if (chunk.includes(card.id)) {
             card.showOffline(errorMessage(error));
           }
@@ -169,10 +96,6 @@ export class CardHub {
     }
   }
 
-  private readonly _cards = new Set<ProposalCard>();
-  private readonly _wanted = new Set<string>();
-  private _timer: number | null = null;
-  private _poll: number | null = null;
   private _projects: Promise<IProject[]> | null = null;
 }
 
@@ -449,64 +372,14 @@ export class ProposalCard {
   private readonly _note: HTMLDivElement;
 }
 
-/** The output: one card per proposal in the payload. */
-export class ProposalCardsRenderer
-  extends Widget
-  implements IRenderMime.IRenderer
-{
-  constructor(private readonly hub: CardHub) {
-    super();
-    this.addClass('jm-cards');
-  }
-
-  async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    const started = performance.now();
-    const payload = model.data[PROPOSAL_MIME] as unknown as IPayload;
-    this.forget();
-    clear(this.node);
-    const snapshots = Array.isArray(payload?.cards) ? payload.cards : [];
-    let waiting = snapshots.length;
-    const onLive = () => {
-      waiting -= 1;
-      if (waiting === 0) {
-        // From the output's render to every card showing the live queue.
-        this.node.dataset.renderMs = String(
-          Math.round(performance.now() - started)
-        );
-        this.node.dataset.live = 'true';
-      }
-    };
-    for (const snapshot of snapshots) {
-      const card = new ProposalCard(snapshot, this.hub, onLive);
-      this._cards.push(card);
-      this.node.appendChild(card.node);
-      this.hub.add(card);
-    }
-  }
-
-  dispose(): void {
-    this.forget();
-    super.dispose();
-  }
-
-  private forget(): void {
-    for (const card of this._cards) {
-      this.hub.remove(card);
-    }
-    this._cards = [];
-  }
-
-  private _cards: ProposalCard[] = [];
-}
-
-/** The rendermime factory: safe, since every stored string goes in as text. */
+/** The rendermime factory of proposal cards (liveCards.ts). */
 export function cardRendererFactory(
   hub: CardHub
 ): IRenderMime.IRendererFactory {
-  return {
-    safe: true,
-    mimeTypes: [PROPOSAL_MIME],
-    defaultRank: 10,
-    createRenderer: () => new ProposalCardsRenderer(hub)
-  };
+  return liveCardsFactory<ICardSnapshot, ProposalCard>(
+    PROPOSAL_MIME,
+    hub,
+    (snapshot, onLive) => new ProposalCard(snapshot, hub, onLive),
+    ['jm-cards']
+  );
 }

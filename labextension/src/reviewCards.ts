@@ -1,10 +1,9 @@
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
-import type { Event } from '@jupyterlab/services';
-import { Widget } from '@lumino/widgets';
 
 import { errorMessage, MemoryApiError, postJSON, requestAPI } from './api';
 import { button, clear, el } from './dom';
 import type { Trans } from './i18n';
+import { BATCH, LiveCardHub, liveCardsFactory } from './liveCards';
 import { memoryTierLabel, memoryTypeLabel } from './labels';
 import { sourceLabels } from './decided';
 import type {
@@ -24,15 +23,6 @@ import type {
 
 export const REVIEW_MIME = 'application/vnd.jupyter-memory.review+json';
 
-/** The server event announcing a change (changes.py); mirrors index.ts. */
-const CHANGED_SCHEMA = 'https://jupyter-memory.github.io/events/changed/v1';
-
-/** The server answers at most this many ids per request (review_routes.py). */
-const BATCH = 200;
-
-/** While the event stream is down, undecided cards ask again this often. */
-const SAFETY_POLL_MS = 10_000;
-
 /** One card as the kernel wrote it into the output (widgets/review_cards.py). */
 export interface IReviewSnapshot {
   id: string;
@@ -50,11 +40,6 @@ export interface IReviewSnapshot {
   promotable: boolean;
   promoted_to: string | null;
   note: string | null;
-}
-
-interface IPayload {
-  version: number;
-  cards: IReviewSnapshot[];
 }
 
 export type ReviewCardState =
@@ -106,83 +91,35 @@ export function promotedText(
 }
 
 /**
- * Every live review card of the page, and the one place that asks the server
- * about them: one request per project for the cards rendered together, and a
- * change event (a memory written, the queue, the projects) asks for all again.
+ * Every live review card of the page (see liveCards.ts): one request per
+ * project for the cards rendered together, and a change event (a memory
+ * written, the queue, the projects) asks for all again.
  */
-export class ReviewHub {
-  constructor(readonly trans: Trans) {}
-
-  follow(events: Event.IManager): void {
-    events.stream.connect((_, event) => {
-      if (event.schema_id !== CHANGED_SCHEMA) {
-        return;
-      }
-      // A promoted memory's card follows its proposal too (area queue).
-      if (['memories', 'queue', 'projects'].includes(String(event.area))) {
-        this.refreshAll();
-      }
-    });
+export class ReviewHub extends LiveCardHub<ReviewCard> {
+  constructor(trans: Trans) {
+    super(trans, 'jmReviewCards');
   }
 
-  add(card: ReviewCard): void {
-    this._cards.add(card);
-    this.count();
-    this.ask([card]);
-    if (this._poll === null) {
-      this._poll = window.setInterval(() => this.poll(), SAFETY_POLL_MS);
+  protected changed(area: string): void {
+    // A promoted memory's card follows its proposal too (area queue).
+    if (['memories', 'queue', 'projects'].includes(area)) {
+      this.refreshAll();
     }
   }
 
-  /** A card whose output was cleared or closed: no longer asked about. */
-  remove(card: ReviewCard): void {
-    this._cards.delete(card);
-    this.count();
-    if (this._cards.size === 0 && this._poll !== null) {
-      window.clearInterval(this._poll);
-      this._poll = null;
-    }
+  protected waiting(card: ReviewCard): boolean {
+    return card.state === 'unreviewed' || card.state === 'offline';
   }
 
-  refreshAll(): void {
-    this.ask(Array.from(this._cards));
-  }
-
-  private count(): void {
-    document.body.dataset.jmReviewCards = String(this._cards.size);
-  }
-
-  private poll(): void {
-    if (document.visibilityState !== 'visible') {
-      return;
-    }
-    this.ask(
-      Array.from(this._cards).filter(
-        card => card.state === 'unreviewed' || card.state === 'offline'
-      )
-    );
-  }
-
-  private ask(cards: ReviewCard[]): void {
-    for (const card of cards) {
-      this._wanted.add(card);
-    }
-    if (this._wanted.size && this._timer === null) {
-      this._timer = window.setTimeout(() => void this.flush(), 0);
-    }
-  }
-
-  private async flush(): Promise<void> {
-    this._timer = null;
+  protected async fetch(cards: ReviewCard[]): Promise<void> {
     // A project-layer memory is looked up in its project (the server focuses none).
     const byProject = new Map<string, Set<string>>();
-    for (const card of this._wanted) {
+    for (const card of cards) {
       const key = card.snapshot.project ?? '';
       const ids = byProject.get(key) ?? new Set<string>();
       ids.add(card.id);
       byProject.set(key, ids);
     }
-    this._wanted.clear();
     for (const [project, idSet] of byProject) {
       const ids = Array.from(idSet);
       for (let i = 0; i < ids.length; i += BATCH) {
@@ -201,7 +138,7 @@ export class ReviewHub {
         { ids: chunk.join(','), project }
       );
       const byId = new Map(states.items.map(s => [s.id, s]));
-      for (const card of this._cards) {
+      for (const card of this.cards) {
         if (!mine(card)) {
           continue;
         }
@@ -213,18 +150,13 @@ export class ReviewHub {
         }
       }
     } catch (error) {
-      for (const card of this._cards) {
+      for (const card of this.cards) {
         if (mine(card)) {
           card.showOffline(errorMessage(error));
         }
       }
     }
   }
-
-  private readonly _cards = new Set<ReviewCard>();
-  private readonly _wanted = new Set<ReviewCard>();
-  private _timer: number | null = null;
-  private _poll: number | null = null;
 }
 
 /** One memory's review card: drawn from the snapshot, then from the live state. */
@@ -524,65 +456,14 @@ export class ReviewCard {
   private readonly _note: HTMLDivElement;
 }
 
-/** The output: one card per memory in the payload. */
-export class ReviewCardsRenderer
-  extends Widget
-  implements IRenderMime.IRenderer
-{
-  constructor(private readonly hub: ReviewHub) {
-    super();
-    this.addClass('jm-cards');
-    this.addClass('jm-review-cards');
-  }
-
-  async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    const started = performance.now();
-    const payload = model.data[REVIEW_MIME] as unknown as IPayload;
-    this.forget();
-    clear(this.node);
-    const snapshots = Array.isArray(payload?.cards) ? payload.cards : [];
-    let waiting = snapshots.length;
-    const onLive = () => {
-      waiting -= 1;
-      if (waiting === 0) {
-        // From the output's render to every card showing the live state.
-        this.node.dataset.renderMs = String(
-          Math.round(performance.now() - started)
-        );
-        this.node.dataset.live = 'true';
-      }
-    };
-    for (const snapshot of snapshots) {
-      const card = new ReviewCard(snapshot, this.hub, onLive);
-      this._cards.push(card);
-      this.node.appendChild(card.node);
-      this.hub.add(card);
-    }
-  }
-
-  dispose(): void {
-    this.forget();
-    super.dispose();
-  }
-
-  private forget(): void {
-    for (const card of this._cards) {
-      this.hub.remove(card);
-    }
-    this._cards = [];
-  }
-
-  private _cards: ReviewCard[] = [];
-}
-
-/** The rendermime factory: safe, since every stored string goes in as text. */
+/** The rendermime factory of review cards (liveCards.ts). */
 export function reviewRendererFactory(
   hub: ReviewHub
 ): IRenderMime.IRendererFactory {
-  return {
-    safe: true,
-    mimeTypes: [REVIEW_MIME],
-    defaultRank: 10,
-    createRenderer: () => new ReviewCardsRenderer(hub)
-  };
+  return liveCardsFactory<IReviewSnapshot, ReviewCard>(
+    REVIEW_MIME,
+    hub,
+    (snapshot, onLive) => new ReviewCard(snapshot, hub, onLive),
+    ['jm-cards', 'jm-review-cards']
+  );
 }
