@@ -149,6 +149,23 @@ class MemoryHandler(APIHandler):
             )
         return value
 
+    def ids_arg(self, noun: str, most: int) -> list[str]:
+        """``?ids=a,b``: one to ``most`` distinct ids in the asked order; a 422 naming ``ids``."""
+        raw = self.get_argument("ids", "")
+        ids = list(dict.fromkeys(i.strip() for i in raw.split(",") if i.strip()))
+        if not ids:
+            raise ApiError(422, f"ids: name at least one {noun} id", error="invalid", field="ids")
+        if len(ids) > most:
+            raise ApiError(
+                422,
+                f"ids: {len(ids)} {noun} ids, at most {most} per request",
+                error="invalid",
+                field="ids",
+            )
+        for value in ids:
+            validate_id(value, field="ids")
+        return ids
+
     def refuse_body(self) -> None:
         """A read takes no body: one that carries fields is refused, not ignored."""
         if (self.request.body or b"").strip():

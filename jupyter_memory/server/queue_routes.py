@@ -6,7 +6,6 @@ from typing import Any
 
 from tornado import web
 
-from ..core.names import validate_id
 from .base import APPROVE, READ, ApiError, MemoryHandler, authorized
 from .bodies import ApplyBody, DismissBody, EmptyBody
 from .jsonable import to_jsonable
@@ -61,19 +60,7 @@ class ProposalStatesHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
     def get(self) -> None:
-        raw = self.get_argument("ids", "")
-        ids = list(dict.fromkeys(i.strip() for i in raw.split(",") if i.strip()))
-        if not ids:
-            raise ApiError(422, "ids: name at least one proposal id", error="invalid", field="ids")
-        if len(ids) > MAX_STATE_IDS:
-            raise ApiError(
-                422,
-                f"ids: {len(ids)} proposal ids, at most {MAX_STATE_IDS} per request",
-                error="invalid",
-                field="ids",
-            )
-        for value in ids:
-            validate_id(value, field="ids")
+        ids = self.ids_arg("proposal", MAX_STATE_IDS)
         items, missing = self.backend.proposal_states(ids)
         self.reply({"items": items, "missing": missing})
 

@@ -43,17 +43,7 @@ class ReviewStatesHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
     def get(self) -> None:
-        raw = self.get_argument("ids", "")
-        ids = list(dict.fromkeys(i.strip() for i in raw.split(",") if i.strip()))
-        if not ids:
-            raise ApiError(422, "ids: name at least one memory id", error="invalid", field="ids")
-        if len(ids) > MAX_REVIEW_IDS:
-            raise ApiError(
-                422,
-                f"ids: {len(ids)} memory ids, at most {MAX_REVIEW_IDS} per request",
-                error="invalid",
-                field="ids",
-            )
+        ids = self.ids_arg("memory", MAX_REVIEW_IDS)
         project = self.project_arg()
         states = self.backend.memory.review_states(ids, project=project).to_dict()
         promoted = [s["promoted_to"] for s in states["items"] if s["promoted_to"]]
