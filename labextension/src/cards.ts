@@ -4,7 +4,7 @@ import { errorMessage, IProject, postJSON, requestAPI } from './api';
 import { alreadyDecided, outcomeText, sourceLabels } from './decided';
 import { button, clear, el } from './dom';
 import type { Trans } from './i18n';
-import { BATCH, LiveCardHub, liveCardsFactory } from './liveCards';
+import { BATCH, CardFrame, LiveCardHub, liveCardsFactory } from './liveCards';
 import type { IAppliedProposal, IProposal, IProposalStates } from './schemas';
 
 /**
@@ -110,33 +110,20 @@ export type CardState =
   | 'offline';
 
 /** One proposal's card: drawn from the snapshot, then from the live proposal. */
-export class ProposalCard {
+export class ProposalCard extends CardFrame {
   constructor(
     readonly snapshot: ICardSnapshot,
     private readonly hub: CardHub,
     private readonly onLive: () => void
   ) {
-    this.id = snapshot.id;
+    super(snapshot.id, 'jm-card', 'jm-card-note');
     this.trans = hub.trans;
-    this.node = el('div', {
-      className: 'jm-card',
-      attrs: { 'data-id': this.id, 'data-state': 'snapshot' }
-    });
-    this._body = el('div', { className: 'jm-card-body' });
-    this._actions = el('div', { className: 'jm-card-actions' });
-    this._note = el('div', {
-      className: 'jm-card-note',
-      attrs: { role: 'status' }
-    });
-    this.node.append(this._body, this._actions, this._note);
     this.drawBody(snapshot.kind, snapshot.text, snapshot.evidence_quote);
     if (snapshot.outcome) {
       this.setOutcome(snapshot.outcome);
     }
   }
 
-  readonly id: string;
-  readonly node: HTMLDivElement;
   private readonly trans: Trans;
   live = false;
 
@@ -361,15 +348,6 @@ export class ProposalCard {
     // Other cards of this proposal (this notebook, another tab) hear it through
     // the change event; this one stays as it is.
   }
-
-  private say(text: string, tone: 'info' | 'error' = 'info'): void {
-    this._note.textContent = text;
-    this._note.dataset.tone = tone;
-  }
-
-  private readonly _body: HTMLDivElement;
-  private readonly _actions: HTMLDivElement;
-  private readonly _note: HTMLDivElement;
 }
 
 /** The rendermime factory of proposal cards (liveCards.ts). */

@@ -2,7 +2,7 @@ import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import type { Event } from '@jupyterlab/services';
 import { Widget } from '@lumino/widgets';
 
-import { clear } from './dom';
+import { clear, el } from './dom';
 import type { Trans } from './i18n';
 
 /**
@@ -28,6 +28,40 @@ const SAFETY_POLL_MS = 10_000;
 export interface ILiveCard {
   readonly id: string;
   readonly node: HTMLElement;
+}
+
+/**
+ * A card's frame: its node (with the id and state the tests and styles read), a
+ * body, an action row and a status note that says what a click did.
+ */
+export abstract class CardFrame implements ILiveCard {
+  constructor(
+    readonly id: string,
+    className: string,
+    noteClassName: string
+  ) {
+    this.node = el('div', {
+      className,
+      attrs: { 'data-id': id, 'data-state': 'snapshot' }
+    });
+    this._body = el('div', { className: 'jm-card-body' });
+    this._actions = el('div', { className: 'jm-card-actions' });
+    this._note = el('div', {
+      className: noteClassName,
+      attrs: { role: 'status' }
+    });
+    this.node.append(this._body, this._actions, this._note);
+  }
+
+  protected say(text: string, tone: 'info' | 'error' = 'info'): void {
+    this._note.textContent = text;
+    this._note.dataset.tone = tone;
+  }
+
+  readonly node: HTMLDivElement;
+  protected readonly _body: HTMLDivElement;
+  protected readonly _actions: HTMLDivElement;
+  protected readonly _note: HTMLDivElement;
 }
 
 export abstract class LiveCardHub<C extends ILiveCard> {

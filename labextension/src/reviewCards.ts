@@ -3,7 +3,7 @@ import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { errorMessage, MemoryApiError, postJSON, requestAPI } from './api';
 import { button, clear, el } from './dom';
 import type { Trans } from './i18n';
-import { BATCH, LiveCardHub, liveCardsFactory } from './liveCards';
+import { BATCH, CardFrame, LiveCardHub, liveCardsFactory } from './liveCards';
 import { memoryTierLabel, memoryTypeLabel } from './labels';
 import { sourceLabels } from './decided';
 import type {
@@ -160,25 +160,14 @@ export class ReviewHub extends LiveCardHub<ReviewCard> {
 }
 
 /** One memory's review card: drawn from the snapshot, then from the live state. */
-export class ReviewCard {
+export class ReviewCard extends CardFrame {
   constructor(
     readonly snapshot: IReviewSnapshot,
     private readonly hub: ReviewHub,
     private readonly onLive: () => void
   ) {
-    this.id = snapshot.id;
+    super(snapshot.id, 'jm-card jm-review-card', 'jm-card-note jm-review-note');
     this.trans = hub.trans;
-    this.node = el('div', {
-      className: 'jm-card jm-review-card',
-      attrs: { 'data-id': this.id, 'data-state': 'snapshot' }
-    });
-    this._body = el('div', { className: 'jm-card-body' });
-    this._actions = el('div', { className: 'jm-card-actions' });
-    this._note = el('div', {
-      className: 'jm-card-note jm-review-note',
-      attrs: { role: 'status' }
-    });
-    this.node.append(this._body, this._actions, this._note);
     this.drawBody(snapshot);
     this._actions.appendChild(
       el('span', {
@@ -188,8 +177,6 @@ export class ReviewCard {
     );
   }
 
-  readonly id: string;
-  readonly node: HTMLDivElement;
   live = false;
 
   get state(): ReviewCardState {
@@ -444,16 +431,8 @@ export class ReviewCard {
     return false;
   }
 
-  private say(text: string, tone: 'info' | 'error' = 'info'): void {
-    this._note.textContent = text;
-    this._note.dataset.tone = tone;
-  }
-
   private readonly trans: Trans;
   private _elsewhere = false;
-  private readonly _body: HTMLDivElement;
-  private readonly _actions: HTMLDivElement;
-  private readonly _note: HTMLDivElement;
 }
 
 /** The rendermime factory of review cards (liveCards.ts). */
