@@ -62,6 +62,27 @@ def first_link(root: Path, path: Path) -> Path | None:
 def refuse_link(root: Path, path: Path) -> Path:
     """``path`` when nothing on the way from ``root`` to it is a symlink; else the typed error."""
     link = first_link(root, path)
+def link_chain(root: Path, path: Path) -> tuple[str, ...]:
+    """The paths :func:`first_link` checks from ``root`` down to ``path``, precomputed
+    as strings for a check made on every read (:func:`chain_linked`)."""
+    first_link(root, path)  # raises UnsafeNameError for a path outside ``root``
+    chain = [root]
+    for part in path.relative_to(root).parts:
+        chain.append(chain[-1] / part)
+    return tuple(os.fspath(p) for p in chain)
+
+
+def chain_linked(chain: tuple[str, ...]) -> bool:
+    """``True`` when a path of a :func:`link_chain` is a symlink (as :func:`linked`)."""
+    for p in chain:
+        try:
+            if stat.S_ISLNK(os.lstat(p).st_mode):
+                return True
+        except OSError:
+            return False
+    return False
+
+
     if link is not None:
         raise LinkedPathError(link, root=root)
     return path

@@ -26,7 +26,7 @@ from .atomic import (
     write_text_atomic,
 )
 from .layout import RootLayout
-from .links import linked
+from .links import chain_linked, link_chain
 from .memories.files import FileStat, MemoryFiles
 from .memories.search_index import (
     IndexedMemory,
@@ -64,6 +64,9 @@ class StoreRoot:
         self._gitignore = gitignore
         self._synced_dir_mtime: int | None = None
         self.last_report: IndexSyncReport | None = None
+        # Checked on every read: the paths as strings, computed once.
+        self._index_chain = link_chain(self.layout.index_root, self.layout.index_dir)
+        self._memories_dir = os.fspath(self.layout.memories)
         # Who shows long indexing (adapters set it: a terminal bar, a notebook widget).
         self.progress: ProgressFactory | None = None
 
@@ -93,7 +96,7 @@ class StoreRoot:
         try:
             # lstat: replacing the folder by a link is a change, and the
             # target's mtime says nothing about the store.
-            return os.lstat(self.layout.memories).st_mtime_ns
+            return os.lstat(self._memories_dir).st_mtime_ns
         except OSError:
             return None
 
@@ -102,13 +105,17 @@ class StoreRoot:
 
     def behind_link(self) -> bool:
         """The store folder or its index is a link: reads find nothing here (doctor says why)."""
-        return linked(self.layout.index_root, self.layout.index_dir)
+        return chain_linked(self._index_chain)
 
     def ensure_synced(self, *, force: bool = False) -> IndexSyncReport | None:
         """Bring the index up to date when the folder changed since the last look."""
         if self.behind_link():
             return None
         mtime = self._dir_mtime()
+        return self._sync_unlinked(force=force)
+
+    def _sync_unlinked(self, *, force: bool = False) -> IndexSyncReport | None:
+        # ensure_synced once behind_link() said no (reads check it first anyway).
         if not force and self._synced_dir_mtime is not None and mtime == self._synced_dir_mtime:
             return None
         if mtime is None and not self.layout.index_dir.exists():
@@ -234,7 +241,7 @@ class StoreRoot:
     def name_of(self, memory_id: str) -> str | None:
         if self.behind_link():
             return None
-        self.ensure_synced()
+        self._sync_unlinked()
         return self.index.name_of(memory_id)
 
     def read(self, name: str) -> MemoryEntry:

@@ -273,3 +273,15 @@ def test_symlinked_project_store_folder(memory_home: Path, outside: Path, tmp_pa
                 assert SECRET not in block
             assert str(link) in doctor_links(pmem)
     assert snapshot(planted) == before
+
+
+def test_index_replaced_by_a_link_while_open_is_not_read(memory_home: Path, tmp_path: Path):
+    """The link check runs on every read, not once when the root opens."""
+    with Memory(home=memory_home) as mem:
+        mem.remember(f"{SECRET} lives here", title="home")
+        assert [h.title for h in mem.recall(SECRET)] == ["home"]
+        moved = tmp_path / "moved-index"
+        (memory_home / ".index").rename(moved)
+        (memory_home / ".index").symlink_to(moved, target_is_directory=True)
+        assert mem.recall(SECRET) == []
+        assert str(memory_home / ".index") in doctor_links(mem)

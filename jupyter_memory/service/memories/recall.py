@@ -117,8 +117,8 @@ class MemoryRecall:
             body = root.index.body_of(row.name) or ""
             text = body if level is Level.full else snippet(body, query)
         tokens = estimate_tokens(f"{row.id} {row.title} {text}")
-        # model_construct: every field comes from our own index, already validated.
-        return RecallHit.model_construct(
+        # Every field comes from our own index, already validated.
+        return RecallHit.trusted(
             id=row.id,
             title=row.title,
             text=text,
