@@ -92,6 +92,46 @@ _EXPONENT_RE = re.compile(r"\d[eE][+-]?\d")
 _STRING_RE = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
+# The lines our writer produces for a memory (strings, UTC times, plain
+# decimals, booleans, lists of strings). One pattern checks the whole text in
+# C; the values are then read per line knowing each one's form (a rebuild
+# reads 10k of these).
+_STR = r'"[^"\\\x00-\x1f]*(?:\\.[^"\\\x00-\x1f]*)*"'
+_SIMPLE_DOC = re.compile(
+    rf"(?:[A-Za-z_][A-Za-z0-9_-]*: (?:{_STR}"
+    r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:[+-]\d{2}:\d{2}|Z)"
+    r"|-?(?:0|[1-9]\d*)(?:\.\d+)?|true|false"
+    rf"|\[(?:{_STR}(?:, {_STR})*)?\])\n)+",
+    re.ASCII,
+)
+
+
+def _load_simple(text: str) -> dict[str, Any] | None:
+    """The common case of :func:`load_flat`, same result; ``None``: not this subset."""
+    if not _SIMPLE_DOC.fullmatch(text):
+        return None
+    out: dict[str, Any] = {}
+    try:
+        for line in text[:-1].split("\n"):
+            key, _, raw = line.partition(": ")  # a key holds no ':'
+            if key in out or key in _YAML_WORDS:
+                return None
+            first = raw[0]
+            if first == '"':
+                out[key] = json.loads(raw) if "\\" in raw else raw[1:-1]
+            elif first == "[":
+                out[key] = json.loads(raw) if len(raw) > 2 else []
+            elif first == "t" or first == "f":
+                out[key] = first == "t"
+            elif "T" in raw:
+                out[key] = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+            else:
+                out[key] = float(raw) if "." in raw else int(raw)
+    except ValueError:
+        return None
+    return out
+
+
 def load_flat(text: str) -> dict[str, Any] | None:
     """Parse the subset; ``None`` means "use the full YAML loader".
 
@@ -101,6 +141,9 @@ def load_flat(text: str) -> dict[str, Any] | None:
     """
     if _YAML_UNSAFE.search(text):
         return None
+    simple = _load_simple(text)
+    if simple is not None:
+        return simple
     parts: list[str] = []
     keys: list[str] = []
     dates: list[str] = []
