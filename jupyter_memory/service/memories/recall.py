@@ -7,7 +7,7 @@ to index level, then stops; access counts are recorded unless told otherwise.
 
 from __future__ import annotations
 
-import os
+from datetime import datetime
 
 from ...core.memories.agent_sectors import sector_factor
 from ...core.memories.attention import heat
@@ -90,13 +90,14 @@ class MemoryRecall:
         hits: list[RecallHit] = []
         used = 0
         top = max((s for s, _, _ in ranked), default=1.0) or 1.0
+        now = self.ctx.clock()
         for score, root, row in ranked[: q.limit]:
-            hit = self.hit(root, row, score / top, q.level, q.text)
+            hit = self.hit(root, row, score / top, q.level, q.text, now)
             if q.budget is not None:
                 if used + hit.tokens > q.budget:
                     if q.level is Level.index:
                         break
-                    hit = self.hit(root, row, score / top, Level.index, q.text)
+                    hit = self.hit(root, row, score / top, Level.index, q.text, now)
                     if used + hit.tokens > q.budget:
                         break
                 used += hit.tokens
@@ -109,7 +110,13 @@ class MemoryRecall:
         return hits
 
     def hit(
-        self, root: StoreRoot, row: IndexedMemory, score: float, level: Level, query: str
+        self,
+        root: StoreRoot,
+        row: IndexedMemory,
+        score: float,
+        level: Level,
+        query: str,
+        now: datetime,
     ) -> RecallHit:
         if level is Level.index:
             text = ""
@@ -131,12 +138,12 @@ class MemoryRecall:
             score=round(score, 4),
             attention=round(row.attention, 4),
             # a memory past its sector TTL is COLD whatever its score (core/memories/sectors.py)
-            heat="COLD" if sector_expired(row, self.ctx.clock()) else heat(row.attention),
+            heat="COLD" if sector_expired(row, now) else heat(row.attention),
             reviewed=row.reviewed,
             created=row.created,
             updated=row.updated,
             layer=root.layer,
-            path=os.path.join(root.files.folder, row.name),
+            path=root.files.path_str(row.name),
             level=level.value,
             tokens=tokens,
         )

@@ -73,6 +73,10 @@ class MemoryFiles:
         self.folder = layout.memories
         self._folder_str = str(self.folder)
 
+    def path_str(self, name: str) -> str:
+        """The path of an indexed name as a string (recall shows one per hit; no Path)."""
+        return f"{self._folder_str}{os.sep}{name}"
+
     def path_of(self, name: str) -> Path:
         _check_name(name)
         return self.folder / name

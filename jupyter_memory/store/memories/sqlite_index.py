@@ -77,6 +77,7 @@ class SqliteIndex:
         # The first look of a process stats every file (an in-place edit moves
         # no folder stamp); later re-checks may trust the folder's stamp.
         self._scanned = False
+        self._pointer_path: str | None = None
 
     # -- connection management -------------------------------------------------
 
@@ -98,8 +99,12 @@ class SqliteIndex:
         return name
 
     def _pointer_stat(self) -> tuple[int, int] | None:
+        # Every read asks (another process may have swapped the index): a
+        # string path, not a Path built per call.
+        if self._pointer_path is None:
+            self._pointer_path = os.fspath(self._pointer)
         try:
-            st = self._pointer.stat()
+            st = os.stat(self._pointer_path)
         except OSError:
             return None
         return (st.st_ino, st.st_mtime_ns)

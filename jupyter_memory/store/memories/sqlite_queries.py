@@ -69,7 +69,7 @@ def row_of(r: Sequence[Any], floor: float = RELEVANCE_FLOOR) -> IndexedMemory:
         tier=r[4],
         scope=r[5],
         project=r[6],
-        tags=json.loads(r[7]),
+        tags=[] if r[7] == "[]" else json.loads(r[7]),
         source=r[8],
         confidence=r[9],
         created=dt(r[10]),
@@ -156,7 +156,9 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
     # A limit that covers every match reaches every match: the bound never
     # hides a memory that was asked for (recall of a Chinese word is 1.00).
     params["cap"] = max(rank.candidate_cap, limit)
-    params["pool"] = limit * rank.rerank_pool
+    # With a floor of 1.0 attention cannot move a hit (score = relevance), so
+    # the pool is the limit itself: the same hits, a third of the joins.
+    params["pool"] = limit if floor == 1.0 else limit * rank.rerank_pool
     # Three bounded steps: the newest `cap` matches get bm25; the
     # rerank_pool × limit most relevant of those get the attention factor;
     # the best `limit` come back. Relevance dominates by design (attention
