@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from ...core.memories.embedding import Embedder, embed_text
@@ -82,6 +82,17 @@ class ActivityGate:
     def wake(self) -> None:
         with self._cond:
             self._cond.notify_all()
+
+
+# One gate per process: every Memory's worker waits for every foreground write
+# or recall in the process, and writers that have no Memory at hand (a case
+# notebook's CaseMemory) hold it through :func:`foreground`.
+PROCESS_GATE = ActivityGate()
+
+
+def foreground() -> AbstractContextManager[None]:
+    """Hold the background embedder back while a write runs (any domain)."""
+    return PROCESS_GATE.foreground()
 
 
 def lower_thread_priority() -> int | None:

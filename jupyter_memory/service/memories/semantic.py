@@ -39,7 +39,7 @@ from ...core.text import search_groups
 from ...exceptions import ValidationError
 from ...store.memories.search_index import IndexedMemory, SearchQuery
 from ...store.root import StoreRoot
-from .embed_worker import ActivityGate, EmbedWorker, RootState
+from .embed_worker import PROCESS_GATE, ActivityGate, EmbedWorker, RootState
 
 MODES = ("hybrid", "lexical", "semantic")
 # Each ranking fused contributes this many candidates (at least 4 × limit).
@@ -88,7 +88,7 @@ class SemanticRecall:
     def __init__(self, factory: Callable[[], Embedder] | None) -> None:
         self._factory = factory
         self._query_model: Embedder | None = None
-        self.gate = ActivityGate()
+        self.gate: ActivityGate = PROCESS_GATE
         self._worker = None if factory is None else EmbedWorker(factory, self.gate)
         self._query_cache: dict[str, Any] = {}
         self.query_encodings = 0  # queries this process encoded (tests, benchmarks)
