@@ -11,8 +11,8 @@ index rules live in one place. Callers that write hold :meth:`locked`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -46,6 +46,7 @@ from ...exceptions import (
 )
 from ...store.cases.files import CaseStore, read_team_profile
 from ...store.links import linked
+from ..memories.embed_worker import foreground
 from .index_check import index_problems
 from .results import CaseProblem, CaseRecord, DoctorReport
 
@@ -108,9 +109,14 @@ class CaseIndexKeeper:
     def now(self) -> datetime:
         return self._clock()
 
-    def locked(self) -> AbstractContextManager[None]:
-        """The case's write lock: load, decide and write under one hold."""
-        return self.store.locked()
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """The case's write lock: load, decide and write under one hold.
+
+        Also holds the background embedder back (a write is foreground work).
+        """
+        with foreground(), self.store.locked():
+            yield
 
     # -- policy --------------------------------------------------------------------------
 

@@ -107,7 +107,11 @@ class KnowledgeDecisions:
         # finds the proposal decided, so exactly one decision writes anything.
         # Lock order is user root, then project root (nothing takes them the
         # other way round); the user root is not locked twice.
-        with self.ctx.user.locked(), _also_locked(root, self.ctx.user):
+        with (
+            self.ctx.semantic.foreground(),
+            self.ctx.user.locked(),
+            _also_locked(root, self.ctx.user),
+        ):
             path, p = store.find(proposal_id)
             done = _decided(p)
             if done is not None:  # decided by someone else meanwhile

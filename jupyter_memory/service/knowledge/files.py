@@ -197,7 +197,7 @@ class KnowledgeFiles:
         layer, root, pid = self.layer_root(layer, project)
         kfile = self.file_of(root)
         _, rendered = prepare_save(text, path=str(kfile.path))
-        with root.locked():
+        with self.ctx.semantic.foreground(), root.locked():
             try:
                 current: LoadedKnowledge | None = kfile.load(fresh=True)
             except ParseError:
@@ -270,7 +270,7 @@ class KnowledgeFiles:
         # Computed outside the lock: an LLM may take minutes, and other writers
         # must not wait for it. The file is re-checked under the lock.
         new_text, grouped, removed = self._reorganized_text(loaded.doc, layer)
-        with root.locked():
+        with self.ctx.semantic.foreground(), root.locked():
             if kfile.load(fresh=True).version != loaded.version:
                 raise ConflictError(
                     f"{kfile.path} changed while it was being reorganized; nothing was written",

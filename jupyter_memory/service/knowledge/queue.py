@@ -111,7 +111,7 @@ class KnowledgeQueue:
         conversation: str | None,
     ) -> ProposeResult:
         store = self.store
-        with self.ctx.user.locked():
+        with self.ctx.semantic.foreground(), self.ctx.user.locked():
             pending = [p for _, p in store.scan()[0] if p.is_pending]
             decision = decide_duplicate(text, self._known(pid, pending), store.dismissed_hashes())
             if decision.action == "skip":

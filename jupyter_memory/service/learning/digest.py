@@ -99,7 +99,8 @@ class DigestService:
             if msg.project is None and recorded is not None:
                 msg.project = recorded
             clean.append(msg.model_dump(mode="json", exclude_none=True))
-        return self.store.append(session_key, clean)
+        with self.ctx.semantic.foreground():  # the background embedder waits meanwhile
+            return self.store.append(session_key, clean)
 
     def digest_pending(self, session: str | None = None) -> int:
         """How many recorded messages (of one session, or all) wait for the next digest."""
