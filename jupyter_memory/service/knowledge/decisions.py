@@ -163,7 +163,7 @@ class KnowledgeDecisions:
             raise ValidationError("must be a string", field="reason")
         reason = reason.strip() if reason else None
         store = self.queue.store
-        with self.ctx.user.locked():
+        with self.ctx.semantic.foreground(), self.ctx.user.locked():
             path, p = store.find(proposal_id)
             done = _decided(p)
             if done is not None:
