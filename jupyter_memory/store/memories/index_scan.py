@@ -19,7 +19,7 @@ from pathlib import Path
 from ...core.progress import BAR_THRESHOLD, NoProgress, Progress
 from ...exceptions import JupyterMemoryError
 from . import folder_journal as journal
-from . import sqlite_postings as postings
+from . import fresh_load
 from . import sqlite_rows as rows
 from .files import FileStat
 from .search_index import IndexSyncReport, LoadFn
@@ -89,12 +89,11 @@ def index_file(
     report: IndexSyncReport,
     *,
     existed: bool,
-    fresh: bool = False,
 ) -> None:
     """Index one file, or record why it cannot be (a problem row, listed by doctor)."""
     try:
         entry = load(st.name)
-        rows.upsert(con, entry, st, fresh=fresh)
+        rows.upsert(con, entry, st)
     except (JupyterMemoryError, OSError, ValueError) as exc:
         rows.remove(con, st.name)
         con.execute(
@@ -124,12 +123,10 @@ def fill_fresh(
         # A file nobody reads until it is swapped in: no journal, no syncs, one fsync at the end.
         con.execute("PRAGMA journal_mode = OFF")
         con.execute("PRAGMA synchronous = OFF")
+        con.execute("PRAGMA cache_size = -65536")  # the load's pages stay in memory until commit
         con.executescript(SCHEMA)
         with transaction(con):
-            for st in files:
-                index_file(con, st, load, report, existed=False, fresh=True)
-                bar.advance()
-            postings.finish_fresh(con)  # the staged postings and their statistics
+            fresh_load.load_all(con, files, load, report, bar)
             journal.record(con, window.stamp())
         stamp_db(con)
         con.close()

@@ -1,0 +1,135 @@
+"""Filling an empty index database from every file at once (a rebuild).
+
+The same rows as indexing the files one by one (:func:`.sqlite_rows.upsert`
+and :func:`.sqlite_postings.add`), written the way a bulk load is cheap: rows
+inserted in batches with ``executemany``, the postings gathered in memory per
+term and inserted in key order (an append to the clustered table, no sort in
+SQLite, no staging table), the term statistics counted on the way, and the
+secondary index on ``updated`` built once after the load.
+
+Row ids are given in file order, as one-by-one inserts into the empty table
+would give them: recall orders equal scores newest indexed first.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from ...core.progress import Progress
+from ...exceptions import JupyterMemoryError
+from . import sqlite_rows as rows
+from .files import FileStat
+from .search_index import IndexSyncReport, LoadFn
+from .sqlite_postings import term_key
+
+_BATCH = 500
+_INSERT_ENTRY = (
+    "INSERT INTO entries (rowid, id, name, mtime_ns, size, title, type, tier, scope, project,"
+    " tags, source, confidence, created, updated, reviewed, body, ekey)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+_INSERT_FTS = "INSERT INTO fts (rowid, title, tags, body) VALUES (?,?,?,?)"
+
+# One term's postings: (rid, tf_title, tf_tags, tf_body, dl), in rid order.
+Posting = tuple[int, int, int, int, int]
+
+
+def _terms(text: str) -> list[str]:
+    # The posting terms of a column, as sqlite_postings.add counts them: ASCII as is.
+    return text.split() if text.isascii() else [term_key(t) for t in text.split()]
+
+
+def _small_count(terms: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for t in terms:
+        out[t] = out.get(t, 0) + 1
+    return out
+
+
+class _Postings:
+    """Postings of every entry, by term, until they are written in key order."""
+
+    def __init__(self) -> None:
+        self.by_term: defaultdict[str, list[Posting]] = defaultdict(list)
+        self.tokens = 0
+
+    def add(self, rid: int, title: str, tags: str, body: str) -> None:
+        tt, gg, bb = _terms(title), _terms(tags), _terms(body)
+        dl = len(tt) + len(gg) + len(bb)
+        self.tokens += dl
+        # A title and its tags are a few words: a dict is cheaper than a Counter.
+        ct, cg, cb = _small_count(tt), _small_count(gg), Counter(bb)
+        by_term, tget, gget = self.by_term, ct.get, cg.get
+        for term, n in cb.items():
+            by_term[term].append((rid, tget(term, 0), gget(term, 0), n, dl))
+        for term in (ct.keys() | cg.keys()) - cb.keys():
+            by_term[term].append((rid, tget(term, 0), gget(term, 0), 0, dl))
+
+    def write(self, con: sqlite3.Connection, entries: int) -> None:
+        # Python orders str by code point, SQLite's BINARY by UTF-8 bytes: the same order.
+        terms = sorted(self.by_term)
+        by_term = self.by_term
+        con.executemany(
+            "INSERT INTO postings VALUES (?,?,?,?,?,?)",
+            ((t, *p) for t in terms for p in by_term[t]),
+        )
+        con.executemany("INSERT INTO terms VALUES (?,?)", ((t, len(by_term[t])) for t in terms))
+        con.execute("UPDATE totals SET n = ?, tokens = ?", (entries, self.tokens))
+
+
+def load_all(
+    con: sqlite3.Connection,
+    files: Iterable[FileStat],
+    load: LoadFn,
+    report: IndexSyncReport,
+    bar: Progress,
+) -> None:
+    """Index ``files`` into the empty tables of ``con`` (inside the caller's transaction).
+
+    A file that cannot be read, or whose id an earlier file already holds,
+    becomes a problem row with the same reason one-by-one indexing gives.
+    """
+    con.execute("DROP INDEX IF EXISTS entries_updated")  # built once, after the load
+    postings = _Postings()
+    owner: dict[str, str] = {}
+    entries: list[tuple[Any, ...]] = []
+    fts: list[tuple[Any, ...]] = []
+    problems: list[tuple[Any, ...]] = []
+    rid = 0
+    for st in files:
+        bar.advance()
+        try:
+            entry = load(st.name)
+            values = rows.values(entry, st)
+            cols = rows.fts_values(entry)
+            memory_id = entry.meta.id
+            if memory_id in owner:
+                raise JupyterMemoryError(
+                    f"id {memory_id} is used by both {owner[memory_id]} and {st.name}"
+                )
+        except (JupyterMemoryError, OSError, ValueError) as exc:
+            problems.append((st.name, st.mtime_ns, st.size, str(exc)))
+            report.problems.append((st.name, str(exc)))
+            continue
+        owner[memory_id] = st.name
+        rid += 1
+        entries.append((rid, *values))
+        fts.append((rid, *cols))
+        postings.add(rid, *cols)
+        report.added += 1
+        if len(entries) >= _BATCH:
+            _flush(con, entries, fts)
+    _flush(con, entries, fts)
+    con.executemany("INSERT OR REPLACE INTO problems VALUES (?,?,?,?)", problems)
+    postings.write(con, rid)
+    con.execute("CREATE INDEX entries_updated ON entries(updated)")
+
+
+def _flush(con: sqlite3.Connection, entries: list[tuple[Any, ...]], fts: list[Any]) -> None:
+    con.executemany(_INSERT_ENTRY, entries)
+    con.executemany(_INSERT_FTS, fts)
+    entries.clear()
+    fts.clear()
