@@ -23,16 +23,43 @@ Hierarchy::
 Adapters (magics, REST, CLI, MCP) turn these into ``UsageError``, HTTP status
 codes (``UpstreamError`` is 502: the fault is past this server), exit codes and
 tool errors; the service never swallows them.
+
+A message is a plain ``str`` or a :class:`~jupyter_memory._i18n.Message` (a
+``str`` that is the English, built by ``M_("no memory with id {id}", id=...)``):
+``str(exc)`` is always the English (REST, MCP, JSON, logs); ``exc.localized()``
+is what magics and the CLI show a person, in their language. What frames the
+message (a field, a path, a service) stays as it is: names, not prose.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+
+from ._i18n import M_, Message, tr
 
 
 class JupyterMemoryError(Exception):
     """Base class for every deliberate jupyter-memory error."""
+
+    def __init__(self, message: str = "", *, prefix: str = "") -> None:
+        self.message = message
+        self.prefix = prefix
+        super().__init__(f"{prefix}{message}")
+
+    def localized(self) -> str:
+        """The message in the person's language (English where no translation exists)."""
+        return self.render(tr)
+
+    def as_message(self) -> Message:
+        """``str(self)`` as a :class:`Message`, for a result that reports this error
+        and is shown later (English as text, translated where shown)."""
+        return Message("{prefix}{message}", {"prefix": self.prefix, "message": self.message})
+
+    def render(self, translate: Callable[[str], str]) -> str:
+        text = self.message.render(translate) if isinstance(self.message, Message) else self.message
+        return f"{self.prefix}{text}"
 
 
 class ValidationError(JupyterMemoryError, ValueError):
@@ -40,7 +67,7 @@ class ValidationError(JupyterMemoryError, ValueError):
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         self.field = field
-        super().__init__(f"{field}: {message}" if field else message)
+        super().__init__(message, prefix=f"{field}: " if field else "")
 
 
 class UnsafeNameError(ValidationError):
@@ -56,7 +83,8 @@ class LinkedPathError(UnsafeNameError):
         self.path = Path(path)
         self.root = Path(root) if root is not None else None
         super().__init__(
-            f"refusing to follow a symlink below the memory store: {path}", field="path"
+            M_("refusing to follow a symlink below the memory store: {path}", path=path),
+            field="path",
         )
 
 
@@ -116,12 +144,12 @@ class ParseError(JupyterMemoryError):
         self, reason: str, *, path: os.PathLike[str] | str | None = None, line: int | None = None
     ) -> None:
         self.path = Path(path) if path is not None else None
-        self.reason = reason
+        self.reason = str(reason)
         self.line = line
         where = str(path) if path is not None else "<input>"
         if line is not None:
             where = f"{where}:{line}"
-        super().__init__(f"{where}: {reason}")
+        super().__init__(reason, prefix=f"{where}: ")
 
 
 class StoreError(JupyterMemoryError, OSError):
@@ -129,7 +157,7 @@ class StoreError(JupyterMemoryError, OSError):
 
     def __init__(self, message: str, *, path: os.PathLike[str] | str | None = None) -> None:
         self.path = Path(path) if path is not None else None
-        super().__init__(f"{path}: {message}" if path is not None else message)
+        super().__init__(message, prefix=f"{path}: " if path is not None else "")
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
@@ -154,8 +182,8 @@ class UpstreamError(JupyterMemoryError):
     def __init__(self, reason: str, *, service: str, url: str | None = None) -> None:
         self.service = service
         self.url = url
-        self.reason = reason
-        super().__init__(f"{service} {url}: {reason}" if url else f"{service}: {reason}")
+        self.reason = str(reason)
+        super().__init__(reason, prefix=f"{service} {url}: " if url else f"{service}: ")
 
 
 __all__ = [

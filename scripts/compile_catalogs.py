@@ -17,11 +17,11 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "jupyter_memory"
 LOCALE = PACKAGE / "locale"
-MARKERS = {"tr": 1, "N_": 1, "ntr": 2}  # function name → how many leading literals are msgids
+MARKERS = {"tr": 1, "N_": 1, "M_": 1, "ntr": 2}  # function name → how many leading literals are msgids
 
 
 def extract(package: Path = PACKAGE) -> dict[str, str | None]:
-    """Every message marked in the code (``tr``, ``N_``, ``ntr``): msgid → plural or None."""
+    """Every message marked in the code (``tr``, ``N_``, ``M_``, ``ntr``): msgid → plural or None."""
     found: dict[str, str | None] = {}
     for path in sorted(package.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

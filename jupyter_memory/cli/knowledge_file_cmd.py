@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._i18n import tr
+from .._i18n import localized, tr
 from ..exceptions import KnowledgeConflictError, ValidationError
 from . import team_cmd
 from .output import emit_json, fail, open_memory
@@ -107,7 +107,7 @@ def _conflict(args: argparse.Namespace, exc: KnowledgeConflictError) -> int:
         )
     else:
         sys.stderr.write(
-            tr("jupyter-memory: error: {message}").format(message=exc)
+            tr("jupyter-memory: error: {message}").format(message=localized(exc))
             + "\n  "
             + tr("current version: {version}").format(version=exc.current_version)
             + "\n  "

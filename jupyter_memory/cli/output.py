@@ -8,6 +8,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
+from .._i18n import localized, tr
 from ..exceptions import JupyterMemoryError, UpstreamError
 
 
@@ -36,7 +37,9 @@ def fail(args: argparse.Namespace, exc: JupyterMemoryError) -> int:
             payload["service"] = exc.service
         emit_json(payload)
     else:
-        sys.stderr.write(f"jupyter-memory: error: {exc}\n")
+        sys.stderr.write(
+            tr("jupyter-memory: error: {message}").format(message=localized(exc)) + "\n"
+        )
     return 1
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from .._i18n import N_, tr
+from .._i18n import N_, localized, tr
 from ..exceptions import ConflictError, JupyterMemoryError
 from .render import TableResult, TextBlock
 
@@ -129,7 +129,7 @@ def _review(self: Any, args: Any, decision: str) -> TextBlock:
             )
         )
     except JupyterMemoryError as exc:
-        raise UsageError(f"%memory {args.action}: {exc}") from None
+        raise UsageError(f"%memory {args.action}: {localized(exc)}") from None
     if result["status"] == "kept":
         return TextBlock(tr("Kept {id}: reviewed, agents may recall it.").format(id=args.value))
     if result["status"] == "discarded":
@@ -137,7 +137,7 @@ def _review(self: Any, args: Any, decision: str) -> TextBlock:
     if result["status"] == "skipped":
         return TextBlock(
             tr("Not queued: {reason}").format(
-                reason=result.get("reason") or tr("the queue already has it")
+                reason=localized(result.get("reason") or tr("the queue already has it"))
             )
         )
     pid = result["proposal"]["id"]

@@ -39,6 +39,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from .._i18n import localized
 from .flush_thread import FlushThread
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ class DigestFeed:
             self.last_gotcha = {"signature": gotcha.signature, **got.to_dict()}
 
     def _report(self, exc: BaseException) -> None:
-        text = f"{type(exc).__name__}: {exc}"
+        text = f"{type(exc).__name__}: {localized(exc)}"
         if text != self.last_error:
             print(f"jupyter-memory: session digest: {text}", file=sys.stderr)
         self.last_error = text

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from IPython.core.error import UsageError
 
-from .._i18n import N_, tr
+from .._i18n import N_, localized, tr
 from ..exceptions import (
     ConflictError,
     JupyterMemoryError,
@@ -41,7 +41,7 @@ _HINTS: list[tuple[type[JupyterMemoryError], str]] = [
 
 def usage_error(exc: JupyterMemoryError, command: str) -> UsageError:
     kind = tr(next((hint for cls, hint in _HINTS if isinstance(exc, cls)), N_("error")))
-    message = f"%{command}: {kind}: {exc}"
+    message = f"%{command}: {kind}: {localized(exc)}"
     if isinstance(exc, NotFoundError) and "project" in str(exc):
         message += tr("  (focus it once with %memory focus ./path/to/project)")
     elif isinstance(exc, NotFoundError):

@@ -18,6 +18,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
+from .._i18n import localized
 from .flush_thread import FlushThread
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ class EvidenceFeed:
             try:
                 written = int(self.session.memory.record_person_text(records))
             except Exception as exc:  # noqa: BLE001 - the cell went on; the person is told once
-                text = f"{type(exc).__name__}: {exc}"
+                text = f"{type(exc).__name__}: {localized(exc)}"
                 if text != self.last_error:
                     print(f"jupyter-memory: cells not kept as evidence: {text}", file=sys.stderr)
                 self.last_error = text

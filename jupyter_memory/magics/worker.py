@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._i18n import localized
 from .cells import CapturedCell, Gotcha
 
 
@@ -119,7 +120,7 @@ class SuggestionWorker:
                 rnd.proposals += self._run_round(gotcha.cell, job.cells, gotcha)
             rnd.proposals += self._run_round(job.cell, job.cells, gotchas[-1] if gotchas else None)
         except Exception as exc:  # noqa: BLE001 - reported on stderr of the cell and in status
-            rnd.error = f"{type(exc).__name__}: {exc}"
+            rnd.error = f"{type(exc).__name__}: {localized(exc)}"
         rnd.finished = time.perf_counter()
         self.last = rnd
         if rnd.error:
