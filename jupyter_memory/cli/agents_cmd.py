@@ -9,7 +9,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .._i18n import tr
+from .._i18n import localized, tr
 from ..exceptions import ValidationError
 from .output import emit_json, open_memory
 
@@ -121,7 +121,7 @@ def _agents_md_sync(args: argparse.Namespace) -> int:
         emit_json(report.to_dict())
     else:
         for outcome in report.files:
-            print(outcome.message)
+            print(localized(outcome.message))
             if outcome.diff:
                 print(outcome.diff, end="" if outcome.diff.endswith("\n") else "\n")
     return 1 if report.refused else 0

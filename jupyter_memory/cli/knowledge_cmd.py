@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from .._i18n import N_, tr
+from .._i18n import N_, localized, tr
 from . import knowledge_file_cmd, team_cmd
 from .output import emit_json, open_memory
 
@@ -70,7 +70,7 @@ def _propose(args: argparse.Namespace) -> int:
         said = tr("queued {id} (supersedes {old})") if result["supersedes"] else tr("queued {id}")
         print(said.format(id=result["id"], old=result["supersedes"]))
     else:
-        print(tr("skipped: {reason}").format(reason=result["reason"]))
+        print(tr("skipped: {reason}").format(reason=localized(result["reason"])))
     return 0
 
 
@@ -84,7 +84,7 @@ def _print_agents_md(report: dict[str, Any]) -> None:
             file=sys.stderr,
         )
     for outcome in report["files"]:
-        print(tr("AGENTS.md auto-sync: {message}").format(message=outcome["message"]))
+        print(tr("AGENTS.md auto-sync: {message}").format(message=localized(outcome["message"])))
         if outcome["diff"]:
             print(outcome["diff"], end="" if outcome["diff"].endswith("\n") else "\n")
 
@@ -135,7 +135,7 @@ def _process_all(args: argparse.Namespace) -> int:
         print(f"  → {where}: {done.id}  {texts.get(done.id, '')}")
     for item in result.skipped:
         said = tr("skipped {id} ({reason}): {text}")
-        print("  " + said.format(id=item.id, reason=item.reason, text=item.text))
+        print("  " + said.format(id=item.id, reason=localized(item.reason), text=item.text))
     for report in result.agents_md or []:
         _print_agents_md(report.to_dict())
     return 0

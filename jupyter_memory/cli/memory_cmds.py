@@ -9,7 +9,7 @@ import io
 import sys
 from typing import Any
 
-from .._i18n import ntr, tr
+from .._i18n import localized, ntr, tr
 from ..core.memories.embed_progress import embedding_line
 from ..core.memories.recall_query import RecallQuery
 from ..exceptions import ValidationError
@@ -232,9 +232,9 @@ def _doctor(args: argparse.Namespace) -> int:
         if report.ok:
             print(tr("ok: no problems found"))
         for p in report.problems:
-            print(f"{p.kind}: {p.path}: {p.message}")
+            print(f"{p.kind}: {p.path}: {localized(p.message)}")
         for notice in report.notices:  # e.g. which storage a team project uses, and why
-            print(tr("note: {notice}").format(notice=notice))
+            print(tr("note: {notice}").format(notice=localized(notice)))
     return 0 if report.ok else 1
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError as PydanticValidationError
 
+from .._i18n import M_
 from ..exceptions import OversizeError, ParseError
 from .memories.models import MemoryEntry, MemoryMeta
 from .validation import field_path
@@ -56,13 +57,16 @@ def load_yaml(text: str) -> Any:
 def decode_file(data: bytes, *, path: os.PathLike[str] | str | None = None) -> str:
     """Bytes of a stored file to text, with size, NUL and UTF-8 checks."""
     if len(data) > MAX_FILE_BYTES:
-        raise ParseError(f"file is {len(data)} bytes, over the {MAX_FILE_BYTES} cap", path=path)
+        raise ParseError(
+            M_("file is {size} bytes, over the {limit} cap", size=len(data), limit=MAX_FILE_BYTES),
+            path=path,
+        )
     if b"\x00" in data:
-        raise ParseError("file contains NUL bytes", path=path)
+        raise ParseError(M_("file contains NUL bytes"), path=path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ParseError(f"invalid UTF-8 at byte {exc.start}", path=path) from exc
+        raise ParseError(M_("invalid UTF-8 at byte {start}", start=exc.start), path=path) from exc
 
 
 def split_frontmatter(
@@ -76,31 +80,35 @@ def split_frontmatter(
     elif text.startswith("---\r\n"):
         start = 5
     else:
-        raise ParseError("no YAML frontmatter (file must start with a '---' line)", path=path)
+        raise ParseError(M_("no YAML frontmatter (file must start with a '---' line)"), path=path)
     match = _CLOSE_RE.search(text, start - 1)
     if match is None:
-        raise ParseError("frontmatter is not closed by a '---' line", path=path)
+        raise ParseError(M_("frontmatter is not closed by a '---' line"), path=path)
     fm = text[start : match.start() + 1]
     body = text[match.end() :]
     if body.startswith("\n"):
         body = body[1:]
     if len(fm.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
-        raise ParseError(f"frontmatter over {MAX_FRONTMATTER_BYTES} bytes", path=path)
+        raise ParseError(
+            M_("frontmatter over {limit} bytes", limit=MAX_FRONTMATTER_BYTES), path=path
+        )
     try:
         meta = load_flat(fm)
         if meta is None:
             meta = load_yaml(fm)
     except yaml.YAMLError as exc:
-        raise ParseError(f"malformed YAML frontmatter: {exc}", path=path) from exc
+        raise ParseError(M_("malformed YAML frontmatter: {exc}", exc=exc), path=path) from exc
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
-        raise ParseError(f"frontmatter must be a mapping, not a {type(meta).__name__}", path=path)
+        raise ParseError(
+            M_("frontmatter must be a mapping, not a {kind}", kind=type(meta).__name__), path=path
+        )
     for key in meta:
         if not isinstance(key, str):
-            raise ParseError(f"frontmatter key {key!r} is not a string", path=path)
+            raise ParseError(M_("frontmatter key {key!r} is not a string", key=key), path=path)
         if key in RESERVED_KEYS:
-            raise ParseError(f"frontmatter key {key!r} is reserved", path=path)
+            raise ParseError(M_("frontmatter key {key!r} is reserved", key=key), path=path)
     return meta, body
 
 
@@ -115,7 +123,7 @@ def _describe(exc: PydanticValidationError) -> str:
 def parse_memory(data: bytes | str, *, path: os.PathLike[str] | str | None = None) -> MemoryEntry:
     text = data if isinstance(data, str) else decode_file(data, path=path)
     if isinstance(data, str) and len(data.encode("utf-8")) > MAX_FILE_BYTES:
-        raise ParseError(f"file over the {MAX_FILE_BYTES}-byte cap", path=path)
+        raise ParseError(M_("file over the {limit}-byte cap", limit=MAX_FILE_BYTES), path=path)
     meta_dict, body = split_frontmatter(text, path=path)
     try:
         meta = MemoryMeta.model_validate(meta_dict)
@@ -145,7 +153,7 @@ def render_memory(entry: MemoryEntry) -> str:
     text = entry.text
     size = len(text.encode("utf-8"))
     if size > MAX_FILE_BYTES - MAX_FRONTMATTER_BYTES:
-        raise OversizeError(f"text is {size} bytes, over the cap", field="text")
+        raise OversizeError(M_("text is {size} bytes, over the cap", size=size), field="text")
     try:
         fm = dump_flat(meta)
     except NotFlat:  # exotic extra keys: PyYAML writes them correctly, only slower

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from .._i18n import M_
 from ..exceptions import ValidationError
 from .knowledge.evidence import SourceText
 from .knowledge.extract import MAX_PER_ROUND
@@ -86,14 +87,16 @@ def parse_extraction(reply: str) -> list[LLMProposal]:
     """Strict: a JSON object with a ``proposals`` list of objects; else ValidationError."""
     match = _JSON_OBJECT.search(reply)
     if not match:
-        raise ValidationError("LLM reply has no JSON object", field="llm")
+        raise ValidationError(M_("LLM reply has no JSON object"), field="llm")
     try:
         data = json.loads(match.group(0))
     except json.JSONDecodeError as exc:
-        raise ValidationError(f"LLM reply is not valid JSON: {exc.msg}", field="llm") from exc
+        raise ValidationError(
+            M_("LLM reply is not valid JSON: {msg}", msg=exc.msg), field="llm"
+        ) from exc
     items = data.get("proposals") if isinstance(data, dict) else None
     if not isinstance(items, list):
-        raise ValidationError("LLM reply has no 'proposals' list", field="llm")
+        raise ValidationError(M_("LLM reply has no 'proposals' list"), field="llm")
     out: list[LLMProposal] = []
     for item in items:
         if not isinstance(item, dict):

@@ -11,6 +11,7 @@ import hashlib
 import re
 import unicodedata
 
+from .._i18n import M_
 from ..exceptions import UnsafeNameError, ValidationError
 
 MAX_SLUG = 60
@@ -24,19 +25,21 @@ _NON_SLUG = re.compile(r"[^a-z0-9]+")
 def reject_unsafe(value: str, *, field: str) -> str:
     """Raise :class:`UnsafeNameError` for anything that could act as a path."""
     if not isinstance(value, str):
-        raise ValidationError("must be a string", field=field)
+        raise ValidationError(M_("must be a string"), field=field)
     if not value:
-        raise ValidationError("must not be empty", field=field)
+        raise ValidationError(M_("must not be empty"), field=field)
     if _CONTROL_RE.search(value):
-        raise UnsafeNameError("contains control characters", field=field)
+        raise UnsafeNameError(M_("contains control characters"), field=field)
     if "/" in value or "\\" in value:
-        raise UnsafeNameError(f"contains a path separator: {value!r}", field=field)
+        raise UnsafeNameError(M_("contains a path separator: {value!r}", value=value), field=field)
     if value in {".", ".."} or value.startswith(".."):
-        raise UnsafeNameError(f"is a relative path component: {value!r}", field=field)
+        raise UnsafeNameError(
+            M_("is a relative path component: {value!r}", value=value), field=field
+        )
     if value.startswith("~"):
-        raise UnsafeNameError(f"starts with '~': {value!r}", field=field)
+        raise UnsafeNameError(M_("starts with '~': {value!r}", value=value), field=field)
     if _DRIVE_RE.match(value):
-        raise UnsafeNameError(f"looks like a drive letter: {value!r}", field=field)
+        raise UnsafeNameError(M_("looks like a drive letter: {value!r}", value=value), field=field)
     return value
 
 
@@ -44,7 +47,11 @@ def validate_id(value: str, *, field: str = "id") -> str:
     reject_unsafe(value, field=field)
     if not _ID_RE.match(value):
         raise UnsafeNameError(
-            f"{value!r} is not a valid id (letters, digits, '-' and '_', at most 80)", field=field
+            M_(
+                "{value!r} is not a valid id (letters, digits, '-' and '_', at most 80)",
+                value=value,
+            ),
+            field=field,
         )
     return value
 
@@ -53,7 +60,10 @@ def validate_project_id(value: str, *, field: str = "project") -> str:
     reject_unsafe(value, field=field)
     if not _PROJECT_RE.match(value):
         raise UnsafeNameError(
-            f"{value!r} is not a valid project id (letters, digits, Chinese, '.', '-', '_')",
+            M_(
+                "{value!r} is not a valid project id (letters, digits, Chinese, '.', '-', '_')",
+                value=value,
+            ),
             field=field,
         )
     return value
@@ -80,5 +90,7 @@ def slugify(title: str, *, max_len: int = MAX_SLUG) -> str:
 def validate_slug(value: str, *, field: str = "slug") -> str:
     reject_unsafe(value, field=field)
     if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", value) or len(value) > 80:
-        raise UnsafeNameError(f"{value!r} is not a kebab-case ASCII slug", field=field)
+        raise UnsafeNameError(
+            M_("{value!r} is not a kebab-case ASCII slug", value=value), field=field
+        )
     return value

@@ -13,7 +13,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from .._i18n import N_, tr
+from .._i18n import N_, localized, tr
 from .args import argument, joined, magic_arguments, parse
 from .render import TableResult, TextBlock
 
@@ -119,7 +119,7 @@ def case(self: Any, line: str, cell: str | None = None) -> Any:
     if args.action == "policy":
         pol = cm.policy()
         where = pol.source or tr("default")
-        extra = f"\n{pol.hint}" if pol.hint else ""
+        extra = f"\n{localized(pol.hint)}" if pol.hint else ""
         said = tr("Memory Write Policy: {policy} (from {where})")
         return TextBlock(said.format(policy=pol.value, where=where) + extra)
     return _archive(cm, args)
@@ -163,7 +163,7 @@ def _status(cm: Any) -> TextBlock:
         "  " + tr("index: {state}").format(state=index),
     ]
     lines += ["  " + tr("problem: {problem}").format(problem=p) for p in st["problems"]]
-    lines += [f"  {line}" for line in (st.get("hint"), st.get("suggestion")) if line]
+    lines += [f"  {localized(line)}" for line in (st.get("hint"), st.get("suggestion")) if line]
     return TextBlock("\n".join(lines))
 
 
@@ -199,7 +199,7 @@ def _set_status(cm: Any, args: Any) -> None:
     if len(args.words) != 2:
         raise UsageError(tr("%case status takes ENTRY STATE, e.g. %case status <file>.md 已纳入"))
     result = cm.set_status(args.words[0], args.words[1], actor="person")
-    for message in result.notice():  # nothing under the silent policy
+    for message in result.localized_notice():  # nothing under the silent policy
         print(message)
 
 
@@ -242,7 +242,7 @@ def _note(cm: Any, args: Any, cell: str | None) -> None:
         status=args.status,
         actor="person",
     )
-    for message in result.notice():  # nothing at all under the silent policy
+    for message in result.localized_notice():  # nothing at all under the silent policy
         print(message)
 
 
@@ -272,7 +272,8 @@ def _archive(cm: Any, args: Any) -> TextBlock:
             "  " + tr("compressed {n} 已排除 entries to one line").format(n=len(result.compressed))
         )
         lines += [
-            "  " + tr("not compressed: {why}").format(why=why) for why in result.not_compressed
+            "  " + tr("not compressed: {why}").format(why=localized(why))
+            for why in result.not_compressed
         ]
     return TextBlock("\n".join(lines))
 
@@ -285,7 +286,7 @@ def _uncompress(cm: Any, args: Any) -> TextBlock:
         )
     ]
     lines += [f"  {name}" for name in result.restored]
-    lines += ["  " + tr("skipped {why}").format(why=why) for why in result.skipped]
+    lines += ["  " + tr("skipped {why}").format(why=localized(why)) for why in result.skipped]
     return TextBlock("\n".join(lines))
 
 

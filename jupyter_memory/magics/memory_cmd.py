@@ -21,7 +21,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from .._i18n import tr
+from .._i18n import localized, tr
 from ..service.knowledge.decisions import PICK_A_PROJECT
 from . import decide_cmd, digest_cmd, focus_cmd
 from .args import argument, magic_arguments, parse
@@ -231,7 +231,7 @@ def _process_all(self: Any, args: Any) -> TextBlock:
     failed = [s for s in result.skipped if s.reason != PICK_A_PROJECT]
     if failed:
         lines.append(tr("Skipped {n} that could not be applied:").format(n=len(failed)))
-        lines += [f"  {s.id}  {s.text} — {s.reason}" for s in failed]
+        lines += [f"  {s.id}  {s.text} — {localized(s.reason)}" for s in failed]
     return TextBlock("\n".join(lines))
 
 

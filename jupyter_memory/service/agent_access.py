@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .._i18n import M_
 from ..core.memories.recall_query import RecallQuery
 from ..core.names import validate_id
 from ..exceptions import JupyterMemoryError, PolicyError, ValidationError
@@ -159,7 +160,11 @@ class AgentAccess:
                 raise
             skipped = "; ".join(sources.unreadable[:3])
             raise ValidationError(
-                f"{str(exc).split(': ', 1)[-1]} (notebooks that could not be read: {skipped})",
+                M_(
+                    "{reason} (notebooks that could not be read: {skipped})",
+                    reason=str(exc).split(": ", 1)[-1],
+                    skipped=skipped,
+                ),
                 field="evidence_quote",
             ) from None
         result = proposed.to_dict()
@@ -240,12 +245,14 @@ class AgentAccess:
         """An unreviewed memory in this agent's scope, only if the person allowed agent writes."""
         if not self.agent_writes:
             raise PolicyError(
-                "agent writes are off: the person can allow them with "
-                "`jupyter-memory mcp --allow-agent-writes` (memories stay unreviewed until "
-                "the person reviews them)"
+                M_(
+                    "agent writes are off: the person can allow them with `jupyter-memory mcp "
+                    "--allow-agent-writes` (memories stay unreviewed until the person reviews "
+                    "them)"
+                )
             )
         if not self.enabled():
-            raise PolicyError("memory is disabled by the person; nothing is stored")
+            raise PolicyError(M_("memory is disabled by the person; nothing is stored"))
         entry = self.memory.remember(
             text,
             title=title,
@@ -272,8 +279,10 @@ class AgentAccess:
 
         if self.workspace is None:
             raise PolicyError(
-                "no investigation workspace: start the server with --workspace DIR "
-                "(the folder holding cases/ and team-profile.md)"
+                M_(
+                    "no investigation workspace: start the server with --workspace DIR (the "
+                    "folder holding cases/ and team-profile.md)"
+                )
             )
         return CaseMemory(self.workspace, case)
 
@@ -293,7 +302,7 @@ class AgentAccess:
         write policy; the same type, title and body as an entry update its status,
         related entry and files."""
         if not self.enabled():
-            raise PolicyError("memory is disabled by the person; nothing is captured")
+            raise PolicyError(M_("memory is disabled by the person; nothing is captured"))
         result = self._case(case).note(
             type,
             title,

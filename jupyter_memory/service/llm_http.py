@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from typing import Any, TypeVar
 from urllib.parse import urlparse
 
+from .._i18n import M_
 from ..core.llm import ChatMessage
 from ..exceptions import UpstreamError, ValidationError
 
@@ -116,24 +117,28 @@ def request_failed(exc: BaseException, url: str, timeout: float) -> UpstreamErro
 
 def check_llm_config(config: Mapping[str, Any]) -> dict[str, str]:
     if not isinstance(config, Mapping):
-        raise ValidationError("must be an object with base_url and model", field="llm")
+        raise ValidationError(M_("must be an object with base_url and model"), field="llm")
     out: dict[str, str] = {}
     for key in ("base_url", "model", "api_key_env"):
         value = config.get(key)
         if value is None:
             continue
         if not isinstance(value, str) or not value.strip():
-            raise ValidationError("must be a non-empty string", field=f"llm.{key}")
+            raise ValidationError(M_("must be a non-empty string"), field=f"llm.{key}")
         out[key] = value.strip()
     unknown = set(config) - {"base_url", "model", "api_key_env"}
     if unknown:
         raise ValidationError(
-            f"unknown keys {sorted(unknown)} (the key itself is never stored)", field="llm"
+            M_(
+                "unknown keys {unknown} (the key itself is never stored)",
+                unknown=sorted(unknown),
+            ),
+            field="llm",
         )
     if "base_url" not in out or "model" not in out:
-        raise ValidationError("needs base_url and model", field="llm")
+        raise ValidationError(M_("needs base_url and model"), field="llm")
     if urlparse(out["base_url"]).scheme not in ("http", "https"):
-        raise ValidationError("must be an http(s) URL", field="llm.base_url")
+        raise ValidationError(M_("must be an http(s) URL"), field="llm.base_url")
     return out
 
 

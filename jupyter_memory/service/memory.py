@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from .._i18n import M_
 from ..core.llm import LLMClient
 from ..core.memories.disclosure import Level
 from ..core.memories.hits import RecallHit
@@ -188,7 +189,7 @@ class Memory:
         if notebook is not None:
             return self.ctx.projects.notebooks.for_notebook(notebook)
         if folder is None:
-            raise ValidationError("name a notebook or a folder", field="notebook")
+            raise ValidationError(M_("name a notebook or a folder"), field="notebook")
         return self.ctx.projects.notebooks.for_folder(folder)
 
     def follow_focus(self, notebook: str | os.PathLike[str]) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .._i18n import M_
 from ..core.names import validate_project_id
 from ..exceptions import NotFoundError, PolicyError, ValidationError
 
@@ -23,7 +24,7 @@ def default_home() -> Path:
 def resolve_home(home: str | os.PathLike[str] | None) -> Path:
     path = Path(home).expanduser() if home is not None else default_home()
     if path.exists() and not path.is_dir():
-        raise ValidationError(f"{path} exists and is not a folder", field="home")
+        raise ValidationError(M_("{path} exists and is not a folder", path=path), field="home")
     return path.resolve()
 
 
@@ -36,7 +37,7 @@ class RegisteredProject(str):
     """
 
 
-HOW_TO_REGISTER = (
+HOW_TO_REGISTER = M_(
     "an agent names a project by its registered id or by the folder of a registered project; "
     "the person registers a folder with `%memory focus FOLDER` or `jupyter-memory --project FOLDER`"
 )
@@ -57,7 +58,7 @@ def resolve_project_dir(project: str | os.PathLike[str], known: dict[str, str]) 
         return registered_project(project, known)
     text = os.fspath(project)
     if not text:
-        raise ValidationError("must not be empty", field="project")
+        raise ValidationError(M_("must not be empty"), field="project")
     if not _looks_like_path(text) and text in known and Path(known[text]).is_dir():
         return text, Path(known[text])
     candidate = Path(text).expanduser()
@@ -65,12 +66,15 @@ def resolve_project_dir(project: str | os.PathLike[str], known: dict[str, str]) 
         folder = candidate.resolve()
         return validate_project_id(folder.name or "root", field="project"), folder
     if _looks_like_path(text):
-        raise NotFoundError(f"project folder {text!r} does not exist")
+        raise NotFoundError(M_("project folder {text!r} does not exist", text=text))
     validate_project_id(text)
     if text in known:
         return text, Path(known[text])
     raise NotFoundError(
-        f"unknown project {text!r}: pass its folder (e.g. --project ./{text}) the first time"
+        M_(
+            "unknown project {text!r}: pass its folder (e.g. --project ./{text}) the first time",
+            text=text,
+        )
     )
 
 
@@ -89,15 +93,19 @@ def registered_project(project: object, known: dict[str, str]) -> tuple[Register
     nothing is registered and nothing is created.
     """
     if not isinstance(project, str):
-        raise ValidationError("must be a string", field="project")
+        raise ValidationError(M_("must be a string"), field="project")
     if not project.strip():
-        raise ValidationError("must not be empty", field="project")
+        raise ValidationError(M_("must not be empty"), field="project")
     if project in known and "/" not in project and os.sep not in project:
         folder = Path(known[project])
         if not folder.is_dir():
             raise NotFoundError(
-                f"project {project!r}: its registered folder {folder} is gone; "
-                "the person can focus its new folder"
+                M_(
+                    "project {project!r}: its registered folder {folder} is gone; the person can "
+                    "focus its new folder",
+                    project=project,
+                    folder=folder,
+                )
             )
         return RegisteredProject(project), folder
     target = _resolved(project)
@@ -107,8 +115,16 @@ def registered_project(project: object, known: dict[str, str]) -> tuple[Register
                 return RegisteredProject(pid), Path(known_folder)
     if _looks_like_path(project) or target is not None:
         raise PolicyError(
-            f"project {project!r} is not a registered project folder: " + HOW_TO_REGISTER
+            M_(
+                "project {project!r} is not a registered project folder: {how}",
+                project=project,
+                how=HOW_TO_REGISTER,
+            )
         )
     raise NotFoundError(
-        f"unknown project {project!r}: not a registered project; " + HOW_TO_REGISTER
+        M_(
+            "unknown project {project!r}: not a registered project; {how}",
+            project=project,
+            how=HOW_TO_REGISTER,
+        )
     )

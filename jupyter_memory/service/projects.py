@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .._i18n import M_
 from ..exceptions import ParseError
 from ..store.json_file import read_json, write_json
 from ..store.layout import project_gitignore, project_root
@@ -54,7 +55,7 @@ class Projects:
         data = read_json(self.home / PROJECTS_FILE, {}, root=self.home)
         if not isinstance(data, dict):
             raise ParseError(
-                "must be a JSON object of project id → folder", path=self.home / PROJECTS_FILE
+                M_("must be a JSON object of project id → folder"), path=self.home / PROJECTS_FILE
             )
         return {str(k): str(v) for k, v in data.items()}
 

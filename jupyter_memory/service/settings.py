@@ -8,6 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .._i18n import M_
 from ..core.llm import LLMClient
 from ..exceptions import ParseError, ValidationError
 from ..store.audit import AuditLog
@@ -51,7 +52,8 @@ class Settings:
         for key in BOOLEAN_SETTINGS:
             if not isinstance(out[key], bool):
                 raise ParseError(
-                    f"field {key!r} must be true or false", path=self.user.layout.settings
+                    M_("field {key!r} must be true or false", key=key),
+                    path=self.user.layout.settings,
                 )
         return out
 
@@ -75,12 +77,12 @@ class Settings:
         ):
             if value is not None:
                 if not isinstance(value, bool):
-                    raise ValidationError("must be true or false", field=key)
+                    raise ValidationError(M_("must be true or false"), field=key)
                 changes[key] = value
         if extract_max_messages is not None:
             if not isinstance(extract_max_messages, int) or not 1 <= extract_max_messages <= 100:
                 raise ValidationError(
-                    "must be an integer from 1 to 100", field="extract_max_messages"
+                    M_("must be an integer from 1 to 100"), field="extract_max_messages"
                 )
             changes["extract_max_messages"] = extract_max_messages
         if llm is not None:
@@ -104,7 +106,7 @@ class Settings:
         table = SettingsFile(self.user.layout).read().get("project_storage") or {}
         if not isinstance(table, dict):
             raise ParseError(
-                "field 'project_storage' must be an object of folder → choice",
+                M_("field 'project_storage' must be an object of folder → choice"),
                 path=self.user.layout.settings,
             )
         choice = table.get(os.path.abspath(folder))
@@ -114,7 +116,12 @@ class Settings:
         """Choose local or network storage for a project folder, or ``auto`` (detect)."""
         if choice not in STORAGE_CHOICES:
             raise ValidationError(
-                f"{choice!r} is not one of: {', '.join(STORAGE_CHOICES)}", field="storage"
+                M_(
+                    "{choice!r} is not one of: {choices}",
+                    choice=choice,
+                    choices=", ".join(STORAGE_CHOICES),
+                ),
+                field="storage",
             )
         key = os.path.abspath(folder)
         with self.user.locked():

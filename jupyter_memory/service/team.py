@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._i18n import M_
 from ..exceptions import JupyterMemoryError, ValidationError
 from ..store import git
 from ..store.atomic import write_text_atomic
@@ -157,7 +158,7 @@ class TeamProjects:
         """
         target = Path(os.fspath(folder)) if folder is not None else Path.cwd()
         if not target.is_dir():
-            raise ValidationError(f"{target} is not a folder", field="dir")
+            raise ValidationError(M_("{target} is not a folder", target=target), field="dir")
         pid = self.ctx.projects.register(target)
         _, root = self.ctx.projects.resolve(pid)
         with root.locked():
@@ -168,8 +169,12 @@ class TeamProjects:
         notices: list[str] = []
         if top is None:
             notices.append(
-                f"{target} is not inside a git clone: run `git init` (or clone the project), "
-                f"then `jupyter-memory project init {target}` again to register the merge drivers"
+                M_(
+                    "{target} is not inside a git clone: run `git init` (or clone the project), "
+                    "then `jupyter-memory project init {target}` again to register the merge "
+                    "drivers",
+                    target=target,
+                )
             )
         else:
             for name in DRIVERS:
@@ -241,17 +246,26 @@ class TeamProjects:
         path = status.folder
         storage = status.storage
         notices.append(
-            f"project {status.project}: {storage['kind']} storage ({storage['reason']}); "
-            f"index in {storage['index_dir'] or Path(path) / '.jupyter-memory/.index'}; "
-            f"lock: {storage['lock']}"
+            M_(
+                "project {project}: {kind} storage ({reason}); index in {index}; lock: {lock}",
+                project=status.project,
+                kind=storage["kind"],
+                reason=storage["reason"],
+                index=storage["index_dir"] or Path(path) / ".jupyter-memory/.index",
+                lock=storage["lock"],
+            )
         )
         if status.git is not None and status.team and status.drivers_missing:
             problems.append(
                 (
                     path,
                     "merge-driver",
-                    f"this clone has no git merge driver {', '.join(status.drivers_missing)}: "
-                    f"two Applies in two clones would conflict on the next pull; run `{status.fix}`",
+                    M_(
+                        "this clone has no git merge driver {drivers}: two Applies in two clones "
+                        "would conflict on the next pull; run `{fix}`",
+                        drivers=", ".join(status.drivers_missing),
+                        fix=status.fix,
+                    ),
                 )
             )
         if status.knowledge_conflict:
@@ -283,7 +297,7 @@ class TeamProjects:
         folder = root.root.parent
         if shared_queue is not None:
             if not isinstance(shared_queue, bool):
-                raise ValidationError("must be true or false", field="shared_queue")
+                raise ValidationError(M_("must be true or false"), field="shared_queue")
             with root.locked():
                 write_project_settings(root.root, {"shared_queue": shared_queue})
             self.ctx.audit.append(
@@ -315,15 +329,19 @@ class TeamProjects:
         ``text`` (the person's merge). Saved like any save (cap, canonical form) and staged."""
         if (take is None) == (text is None):
             raise ValidationError(
-                "give exactly one of take ('ours'/'theirs') or text", field="take"
+                M_("give exactly one of take ('ours'/'theirs') or text"), field="take"
             )
         pid, root = self._root(project)
         loaded = self.files.file_of(root).load(fresh=True)
         if loaded.conflict is None:
-            raise ValidationError(f"{loaded.path} has no merge conflict to resolve", field="take")
+            raise ValidationError(
+                M_("{path} has no merge conflict to resolve", path=loaded.path), field="take"
+            )
         if take is not None:
             if take not in ("ours", "theirs"):
-                raise ValidationError(f"{take!r} is not 'ours' or 'theirs'", field="take")
+                raise ValidationError(
+                    M_("{take!r} is not 'ours' or 'theirs'", take=take), field="take"
+                )
             text = loaded.conflict.ours if take == "ours" else loaded.conflict.theirs
         assert text is not None
         status = self.files.save_knowledge("project", text, project=pid, base=loaded.version)

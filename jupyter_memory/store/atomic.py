@@ -22,6 +22,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from .._i18n import M_
 from ..exceptions import LinkedPathError, LockTimeoutError, StoreError
 from .links import linked, refuse_link
 
@@ -60,7 +61,13 @@ def ensure_dir(folder: Path, *, root: Path | None = None) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise StoreError(f"cannot create folder: {exc.strerror or exc}", path=folder) from exc
+        raise StoreError(
+            M_(
+                "cannot create folder: {reason}",
+                reason=exc.strerror or exc,
+            ),
+            path=folder,
+        ) from exc
 
 
 def write_bytes_atomic(
@@ -86,15 +93,24 @@ def write_bytes_atomic(
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise StoreError(f"write failed: {exc.strerror or exc}", path=path) from exc
+        raise StoreError(
+            M_("write failed: {reason}", reason=exc.strerror or exc),
+            path=path,
+        ) from exc
     digest = sha256_bytes(data)
     if verify:
         try:
             back = path.read_bytes()
         except OSError as exc:
-            raise StoreError(f"read-back failed: {exc.strerror or exc}", path=path) from exc
+            raise StoreError(
+                M_(
+                    "read-back failed: {reason}",
+                    reason=exc.strerror or exc,
+                ),
+                path=path,
+            ) from exc
         if sha256_bytes(back) != digest:
-            raise StoreError("read-back differs from what was written", path=path)
+            raise StoreError(M_("read-back differs from what was written"), path=path)
     return digest
 
 
@@ -115,7 +131,10 @@ def delete_durable(path: Path, *, root: Path | None = None) -> bool:
     except FileNotFoundError:
         return False
     except OSError as exc:
-        raise StoreError(f"delete failed: {exc.strerror or exc}", path=path) from exc
+        raise StoreError(
+            M_("delete failed: {reason}", reason=exc.strerror or exc),
+            path=path,
+        ) from exc
     fsync_dir(path.parent)
     return True
 
@@ -126,11 +145,14 @@ def move_durable(src: Path, dst: Path, *, root: Path | None = None) -> None:
     _refuse(src, root)
     _refuse(dst, root)
     if dst.exists():
-        raise StoreError("target already exists", path=dst)
+        raise StoreError(M_("target already exists"), path=dst)
     try:
         os.replace(src, dst)
     except OSError as exc:
-        raise StoreError(f"move failed: {exc.strerror or exc}", path=src) from exc
+        raise StoreError(
+            M_("move failed: {reason}", reason=exc.strerror or exc),
+            path=src,
+        ) from exc
     fsync_dir(dst.parent)
     if src.parent != dst.parent:
         fsync_dir(src.parent)
@@ -163,7 +185,8 @@ def root_lock(
         lock.acquire()
     except Timeout as exc:
         raise LockTimeoutError(
-            f"another writer held the lock for more than {timeout:.0f}s", path=root
+            M_("another writer held the lock for more than {timeout:.0f}s", timeout=timeout),
+            path=root,
         ) from exc
     with _held_guard:
         _held[key] = (me, 1)
@@ -216,5 +239,5 @@ def write_many_atomic(items: list[tuple[Path, bytes]], *, root: Path | None = No
         for tmp, _ in temps:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-        raise StoreError(f"batch write failed: {exc.strerror or exc}") from exc
+        raise StoreError(M_("batch write failed: {reason}", reason=exc.strerror or exc)) from exc
     return [sha256_bytes(data) for _, data in items]

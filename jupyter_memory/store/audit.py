@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .._i18n import M_
 from ..exceptions import ParseError, StoreError
 from .atomic import ensure_dir, fsync_dir
 from .links import linked, refuse_link
@@ -104,7 +105,13 @@ class AuditLog:
             finally:
                 os.close(fd)
         except OSError as exc:
-            raise StoreError(f"audit append failed: {exc.strerror or exc}", path=self.path) from exc
+            raise StoreError(
+                M_(
+                    "audit append failed: {reason}",
+                    reason=exc.strerror or exc,
+                ),
+                path=self.path,
+            ) from exc
         if created:
             fsync_dir(self.path.parent)
 
@@ -135,6 +142,8 @@ class AuditLog:
                     continue
                 if raw.lstrip().startswith(b"{") and not raw.rstrip().endswith(b"}"):
                     continue
-                raise ParseError(f"bad audit line: {exc}", path=self.path, line=number) from exc
+                raise ParseError(
+                    M_("bad audit line: {exc}", exc=exc), path=self.path, line=number
+                ) from exc
             if isinstance(rec, dict):
                 yield rec

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._i18n import M_
 from ..exceptions import ParseError
 from .atomic import root_lock
 from .json_file import read_json, write_json
@@ -78,20 +79,27 @@ class NotebookFocusFile:
         data = read_json(self.path, {}, root=self.home)
         notebooks = data.get("notebooks", {}) if isinstance(data, dict) else None
         if not isinstance(notebooks, dict):
-            raise ParseError('must be a JSON object {"notebooks": {path: record}}', path=self.path)
+            raise ParseError(
+                M_('must be a JSON object {{"notebooks": {{path: record}}}}'), path=self.path
+            )
         for key, value in notebooks.items():
             if not isinstance(value, dict):
-                raise ParseError(f"notebook {key!r}: must be an object", path=self.path)
+                raise ParseError(M_("notebook {key!r}: must be an object", key=key), path=self.path)
             project = value.get("project")
             if project is not None and not isinstance(project, str):
                 raise ParseError(
-                    f"notebook {key!r}: project must be a project id or null", path=self.path
+                    M_("notebook {key!r}: project must be a project id or null", key=key),
+                    path=self.path,
                 )
             if not isinstance(value.get("at"), str):
-                raise ParseError(f"notebook {key!r}: at must be an ISO time", path=self.path)
+                raise ParseError(
+                    M_("notebook {key!r}: at must be an ISO time", key=key), path=self.path
+                )
             seq = value.get("seq")
             if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
-                raise ParseError(f"notebook {key!r}: seq must be a whole number", path=self.path)
+                raise ParseError(
+                    M_("notebook {key!r}: seq must be a whole number", key=key), path=self.path
+                )
         return notebooks
 
     @staticmethod

@@ -15,6 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._i18n import M_
 from ..exceptions import StoreError
 
 GIT_TIMEOUT_S = 30.0
@@ -28,7 +29,9 @@ def _run(folder: Path, *args: str, check: bool = False) -> subprocess.CompletedP
     git = git_binary()
     if git is None or not folder.is_dir():
         if check:
-            raise StoreError("git is not installed (it is needed for a team project)", path=folder)
+            raise StoreError(
+                M_("git is not installed (it is needed for a team project)"), path=folder
+            )
         return None
     try:
         proc = subprocess.run(
@@ -42,10 +45,19 @@ def _run(folder: Path, *args: str, check: bool = False) -> subprocess.CompletedP
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         if check:
-            raise StoreError(f"git {args[0]} failed: {exc}", path=folder) from exc
+            raise StoreError(
+                M_("git {command} failed: {exc}", command=args[0], exc=exc), path=folder
+            ) from exc
         return None
     if check and proc.returncode != 0:
-        raise StoreError(f"git {' '.join(args)} failed: {proc.stderr.strip()}", path=folder)
+        raise StoreError(
+            M_(
+                "git {command} failed: {stderr}",
+                command=" ".join(args),
+                stderr=proc.stderr.strip(),
+            ),
+            path=folder,
+        )
     return proc
 
 

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .._i18n import M_
 from ..exceptions import ParseError
 
 MAX_INPUT_BYTES = 20_000_000
@@ -21,17 +22,20 @@ def read_input_text(path: Path | str) -> str:
     try:
         data = target.read_bytes()
     except FileNotFoundError:
-        raise ParseError("no such file", path=target) from None
+        raise ParseError(M_("no such file"), path=target) from None
     except IsADirectoryError:
-        raise ParseError("is a directory, not a file", path=target) from None
+        raise ParseError(M_("is a directory, not a file"), path=target) from None
     except OSError as exc:
-        raise ParseError(f"cannot read: {exc.strerror or exc}", path=target) from exc
+        raise ParseError(
+            M_("cannot read: {reason}", reason=exc.strerror or exc),
+            path=target,
+        ) from exc
     if len(data) > MAX_INPUT_BYTES:
-        raise ParseError(f"over the {MAX_INPUT_BYTES}-byte cap", path=target)
+        raise ParseError(M_("over the {limit}-byte cap", limit=MAX_INPUT_BYTES), path=target)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ParseError(f"invalid UTF-8 at byte {exc.start}", path=target) from exc
+        raise ParseError(M_("invalid UTF-8 at byte {start}", start=exc.start), path=target) from exc
 
 
 def read_input_json(path: Path | str) -> Any:
@@ -40,4 +44,6 @@ def read_input_json(path: Path | str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg}", path=Path(path), line=exc.lineno) from exc
+        raise ParseError(
+            M_("invalid JSON: {msg}", msg=exc.msg), path=Path(path), line=exc.lineno
+        ) from exc

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .._i18n import M_
 from ..exceptions import ParseError
 from .atomic import write_text_atomic
 from .links import linked
@@ -26,15 +27,20 @@ def read_json(path: Path, default: Any, *, root: Path | None = None) -> Any:
     except FileNotFoundError:
         return default
     except OSError as exc:
-        raise ParseError(f"cannot read: {exc.strerror or exc}", path=path) from exc
+        raise ParseError(
+            M_("cannot read: {reason}", reason=exc.strerror or exc),
+            path=path,
+        ) from exc
     if len(data) > MAX_JSON_BYTES:
-        raise ParseError(f"over the {MAX_JSON_BYTES}-byte cap", path=path)
+        raise ParseError(M_("over the {limit}-byte cap", limit=MAX_JSON_BYTES), path=path)
     try:
         return json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise ParseError(f"invalid UTF-8 at byte {exc.start}", path=path) from exc
+        raise ParseError(M_("invalid UTF-8 at byte {start}", start=exc.start), path=path) from exc
     except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from exc
+        raise ParseError(
+            M_("invalid JSON: {msg}", msg=exc.msg), path=path, line=exc.lineno
+        ) from exc
 
 
 def write_json(path: Path, value: Any, *, root: Path | None = None) -> str:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._i18n import M_
 from ..exceptions import ParseError
 from .input_files import read_input_json
 
@@ -37,7 +38,7 @@ def read_chat_model(data_dir: Path) -> JupyterAIChatModel | None:
         return None
     data = read_input_json(path)  # size cap, UTF-8 and JSON errors name the file
     if not isinstance(data, dict):
-        raise ParseError("must be a JSON object", path=path)
+        raise ParseError(M_("must be a JSON object"), path=path)
     model_id = data.get("model_provider_id")
     if not isinstance(model_id, str) or not model_id.strip():
         return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._i18n import M_
 from ..exceptions import ConflictError, NotFoundError
 from .atomic import write_bytes_atomic
 from .links import refuse_link
@@ -17,7 +18,9 @@ from .links import refuse_link
 def shipped_files(source: Path) -> list[Path]:
     """The files below ``source`` (relative paths, sorted), skipping caches and dotfiles."""
     if not source.is_dir():
-        raise NotFoundError(f"the packaged notebooks are missing: {source} is not a folder")
+        raise NotFoundError(
+            M_("the packaged notebooks are missing: {source} is not a folder", source=source)
+        )
     return sorted(
         p.relative_to(source)
         for p in source.rglob("*")
@@ -36,7 +39,11 @@ def copy_notebooks(source: Path, out: Path, *, overwrite: bool = False) -> list[
     if existing and not overwrite:
         names = ", ".join(str(t) for t in existing[:3]) + (" …" if len(existing) > 3 else "")
         raise ConflictError(
-            f"{len(existing)} file(s) already there ({names}); pass --force to overwrite them"
+            M_(
+                "{n} file(s) already there ({names}); pass --force to overwrite them",
+                n=len(existing),
+                names=names,
+            )
         )
     for rel, target in zip(files, targets, strict=True):
         write_bytes_atomic(target, (source / rel).read_bytes(), root=out)

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._i18n import M_
 from ..exceptions import LockTimeoutError, StoreError
 from .atomic import LOCK_TIMEOUT_S, ensure_dir, fsync_dir
 
@@ -227,8 +228,12 @@ def exclusive_create_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterat
                 continue
             if time.monotonic() > deadline:
                 raise LockTimeoutError(
-                    f"another writer held the lock for more than {timeout:.0f}s "
-                    f"({path}; remove it if its holder is gone)",
+                    M_(
+                        "another writer held the lock for more than {timeout:.0f}s ({path}; "
+                        "remove it if its holder is gone)",
+                        timeout=timeout,
+                        path=path,
+                    ),
                     path=root,
                 ) from None
             time.sleep(delay)
@@ -237,7 +242,13 @@ def exclusive_create_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterat
         except OSError as exc:
             if exc.errno == errno.EEXIST:
                 continue
-            raise StoreError(f"cannot create lock file: {exc.strerror or exc}", path=path) from exc
+            raise StoreError(
+                M_(
+                    "cannot create lock file: {reason}",
+                    reason=exc.strerror or exc,
+                ),
+                path=path,
+            ) from exc
         try:
             os.write(fd, json.dumps(_holder()).encode("utf-8"))
             os.fsync(fd)

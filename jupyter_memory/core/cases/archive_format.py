@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 
 ORIGINALS_HEADING = "## 压缩前条目原文 (entries as they were before compression)"
@@ -73,10 +74,14 @@ def snapshot_originals(text: str, *, path: str = "INDEX.pre-archive.md") -> dict
             j += 1
         m = _FENCE.match(lines[j]) if j < len(lines) else None
         if m is None:
-            raise ParseError(f"the text of {name} is not in a fenced block", path=path, line=j + 1)
+            raise ParseError(
+                M_("the text of {name} is not in a fenced block", name=name), path=path, line=j + 1
+            )
         end = next((k for k in range(j + 1, len(lines)) if lines[k] == m.group(1)), -1)
         if end < 0:
-            raise ParseError(f"the fenced text of {name} is not closed", path=path, line=j + 1)
+            raise ParseError(
+                M_("the fenced text of {name} is not closed", name=name), path=path, line=j + 1
+            )
         out[name] = "\n".join(lines[j + 1 : end]) + "\n"
         i = end + 1
     return out

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date as _date
 
+from ..._i18n import M_
 from ...exceptions import ParseError, UnsafeNameError, ValidationError
 from ..names import reject_unsafe
 
@@ -65,43 +66,57 @@ _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 def validate_case_id(value: str) -> str:
     reject_unsafe(value, field="case")
     if not CASE_ID_RE.match(value):
-        raise UnsafeNameError(f"{value!r} is not a case id like CASE-2026-001", field="case")
+        raise UnsafeNameError(
+            M_("{value!r} is not a case id like CASE-2026-001", value=value), field="case"
+        )
     return value
 
 
 def validate_entry_type(value: str) -> str:
     if value not in ENTRY_TYPES:
         raise ValidationError(
-            f"{value!r} is not one of the five types ({', '.join(ENTRY_TYPES)})", field="type"
+            M_(
+                "{value!r} is not one of the five types ({types})",
+                value=value,
+                types=", ".join(ENTRY_TYPES),
+            ),
+            field="type",
         )
     return value
 
 
 def validate_status(value: str) -> str:
     if value not in STATUSES:
-        raise ValidationError(f"{value!r} is not one of {', '.join(STATUSES)}", field="status")
+        raise ValidationError(
+            M_("{value!r} is not one of {statuses}", value=value, statuses=", ".join(STATUSES)),
+            field="status",
+        )
     return value
 
 
 def validate_date(value: str, *, field_name: str = "date") -> str:
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-        raise ValidationError(f"{value!r} is not YYYY-MM-DD", field=field_name)
+        raise ValidationError(M_("{value!r} is not YYYY-MM-DD", value=value), field=field_name)
     try:
         _date.fromisoformat(value)
     except ValueError as exc:
-        raise ValidationError(f"{value!r} is not a real date", field=field_name) from exc
+        raise ValidationError(
+            M_("{value!r} is not a real date", value=value), field=field_name
+        ) from exc
     return value
 
 
 def _single_line(value: str, field_name: str, *, max_len: int) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ValidationError("must not be empty", field=field_name)
+        raise ValidationError(M_("must not be empty"), field=field_name)
     if "\n" in value or "\r" in value or _CTRL.search(value):
-        raise ValidationError("must be one line without control characters", field=field_name)
+        raise ValidationError(M_("must be one line without control characters"), field=field_name)
     if value != value.strip():
-        raise ValidationError("must not start or end with spaces", field=field_name)
+        raise ValidationError(M_("must not start or end with spaces"), field=field_name)
     if len(value) > max_len:
-        raise ValidationError(f"longer than {max_len} characters", field=field_name)
+        raise ValidationError(
+            M_("longer than {max_len} characters", max_len=max_len), field=field_name
+        )
     return value
 
 
@@ -132,10 +147,10 @@ class FileLink:
     def __post_init__(self) -> None:
         _single_line(self.name, "files.name", max_len=200)
         if "[" in self.name or "]" in self.name:
-            raise ValidationError("must not contain '[' or ']'", field="files.name")
+            raise ValidationError(M_("must not contain '[' or ']'"), field="files.name")
         _single_line(self.path, "files.path", max_len=500)
         if re.search(r"[()\s]", self.path):
-            raise ValidationError("must not contain spaces or parentheses", field="files.path")
+            raise ValidationError(M_("must not contain spaces or parentheses"), field="files.path")
         if self.note:
             _single_line(self.note, "files.note", max_len=300)
 
@@ -171,29 +186,37 @@ def check_new_entry(entry: CaseEntry) -> CaseEntry:
     validate_status(entry.status)
     if entry.body != normalize_body(entry.body) or not entry.body:
         raise ValidationError(
-            "must be non-empty normalized text (see normalize_body)", field="body"
+            M_("must be non-empty normalized text (see normalize_body)"), field="body"
         )
     if len(entry.body) > MAX_BODY:
-        raise ValidationError(f"longer than {MAX_BODY} characters", field="body")
+        raise ValidationError(M_("longer than {limit} characters", limit=MAX_BODY), field="body")
     if _CTRL.search(entry.body.replace("\t", " ")):
-        raise ValidationError("contains control characters", field="body")
+        raise ValidationError(M_("contains control characters"), field="body")
     for line in entry.body.split("\n"):
         if line.strip() in _RESERVED:
-            raise ValidationError(f"must not contain the section heading {line!r}", field="body")
+            raise ValidationError(
+                M_("must not contain the section heading {line!r}", line=line), field="body"
+            )
     for ev in entry.evidence:
         if not EVIDENCE_RE.match(ev):
-            raise ValidationError(f"{ev!r} is not an evidence id like E-007", field="evidence")
+            raise ValidationError(
+                M_("{ev!r} is not an evidence id like E-007", ev=ev), field="evidence"
+            )
     for hyp in entry.hypotheses:
         if not HYPOTHESIS_RE.match(hyp):
-            raise ValidationError(f"{hyp!r} is not a hypothesis id like H-2", field="hypotheses")
+            raise ValidationError(
+                M_("{hyp!r} is not a hypothesis id like H-2", hyp=hyp), field="hypotheses"
+            )
     if len(set(entry.evidence)) != len(entry.evidence):
-        raise ValidationError("evidence ids repeat", field="evidence")
+        raise ValidationError(M_("evidence ids repeat"), field="evidence")
     if len(set(entry.hypotheses)) != len(entry.hypotheses):
-        raise ValidationError("hypothesis ids repeat", field="hypotheses")
+        raise ValidationError(M_("hypothesis ids repeat"), field="hypotheses")
     if entry.related is not None and parse_entry_name(entry.related) is None:
-        raise ValidationError(f"{entry.related!r} is not a case memory file name", field="related")
+        raise ValidationError(
+            M_("{related!r} is not a case memory file name", related=entry.related), field="related"
+        )
     if entry.schema_version != SCHEMA_VERSION:
-        raise ValidationError("new entries use schema version 2", field="schema_version")
+        raise ValidationError(M_("new entries use schema version 2"), field="schema_version")
     return entry
 
 
@@ -260,8 +283,11 @@ def _status(lines: list[str], path: str) -> str:
     if len(checked) != 1:
         found = ", ".join(checked) if checked else "none"
         raise ParseError(
-            f"后续状态 must have exactly one checked state of {'/'.join(STATUSES)} "
-            f"(checked: {found})",
+            M_(
+                "后续状态 must have exactly one checked state of {statuses} (checked: {found})",
+                statuses="/".join(STATUSES),
+                found=found,
+            ),
             path=path,
         )
     return checked[0]
@@ -276,7 +302,7 @@ def parse_entry(text: str, *, path: str = "<entry>") -> CaseEntry:
     lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
     first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
     if first is None or not lines[first].startswith("# "):
-        raise ParseError("missing the title line '# <title>'", path=path, line=(first or 0) + 1)
+        raise ParseError(M_("missing the title line '# <title>'"), path=path, line=(first or 0) + 1)
     title = lines[first][2:].strip()
     fields: dict[str, str] = {}
     i = first + 1
@@ -291,18 +317,20 @@ def parse_entry(text: str, *, path: str = "<entry>") -> CaseEntry:
     version: int | None = None
     if version_text is not None:
         if not version_text.isdigit() or int(version_text) not in (1, SCHEMA_VERSION):
-            raise ParseError(f"unsupported Schema Version {version_text!r}", path=path)
+            raise ParseError(
+                M_("unsupported Schema Version {version!r}", version=version_text), path=path
+            )
         version = int(version_text)
     status_at = _find(lines, "## 后续状态", header_end)
     legacy = version != SCHEMA_VERSION
     if status_at < 0 and not legacy:
-        raise ParseError("missing the '## 后续状态' section", path=path)
+        raise ParseError(M_("missing the '## 后续状态' section"), path=path)
     files_at = _find(lines, "## 关联文件", status_at + 1 if status_at >= 0 else header_end)
     record_at = _find(lines, "## 记录", header_end)
     if not legacy:
         status = _status(lines[status_at + 1 : files_at if files_at >= 0 else len(lines)], path)
         if record_at < 0 or record_at > status_at or files_at < 0:
-            raise ParseError("a v2 entry needs ## 记录, ## 后续状态 and ## 关联文件", path=path)
+            raise ParseError(M_("a v2 entry needs ## 记录, ## 后续状态 and ## 关联文件"), path=path)
         body_lines = lines[record_at + 1 : status_at]
     else:  # legacy: every section before the status block is reasoning material
         status = STATUS_UNKNOWN
@@ -324,15 +352,22 @@ def parse_entry(text: str, *, path: str = "<entry>") -> CaseEntry:
             except ValidationError as exc:
                 if legacy:  # read with what it has: a link we cannot represent is left out
                     continue
-                raise ParseError(f"关联文件: {exc}", path=path) from exc
+                raise ParseError(M_("关联文件: {exc}", exc=exc), path=path) from exc
     entry_type = fields.get("类型", "").strip()
     if entry_type and entry_type not in ENTRY_TYPES:
-        raise ParseError(f"类型 {entry_type!r} is not one of {', '.join(ENTRY_TYPES)}", path=path)
+        raise ParseError(
+            M_(
+                "类型 {entry_type!r} is not one of {types}",
+                entry_type=entry_type,
+                types=", ".join(ENTRY_TYPES),
+            ),
+            path=path,
+        )
     entry_date = fields.get("日期", "").strip()
     if version == SCHEMA_VERSION:
         for key in ("类型", "日期"):
             if not fields.get(key):
-                raise ParseError(f"missing **{key}**", path=path)
+                raise ParseError(M_("missing **{key}**", key=key), path=path)
     if entry_date:
         try:
             validate_date(entry_date, field_name="日期")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..._i18n import M_
 from ...exceptions import ParseError, ValidationError
 from .entry_format import (
     EMPTY,
@@ -110,7 +111,7 @@ def parse_index(text: str, *, path: str = INDEX_NAME) -> CaseIndex:
     m = _INDEX_TITLE.match(lines[0]) if lines else None
     if not m:
         raise ParseError(
-            "first line must be '# Case Memory Index — CASE-YYYY-NNN'", path=path, line=1
+            M_("first line must be '# Case Memory Index — CASE-YYYY-NNN'"), path=path, line=1
         )
     case_id = m.group(1)
     fields: dict[str, str] = {}
@@ -123,12 +124,14 @@ def parse_index(text: str, *, path: str = INDEX_NAME) -> CaseIndex:
         if fm:
             fields[fm.group(1).strip()] = fm.group(2).strip()
     if table_at < 0:
-        raise ParseError("no table '| 日期 | 类型 | 摘要 | 关联证据 | 状态 |'", path=path)
+        raise ParseError(M_("no table '| 日期 | 类型 | 摘要 | 关联证据 | 状态 |'"), path=path)
     if _split_row(lines[table_at]) != ["日期", "类型", "摘要", "关联证据", "状态"]:
-        raise ParseError("table header must be " + INDEX_HEADER, path=path, line=table_at + 1)
+        raise ParseError(
+            M_("table header must be {header}", header=INDEX_HEADER), path=path, line=table_at + 1
+        )
     rule = _split_row(lines[table_at + 1]) if table_at + 1 < len(lines) else None
     if not rule or len(rule) != 5 or not all(re.fullmatch(r":?-{3,}:?", c) for c in rule):
-        raise ParseError("missing the table's |---| rule line", path=path, line=table_at + 2)
+        raise ParseError(M_("missing the table's |---| rule line"), path=path, line=table_at + 2)
     rows: list[CaseIndexRow] = []
     ended = False
     for n, ln in enumerate(lines[table_at + 2 :], start=table_at + 3):
@@ -136,7 +139,9 @@ def parse_index(text: str, *, path: str = INDEX_NAME) -> CaseIndex:
             ended = True
             continue
         if ended:
-            raise ParseError(f"broken table row: {ln.strip()[:80]!r}", path=path, line=n)
+            raise ParseError(
+                M_("broken table row: {row!r}", row=ln.strip()[:80]), path=path, line=n
+            )
         rows.append(_row(ln, path, n))
     return CaseIndex(case_id, fields.get("案件", ""), fields.get("时间段", EMPTY), tuple(rows))
 
@@ -144,7 +149,7 @@ def parse_index(text: str, *, path: str = INDEX_NAME) -> CaseIndex:
 def _row(line: str, path: str, n: int) -> CaseIndexRow:
     cells = _split_row(line)
     if cells is None or len(cells) != 5:
-        raise ParseError(f"broken table row: {line.strip()[:80]!r}", path=path, line=n)
+        raise ParseError(M_("broken table row: {row!r}", row=line.strip()[:80]), path=path, line=n)
     status = STATUS_UNKNOWN if cells[4] == EMPTY else cells[4]
     try:
         validate_date(cells[0], field_name="日期")
@@ -152,9 +157,9 @@ def _row(line: str, path: str, n: int) -> CaseIndexRow:
         if status != STATUS_UNKNOWN:
             validate_status(status)
     except ValidationError as exc:
-        raise ParseError(f"broken table row: {exc}", path=path, line=n) from exc
+        raise ParseError(M_("broken table row: {exc}", exc=exc), path=path, line=n) from exc
     if not cells[2]:
-        raise ParseError("broken table row: empty 摘要", path=path, line=n)
+        raise ParseError(M_("broken table row: empty 摘要"), path=path, line=n)
     return CaseIndexRow(cells[0], cells[1], cells[2], split_ids(cells[3]), status)
 
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..._i18n import M_, Message
 from ...exceptions import ParseError
 from ..text import analyze, normalize
 from .entry_format import CaseEntry
@@ -32,7 +33,7 @@ class WritePolicy:
     value: str
     source: str | None = None  # the team-profile.md that set it, None when defaulted
     line: int | None = None
-    hint: str | None = None  # why the default applies and how to change it
+    hint: Message | None = None  # why the default applies and how to change it
 
 
 def _clean_value(raw: str) -> str:
@@ -40,17 +41,19 @@ def _clean_value(raw: str) -> str:
     return value.split()[0].lower() if value.split() else ""
 
 
-def _hint(path: str, why: str) -> str:
-    return (
-        f"{why}; using the safe default 'notify'. Set it with a line "
-        f"'Memory Write Policy: silent|notify|disabled' in {path} (or run cold-start)."
+def _hint(path: str, why: Message) -> Message:
+    return M_(
+        "{why}; using the safe default 'notify'. Set it with a line "
+        "'Memory Write Policy: silent|notify|disabled' in {path} (or run cold-start).",
+        why=why,
+        path=path,
     )
 
 
 def parse_team_profile(text: str | None, *, path: str = PROFILE_NAME) -> WritePolicy:
     """The policy a team profile sets; missing or unknown: ``notify`` with a hint."""
     if text is None:
-        return WritePolicy(DEFAULT_POLICY, hint=_hint(path, f"{path} not found"))
+        return WritePolicy(DEFAULT_POLICY, hint=_hint(path, M_("{path} not found", path=path)))
     lines = text.replace("\r\n", "\n").split("\n")
     for i, line in enumerate(lines):
         stripped = line.strip()
@@ -68,14 +71,19 @@ def parse_team_profile(text: str | None, *, path: str = PROFILE_NAME) -> WritePo
         if value not in POLICIES:
             # Spec 000: a missing or not yet migrated setting means the safe
             # default notify, with a hint; it never stops writing.
-            why = (
-                f"Memory Write Policy {raw.strip()!r} at {path}:{at + 1} is not one of "
-                f"{', '.join(POLICIES)}"
+            why = M_(
+                "Memory Write Policy {value!r} at {path}:{line} is not one of {policies}",
+                value=raw.strip(),
+                path=path,
+                line=at + 1,
+                policies=", ".join(POLICIES),
             )
             return WritePolicy(DEFAULT_POLICY, source=path, line=at + 1, hint=_hint(path, why))
         return WritePolicy(value, source=path, line=at + 1)
     return WritePolicy(
-        DEFAULT_POLICY, source=None, hint=_hint(path, f"no Memory Write Policy in {path}")
+        DEFAULT_POLICY,
+        source=None,
+        hint=_hint(path, M_("no Memory Write Policy in {path}", path=path)),
     )
 
 
@@ -96,7 +104,9 @@ def _item(value: object, key: str | None, path: str, where: str) -> RegistryItem
     if isinstance(value, str):
         return RegistryItem(key or "", value)
     if not isinstance(value, dict):
-        raise ParseError(f"{where}: an evidence item must be an object or a string", path=path)
+        raise ParseError(
+            M_("{where}: an evidence item must be an object or a string", where=where), path=path
+        )
     item_id = next((str(value[k]) for k in _ID_KEYS if k in value), key or "")
     desc = next((value[k] for k in _DESC_KEYS if isinstance(value.get(k), str)), "")
     return RegistryItem(item_id, desc)
@@ -114,7 +124,7 @@ def registry_items(data: object, *, path: str = "evidence_registry.json") -> lis
         return [_item(v, None, path, f"item {i}") for i, v in enumerate(data)]
     if isinstance(data, dict):
         return [_item(v, str(k), path, f"item {k!r}") for k, v in data.items()]
-    raise ParseError("must be a JSON list of evidence items or an object of them", path=path)
+    raise ParseError(M_("must be a JSON list of evidence items or an object of them"), path=path)
 
 
 def _norm(text: str) -> str:
@@ -201,7 +211,7 @@ class CaseNoteDecision:
     action: str  # "skip" | "update" | "create"
     target: str | None  # the existing entry skipped/updated
     related: str | None  # for create: the entry it continues
-    reason: str
+    reason: Message
 
 
 def _tokens(text: str) -> set[str]:
@@ -235,12 +245,17 @@ def decide_case_note(
         )
         status_changed = status_given and candidate.status != old.status
         if not new_links and not status_changed:
-            return CaseNoteDecision("skip", name, None, f"exact duplicate of {name}")
+            return CaseNoteDecision("skip", name, None, M_("exact duplicate of {name}", name=name))
         if old.legacy:
             return CaseNoteDecision(
-                "create", None, name, f"{name} is legacy v1 (never rewritten); new linked entry"
+                "create",
+                None,
+                name,
+                M_("{name} is legacy v1 (never rewritten); new linked entry", name=name),
             )
-        return CaseNoteDecision("update", name, None, f"only status or links changed in {name}")
+        return CaseNoteDecision(
+            "update", name, None, M_("only status or links changed in {name}", name=name)
+        )
     best: tuple[float, str, str] | None = None
     for name, old in existing:
         score = 2.0 * len(set(candidate.evidence) & set(old.evidence))
@@ -251,16 +266,20 @@ def decide_case_note(
         if score > 0 and (best is None or (score, old.date + name) > (best[0], best[1])):
             best = (score, old.date + name, name)
     if candidate.related is not None:
-        return CaseNoteDecision("create", None, candidate.related, "new entry (related given)")
+        return CaseNoteDecision("create", None, candidate.related, M_("new entry (related given)"))
     if best is not None:
-        return CaseNoteDecision("create", None, best[2], f"new judgement continuing {best[2]}")
-    return CaseNoteDecision("create", None, None, "new entry")
+        return CaseNoteDecision(
+            "create", None, best[2], M_("new judgement continuing {name}", name=best[2])
+        )
+    return CaseNoteDecision("create", None, None, M_("new entry"))
 
 
-def noise_suggestion(count: int) -> str | None:
+def noise_suggestion(count: int) -> Message | None:
     if count <= NOISE_LIMIT:
         return None
-    return (
-        f"this case has {count} memory entries (spec 000 suggests 10-{NOISE_LIMIT}); "
-        "consider a cleanup: mark settled entries 已排除 and remove noise at archive."
+    return M_(
+        "this case has {count} memory entries (spec 000 suggests 10-{limit}); "
+        "consider a cleanup: mark settled entries 已排除 and remove noise at archive.",
+        count=count,
+        limit=NOISE_LIMIT,
     )

@@ -17,6 +17,7 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from ..memories.models import MAX_TAG_CHARS, MAX_TAGS
 from ..names import slugify
@@ -117,7 +118,9 @@ def note_tags(value: Any, *, path: str) -> list[str]:
     elif isinstance(value, list):
         items = [str(t).strip() for t in value]
     else:
-        raise ParseError(f"field 'tags': must be a list or a string, not {value!r}", path=path)
+        raise ParseError(
+            M_("field 'tags': must be a list or a string, not {value!r}", value=value), path=path
+        )
     return [t.lstrip("#") for t in items if t and t.lstrip("#")]
 
 
@@ -127,7 +130,9 @@ def _created(value: Any, *, path: str) -> datetime | None:
     try:
         when = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
-        raise ParseError(f"field 'created': not an ISO date: {value!r}", path=path) from None
+        raise ParseError(
+            M_("field 'created': not an ISO date: {value!r}", value=value), path=path
+        ) from None
     # basic-memory reads naive times as local time; we have no local zone here: UTC
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
@@ -155,7 +160,7 @@ def parse_note(path: str, text: str) -> MemoryDraft:
     if custom:
         extra["note_meta"] = custom
     if not body.strip():
-        raise ParseError("the note has no text", path=path)
+        raise ParseError(M_("the note has no text"), path=path)
     return MemoryDraft(
         text=body,
         title=title,

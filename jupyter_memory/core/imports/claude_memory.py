@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from ..names import slugify
 from .agents_md import parse_instructions
@@ -56,7 +57,7 @@ def kind_of_file(path: str, *, memory_folder: bool = False) -> str | None:
 def parse_topic(path: str, text: str) -> MemoryDraft:
     meta, body, body_line = split_optional_frontmatter(text, path=path)
     if not body.strip():
-        raise ParseError("the memory file has no text", path=path)
+        raise ParseError(M_("the memory file has no text"), path=path)
     stem = path.rsplit("/", 1)[-1].removesuffix(".md")
     title = " ".join(str(meta.get("name") or stem).split())
     kind = str(meta.get("type") or "").lower()
@@ -125,5 +126,5 @@ def parse_file(
         parsed.memories.append(parse_topic(path, text))
         return parsed
     raise ParseError(
-        "not a Claude Code memory file (CLAUDE.md, rules/*.md, memory/*.md)", path=path
+        M_("not a Claude Code memory file (CLAUDE.md, rules/*.md, memory/*.md)"), path=path
     )

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from ..frontmatter_io import MAX_FRONTMATTER_BYTES, load_yaml
 
@@ -43,18 +44,22 @@ def split_optional_frontmatter(text: str, *, path: str) -> tuple[dict[str, Any],
     first_nl = text.index("\n") + 1
     close = _CLOSE_RE.search(text, first_nl)
     if close is None:
-        raise ParseError("frontmatter is not closed by a '---' line", path=path)
+        raise ParseError(M_("frontmatter is not closed by a '---' line"), path=path)
     fm = text[first_nl : close.start()]
     if len(fm.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
-        raise ParseError(f"frontmatter over {MAX_FRONTMATTER_BYTES} bytes", path=path)
+        raise ParseError(
+            M_("frontmatter over {limit} bytes", limit=MAX_FRONTMATTER_BYTES), path=path
+        )
     try:
         meta = load_yaml(fm) if fm.strip() else {}
     except yaml.YAMLError as exc:
-        raise ParseError(f"invalid YAML frontmatter: {exc}", path=path) from exc
+        raise ParseError(M_("invalid YAML frontmatter: {exc}", exc=exc), path=path) from exc
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
-        raise ParseError(f"frontmatter must be a mapping, not a {type(meta).__name__}", path=path)
+        raise ParseError(
+            M_("frontmatter must be a mapping, not a {kind}", kind=type(meta).__name__), path=path
+        )
     end = close.end()
     if text[end : end + 2] == "\r\n":
         end += 2

@@ -16,6 +16,7 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from .drafts import MemoryDraft
 
@@ -51,7 +52,8 @@ def _when(value: Any, *, where: str, path: str) -> datetime | None:
         when = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
         raise ParseError(
-            f"{where}: 'created_at' is not an ISO time: {value!r}", path=path
+            M_("{where}: 'created_at' is not an ISO time: {value!r}", where=where, value=value),
+            path=path,
         ) from None
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
@@ -60,12 +62,15 @@ def items_of(text: str, *, path: str) -> list[Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
+        raise ParseError(
+            M_("invalid JSON: {msg}", msg=exc.msg), path=path, line=exc.lineno
+        ) from None
     if isinstance(data, dict) and isinstance(data.get("results"), list):
         data = data["results"]
     if not isinstance(data, list):
         raise ParseError(
-            'not a mem0 export: expected a JSON list of memories or {"results": [...]}', path=path
+            M_('not a mem0 export: expected a JSON list of memories or {{"results": [...]}}'),
+            path=path,
         )
     return data
 
@@ -76,16 +81,18 @@ def parse_export(path: str, text: str) -> list[MemoryDraft]:
     for number, item in enumerate(items_of(text, path=path), start=1):
         where = f"item {number}"
         if not isinstance(item, dict):
-            raise ParseError(f"{where}: not a JSON object", path=path)
+            raise ParseError(M_("{where}: not a JSON object", where=where), path=path)
         words = item.get("memory")
         if not isinstance(words, str) or not words.strip():
-            raise ParseError(f"{where}: 'memory' must be a non-empty string", path=path)
+            raise ParseError(
+                M_("{where}: 'memory' must be a non-empty string", where=where), path=path
+            )
         ident = item.get("id")
         if not isinstance(ident, (str, int)) or str(ident) == "":
-            raise ParseError(f"{where}: 'id' is missing", path=path)
+            raise ParseError(M_("{where}: 'id' is missing", where=where), path=path)
         metadata = item.get("metadata") or {}
         if not isinstance(metadata, dict):
-            raise ParseError(f"{where}: 'metadata' must be an object", path=path)
+            raise ParseError(M_("{where}: 'metadata' must be an object", where=where), path=path)
         kept = {
             k: item[k]
             for k in (

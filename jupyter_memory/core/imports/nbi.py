@@ -14,6 +14,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from ..knowledge.evidence import MAX_QUOTE_CHARS
 from .drafts import ParsedFile, ProposalDraft
@@ -30,7 +31,7 @@ def _strings(value: Any, field: str, path: str) -> list[str]:
         return [value]
     if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
         return [str(v) for v in value]
-    raise ParseError(f"field 'scope.{field}': must be a list of strings", path=path)
+    raise ParseError(M_("field 'scope.{field}': must be a list of strings", field=field), path=path)
 
 
 def rule_mode(path: str) -> str | None:
@@ -43,7 +44,7 @@ def rule_mode(path: str) -> str | None:
 def rule_directories(meta: dict[str, Any], path: str) -> list[str]:
     scope = meta.get("scope") or {}
     if not isinstance(scope, dict):
-        raise ParseError("field 'scope': must be a mapping", path=path)
+        raise ParseError(M_("field 'scope': must be a mapping"), path=path)
     return _strings(scope.get("directories"), "directories", path)
 
 
@@ -73,22 +74,27 @@ def parse_rule(
     parsed = ParsedFile(path)
     active = meta.get("active", True)
     if not isinstance(active, bool):
-        raise ParseError(f"field 'active': must be true or false, not {active!r}", path=path)
+        raise ParseError(
+            M_("field 'active': must be true or false, not {active!r}", active=active), path=path
+        )
     apply = meta.get("apply", "always")
     if apply not in ("always", "auto", "manual"):
-        raise ParseError(f"field 'apply': must be always, auto or manual, not {apply!r}", path=path)
+        raise ParseError(
+            M_("field 'apply': must be always, auto or manual, not {apply!r}", apply=apply),
+            path=path,
+        )
     if not active:
         parsed.skipped.append(("rule", "inactive in Notebook Intelligence (active: false)"))
         return parsed
     scope = meta.get("scope") or {}
     if not isinstance(scope, dict):
-        raise ParseError("field 'scope': must be a mapping", path=path)
+        raise ParseError(M_("field 'scope': must be a mapping"), path=path)
     kernels = _strings(scope.get("kernels"), "kernels", path)
     files = _strings(scope.get("file_patterns"), "file_patterns", path)
     layer = rule_layer(rule_directories(meta, path), project_dir, home)
     parts = blocks(body, first_line=body_line)
     if not parts:
-        raise ParseError("the rule has no text", path=path)
+        raise ParseError(M_("the rule has no text"), path=path)
     heading = parts[0].heading
     items = "; ".join(b.text.rstrip(".;。；") for b in parts)
     words = f"{heading}: {items}" if heading else items

@@ -21,6 +21,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from .context import BLOCK_TAG, LAYER_TAG, PREAMBLE, neutralize
 
@@ -62,16 +63,18 @@ def find_block(text: str, *, path: str = "AGENTS.md") -> Block | None:
     begins = list(_BEGIN_RE.finditer(text))
     if not begins:
         if _END_RE.search(text):
-            raise ParseError("END jupyter-memory marker without a BEGIN marker", path=path)
+            raise ParseError(M_("END jupyter-memory marker without a BEGIN marker"), path=path)
         return None
     if len(begins) > 1:
         line = text.count("\n", 0, begins[1].start()) + 1
-        raise ParseError("more than one BEGIN jupyter-memory marker", path=path, line=line)
+        raise ParseError(M_("more than one BEGIN jupyter-memory marker"), path=path, line=line)
     begin = begins[0]
     end = _END_RE.search(text, begin.end())
     if end is None:
         line = text.count("\n", 0, begin.start()) + 1
-        raise ParseError("BEGIN jupyter-memory marker without an END marker", path=path, line=line)
+        raise ParseError(
+            M_("BEGIN jupyter-memory marker without an END marker"), path=path, line=line
+        )
     body_start = begin.end() + (1 if text[begin.end() : begin.end() + 1] == "\n" else 0)
     content = text[body_start : end.start()]
     attrs = dict(_ATTR_RE.findall(begin.group("attrs")))

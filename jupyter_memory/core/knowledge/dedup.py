@@ -32,6 +32,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..._i18n import M_
+
 DUPLICATE_AT = 0.9
 REWORDING_AT = 0.72
 NUMBERS_DIFFER_CAP = 0.89
@@ -111,16 +113,16 @@ def decide_duplicate(
 ) -> DedupDecision:
     """Skip duplicates of approved or pending text and dismissed ones; supersede rewordings."""
     if dedup_hash(text) in set(dismissed_hashes):
-        return DedupDecision("skip", "this proposal was dismissed before")
+        return DedupDecision("skip", M_("this proposal was dismissed before"))
     best: tuple[float, Known] | None = None
     for item in known:
         score = similarity(text, item.text)
         if score >= DUPLICATE_AT:
             if item.where == "knowledge":
-                return DedupDecision("skip", f"already in {item.ref} knowledge")
-            return DedupDecision("skip", f"already pending as {item.ref}")
+                return DedupDecision("skip", M_("already in {ref} knowledge", ref=item.ref))
+            return DedupDecision("skip", M_("already pending as {ref}", ref=item.ref))
         if item.where == "pending" and score >= REWORDING_AT and (best is None or score > best[0]):
             best = (score, item)
     if best is not None:
-        return DedupDecision("supersede", f"rewords pending {best[1].ref}", best[1].ref)
+        return DedupDecision("supersede", M_("rewords pending {ref}", ref=best[1].ref), best[1].ref)
     return DedupDecision("new")

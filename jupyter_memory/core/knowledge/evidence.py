@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..._i18n import M_
 from ...exceptions import ValidationError
 
 MIN_QUOTE_CHARS = 6  # after normalisation; 3 when the quote contains CJK
@@ -111,7 +112,7 @@ def to_source(item: Any, *, default_notebook: str | None = None) -> SourceText:
     role = str(cell_type or _field(item, "role", "type") or "").strip().lower()
     if not role:
         raise ValidationError(
-            "message has no role (user, assistant, system, markdown, code)", field="role"
+            M_("message has no role (user, assistant, system, markdown, code)"), field="role"
         )
     text = _as_text(_field(item, "text", "content", "source"))
     ident = _field(item, "message_id", "id")
@@ -134,17 +135,24 @@ def check_quote_shape(quote: str) -> str:
     """The normalised quote, or :class:`ValidationError` saying why there is none."""
     if not isinstance(quote, str) or not quote.strip():
         raise ValidationError(
-            "a proposal needs an evidence quote from the person's own words", field="evidence_quote"
+            M_("a proposal needs an evidence quote from the person's own words"),
+            field="evidence_quote",
         )
     norm = normalize_quote(quote)
     least = MIN_CJK_QUOTE_CHARS if _HAS_CJK.search(norm) else MIN_QUOTE_CHARS
     if len(norm) < least:
         raise ValidationError(
-            f"quote {quote!r} is too short to be evidence (at least {least} characters)",
+            M_(
+                "quote {quote!r} is too short to be evidence (at least {least} characters)",
+                quote=quote,
+                least=least,
+            ),
             field="evidence_quote",
         )
     if len(norm) > MAX_QUOTE_CHARS:
-        raise ValidationError(f"quote is over {MAX_QUOTE_CHARS} characters", field="evidence_quote")
+        raise ValidationError(
+            M_("quote is over {limit} characters", limit=MAX_QUOTE_CHARS), field="evidence_quote"
+        )
     return norm
 
 
@@ -166,10 +174,11 @@ def find_evidence(quote: str, sources: Iterable[SourceText]) -> SourceText:
         system = (
             elsewhere.instruction or elsewhere.role in SYSTEM_ROLES or elsewhere.role in USER_ROLES
         )
-        what = "a system instruction" if system else "agent output"
+        what = M_("a system instruction") if system else M_("agent output")
         raise ValidationError(
-            f"quote appears only in {what}, not in the person's own words", field="evidence_quote"
+            M_("quote appears only in {what}, not in the person's own words", what=what),
+            field="evidence_quote",
         )
     raise ValidationError(
-        "quote does not appear in the person's messages or cells", field="evidence_quote"
+        M_("quote does not appear in the person's messages or cells"), field="evidence_quote"
     )

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..._i18n import M_
 from .evidence import SourceText, normalize_quote
 
 DEFAULT_MAX_MESSAGES = 8
@@ -78,11 +79,11 @@ _PATH = re.compile(
 def execution_state_reason(text: str) -> str | None:
     """Why ``text`` is execution state rather than knowledge, or ``None``."""
     if _SQL.search(text):
-        return "it contains a SQL statement; keep queries in the conversation, not in knowledge"
+        return M_("it contains a SQL statement; keep queries in the conversation, not in knowledge")
     if _TEMP_TABLE.search(text):
-        return "it names a temp or cache table, which is execution state"
+        return M_("it names a temp or cache table, which is execution state")
     if _PATH.search(text):
-        return "it contains a file path of an intermediate output, which is execution state"
+        return M_("it contains a file path of an intermediate output, which is execution state")
     return None
 
 

@@ -44,6 +44,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..._i18n import M_
 from ...exceptions import OversizeError, ParseError
 
 SAVE_CAP_CHARS = 8_000
@@ -157,7 +158,7 @@ def _indent_width(indent: str) -> int:
 def parse_knowledge(text: str, *, path: str | None = None) -> KnowledgeDoc:
     """Parse a knowledge file; :class:`ParseError` names the first bad line."""
     if "\x00" in text:
-        raise ParseError("file contains NUL characters", path=path)
+        raise ParseError(M_("file contains NUL characters"), path=path)
     # Each entry is [text, children]; lists so continuations can extend them.
     sections: dict[str, list[list[Any]]] = {RULES: [], INFO: []}
     current: str | None = None
@@ -256,8 +257,12 @@ def render_knowledge(doc: KnowledgeDoc) -> str:
 def check_save_size(text: str, *, field_name: str = "knowledge") -> None:
     if len(text) > SAVE_CAP_CHARS:
         raise OversizeError(
-            f"{len(text):,} characters is over the {SAVE_CAP_CHARS:,}-character save limit; "
-            "remove entries or run Reorganize",
+            M_(
+                "{n:,} characters is over the {limit:,}-character save limit; remove entries or "
+                "run Reorganize",
+                n=len(text),
+                limit=SAVE_CAP_CHARS,
+            ),
             field=field_name,
         )
 

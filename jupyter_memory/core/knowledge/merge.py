@@ -28,6 +28,7 @@ import difflib
 import functools
 from dataclasses import dataclass, field
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from .dedup import dedup_key
 from .format import (
@@ -288,7 +289,7 @@ def parse_conflicted(text: str, *, path: str | None = None) -> ConflictedKnowled
     for number, line in enumerate(lines, start=1):
         if line.startswith("<<<<<<< ") or line == "<<<<<<<":
             if state != "both":
-                raise ParseError("conflict block opened inside another", path=path, line=number)
+                raise ParseError(M_("conflict block opened inside another"), path=path, line=number)
             state, opened = "ours", number
             first = first or number
             hunk_o, hunk_t = [], []
@@ -309,7 +310,7 @@ def parse_conflicted(text: str, *, path: str | None = None) -> ConflictedKnowled
             theirs.append(line)
             hunk_t.append(line)
     if state != "both":
-        raise ParseError("conflict block is not closed", path=path, line=opened)
+        raise ParseError(M_("conflict block is not closed"), path=path, line=opened)
     return ConflictedKnowledge("\n".join(ours), "\n".join(theirs), tuple(hunks), first)
 
 

@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from ..frontmatter_io import decode_file, split_frontmatter
 from ..names import slugify, validate_id, validate_project_id
@@ -147,4 +148,4 @@ def parse_proposal(data: bytes | str, *, path: os.PathLike[str] | str | None = N
         return Proposal.model_validate(meta)
     except PydanticValidationError as exc:
         field, msg = first_problem(exc, default="proposal")
-        raise ParseError(f"field {field!r}: {msg}", path=path) from exc
+        raise ParseError(M_("field {field!r}: {msg}", field=field, msg=msg), path=path) from exc

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..._i18n import M_
 from ...exceptions import ParseError, ValidationError
 from .context import CATALOG_THRESHOLD
 from .dedup import DUPLICATE_AT, dedup_key, similarity
@@ -164,28 +165,34 @@ def validate_reorganized(before: KnowledgeDoc, text: str, *, removed_ok: int | N
         after = parse_knowledge(text, path="reorganized result")
     except ParseError as exc:
         raise ReorganizeError(
-            f"result is not a valid knowledge file: {exc}", field="reorganize"
+            M_("result is not a valid knowledge file: {exc}", exc=exc), field="reorganize"
         ) from exc
     if after.legacy:
         raise ReorganizeError(
-            "result must have exactly the sections '## Rules' and '## Info'", field="reorganize"
+            M_("result must have exactly the sections '## Rules' and '## Info'"), field="reorganize"
         )
     rendered = render_knowledge(after)
     if len(rendered) > SAVE_CAP_CHARS:
         raise ReorganizeError(
-            f"result is {len(rendered):,} characters, over the {SAVE_CAP_CHARS:,} save limit",
+            M_(
+                "result is {n:,} characters, over the {limit:,} save limit",
+                n=len(rendered),
+                limit=SAVE_CAP_CHARS,
+            ),
             field="reorganize",
         )
     before_leaves = before.leaves()
     after_leaves = after.leaves()
     if removed_ok is not None:
         if len(after_leaves) != len(before_leaves) - removed_ok:
-            raise ReorganizeError("result lost entries", field="reorganize")
+            raise ReorganizeError(M_("result lost entries"), field="reorganize")
         return rendered
     after_texts = [leaf for _, leaf in after_leaves]
     for _, leaf in before_leaves:
         if not any(similarity(leaf, other) >= 0.5 for other in after_texts):
-            raise ReorganizeError(f"result dropped the entry {leaf[:60]!r}", field="reorganize")
+            raise ReorganizeError(
+                M_("result dropped the entry {entry!r}", entry=leaf[:60]), field="reorganize"
+            )
     return rendered
 
 

@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
+from ..._i18n import M_
 from ...exceptions import ValidationError
 from ..event_time import event_datetime, to_iso
 from ..validation import validation_error
@@ -239,7 +240,9 @@ def parse_pool(data: Any) -> list[Scene]:
     if data is None:
         return []
     if not isinstance(data, list):
-        raise ValidationError("the scene pool must be a JSON array of {id, label}", field="pool")
+        raise ValidationError(
+            M_("the scene pool must be a JSON array of {{id, label}}"), field="pool"
+        )
     scenes: list[Scene] = []
     seen: set[str] = set()
     for i, row in enumerate(data):
@@ -248,7 +251,9 @@ def parse_pool(data: Any) -> list[Scene]:
         except PydanticValidationError as exc:
             raise validation_error(exc, default="scene", prefix=f"pool[{i}]") from None
         if scene.id in seen:
-            raise ValidationError(f"scene id {scene.id!r} appears twice", field=f"pool[{i}].id")
+            raise ValidationError(
+                M_("scene id {id!r} appears twice", id=scene.id), field=f"pool[{i}].id"
+            )
         seen.add(scene.id)
         scenes.append(scene)
     return scenes

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from .models import MemoryType
 
@@ -41,15 +42,24 @@ def parse_agent_sectors(configured: Any, *, path: Any = None) -> dict[str, tuple
     if configured is None:
         return merged
     if not isinstance(configured, Mapping):
-        raise ParseError("field 'agent_sectors' must be an object {agent: [sectors]}", path=path)
+        raise ParseError(
+            M_("field 'agent_sectors' must be an object {{agent: [sectors]}}"), path=path
+        )
     for agent, sectors in configured.items():
         where = f"agent_sectors.{agent}"
         if not isinstance(sectors, list) or not all(isinstance(s, str) for s in sectors):
-            raise ParseError(f"field {where!r} must be a list of sector names", path=path)
+            raise ParseError(
+                M_("field {where!r} must be a list of sector names", where=where), path=path
+            )
         unknown = [s for s in sectors if s not in _SECTORS]
         if unknown:
             raise ParseError(
-                f"field {where!r}: {unknown[0]!r} is not one of {', '.join(sorted(_SECTORS))}",
+                M_(
+                    "field {where!r}: {sector!r} is not one of {sectors}",
+                    where=where,
+                    sector=unknown[0],
+                    sectors=", ".join(sorted(_SECTORS)),
+                ),
                 path=path,
             )
         merged[str(agent)] = tuple(sectors)

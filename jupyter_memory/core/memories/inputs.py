@@ -11,6 +11,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Any, TypeVar
 
+from ..._i18n import M_
 from ...exceptions import OversizeError, ValidationError
 from .models import MAX_TEXT_CHARS
 
@@ -23,7 +24,9 @@ def parse_enum(enum: type[E], value: Any, field: str) -> E:
         return enum(value.value if hasattr(value, "value") else value)
     except ValueError:
         allowed = ", ".join(str(e.value) for e in enum)
-        raise ValidationError(f"{value!r} is not one of: {allowed}", field=field) from None
+        raise ValidationError(
+            M_("{value!r} is not one of: {allowed}", value=value, allowed=allowed), field=field
+        ) from None
 
 
 def split_list(value: str | Sequence[str] | None) -> list[str]:
@@ -37,23 +40,32 @@ def split_list(value: str | Sequence[str] | None) -> list[str]:
 
 def check_text(text: Any, field: str = "text") -> str:
     if not isinstance(text, str):
-        raise ValidationError("must be a string", field=field)
+        raise ValidationError(M_("must be a string"), field=field)
     if "\x00" in text:
-        raise ValidationError("contains NUL bytes", field=field)
+        raise ValidationError(M_("contains NUL bytes"), field=field)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         # Lone surrogates: what Python makes of bytes that were not UTF-8.
         raise ValidationError(
-            f"is not valid UTF-8 text (character {exc.start} is {text[exc.start]!r})",
+            M_(
+                "is not valid UTF-8 text (character {start} is {char!r})",
+                start=exc.start,
+                char=text[exc.start],
+            ),
             field=field,
         ) from None
     if len(text) > MAX_TEXT_CHARS:
         raise OversizeError(
-            f"is {len(text)} characters, over the {MAX_TEXT_CHARS}-character cap", field=field
+            M_(
+                "is {n} characters, over the {limit}-character cap",
+                n=len(text),
+                limit=MAX_TEXT_CHARS,
+            ),
+            field=field,
         )
     if not text.strip():
-        raise ValidationError("must not be empty", field=field)
+        raise ValidationError(M_("must not be empty"), field=field)
     return text
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..._i18n import M_
 from ...exceptions import ValidationError
 from ..names import reject_unsafe, validate_id, validate_project_id
 
@@ -56,7 +57,9 @@ def validate_scope(value: str) -> str:
     if value.startswith("agent:"):
         validate_id(value[len("agent:") :], field="scope")
         return value
-    raise ValidationError(f"{value!r} is not user, project or agent:<name>", field="scope")
+    raise ValidationError(
+        M_("{value!r} is not user, project or agent:<name>", value=value), field="scope"
+    )
 
 
 def utcnow() -> datetime:

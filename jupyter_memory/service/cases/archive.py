@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from ..._i18n import M_
 from ...core.cases.archive_format import (
     COMPRESSED_MARK,
     is_compressed,
@@ -52,7 +53,8 @@ class CaseArchiver:
         both = sorted(set(states) & set(doomed))
         if both:
             raise ValidationError(
-                f"both given a final state and deleted: {', '.join(both)}", field="delete"
+                M_("both given a final state and deleted: {names}", names=", ".join(both)),
+                field="delete",
             )
         with keeper.locked():
             snapshot, records, updated, compressed, refused = self._mark(
@@ -76,7 +78,8 @@ class CaseArchiver:
         self, records: list[CaseRecord], states: dict[str, str], doomed: list[str]
     ) -> tuple[list[str], list[str]]:
         """``(names to compress, "name: why" of 已排除 entries left as they are)``."""
-        names, refused = [], []
+        names: list[str] = []
+        refused: list[str] = []
         for r in records:
             if r.name in doomed or states.get(r.name, r.status) != "已排除":
                 continue
@@ -84,10 +87,10 @@ class CaseArchiver:
                 continue
             why = self.keeper.why_not_rewritable(r)
             if why is not None:
-                refused.append(f"{r.name}: {why}")
+                refused.append(M_("{name}: {why}", name=r.name, why=why))
                 continue
             if one_line_summary(r.entry.body) == r.entry.body + COMPRESSED_MARK:
-                refused.append(f"{r.name}: already one sentence")
+                refused.append(M_("{name}: already one sentence", name=r.name))
                 continue
             names.append(r.name)
         return names, refused
@@ -99,17 +102,28 @@ class CaseArchiver:
         keeper, store = self.keeper, self.keeper.store
         if store.snapshot_path.exists():
             raise ConflictError(
-                f"{store.snapshot_path} exists: the case was archived before; move the old "
-                "snapshot away to archive again"
+                M_(
+                    "{snapshot_path} exists: the case was archived before; move the old snapshot "
+                    "away to archive again",
+                    snapshot_path=store.snapshot_path,
+                )
             )
         records, report = keeper.ensure_index(actor)
         by_name = {r.name: r for r in records}
         for name in [*states, *doomed]:
             keeper.stop_if_blocked(report, name)  # unreadable or ambiguous: names both files
             if name not in by_name:
-                raise NotFoundError(f"no case memory entry {name} in {store.memory_dir}")
+                raise NotFoundError(
+                    M_(
+                        "no case memory entry {name} in {memory_dir}",
+                        name=name,
+                        memory_dir=store.memory_dir,
+                    )
+                )
             if by_name[name].legacy and (name in doomed or states[name] != by_name[name].status):
-                raise ConflictError(f"{name} is a legacy v1 entry: read-only, kept as it is")
+                raise ConflictError(
+                    M_("{name} is a legacy v1 entry: read-only, kept as it is", name=name)
+                )
         compress, refused = (
             self._to_compress(records, states, doomed) if compress_excluded else ([], [])
         )
@@ -159,22 +173,33 @@ class CaseArchiver:
         with keeper.locked():
             text = store.read_snapshot()
             if text is None:
-                raise NotFoundError(f"no {rel}: the case was not archived, nothing to give back")
+                raise NotFoundError(
+                    M_("no {rel}: the case was not archived, nothing to give back", rel=rel)
+                )
             originals = snapshot_originals(text, path=rel)
             missing = [n for n in wanted if n not in originals]
             if missing:
-                raise NotFoundError(f"{rel} holds no compressed text of {', '.join(missing)}")
+                raise NotFoundError(
+                    M_(
+                        "{rel} holds no compressed text of {names}",
+                        rel=rel,
+                        names=", ".join(missing),
+                    )
+                )
             records, report = keeper.ensure_index(actor)
             by_name = {r.name: r for r in records}
-            restored, skipped = [], []
+            restored: list[str] = []
+            skipped: list[str] = []
             for name in wanted or list(originals):
                 keeper.stop_if_blocked(report, name)
                 record = by_name.get(name)
                 if record is None:
-                    skipped.append(f"{name}: no longer in {store.relative(store.memory_dir)}")
+                    where = store.relative(store.memory_dir)
+                    skipped.append(M_("{name}: no longer in {where}", name=name, where=where))
                     continue
                 if not is_compressed(record.entry.body):
-                    skipped.append(f"{name}: not compressed (given back or edited since)")
+                    said = M_("{name}: not compressed (given back or edited since)", name=name)
+                    skipped.append(said)
                     continue
                 original = parse_entry(originals[name], path=f"{rel}#{name}")
                 new = replace(record.entry, body=original.body)

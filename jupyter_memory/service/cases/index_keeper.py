@@ -17,6 +17,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
+from ..._i18n import M_, Message
 from ...core.cases.entry_format import (
     CaseEntry,
     parse_entry,
@@ -65,12 +66,15 @@ def workspace_policy(workspace: str | os.PathLike[str]) -> WritePolicy:
     except LinkedPathError:
         raise  # a linked policy file is refused, never read as absent (invariant 8)
     except ParseError as exc:  # not UTF-8
-        why = f"{exc}; it cannot be read"
         return WritePolicy(
             DEFAULT_POLICY,
             source=str(exc.path) if exc.path else None,
-            hint=f"{why}; using the safe default 'notify'. Save it as UTF-8 text with a line "
-            "'Memory Write Policy: silent|notify|disabled' (or run cold-start).",
+            hint=M_(
+                "{error}; it cannot be read; using the safe default 'notify'. Save it as UTF-8 "
+                "text with a line 'Memory Write Policy: silent|notify|disabled' (or run "
+                "cold-start).",
+                error=exc,
+            ),
         )
     return parse_team_profile(text, path=str(path))
 
@@ -88,9 +92,11 @@ class CaseIndexKeeper:
     ) -> None:
         self.store = CaseStore(workspace, case_id)
         if not self.store.workspace.is_dir():
-            raise NotFoundError(f"workspace folder not found: {self.store.workspace}")
+            raise NotFoundError(
+                M_("workspace folder not found: {workspace}", workspace=self.store.workspace)
+            )
         if name is not None and ("\n" in name or not name.strip()):
-            raise ValidationError("must be one non-empty line", field="name")
+            raise ValidationError(M_("must be one non-empty line"), field="name")
         self.name = name.strip() if name else None  # the 案件 line; else INDEX.md's, else the id
         self._clock = clock or _local_now
 
@@ -128,7 +134,10 @@ class CaseIndexKeeper:
         pol = self.policy()
         if pol.value == "disabled":
             raise PolicyError(
-                f"Memory Write Policy is disabled in {pol.source}: case memory is read-only"
+                M_(
+                    "Memory Write Policy is disabled in {source}: case memory is read-only",
+                    source=pol.source,
+                )
             )
         return pol
 
@@ -145,11 +154,15 @@ class CaseIndexKeeper:
             if resolved.parent != self.memory_dir:
                 resolved = (self.memory_dir / path).resolve()
             if resolved.parent != self.memory_dir.resolve():
-                raise UnsafeNameError(f"{raw!r} is not inside {self.memory_dir}", field="entry")
+                raise UnsafeNameError(
+                    M_("{raw!r} is not inside {memory_dir}", raw=raw, memory_dir=self.memory_dir),
+                    field="entry",
+                )
             raw = resolved.name
         if parse_entry_name(raw) is None:
             raise UnsafeNameError(
-                f"{raw!r} is not a case memory file (<YYYY-MM-DD>_<type>_<slug>.md)", field="entry"
+                M_("{raw!r} is not a case memory file (<YYYY-MM-DD>_<type>_<slug>.md)", raw=raw),
+                field="entry",
             )
         return raw
 
@@ -307,8 +320,14 @@ class CaseIndexKeeper:
             entry = self.store.relative(self.store.entry_path(target or ""))
             lines = "; ".join(str(p) for p in stopping)
             raise DerivedIndexError(
-                f"case memory writing stopped for {self.case_id}: {entry} and its row in "
-                f"{index} cannot be told apart or read: {lines}"
+                M_(
+                    "case memory writing stopped for {case_id}: {entry} and its row in {index} "
+                    "cannot be told apart or read: {lines}",
+                    case_id=self.case_id,
+                    entry=entry,
+                    index=index,
+                    lines=lines,
+                )
             )
 
     def write_index(self, records: list[CaseRecord], actor: str, *, action: str) -> None:
@@ -320,13 +339,13 @@ class CaseIndexKeeper:
             name, render_entry(entry), action=action, actor=actor, at=self.now()
         )
 
-    def why_not_rewritable(self, record: CaseRecord) -> str | None:
+    def why_not_rewritable(self, record: CaseRecord) -> Message | None:
         """Why ``record``'s file must be left alone, or ``None`` when it may be rewritten."""
         if record.legacy:
-            return "a legacy v1 entry: read-only, never rewritten"
+            return M_("a legacy v1 entry: read-only, never rewritten")
         text = self.store.read_entry(record.name)
         if render_entry(record.entry) != text.replace("\r\n", "\n"):
-            return (
+            return M_(
                 "edited beyond the entry format; rewriting it would lose text, so it is "
                 "left alone (edit its status by hand)"
             )
@@ -337,7 +356,9 @@ class CaseIndexKeeper:
         why = self.why_not_rewritable(record)
         if why is not None:
             raise ConflictError(
-                f"{record.name} is {why}" if record.legacy else f"{record.name} was {why}"
+                M_("{name} is {why}", name=record.name, why=why)
+                if record.legacy
+                else M_("{name} was {why}", name=record.name, why=why)
             )
         self.write_entry(record.name, new, actor, action="case.update")
 
@@ -353,7 +374,10 @@ class CaseIndexKeeper:
         expected = self.expected_index(records).rows
         if len(rows) != 1 or rows[0] != entry_row(entry) or len(index.rows) != len(expected):
             raise DerivedIndexError(
-                f"read-back mismatch between {rel} and INDEX.md (status or links differ)"
+                M_(
+                    "read-back mismatch between {rel} and INDEX.md (status or links differ)",
+                    rel=rel,
+                )
             )
 
     def verify_gone(self, gone: list[CaseRecord], records: list[CaseRecord]) -> None:
@@ -362,7 +386,9 @@ class CaseIndexKeeper:
         keys = {r.key for r in rows}
         left = [r.name for r in gone if entry_row(r.entry).key in keys or r.path.exists()]
         if left or len(rows) != len(self.expected_index(records).rows):
-            raise DerivedIndexError(f"read-back after archive: still present: {', '.join(left)}")
+            raise DerivedIndexError(
+                M_("read-back after archive: still present: {names}", names=", ".join(left))
+            )
 
     def _read_back(self) -> CaseIndex:
         return parse_index(self.store.read_index() or "", path=str(self.store.index_path))

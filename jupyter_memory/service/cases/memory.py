@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...core.cases import policy
 from ...core.cases.entry_format import validate_status
 from ...core.cases.index_format import CaseIndex, entry_row, period_of, render_index
@@ -169,12 +170,18 @@ class CaseMemory:
             records, _ = keeper.ensure_index(actor, target=name)
             record = next((r for r in records if r.name == name), None)
             if record is None:
-                raise NotFoundError(f"no case memory entry {name} in {self.memory_dir}")
+                raise NotFoundError(
+                    M_(
+                        "no case memory entry {name} in {memory_dir}",
+                        name=name,
+                        memory_dir=self.memory_dir,
+                    )
+                )
             if record.status == status:
                 return note_result(
                     self.case_id,
                     "skipped",
-                    f"already {status}",
+                    M_("already {status}", status=status),
                     pol,
                     len(records),
                     path=record.path,
@@ -184,7 +191,7 @@ class CaseMemory:
             records = [replace(r, entry=new) if r.name == name else r for r in records]
             keeper.write_index(records, actor, action="case.index")
             keeper.verify(name, records)
-        reason = f"status {record.status} → {status}"
+        reason = M_("status {old} → {new}", old=record.status, new=status)
         return note_result(self.case_id, "updated", reason, pol, len(records), path=record.path)
 
     def repair(self, *, actor: str = "person") -> DoctorReport:

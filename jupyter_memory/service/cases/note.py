@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from ..._i18n import M_, Message
 from ...core.cases import policy
 from ...core.cases.entry_format import (
     DEFAULT_STATUS,
@@ -39,7 +40,7 @@ def _file_link(value: FileArg) -> FileLink:
         return FileLink(Path(value).name or value, value)
     parts = list(value)
     if not 2 <= len(parts) <= 3:
-        raise ValidationError("give a path, (name, path) or (name, path, note)", field="files")
+        raise ValidationError(M_("give a path, (name, path) or (name, path, note)"), field="files")
     return FileLink(*parts)
 
 
@@ -52,7 +53,7 @@ class CaseNoteWriter:
     def _result(
         self,
         action: str,
-        reason: str,
+        reason: Message,
         pol: policy.WritePolicy,
         count: int,
         *,
@@ -88,7 +89,7 @@ class CaseNoteWriter:
         """Run the decision flow; see :meth:`CaseMemory.note` for the outcomes."""
         if not isinstance(title, str) or not isinstance(body, str):
             raise ValidationError(
-                "title and body must be text",
+                M_("title and body must be text"),
                 field="title" if not isinstance(title, str) else "body",
             )
         keeper, store = self.keeper, self.keeper.store
@@ -125,7 +126,11 @@ class CaseNoteWriter:
             if candidate.related is not None and candidate.related not in names:
                 keeper.stop_if_blocked(report, candidate.related)  # there but unreadable
                 raise NotFoundError(
-                    f"related entry {candidate.related} not found in {keeper.memory_dir}"
+                    M_(
+                        "related entry {related} not found in {memory_dir}",
+                        related=candidate.related,
+                        memory_dir=keeper.memory_dir,
+                    )
                 )
             decision = policy.decide_case_note(
                 candidate, [(r.name, r.entry) for r in records], status_given=status is not None
@@ -163,22 +168,27 @@ class CaseNoteWriter:
         )
         item = policy.match_registry(title, body, items)
         if item is not None:
-            reason = f"already registered in evidence_registry.json as {item.id}"
+            reason = M_("already registered in evidence_registry.json as {id}", id=item.id)
             return self._result("excluded", reason, pol, n)
         paper = policy.match_working_paper(body, store.read_working_papers())
         if paper is not None:
-            return self._result("excluded", f"already in working papers: {paper}", pol, n)
+            reason = M_("already in working papers: {paper}", paper=paper)
+            return self._result("excluded", reason, pol, n)
         if type not in ENTRY_TYPES:
-            reason = f"type {type!r} is not one of the five types ({', '.join(ENTRY_TYPES)})"
+            reason = M_(
+                "type {type!r} is not one of the five types ({types})",
+                type=type,
+                types=", ".join(ENTRY_TYPES),
+            )
             return self._result("excluded", reason, pol, n)
         if type == "think" and policy.is_reasoning_chain(body):
-            reason = (
+            reason = M_(
                 "a step-by-step reasoning chain; a think entry keeps only the reviewable "
                 "decision reason (write that summary instead)"
             )
             return self._result("excluded", reason, pol, n)
         if policy.is_operation_record(body):
-            reason = "a plain operation record, not a finding or a decision reason"
+            reason = M_("a plain operation record, not a finding or a decision reason")
             return self._result("excluded", reason, pol, n)
         return None
 
@@ -220,7 +230,7 @@ class CaseNoteWriter:
         status: str | None,
         actor: str,
         pol: policy.WritePolicy,
-        reason: str,
+        reason: Message,
     ) -> CaseNoteResult:
         keeper = self.keeper
         record = next(r for r in records if r.name == target)

@@ -1,19 +1,35 @@
 """What the case memory service returns: records, write results, reports.
 
 Every result carries what a surface needs to print under the team's write
-policy (``notice()``), so magics and the CLI hold no policy of their own.
+policy (``notice()``), so magics and the CLI hold no policy of their own. The
+texts are :class:`~jupyter_memory._i18n.Message` values: ``notice()`` and
+``to_dict()`` give the English, ``localized_notice()`` the person's language.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_, N_, Message, localized
 from ...core.cases.entry_format import CaseEntry
 from ...core.cases.policy import WritePolicy, noise_suggestion
 
 ACTIONS = ("created", "updated", "skipped", "excluded", "disabled")
+# The outcome word of a notice line, translated where it is shown.
+_ACTION_WORDS = {
+    "created": N_("created"),
+    "updated": N_("updated"),
+    "skipped": N_("skipped"),
+    "excluded": N_("excluded"),
+    "disabled": N_("disabled"),
+}
+
+
+def _text(value: Message | str | None) -> str | None:
+    return None if value is None else str(value)
 
 
 @dataclass(frozen=True)
@@ -69,13 +85,13 @@ class CaseNoteResult:
     """Outcome of a write attempt: ``action`` is one of :data:`ACTIONS`."""
 
     action: str
-    reason: str
+    reason: Message | str
     case_id: str
     policy: str
     path: Path | None = None
     related: str | None = None
-    suggestion: str | None = None  # cleanup advice past 30 entries
-    hint: str | None = None  # how to set the write policy when it defaulted
+    suggestion: Message | None = None  # cleanup advice past 30 entries
+    hint: Message | None = None  # how to set the write policy when it defaulted
     # Files the write went around (unreadable entries, ambiguous rows, …): always
     # reported, whatever the policy (spec 000: failures are never silent).
     problems: tuple[str, ...] = ()
@@ -87,12 +103,27 @@ class CaseNoteResult:
     @property
     def message(self) -> str | None:
         """The one line to print: ``None`` under ``silent`` (write and forget)."""
+        line = self._message()
+        return None if line is None else str(line)
+
+    def _message(self) -> Message | None:
         if self.action == "disabled":
-            return f"case memory {self.case_id}: nothing written ({self.reason})"
+            return M_(
+                "case memory {case}: nothing written ({reason})",
+                case=self.case_id,
+                reason=self.reason,
+            )
         if self.policy == "silent":
             return None
-        where = f" {self.entry}" if self.entry else ""
-        return f"case memory {self.case_id}: {self.action}{where} ({self.reason})"
+        word = _ACTION_WORDS.get(self.action)
+        action: Message | str = Message(word) if word else self.action
+        return M_(
+            "case memory {case}: {action}{where} ({reason})",
+            case=self.case_id,
+            action=action,
+            where=f" {self.entry}" if self.entry else "",
+            reason=self.reason,
+        )
 
     def notice(self) -> list[str]:
         """Lines a surface prints; never a question, never blocking.
@@ -101,23 +132,34 @@ class CaseNoteResult:
         then the cleanup advice and the policy hint after " · ". ``silent``
         prints nothing. Either way each problem the write went around follows
         on a line of its own."""
-        problems = [f"case memory {self.case_id}: {p}" for p in self.problems]
-        if self.message is None:
+        return self._notice(str)
+
+    def localized_notice(self) -> list[str]:
+        """:meth:`notice` in the person's language (magics and the CLI print this)."""
+        return self._notice(localized)
+
+    def _notice(self, show: Callable[[object], str]) -> list[str]:
+        problems = [
+            show(M_("case memory {case}: {problem}", case=self.case_id, problem=p))
+            for p in self.problems
+        ]
+        line = self._message()
+        if line is None:
             return problems
-        parts = (self.message, self.suggestion, self.hint)
-        return [" · ".join(p for p in parts if p), *problems]
+        parts = (line, self.suggestion, self.hint)
+        return [" · ".join(show(p) for p in parts if p), *problems]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "action": self.action,
-            "reason": self.reason,
+            "reason": str(self.reason),
             "case": self.case_id,
             "policy": self.policy,
             "path": str(self.path) if self.path else None,
             "entry": self.entry,
             "related": self.related,
-            "suggestion": self.suggestion,
-            "hint": self.hint,
+            "suggestion": _text(self.suggestion),
+            "hint": _text(self.hint),
             "message": self.message,
             "problems": list(self.problems),
             "notice": self.notice(),
@@ -127,7 +169,7 @@ class CaseNoteResult:
 def note_result(
     case_id: str,
     action: str,
-    reason: str,
+    reason: Message | str,
     pol: WritePolicy,
     count: int,
     *,

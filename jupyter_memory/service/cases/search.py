@@ -15,6 +15,7 @@ import threading
 import unicodedata
 from pathlib import Path
 
+from ..._i18n import M_
 from ...core.cases.entry_format import ENTRY_TYPES, peek_entry
 from ...core.text import normalize, squash_whitespace
 from ...exceptions import ParseError, ValidationError
@@ -90,12 +91,19 @@ def search_cases(
 ) -> list[CaseSearchHit]:
     """Entries of every case in ``workspace`` containing all terms of ``text``."""
     if not isinstance(text, str):
-        raise ValidationError("must be a string", field="text")
+        raise ValidationError(M_("must be a string"), field="text")
     terms = normalize(text).split()
     if not terms:
-        raise ValidationError("give some text to search for", field="text")
+        raise ValidationError(M_("give some text to search for"), field="text")
     if type is not None and type not in ENTRY_TYPES:
-        raise ValidationError(f"{type!r} is not one of {', '.join(ENTRY_TYPES)}", field="type")
+        raise ValidationError(
+            M_(
+                "{type!r} is not one of {types}",
+                type=type,
+                types=", ".join(ENTRY_TYPES),
+            ),
+            field="type",
+        )
     hits: list[CaseSearchHit] = []
     for case_id, name, date, etype, path, mtime, size in stat_entries(workspace):
         if type is not None and etype != type:

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...core.imports import agents_md, basic_memory, claude_memory, mem0, nbi
 from ...core.imports.drafts import SOURCES, MemoryDraft, ParsedFile, text_key
 from ...core.imports.plan import ExistingState, ImportPlan, plan_import
@@ -171,7 +172,7 @@ def _write(
     progress: Progress,
 ) -> None:
     if plan.proposals and not mem.enabled:
-        raise PolicyError("memory is disabled: proposals are paused, so nothing was imported")
+        raise PolicyError(M_("memory is disabled: proposals are paused, so nothing was imported"))
     if plan.memories:
         progress.stage("writing memories", len(plan.memories))
         records = [_record(source, d, pid) for _, d in plan.memories]
@@ -220,7 +221,14 @@ def import_from(
 ) -> ImportReport:
     """Import ``path`` as ``source`` into the memory home, or ``project`` when given."""
     if source not in SOURCES:
-        raise ValidationError(f"{source!r} is not one of: {', '.join(SOURCES)}", field="source")
+        raise ValidationError(
+            M_(
+                "{source!r} is not one of: {sources}",
+                source=source,
+                sources=", ".join(SOURCES),
+            ),
+            field="source",
+        )
     bar = progress or NoProgress()
     before = mem.project_dir
     planned_dir: Path | None = None
@@ -235,7 +243,11 @@ def import_from(
         listing = _read(source, path, bar)
         if not listing.files and not listing.problems:
             raise ValidationError(
-                f"{Path(path)} holds no {source} files: is it the right folder and source?",
+                M_(
+                    "{folder} holds no {source} files: is it the right folder and source?",
+                    folder=Path(path),
+                    source=source,
+                ),
                 field="path",
             )
         default_layer = "project" if pid else "user"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..._i18n import M_
 from ...core.knowledge.context import LayerSource, build_context, expand_catalog
 from ...exceptions import PolicyError, ValidationError
 from ..context import ServiceContext
@@ -77,15 +78,21 @@ class KnowledgeContext:
     ) -> CatalogExpansion:
         """Full entries for exact catalog labels (several at once) and the unknown ones."""
         if not self.ctx.settings.enabled:
-            raise PolicyError("memory is disabled: there is no knowledge to expand")
+            raise PolicyError(M_("memory is disabled: there is no knowledge to expand"))
         wanted = [labels] if isinstance(labels, str) else list(labels)
         if not wanted:
-            raise ValidationError("give at least one label", field="labels")
+            raise ValidationError(M_("give at least one label"), field="labels")
         if len(wanted) > MAX_EXPAND_LABELS:
-            raise ValidationError(f"at most {MAX_EXPAND_LABELS} labels per call", field="labels")
+            raise ValidationError(
+                M_(
+                    "at most {limit} labels per call",
+                    limit=MAX_EXPAND_LABELS,
+                ),
+                field="labels",
+            )
         for label in wanted:
             if not isinstance(label, str) or not label.strip() or len(label) > 500:
-                raise ValidationError("each label must be a non-empty string", field="labels")
+                raise ValidationError(M_("each label must be a non-empty string"), field="labels")
         found = expand_catalog(self._sources(project), wanted)
         return CatalogExpansion(found.entries, found.unknown)
 

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...core.knowledge.evidence import SourceText, to_sources
 from ...exceptions import JupyterMemoryError, PolicyError
 from ...store.knowledge.notebook_cells import project_notebooks, read_cells
@@ -81,8 +82,10 @@ class AgentEvidence:
         for record, source in zip(clean, to_sources(clean), strict=True):
             if not source.is_persons_own:
                 raise PolicyError(
-                    f"role {record.get('role')!r} is not the person's own text; "
-                    "it is never evidence"
+                    M_(
+                        "role {role!r} is not the person's own text; it is never evidence",
+                        role=record.get("role"),
+                    )
                 )
         if not clean or not self.ctx.settings.enabled:
             return 0

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
+from ..._i18n import M_
 from ...core.knowledge.agent_tools import (
     TOOL_MODELS,
     ExpandKnowledgeCatalogArgs,
@@ -40,7 +41,7 @@ class KnowledgeAgentTools:
         """Run one agent tool call by name with JSON arguments (validated by the tool's model)."""
         model = TOOL_MODELS.get(name)
         if model is None:
-            raise NotFoundError(f"no agent tool named {name!r}")
+            raise NotFoundError(M_("no agent tool named {name!r}", name=name))
         try:
             args = model.model_validate(arguments)
         except PydanticValidationError as exc:

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Protocol
 
+from ..._i18n import M_
 from ...core.knowledge import agents_block as blk
 from ...core.knowledge.context import LAYER_TAG, LayerSource, build_context
 from ...core.knowledge.format import INFO, RULES, KnowledgeDoc
@@ -60,12 +61,15 @@ def _labels(sources: list[LayerSource]) -> list[tuple[str, str]]:
     ]
 
 
-def _refusal(path: Path, found: blk.Block, new_content: str, verb: str) -> FileOutcome:
+def _refusal(path: Path, found: blk.Block, new_content: str) -> FileOutcome:
     return FileOutcome(
         path,
         "refused",
-        f"{path}: the jupyter-memory block was edited by hand (its hash no longer matches); "
-        f"not {verb}. Move your edits outside the block, or pass --force to {verb[:-1]} it anyway.",
+        M_(
+            "{path}: the jupyter-memory block was edited by hand (its hash no longer matches); "
+            "not updated. Move your edits outside the block, or pass --force to update it anyway.",
+            path=path,
+        ),
         diff=blk.block_diff(found.content, new_content, path=path.name),
     )
 
@@ -73,7 +77,7 @@ def _refusal(path: Path, found: blk.Block, new_content: str, verb: str) -> FileO
 def _upsert(path: Path, text: str, content: str, force: bool) -> tuple[str, FileOutcome | None]:
     found = blk.find_block(text, path=str(path))
     if found is not None and found.edited and not force:
-        return text, _refusal(path, found, content, "updated")
+        return text, _refusal(path, found, content)
     return blk.upsert_block(text, content, path=str(path)), None
 
 
@@ -89,8 +93,12 @@ def _agents_content(
     budget = blk.AGENTS_MD_MAX_BYTES - rest_bytes - overhead
     if budget < 2_000:
         raise OversizeError(
-            f"AGENTS.md already holds {rest_bytes:,} bytes outside the jupyter-memory block; "
-            f"agents read at most {blk.AGENTS_MD_MAX_BYTES:,} bytes, so there is no room",
+            M_(
+                "AGENTS.md already holds {rest_bytes:,} bytes outside the jupyter-memory block; "
+                "agents read at most {limit:,} bytes, so there is no room",
+                rest_bytes=rest_bytes,
+                limit=blk.AGENTS_MD_MAX_BYTES,
+            ),
             field="AGENTS.md",
         )
     return blk.catalog_content(_labels(sources), budget), "catalog"
@@ -102,7 +110,7 @@ def _sync_agents(
     path = project_dir / AGENTS_MD
     text = read_agent_file(path)
     if text is None and not create:
-        raise NotFoundError(f"{path} does not exist: pass --create to create it")
+        raise NotFoundError(M_("{path} does not exist: pass --create to create it", path=path))
     old = text or ""
     found = blk.find_block(old, path=str(path))
     rest = old if found is None else old[: found.start] + old[found.end :]
@@ -114,12 +122,16 @@ def _sync_agents(
         return refused
     size = len(new.encode("utf-8"))
     if text is not None and new == text:
-        return FileOutcome(path, "unchanged", f"{path}: up to date", mode=mode, bytes=size)
+        said = M_("{path}: up to date", path=path)
+        return FileOutcome(path, "unchanged", said, mode=mode, bytes=size)
     write_agent_file(path, new)
     action = "created" if text is None else "updated"
-    return FileOutcome(
-        path, action, f"{path}: {action} ({mode}, {size:,} bytes)", mode=mode, bytes=size
+    said = (
+        M_("{path}: created ({mode}, {size:,} bytes)", path=path, mode=mode, size=size)
+        if text is None
+        else M_("{path}: updated ({mode}, {size:,} bytes)", path=path, mode=mode, size=size)
     )
+    return FileOutcome(path, action, said, mode=mode, bytes=size)
 
 
 def _imports_agents(text: str) -> bool:
@@ -133,41 +145,51 @@ def _sync_claude(project_dir: Path, *, create: bool, force: bool) -> FileOutcome
         return FileOutcome(
             path,
             "absent",
-            f"{path} does not exist: Claude Code reads CLAUDE.md, not AGENTS.md; pass --create "
-            f"to add one that imports it ({IMPORT_LINE})",
+            M_(
+                "{path} does not exist: Claude Code reads CLAUDE.md, not AGENTS.md; pass --create "
+                "to add one that imports it ({line})",
+                path=path,
+                line=IMPORT_LINE,
+            ),
         )
     old = text or ""
     found = blk.find_block(old, path=str(path))
     outside = old if found is None else old[: found.start] + old[found.end :]
     if found is None and _imports_agents(outside):
-        return FileOutcome(path, "kept", f"{path}: already imports AGENTS.md")
+        return FileOutcome(path, "kept", M_("{path}: already imports AGENTS.md", path=path))
     new, refused = _upsert(path, old, IMPORT_LINE + "\n", force)
     if refused is not None:
         return refused
     if text is not None and new == text:
-        return FileOutcome(path, "unchanged", f"{path}: up to date")
+        return FileOutcome(path, "unchanged", M_("{path}: up to date", path=path))
     write_agent_file(path, new)
-    action = "created" if text is None else "updated"
-    return FileOutcome(path, action, f"{path}: {action} (imports AGENTS.md)")
+    if text is None:
+        return FileOutcome(path, "created", M_("{path}: created (imports AGENTS.md)", path=path))
+    return FileOutcome(path, "updated", M_("{path}: updated (imports AGENTS.md)", path=path))
 
 
 def _remove(path: Path, force: bool) -> FileOutcome:
     text = read_agent_file(path)
     if text is None:
-        return FileOutcome(path, "absent", f"{path}: does not exist")
+        return FileOutcome(path, "absent", M_("{path}: does not exist", path=path))
     found = blk.find_block(text, path=str(path))
     if found is None:
-        return FileOutcome(path, "unchanged", f"{path}: has no jupyter-memory block")
+        said = M_("{path}: has no jupyter-memory block", path=path)
+        return FileOutcome(path, "unchanged", said)
     if found.edited and not force:
         return FileOutcome(
             path,
             "refused",
-            f"{path}: the jupyter-memory block was edited by hand; not removed (your edits "
-            "would be lost). Pass --force to remove it anyway.",
+            M_(
+                "{path}: the jupyter-memory block was edited by hand; not removed (your edits "
+                "would be lost). Pass --force to remove it anyway.",
+                path=path,
+            ),
             diff=blk.block_diff(found.content, "", path=path.name),
         )
     write_agent_file(path, blk.remove_block(text, path=str(path)))
-    return FileOutcome(path, "removed", f"{path}: block removed; the rest is unchanged")
+    said = M_("{path}: block removed; the rest is unchanged", path=path)
+    return FileOutcome(path, "removed", said)
 
 
 def sync_agents_md(
@@ -182,7 +204,7 @@ def sync_agents_md(
     """Write (or remove) the managed blocks of ``<project>/AGENTS.md`` and ``CLAUDE.md``."""
     folder = Path(project_dir).expanduser()
     if not folder.is_dir():
-        raise NotFoundError(f"project folder {folder} does not exist")
+        raise NotFoundError(M_("project folder {folder} does not exist", folder=folder))
     folder = folder.resolve()
     report = SyncReport()
     with agent_files_lock(folder):
@@ -210,7 +232,9 @@ def autosync_agents_md(mem: KnowledgeSource, project_dir: str | os.PathLike[str]
     report = SyncReport()
     if read_agent_file(path) is None:
         report.files.append(
-            FileOutcome(path, "absent", f"{path} does not exist: auto-sync creates no files")
+            FileOutcome(
+                path, "absent", M_("{path} does not exist: auto-sync creates no files", path=path)
+            )
         )
         return report
     with agent_files_lock(folder):
@@ -221,8 +245,11 @@ def autosync_agents_md(mem: KnowledgeSource, project_dir: str | os.PathLike[str]
                 FileOutcome(
                     path,
                     "skipped",
-                    f"{path}: has no jupyter-memory block; auto-sync only updates one that "
-                    "`jupyter-memory agents-md sync` wrote",
+                    M_(
+                        "{path}: has no jupyter-memory block; auto-sync only updates one that "
+                        "`jupyter-memory agents-md sync` wrote",
+                        path=path,
+                    ),
                 )
             )
             return report

@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 from collections.abc import Callable
 
+from ..._i18n import M_
 from ...core.knowledge.dedup import dedup_hash, dedup_key
 from ...core.knowledge.format import INFO, RULES, append_entry, check_save_size, render_knowledge
 from ...core.knowledge.proposals import Proposal
@@ -160,7 +161,7 @@ class KnowledgeDecisions:
         self-learner records it when the proposal came from a candidate rule.
         """
         if reason is not None and not isinstance(reason, str):
-            raise ValidationError("must be a string", field="reason")
+            raise ValidationError(M_("must be a string"), field="reason")
         reason = reason.strip() if reason else None
         store = self.queue.store
         with self.ctx.semantic.foreground(), self.ctx.user.locked():
@@ -206,7 +207,7 @@ class KnowledgeDecisions:
             try:
                 applied.append(self._apply_one(p.id, p.suggested_layer, target))
             except JupyterMemoryError as exc:
-                skipped.append(SkippedProposal(p.id, p.text, str(exc)))
+                skipped.append(SkippedProposal(p.id, p.text, exc.as_message()))
         projects = {a.project for a in applied if a.status == "applied" and a.project}
         reports = [r for pid in sorted(projects) if (r := self._after(pid)) is not None]
         return ProcessAllResult(applied, skipped, reports or None)

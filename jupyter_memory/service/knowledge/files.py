@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...core.knowledge.context import CATALOG_THRESHOLD, LayerSource, library_status
 from ...core.knowledge.format import (
     KnowledgeDoc,
@@ -41,8 +42,12 @@ def refuse_conflicted(loaded: LoadedKnowledge) -> None:
     """A write other than a person's save would drop one side of a merge conflict."""
     if loaded.conflict is not None:
         raise ConflictError(
-            f"{loaded.path} has an unresolved merge conflict (line {loaded.conflict.first_line}); "
-            "resolve it first in the Library editor or with `jupyter-memory knowledge resolve`",
+            M_(
+                "{path} has an unresolved merge conflict (line {first_line}); resolve it first "
+                "in the Library editor or with `jupyter-memory knowledge resolve`",
+                path=loaded.path,
+                first_line=loaded.conflict.first_line,
+            ),
             state="merge-conflict",
         )
 
@@ -60,8 +65,10 @@ def _check_version(base: object) -> str:
     """A version is the 64 lowercase hex digits of a sha256 (see ``knowledge_version``)."""
     if not isinstance(base, str) or len(base) != 64 or set(base) - set("0123456789abcdef"):
         raise ValidationError(
-            "must be the version read with the text (64 hex digits, e.g. from "
-            "read_knowledge() or `jupyter-memory knowledge show --json`)",
+            M_(
+                "must be the version read with the text (64 hex digits, e.g. from "
+                "read_knowledge() or `jupyter-memory knowledge show --json`)"
+            ),
             field="base",
         )
     return base
@@ -69,7 +76,9 @@ def _check_version(base: object) -> str:
 
 def check_layer(layer: str, field_name: str = "layer") -> str:
     if layer not in ("user", "project"):
-        raise ValidationError(f"{layer!r} is not 'user' or 'project'", field=field_name)
+        raise ValidationError(
+            M_("{layer!r} is not 'user' or 'project'", layer=layer), field=field_name
+        )
     return layer
 
 
@@ -109,7 +118,7 @@ class KnowledgeFiles:
         if projects.project_root is not None and projects.project_id is not None:
             return "project", projects.project_root, projects.project_id
         raise ValidationError(
-            "pick a project: pass project= (a folder or a known project id) or focus one",
+            M_("pick a project: pass project= (a folder or a known project id) or focus one"),
             field="project",
         )
 
@@ -191,7 +200,7 @@ class KnowledgeFiles:
         status of what was written, with its ``version``.
         """
         if not isinstance(text, str):
-            raise ValidationError("must be a string", field="text")
+            raise ValidationError(M_("must be a string"), field="text")
         if base is not None:
             _check_version(base)
         layer, root, pid = self.layer_root(layer, project)
@@ -212,9 +221,14 @@ class KnowledgeFiles:
                 and current.text != rendered
             ):
                 raise KnowledgeConflictError(
-                    f"{kfile.path} changed since version {base[:12]} was read "
-                    f"(it is now {current.version}); nothing was written: merge your "
-                    "text with the current file and save again naming the new version",
+                    M_(
+                        "{path} changed since version {base} was read (it is now {version}); "
+                        "nothing was written: merge your text with the current file and save "
+                        "again naming the new version",
+                        path=kfile.path,
+                        base=base[:12],
+                        version=current.version,
+                    ),
                     path=kfile.path,
                     base=base,
                     current_version=current.version,
@@ -264,7 +278,7 @@ class KnowledgeFiles:
         loaded = kfile.load()
         if not loaded.exists:
             raise ValidationError(
-                f"{kfile.path} does not exist; nothing to reorganize", field="layer"
+                M_("{path} does not exist; nothing to reorganize", path=kfile.path), field="layer"
             )
         refuse_conflicted(loaded)
         # Computed outside the lock: an LLM may take minutes, and other writers
@@ -273,7 +287,10 @@ class KnowledgeFiles:
         with self.ctx.semantic.foreground(), root.locked():
             if kfile.load(fresh=True).version != loaded.version:
                 raise ConflictError(
-                    f"{kfile.path} changed while it was being reorganized; nothing was written",
+                    M_(
+                        "{path} changed while it was being reorganized; nothing was written",
+                        path=kfile.path,
+                    ),
                     state="changed",
                 )
             kfile.write_backup(loaded.text)

@@ -34,12 +34,13 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..._i18n import M_, localized
 from ...core.knowledge.reorganize import needs_preinject_reorganize
 from ...store.knowledge.proposal_allowance import ProposalAllowance
 from ..context import ServiceContext
 from .files import KnowledgeFiles, ProjectArg
 
-NOTICE = "Reorganizing Agent Memory before injection…"
+NOTICE = M_("Reorganizing Agent Memory before injection…")
 WAIT_S = 20.0
 TRIES_FILE = "agent-preinject.json"
 
@@ -65,8 +66,10 @@ class PreinjectReport:
 
 
 def _say(notify: Notify | None, text: str) -> None:
+    # ``notify`` hands the text to an agent's conversation: English (str) there;
+    # on stderr a person reads it, in their language.
     if notify is None:
-        print(f"jupyter-memory: {text}", file=sys.stderr)
+        print(f"jupyter-memory: {localized(text)}", file=sys.stderr)
         return
     notify(text)
 
@@ -120,7 +123,10 @@ class PreinjectReorganize:
                 continue  # a file git left conflicted waits for the person
             if not self._first_try(conversation, path):
                 continue
-            _say(notify, f"{NOTICE} ({layer} knowledge, {path})")
+            _say(
+                notify,
+                M_("{notice} ({layer} knowledge, {path})", notice=NOTICE, layer=layer, path=path),
+            )
             future = self._start(layer, pid, path)
             try:
                 future.result(timeout=max(0.0, wait))
@@ -128,8 +134,12 @@ class PreinjectReorganize:
                 report.pending.append(path)
                 _say(
                     notify,
-                    f"Reorganize of {path} is still running after {wait:g} s: the agent gets "
-                    "the knowledge as it is; the file is replaced when it is done",
+                    M_(
+                        "Reorganize of {path} is still running after {wait:g} s: the agent gets "
+                        "the knowledge as it is; the file is replaced when it is done",
+                        path=path,
+                        wait=wait,
+                    ),
                 )
                 future.add_done_callback(_LateFailure(conversation, path))
             except Exception as exc:  # noqa: BLE001 - said to the person, never blocks the agent
@@ -137,7 +147,8 @@ class PreinjectReorganize:
                 _say(notify, _failure(path, exc))
             else:
                 report.reorganized.append(path)
-                _say(notify, f"Reorganized {path} (the previous text is in {path}.bak)")
+                said = M_("Reorganized {path} (the previous text is in {path}.bak)", path=path)
+                _say(notify, said)
         return report
 
     def _start(self, layer: str, pid: str | None, path: str) -> Future[Any]:
@@ -162,10 +173,13 @@ class PreinjectReorganize:
 
 
 def _failure(path: str, exc: BaseException) -> str:
-    return (
-        f"Reorganize before injection failed for {path}: {type(exc).__name__}: {exc}. "
+    return M_(
+        "Reorganize before injection failed for {path}: {kind}: {error}. "
         "The agent gets the knowledge as it is; a new conversation may try again, "
-        "or reorganize it in the Library"
+        "or reorganize it in the Library",
+        path=path,
+        kind=type(exc).__name__,
+        error=exc,
     )
 
 
@@ -181,7 +195,7 @@ class _LateFailure:
         if exc is None:
             return
         message = _failure(self.path, exc)
-        print(f"jupyter-memory: {message}", file=sys.stderr)
+        print(f"jupyter-memory: {localized(message)}", file=sys.stderr)
         with _lock:
             _late.setdefault(self.conversation or "", []).append(message)
 

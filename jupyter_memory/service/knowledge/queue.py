@@ -11,6 +11,7 @@ import itertools
 from collections.abc import Iterable
 from typing import Any
 
+from ..._i18n import M_
 from ...core.ids import new_id
 from ...core.knowledge.dedup import Known, decide_duplicate, dedup_hash
 from ...core.knowledge.evidence import SourceText, find_evidence, to_source, to_sources
@@ -38,7 +39,14 @@ MAX_PROPOSAL_TEXT = 1_000
 
 def _choice(value: str, allowed: tuple[str, ...], field: str) -> str:
     if value not in allowed:
-        raise ValidationError(f"{value!r} is not one of: {', '.join(allowed)}", field=field)
+        raise ValidationError(
+            M_(
+                "{value!r} is not one of: {allowed}",
+                value=value,
+                allowed=", ".join(allowed),
+            ),
+            field=field,
+        )
     return value
 
 
@@ -175,11 +183,14 @@ class KnowledgeQueue:
         typed it). Never reaches context until a person applies it.
         """
         if not self.ctx.settings.enabled:
-            raise PolicyError("memory is disabled: proposals are paused")
+            raise PolicyError(M_("memory is disabled: proposals are paused"))
         if not isinstance(text, str) or not text.strip():
-            raise ValidationError("must be a non-empty string", field="text")
+            raise ValidationError(M_("must be a non-empty string"), field="text")
         if len(text) > MAX_PROPOSAL_TEXT:
-            raise ValidationError(f"is over {MAX_PROPOSAL_TEXT} characters", field="text")
+            raise ValidationError(
+                M_("is over {limit} characters", limit=MAX_PROPOSAL_TEXT),
+                field="text",
+            )
         _choice(kind, KINDS, "kind")
         _choice(source, SOURCES, "source")
         if layer is not None:
@@ -187,7 +198,7 @@ class KnowledgeQueue:
         if source != "manual":
             reason = execution_state_reason(text)
             if reason:
-                raise ValidationError(f"refused: {reason}", field="text")
+                raise ValidationError(M_("refused: {reason}", reason=reason), field="text")
         recorded = self._rounds.get(conversation or DEFAULT_CONVERSATION, [])
         # Converted lazily: an agent's sources end with the project's saved
         # notebooks, read only when the quote is not among the recent texts.
@@ -222,14 +233,16 @@ class KnowledgeQueue:
     ) -> ProposeResult:
         """The agent's only knowledge-writing tool: into the queue, never into context."""
         if not self.ctx.settings.enabled:
-            raise PolicyError("memory is disabled: agent proposals are paused")
+            raise PolicyError(M_("memory is disabled: agent proposals are paused"))
         if project is not None:
             # An agent may name a project the person already uses, never a new folder.
             project = self.ctx.projects.registered(project)
         if not self._take_proposal(conversation):
             raise PolicyError(
-                f"rate limit: at most {AGENT_PROPOSALS_PER_CONVERSATION} knowledge proposals "
-                "per conversation"
+                M_(
+                    "rate limit: at most {limit} knowledge proposals per conversation",
+                    limit=AGENT_PROPOSALS_PER_CONVERSATION,
+                )
             )
         return self.propose(
             text,
@@ -309,7 +322,7 @@ class KnowledgeQueue:
         queued: list[Proposal] = []
         for cand in candidates:
             if len(queued) >= MAX_PER_ROUND:
-                skipped.append({"text": cand.text, "reason": "round limit of 3 reached"})
+                skipped.append({"text": cand.text, "reason": M_("round limit of 3 reached")})
                 continue
             reason = execution_state_reason(cand.text)
             if reason:

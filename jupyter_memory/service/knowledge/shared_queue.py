@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from ..._i18n import M_
 from ...core.knowledge.proposals import Proposal
 from ...exceptions import ConflictError
 from ...store.knowledge.queue import QueueStore
@@ -94,8 +95,12 @@ class TeamQueueStore(QueueStore):
             current = store.find(proposal.id)[1]
             if not current.is_pending and current.status != proposal.status:
                 raise ConflictError(
-                    f"proposal {proposal.id} was already {current.status} by "
-                    f"{getattr(current, 'decided_by', None) or 'someone else'}",
+                    M_(
+                        "proposal {id} was already {status} by {who}",
+                        id=proposal.id,
+                        status=current.status,
+                        who=getattr(current, "decided_by", None) or "someone else",
+                    ),
                     state=current.status,
                 )
             return QueueStore.replace(store, path, self._signed(proposal, root.root.parent))

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from ..._i18n import M_
 from ...core.event_time import event_datetime
 from ...exceptions import PolicyError, ValidationError
 from ..context import ServiceContext
@@ -61,9 +62,9 @@ def _text(value: Any, name: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise ValidationError("must be a string", field=name)
+        raise ValidationError(M_("must be a string"), field=name)
     if len(value) > MAX_TURN_CHARS:
-        raise ValidationError(f"is over {MAX_TURN_CHARS:,} characters", field=name)
+        raise ValidationError(M_("is over {limit:,} characters", limit=MAX_TURN_CHARS), field=name)
     return value if value.strip() else None
 
 
@@ -89,7 +90,9 @@ class AgentSessions:
         """
         said, answered = _text(person, "person"), _text(reply, "reply")
         if said is None and answered is None:
-            raise ValidationError("a turn needs the person's words or the reply", field="person")
+            raise ValidationError(
+                M_("a turn needs the person's words or the reply"), field="person"
+            )
         turn = turn_id or uuid.uuid4().hex[:12]
         now_ms = int(self.ctx.clock().timestamp() * 1000)
         base: dict[str, Any] = {"kind": "chat", "timestamp": now_ms, "recorded_at": now_ms}
@@ -107,7 +110,7 @@ class AgentSessions:
         that nothing waits on); at a process exit it is left for the next digest.
         """
         if not self.ctx.settings.enabled:
-            raise PolicyError("memory is disabled by the person; nothing is extracted")
+            raise PolicyError(M_("memory is disabled by the person; nothing is extracted"))
         pending = self.digest.digest_pending(session_key)
         if pending == 0:
             return AgentSessionEnd(session_key, False, left="nothing pending")

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from ..._i18n import M_
 from ...core.learning.corrections import (
     GOTCHA_REPEATS,
     GOTCHA_RULE,
@@ -219,16 +220,16 @@ class SelfLearner:
     def candidate(self, key: str) -> CandidateRule:
         loaded = self.store.load()
         if key not in loaded:
-            raise NotFoundError(f"no candidate rule {key!r}")
+            raise NotFoundError(M_("no candidate rule {key!r}", key=key))
         return self._row(*loaded[key], self.ctx.clock())
 
     def dismiss_candidate(self, key: str, reason: str) -> CandidateRule:
         """The person rejects a candidate rule: confidence drops until new evidence."""
         if not isinstance(reason, str) or not reason.strip():
-            raise ValidationError("say why the candidate is rejected", field="reason")
+            raise ValidationError(M_("say why the candidate is rejected"), field="reason")
         loaded = self.store.load()
         if key not in loaded:
-            raise NotFoundError(f"no candidate rule {key!r}")
+            raise NotFoundError(M_("no candidate rule {key!r}", key=key))
         now = self.ctx.clock()
         dismiss(loaded[key][0], now, reason.strip())
         self.store.save(loaded)
@@ -242,15 +243,18 @@ class SelfLearner:
         """
         loaded = self.store.load()
         if key not in loaded:
-            raise NotFoundError(f"no candidate rule {key!r}")
+            raise NotFoundError(M_("no candidate rule {key!r}", key=key))
         cand, pid = loaded[key]
         if pid is not None and self.queue.proposal(pid).is_pending:
             return LearnedProposal(key, cand.rule, "already_pending", pid)
         quote = proposal_quote(cand) or proposal_quote(cand, live_only=False)
         if quote is None:
             raise ValidationError(
-                f"candidate {key!r} has no quote long enough to back a proposal "
-                "(every failing cell was too short)",
+                M_(
+                    "candidate {key!r} has no quote long enough to back a proposal (every "
+                    "failing cell was too short)",
+                    key=key,
+                ),
                 field="key",
             )
         result = self._propose(cand, quote)

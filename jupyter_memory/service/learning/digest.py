@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
+from ..._i18n import M_
 from ...core.learning.digest_extract import extract_work_memories
 from ...core.learning.digest_prompt import extract_with_llm
 from ...core.learning.work_memory import (
@@ -83,9 +84,9 @@ class DigestService:
         a bad one is refused (field named) and nothing is recorded.
         """
         if not self.ctx.settings.enabled:
-            raise PolicyError("memory is disabled by the person; nothing is recorded")
+            raise PolicyError(M_("memory is disabled by the person; nothing is recorded"))
         if not isinstance(session_key, str) or not session_key.strip():
-            raise ValidationError("must be a non-empty string", field="session_key")
+            raise ValidationError(M_("must be a non-empty string"), field="session_key")
         # A message without its own project was recorded in the focused one (the
         # kernel's notebook, the CLI's --project): kept with it, so the digest labels
         # its scene from the message, whatever is focused when the digest runs.
@@ -189,7 +190,7 @@ class DigestService:
     def digest(self, session: str | None = None) -> DigestReport:
         """Digest every batch not yet consumed (or one session's); report what was stored."""
         if not self.ctx.settings.enabled:
-            raise PolicyError("memory is disabled by the person; nothing is extracted")
+            raise PolicyError(M_("memory is disabled by the person; nothing is extracted"))
         focused = self.ctx.projects.project_id
         extractor = "llm" if self.ctx.settings.llm is not None else "deterministic"
         batches: list[DigestedBatch] = []

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..._i18n import M_
 from ...core.learning.corrections import GOTCHA_REPEATS, usable_quote
 from ...core.memories.models import MemoryEntry, MemoryType, Source, Tier
 from ...exceptions import PolicyError, ValidationError
@@ -65,9 +66,9 @@ class GotchaCaptured(MappingResult):
 
 def _text(value: Any, name: str, limit: int) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ValidationError("must be a non-empty string", field=name)
+        raise ValidationError(M_("must be a non-empty string"), field=name)
     if len(value) > limit:
-        raise ValidationError(f"is over {limit} characters", field=name)
+        raise ValidationError(M_("is over {limit} characters", limit=limit), field=name)
     return value
 
 
@@ -123,14 +124,14 @@ class GotchaCapture:
         """The same error ``repeats`` times in ``session_key``; ``line`` is the failing line
         of the person's cell ``cell_text`` (None when no line of the cell failed)."""
         if not self.ctx.settings.enabled:
-            raise PolicyError("memory is disabled by the person; nothing is captured")
+            raise PolicyError(M_("memory is disabled by the person; nothing is captured"))
         _text(session_key, "session_key", 200)
         _text(signature, "signature", MAX_SIGNATURE_CHARS)
         _text(cell_text, "cell_text", MAX_CELL_CHARS)
         if line is not None:
             _text(line, "line", MAX_CELL_CHARS)
             if line.strip() not in cell_text:
-                raise ValidationError("is not a line of the person's cell", field="line")
+                raise ValidationError(M_("is not a line of the person's cell"), field="line")
             line = line.strip()
         candidate, proposed = self.learner.add_gotcha(session_key, signature, line, cell_text)
         template = GOTCHA_MEMORY if line else GOTCHA_MEMORY_PLAIN

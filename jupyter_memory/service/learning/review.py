@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..._i18n import M_
 from ...core.memories.models import MemoryEntry
 from ...core.names import validate_id
 from ...core.text import normalize
@@ -133,8 +134,11 @@ class ReviewService:
         evidence = [q for q in entry.meta.evidence if q.quote.strip()]
         if not evidence:
             raise PolicyError(
-                f"memory {memory_id} keeps no words of the person (its sources were agent "
-                "replies): without an evidence quote it cannot become a proposal"
+                M_(
+                    "memory {memory_id} keeps no words of the person (its sources were agent "
+                    "replies): without an evidence quote it cannot become a proposal",
+                    memory_id=memory_id,
+                )
             )
         original = evidence[0]
         quote = best_quote(original.quote, entry.text)
@@ -193,7 +197,12 @@ class ReviewService:
         """
         if decision not in DECISIONS:
             raise ValidationError(
-                f"decision: {decision!r} is not one of {', '.join(DECISIONS)}", field="decision"
+                M_(
+                    "decision: {decision!r} is not one of {decisions}",
+                    decision=decision,
+                    decisions=", ".join(DECISIONS),
+                ),
+                field="decision",
             )
         validate_id(memory_id)
         located = self._find(memory_id, project)
@@ -222,7 +231,11 @@ class ReviewService:
         state = review_state(entry, project)
         if state.decided:
             raise ConflictError(
-                f"memory {memory_id} was already reviewed ({state.state}); nothing changed",
+                M_(
+                    "memory {memory_id} was already reviewed ({state}); nothing changed",
+                    memory_id=memory_id,
+                    state=state.state,
+                ),
                 state=f"already_{state.state}",
             )
         return state

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 
+from ..._i18n import M_
 from ...core.progress import BAR_THRESHOLD, NoProgress
 from ...exceptions import LinkedPathError, ParseError, ValidationError
 from ...store.root import StoreRoot
@@ -74,7 +75,7 @@ class MemoryMaintenance:
         semantic = self.ctx.semantic
         if not semantic.available:
             raise ValidationError(
-                "needs the semantic extra: pip install 'jupyter-memory[semantic]'", field="mode"
+                M_("needs the semantic extra: pip install 'jupyter-memory[semantic]'"), field="mode"
             )
         roots = self.ctx.projects.roots()
         if rebuild:

@@ -6,6 +6,7 @@ import os
 from collections import Counter
 from typing import Any
 
+from ..._i18n import M_
 from ...core.memories.models import MemoryEntry
 from ...core.memories.sectors import TierDecision
 from ...core.memories.usage import HEATS, usage_stats
@@ -92,7 +93,9 @@ class MemoryReader:
         heat shown is decided again here, by the core.
         """
         if limit < 1 or offset < 0:
-            raise ValidationError("limit must be at least 1 and offset at least 0", field="limit")
+            raise ValidationError(
+                M_("limit must be at least 1 and offset at least 0"), field="limit"
+            )
         now = self.ctx.clock()
         rows: list[dict[str, Any]] = []
         total = 0

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
+from ..._i18n import M_
 from ...core.memories.inputs import check_text, default_title, parse_enum, parse_iso, split_list
 from ...core.memories.models import (
     EvidenceQuote,
@@ -44,7 +45,7 @@ def locate(ctx: ServiceContext, memory_id: str) -> tuple[StoreRoot, str]:
         name = root.name_of(memory_id)
         if name is not None:
             return root, name
-    raise NotFoundError(f"no memory with id {memory_id!r}")
+    raise NotFoundError(M_("no memory with id {memory_id!r}", memory_id=memory_id))
 
 
 class MemoryWriter:
@@ -122,7 +123,7 @@ class MemoryWriter:
         if scope == "project":
             if root_pid is None:
                 raise ValidationError(
-                    "project scope needs a project: focus one or pass project=", field="scope"
+                    M_("project scope needs a project: focus one or pass project="), field="scope"
                 )
             return scope, root_pid[1], root_pid[0]
         return scope, self.ctx.user, root_pid[0] if (root_pid and project is not None) else None
@@ -270,7 +271,7 @@ class MemoryWriter:
     def _import_entry(self, obj: dict[str, Any], source: str) -> tuple[StoreRoot, MemoryEntry]:
         """One line of an import file as (root, entry); raises on anything wrong."""
         if "text" not in obj:
-            raise ValidationError("missing", field="text")
+            raise ValidationError(M_("missing"), field="text")
         scope, root, pid = self.target(obj.get("scope"), obj.get("agent"), None)
         created = obj.get("created")
         extra = obj.get("extra")

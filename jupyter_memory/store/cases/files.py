@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from ..._i18n import M_
 from ...core.cases.entry_format import (
     CASE_ID_RE,
     ENTRY_NAME_RE,
@@ -73,9 +74,12 @@ def _read(path: Path, root: Path, *, refuse: bool = False) -> str | None:
     except FileNotFoundError:
         return None
     except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text: {exc.reason}", path=path) from exc
+        raise ParseError(M_("not UTF-8 text: {reason}", reason=exc.reason), path=path) from exc
     except OSError as exc:
-        raise StoreError(f"cannot read: {exc.strerror or exc}", path=path) from exc
+        raise StoreError(
+            M_("cannot read: {reason}", reason=exc.strerror or exc),
+            path=path,
+        ) from exc
 
 
 class CaseStore:
@@ -118,7 +122,12 @@ class CaseStore:
         """Refuse any write target outside ``case_memory/`` (red line 1) or reached through a link."""
         if path.parent != self.memory_dir:
             raise UnsafeNameError(
-                f"case memory writes only inside {self.memory_dir}, not {path}", field="path"
+                M_(
+                    "case memory writes only inside {memory_dir}, not {path}",
+                    memory_dir=self.memory_dir,
+                    path=path,
+                ),
+                field="path",
             )
         return refuse_link(self.workspace, path)
 
@@ -133,7 +142,10 @@ class CaseStore:
         except FileNotFoundError:
             return [], []
         except OSError as exc:
-            raise StoreError(f"cannot list: {exc.strerror or exc}", path=self.memory_dir) from exc
+            raise StoreError(
+                M_("cannot list: {reason}", reason=exc.strerror or exc),
+                path=self.memory_dir,
+            ) from exc
         names = [n for n in names if not (self.memory_dir / n).is_symlink()]
         entries = [n for n in names if parse_entry_name(n)]
         stray = [
@@ -146,7 +158,13 @@ class CaseStore:
     def read_entry(self, name: str) -> str:
         text = _read(self.entry_path(name), self.workspace)
         if text is None:
-            raise NotFoundError(f"no case memory entry {name} in {self.memory_dir}")
+            raise NotFoundError(
+                M_(
+                    "no case memory entry {name} in {memory_dir}",
+                    name=name,
+                    memory_dir=self.memory_dir,
+                )
+            )
         return text
 
     def read_index(self) -> str | None:
@@ -168,7 +186,10 @@ class CaseStore:
             data: object = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ParseError(
-                f"not valid JSON ({exc.msg}); exclusion cannot be checked, nothing written",
+                M_(
+                    "not valid JSON ({msg}); exclusion cannot be checked, nothing written",
+                    msg=exc.msg,
+                ),
                 path=self.registry_path,
                 line=exc.lineno,
             ) from exc

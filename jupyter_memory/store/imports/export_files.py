@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from ..._i18n import M_
 from ...exceptions import UnsafeNameError, ValidationError
 from ..atomic import ensure_dir, write_many_atomic, write_text_atomic
 
@@ -16,7 +17,7 @@ from ..atomic import ensure_dir, write_many_atomic, write_text_atomic
 def _inside(folder: Path, rel: str) -> Path:
     pure = PurePosixPath(rel)
     if pure.is_absolute() or any(p in ("", ".", "..") for p in pure.parts) or "\\" in rel:
-        raise UnsafeNameError(f"{rel!r} leaves the export folder", field="path")
+        raise UnsafeNameError(M_("{rel!r} leaves the export folder", rel=rel), field="path")
     return folder.joinpath(*pure.parts)
 
 
@@ -36,13 +37,16 @@ def write_export_folder(folder: Path, files: list[tuple[str, str]]) -> list[str]
     for rel, text in files:
         path = _inside(folder, rel)
         if path in seen:
-            raise ValidationError(f"two memories would be written to {rel}", field="path")
+            raise ValidationError(
+                M_("two memories would be written to {rel}", rel=rel), field="path"
+            )
         seen.add(path)
         data = text.encode("utf-8")
         same = _same(path, data)
         if same is False:
             raise ValidationError(
-                f"{path} exists with other content: export into an empty folder", field="path"
+                M_("{path} exists with other content: export into an empty folder", path=path),
+                field="path",
             )
         if same is None:
             items.append((path, data))
@@ -56,7 +60,7 @@ def write_export_file(path: Path, text: str) -> bool:
     path = path.expanduser().absolute()
     same = _same(path, text.encode("utf-8"))
     if same is False:
-        raise ValidationError(f"{path} exists: choose a new file name", field="path")
+        raise ValidationError(M_("{path} exists: choose a new file name", path=path), field="path")
     if same:
         return False
     write_text_atomic(path, text)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from ..links import first_link
 
@@ -89,9 +90,12 @@ def read_source(
     try:
         mode = os.stat(target).st_mode
     except FileNotFoundError:
-        raise ParseError("no such file or folder", path=target) from None
+        raise ParseError(M_("no such file or folder"), path=target) from None
     except OSError as exc:
-        raise ParseError(f"cannot read: {exc.strerror or exc}", path=target) from None
+        raise ParseError(
+            M_("cannot read: {reason}", reason=exc.strerror or exc),
+            path=target,
+        ) from None
     if not stat.S_ISDIR(mode):
         out = SourceListing(target.parent, single_file=True)
         _read(target.parent, target, target.name, max_bytes, out)
@@ -111,7 +115,11 @@ def read_source(
             seen += 1
             if seen > MAX_SOURCE_FILES:
                 raise ParseError(
-                    f"over {MAX_SOURCE_FILES} entries: import a smaller folder", path=target
+                    M_(
+                        "over {limit} entries: import a smaller folder",
+                        limit=MAX_SOURCE_FILES,
+                    ),
+                    path=target,
                 )
             full = Path(entry.path)
             rel = full.relative_to(target).as_posix()

@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..._i18n import M_
 from ...exceptions import ParseError, StoreError
 from ..atomic import ensure_dir, root_lock, write_text_atomic
 from ..layout import project_gitignore, project_root
@@ -25,15 +26,24 @@ def read_agent_file(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except IsADirectoryError as exc:
-        raise StoreError("is a folder, not a file", path=path) from exc
+        raise StoreError(M_("is a folder, not a file"), path=path) from exc
     except OSError as exc:
-        raise StoreError(f"cannot read: {exc.strerror or exc}", path=path) from exc
+        raise StoreError(
+            M_("cannot read: {reason}", reason=exc.strerror or exc),
+            path=path,
+        ) from exc
     if len(data) > MAX_AGENT_FILE_BYTES:
-        raise ParseError(f"over the {MAX_AGENT_FILE_BYTES}-byte cap", path=path)
+        raise ParseError(
+            M_(
+                "over the {limit}-byte cap",
+                limit=MAX_AGENT_FILE_BYTES,
+            ),
+            path=path,
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ParseError(f"invalid UTF-8 at byte {exc.start}", path=path) from exc
+        raise ParseError(M_("invalid UTF-8 at byte {start}", start=exc.start), path=path) from exc
 
 
 def write_agent_file(path: Path, text: str) -> str:

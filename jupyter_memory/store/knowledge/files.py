@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...core.frontmatter_io import decode_file
 from ...core.knowledge.format import KnowledgeDoc, parse_knowledge
 from ...core.knowledge.merge import ConflictedKnowledge, parse_conflicted
@@ -65,7 +66,9 @@ class KnowledgeFile:
         """
         link = first_link(self.root, self.path)
         if link is not None:
-            raise ParseError(f"{link} is a symlink; refusing to follow it", path=self.path)
+            raise ParseError(
+                M_("{link} is a symlink; refusing to follow it", link=link), path=self.path
+            )
         try:
             st = self.path.stat()
         except FileNotFoundError:
@@ -74,14 +77,20 @@ class KnowledgeFile:
                 self.path, False, "", KnowledgeDoc(), None, knowledge_version(b"")
             )
         except OSError as exc:
-            raise ParseError(f"cannot read: {exc.strerror or exc}", path=self.path) from exc
+            raise ParseError(
+                M_("cannot read: {reason}", reason=exc.strerror or exc),
+                path=self.path,
+            ) from exc
         key = (st.st_mtime_ns, st.st_size, st.st_ino)
         if not fresh and self._cache is not None and self._cache[0] == key:
             return self._cache[1]
         try:
             data = self.path.read_bytes()
         except OSError as exc:
-            raise ParseError(f"cannot read: {exc.strerror or exc}", path=self.path) from exc
+            raise ParseError(
+                M_("cannot read: {reason}", reason=exc.strerror or exc),
+                path=self.path,
+            ) from exc
         text = decode_file(data, path=self.path)
         conflict = parse_conflicted(text, path=str(self.path))
         doc = parse_knowledge(conflict.ours if conflict else text, path=str(self.path))
@@ -119,7 +128,7 @@ class SettingsFile:
     def read(self) -> dict[str, Any]:
         data = read_json(self.path, {}, root=self.root)
         if not isinstance(data, dict):
-            raise ParseError("settings must be a JSON object", path=self.path)
+            raise ParseError(M_("settings must be a JSON object"), path=self.path)
         return data
 
     def update(self, changes: dict[str, Any]) -> dict[str, Any]:
@@ -129,5 +138,5 @@ class SettingsFile:
         write_json(self.path, data, root=self.root)
         back = self.read()
         if any(back.get(k) != v for k, v in changes.items()):
-            raise StoreError("settings read-back differs from what was written", path=self.path)
+            raise StoreError(M_("settings read-back differs from what was written"), path=self.path)
         return back

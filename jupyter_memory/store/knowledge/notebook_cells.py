@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 
 
@@ -96,7 +97,9 @@ def read_cells(path: Path) -> list[NotebookCell]:
     try:
         mtime = path.stat().st_mtime_ns
     except OSError as exc:
-        raise ParseError(f"cannot read notebook: {exc.strerror}", path=path) from exc
+        raise ParseError(
+            M_("cannot read notebook: {strerror}", strerror=exc.strerror), path=path
+        ) from exc
     key = os.fspath(path)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] == mtime:
@@ -104,7 +107,7 @@ def read_cells(path: Path) -> list[NotebookCell]:
     try:
         nb = nbformat.read(key, as_version=4)  # type: ignore[no-untyped-call]
     except Exception as exc:  # nbformat raises several unrelated types
-        raise ParseError(f"not a readable notebook: {exc}", path=path) from exc
+        raise ParseError(M_("not a readable notebook: {exc}", exc=exc), path=path) from exc
     cells = [
         NotebookCell(
             str(cell.get("cell_type", "")),

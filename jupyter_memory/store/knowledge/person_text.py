@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from ..atomic import root_lock
 from ..json_file import read_json, write_json
@@ -44,7 +45,7 @@ class PersonTextLog:
         """Records, oldest first; a damaged file is a clear error naming it."""
         data = read_json(self.path, [], root=self.home)
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-            raise ParseError("must be a JSON list of objects", path=self.path)
+            raise ParseError(M_("must be a JSON list of objects"), path=self.path)
         return data
 
     def append(self, records: list[dict[str, Any]]) -> int:

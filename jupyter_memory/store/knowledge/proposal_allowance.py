@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...exceptions import ParseError, ValidationError
 from ..atomic import root_lock
 from ..json_file import read_json, write_json
@@ -27,7 +28,10 @@ MAX_KEY_CHARS = 200
 def _check_key(key: str) -> str:
     if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY_CHARS:
         raise ValidationError(
-            f"must be a non-empty string of at most {MAX_KEY_CHARS} characters",
+            M_(
+                "must be a non-empty string of at most {limit} characters",
+                limit=MAX_KEY_CHARS,
+            ),
             field="conversation",
         )
     return key
@@ -49,15 +53,18 @@ class ProposalAllowance:
         """Counts by conversation key; a damaged file is a clear error naming it."""
         data = read_json(self.path, {}, root=self.home)
         if not isinstance(data, dict):
-            raise ParseError("must be a JSON object of conversation → count", path=self.path)
+            raise ParseError(M_("must be a JSON object of conversation → count"), path=self.path)
         for key, value in data.items():
             count = value.get("count") if isinstance(value, dict) else None
             if not isinstance(count, int) or isinstance(count, bool) or count < 0:
                 raise ParseError(
-                    f"conversation {key!r}: count must be a whole number", path=self.path
+                    M_("conversation {key!r}: count must be a whole number", key=key),
+                    path=self.path,
                 )
             if not isinstance(value.get("last"), str):
-                raise ParseError(f"conversation {key!r}: last must be an ISO time", path=self.path)
+                raise ParseError(
+                    M_("conversation {key!r}: last must be an ISO time", key=key), path=self.path
+                )
         return data
 
     def used(self, key: str) -> int:
@@ -85,7 +92,11 @@ class ProposalAllowance:
                 last = datetime.fromisoformat(value["last"])
             except ValueError:
                 raise ParseError(
-                    f"conversation {key!r}: last {value['last']!r} is not an ISO time",
+                    M_(
+                        "conversation {key!r}: last {last!r} is not an ISO time",
+                        key=key,
+                        last=value["last"],
+                    ),
                     path=self.path,
                 ) from None
             if last.tzinfo is None or last >= cutoff:

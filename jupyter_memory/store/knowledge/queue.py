@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..._i18n import M_
 from ...core.knowledge.proposals import (
     Proposal,
     parse_proposal,
@@ -67,18 +68,27 @@ class QueueStore:
         validate_id(proposal_id)
         matches = [p for p in self._files() if p.name.endswith(f"-{proposal_id}.md")]
         if not matches:
-            raise NotFoundError(f"no proposal with id {proposal_id!r} in the queue")
+            raise NotFoundError(
+                M_("no proposal with id {proposal_id!r} in the queue", proposal_id=proposal_id)
+            )
         path = matches[0]
         proposal = parse_proposal(path.read_bytes(), path=path)
         if proposal.id != proposal_id:
-            raise ParseError(f"file holds proposal {proposal.id!r}, not {proposal_id!r}", path=path)
+            raise ParseError(
+                M_(
+                    "file holds proposal {id!r}, not {proposal_id!r}",
+                    id=proposal.id,
+                    proposal_id=proposal_id,
+                ),
+                path=path,
+            )
         return path, proposal
 
     def add(self, proposal: Proposal) -> tuple[Path, str]:
         """Write a new proposal file (caller holds the lock)."""
         path = self.folder / proposal_file_name(proposal)
         if path.exists():
-            raise StoreError(f"proposal {proposal.id} already exists", path=path)
+            raise StoreError(M_("proposal {id} already exists", id=proposal.id), path=path)
         remove_stale_temp_files(self.folder, root=self.root)
         return path, self.replace(path, proposal)
 
@@ -86,13 +96,13 @@ class QueueStore:
         text = render_proposal(proposal)
         digest = write_text_atomic(path, text, root=self.root)
         if parse_proposal(path.read_bytes(), path=path) != proposal:
-            raise StoreError("proposal read-back does not match what was written", path=path)
+            raise StoreError(M_("proposal read-back does not match what was written"), path=path)
         return digest
 
     def dismissed_hashes(self) -> set[str]:
         data = read_json(self.dismissed_path, [], root=self.root)
         if not isinstance(data, list) or not all(isinstance(h, str) for h in data):
-            raise ParseError("must be a JSON list of hashes", path=self.dismissed_path)
+            raise ParseError(M_("must be a JSON list of hashes"), path=self.dismissed_path)
         return set(data)
 
     def add_dismissed(self, digest: str) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...exceptions import JupyterMemoryError, ParseError
 from ..atomic import write_text_atomic
 from ..json_file import read_json, write_json
@@ -31,7 +32,7 @@ ATTRIBUTE_LINES = (
 def read_project_settings(root: Path) -> dict[str, Any]:
     data = read_json(root / PROJECT_SETTINGS, {}, root=root)
     if not isinstance(data, dict):
-        raise ParseError("must be a JSON object", path=root / PROJECT_SETTINGS)
+        raise ParseError(M_("must be a JSON object"), path=root / PROJECT_SETTINGS)
     return data
 
 

@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...core.learning.corrections import Evidence, LearningCandidate
 from ...exceptions import ParseError
 from ..atomic import root_lock
@@ -49,7 +50,9 @@ class LearningStore:
         try:
             pairs = [_from_json(d) for d in data]
         except (KeyError, TypeError, ValueError) as exc:
-            raise ParseError(f"not a list of candidate rules: {exc}", path=self.path) from exc
+            raise ParseError(
+                M_("not a list of candidate rules: {exc}", exc=exc), path=self.path
+            ) from exc
         return {c.key: (c, pid) for c, pid in pairs}
 
     def save(self, candidates: dict[str, tuple[LearningCandidate, str | None]]) -> None:

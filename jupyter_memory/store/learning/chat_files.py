@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from ..input_files import read_input_json
 
@@ -43,7 +44,7 @@ def read_chat_messages(path: Path) -> list[dict[str, Any]]:
     """Digest messages ``{id, role, kind, text, timestamp}`` of one chat file, in order."""
     data = read_input_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-        raise ParseError("not a chat file: no 'messages' list", path=path)
+        raise ParseError(M_("not a chat file: no 'messages' list"), path=path)
     raw_users = data.get("users")
     users: dict[str, Any] = raw_users if isinstance(raw_users, dict) else {}
     out: list[dict[str, Any]] = []

@@ -20,6 +20,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from ..atomic import root_lock
 from ..json_file import read_json, write_json
@@ -54,7 +55,9 @@ class DigestStore:
             and isinstance(data.get("messages"), list)
         )
         if not ok:
-            raise ParseError("not a digest inbox {session_key, consumed, messages}", path=path)
+            raise ParseError(
+                M_("not a digest inbox {{session_key, consumed, messages}}"), path=path
+            )
         return dict(data)
 
     def append(self, session_key: str, messages: list[dict[str, Any]]) -> int:
@@ -110,7 +113,7 @@ class DigestStore:
     def cursors(self) -> dict[str, int]:
         data = read_json(self.cursor_file, {}, root=self.home)
         if not isinstance(data, dict) or not all(isinstance(v, int) for v in data.values()):
-            raise ParseError("must be a JSON object of source → count", path=self.cursor_file)
+            raise ParseError(M_("must be a JSON object of source → count"), path=self.cursor_file)
         return {str(k): int(v) for k, v in data.items()}
 
     def set_cursor(self, source: str, value: int) -> None:
@@ -128,7 +131,7 @@ class DigestStore:
             isinstance(r, dict) and isinstance(r.get("id"), str) and isinstance(r.get("label"), str)
             for r in data
         ):
-            raise ParseError("must be a JSON array of {id, label}", path=path)
+            raise ParseError(M_("must be a JSON array of {{id, label}}"), path=path)
         return [{"id": r["id"], "label": r["label"]} for r in data]
 
     def add_scenes(self, project: str, labels: list[str]) -> dict[str, str]:

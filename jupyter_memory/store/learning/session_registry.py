@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...exceptions import ParseError
 from ..atomic import root_lock
 from ..json_file import read_json, write_json
@@ -49,7 +50,7 @@ class SessionRegistry:
             for v in data.values()
         )
         if not ok:
-            raise ParseError("must map session key → {pid, host, started}", path=self.path)
+            raise ParseError(M_("must map session key → {{pid, host, started}}"), path=self.path)
         return {str(k): dict(v) for k, v in data.items()}
 
     def _live(self, entry: dict[str, Any], now: datetime) -> bool:
