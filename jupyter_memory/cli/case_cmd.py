@@ -12,7 +12,8 @@ import argparse
 import sys
 from typing import Any
 
-from .._i18n import tr
+from .._i18n import localized, tr
+from .._i18n.argparse_words import ArgumentParser
 from ..exceptions import ValidationError
 from .output import emit_json
 from .stdin import read_stdin
@@ -22,7 +23,7 @@ def _case_options(*, suppress: bool) -> argparse.ArgumentParser:
     # Repeated on every sub-command with SUPPRESS defaults, so the options work
     # before or after the sub-command name.
     default: Any = argparse.SUPPRESS if suppress else None
-    p = argparse.ArgumentParser(add_help=False)
+    p = ArgumentParser(add_help=False)
     p.add_argument("--workspace", default=default, help=tr("workspace folder (default: .)"))
     p.add_argument("--case", default=default, help=tr("case id, e.g. CASE-2026-001"))
     p.add_argument(
@@ -46,7 +47,7 @@ def _print_result(args: argparse.Namespace, result: Any) -> int:
     if args.json:
         emit_json(result.to_dict())
     else:
-        for line in result.notice():
+        for line in result.localized_notice():
             print(line)
     return 0
 
@@ -65,7 +66,7 @@ def _cmd_open(args: argparse.Namespace) -> int:
     print("  " + tr("write policy: {policy}").format(policy=status["policy"]))
     for line in (status["hint"], status["suggestion"], *status["problems"]):
         if line:
-            print(f"  {line}")
+            print(f"  {localized(line)}")
     return 0
 
 
@@ -159,7 +160,7 @@ def _cmd_archive(args: argparse.Namespace) -> int:
     if args.compress:
         print("  " + tr("compressed to one line: {n}").format(n=len(result.compressed)))
         for why in result.not_compressed:
-            print("  " + tr("not compressed: {why}").format(why=why))
+            print("  " + tr("not compressed: {why}").format(why=localized(why)))
     print("  " + tr("已纳入 (retrospective input): {n}").format(n=len(result.included)))
     for r in result.included:
         print(f"    {r.date} {r.type} {r.title}")
@@ -177,7 +178,7 @@ def _cmd_uncompress(args: argparse.Namespace) -> int:
         )
     )
     for why in result.skipped:
-        print("  " + tr("skipped {why}").format(why=why))
+        print("  " + tr("skipped {why}").format(why=localized(why)))
     return 0
 
 
@@ -227,7 +228,8 @@ def _cmd_policy(args: argparse.Namespace) -> int:
 
     pol = workspace_policy(args.workspace or ".")
     if args.json:
-        emit_json({"policy": pol.value, "source": pol.source, "line": pol.line, "hint": pol.hint})
+        hint = str(pol.hint) if pol.hint else None
+        emit_json({"policy": pol.value, "source": pol.source, "line": pol.line, "hint": hint})
     else:
         said = (
             tr("Memory Write Policy: {policy} ({source})")
@@ -236,7 +238,7 @@ def _cmd_policy(args: argparse.Namespace) -> int:
         )
         print(said.format(policy=pol.value, source=pol.source))
         if pol.hint:
-            print(pol.hint)
+            print(localized(pol.hint))
     return 0
 
 

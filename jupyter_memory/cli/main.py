@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from .._i18n import tr
+from .._i18n.argparse_words import ArgumentParser
 from .._version import __version__
 from ..exceptions import JupyterMemoryError
 from .output import fail
@@ -38,7 +39,7 @@ def _options(*, suppress: bool) -> argparse.ArgumentParser:
     # Sub-commands repeat the global options with SUPPRESS defaults, so
     # `jupyter-memory --home X recall` and `jupyter-memory recall --home X` agree.
     default: object = argparse.SUPPRESS if suppress else None
-    p = argparse.ArgumentParser(add_help=False)
+    p = ArgumentParser(add_help=False)
     p.add_argument(
         "--home",
         default=default,
@@ -55,12 +56,18 @@ def _options(*, suppress: bool) -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    # Ours: argparse's own words (usage, options, its errors) in the person's language.
+    parser = ArgumentParser(
         prog="jupyter-memory",
         description=tr("Governed memory for AI agents in Jupyter."),
         parents=[_options(suppress=False)],
     )
-    parser.add_argument("--version", action="version", version=f"jupyter-memory {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"jupyter-memory {__version__}",
+        help=tr("show program's version number and exit"),
+    )
     common = _options(suppress=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:

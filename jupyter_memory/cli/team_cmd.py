@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._i18n import tr
+from .._i18n import localized, tr
+from .._i18n.argparse_words import ArgumentParser
 from ..exceptions import ValidationError
 from .output import emit_json, open_memory
 from .stdin import read_stdin
@@ -31,7 +32,7 @@ def _project_init(args: argparse.Namespace) -> int:
         said = tr("registered git merge driver {name} in {git}/.git/config")
         print("  " + said.format(name=name, git=result.git))
     for notice in result.notices:
-        print(f"  {notice}")
+        print(f"  {localized(notice)}")
     storage = result.status.storage
     said = tr("storage: {kind} ({reason})")
     print("  " + said.format(kind=storage["kind"], reason=storage["reason"]))
@@ -153,7 +154,7 @@ def _driver_arguments(p: argparse.ArgumentParser) -> None:
 def run_driver(argv: list[str]) -> int:
     """``jupyter-memory merge-knowledge|merge-proposal %O %A %B %P`` without the full CLI."""
     name, rest = argv[0], argv[1:]
-    p = argparse.ArgumentParser(prog=f"jupyter-memory {name}")
+    p = ArgumentParser(prog=f"jupyter-memory {name}")
     _driver_arguments(p)
     return _merge_driver(p.parse_args(rest), name)
 

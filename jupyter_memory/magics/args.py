@@ -15,14 +15,44 @@ from typing import Any, TypeVar
 from IPython.core import magic_arguments as _ipython_args
 from IPython.core.error import UsageError
 
+from .._i18n.argparse_words import ArgumentParser
+
 _MagicT = TypeVar("_MagicT", bound=Callable[..., Any])
+
+
+class MagicParser(ArgumentParser, _ipython_args.MagicArgumentParser):
+    """IPython's magic parser (errors are ``UsageError``, ``%name`` usage) whose own
+    words ("positional arguments", "the following arguments are required"…)
+    follow the person's language."""
 
 
 # IPython's magic_arguments decorators are untyped: these typed doors keep the
 # magics' own signatures visible to mypy (same objects at run time).
 def magic_arguments() -> Callable[[_MagicT], _MagicT]:
-    decorator: Callable[[_MagicT], _MagicT] = _ipython_args.magic_arguments()  # type: ignore[no-untyped-call]  # IPython's magic_arguments is untyped
-    return decorator
+    """IPython's ``@magic_arguments()``, building a :class:`MagicParser` instead.
+
+    As IPython's, it runs last (the ``@argument`` lines below it have collected
+    their decorators) and makes the magic's docstring, what ``%name?`` shows,
+    the parser's help."""
+
+    def decorate(func: _MagicT) -> _MagicT:
+        state: Any = func
+        if not getattr(func, "has_arguments", False):
+            state.has_arguments = True
+            state.decorators = []
+        kwds = dict(getattr(func, "argcmd_kwds", {}))
+        kwds.setdefault("description", func.__doc__)
+        parser = MagicParser(_ipython_args.real_name(func), **kwds)  # type: ignore[no-untyped-call]  # IPython's real_name is untyped
+        group = None
+        for deco in state.decorators[::-1]:  # in the order they appear in the source
+            result = deco.add_to_parser(parser, group)
+            if result is not None:
+                group = result
+        state.__doc__ = parser.format_help()
+        state.parser = parser
+        return func
+
+    return decorate
 
 
 def argument(*args: Any, **kwargs: Any) -> Callable[[_MagicT], _MagicT]:
