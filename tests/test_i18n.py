@@ -17,10 +17,17 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from compile_catalogs import LOCALE, extract, mo_bytes, parse_po  # noqa: E402
 
 PO = LOCALE / "zh_CN" / "LC_MESSAGES" / "jupyter_memory.po"
+ARGPARSE_PO = LOCALE / "zh_CN" / "LC_MESSAGES" / "argparse.po"
 
 
 def _fields(text: str) -> set[str]:
-    return set(re.findall(r"\{(\w+)\}", text))
+    """The named fields of a ``str.format`` template, with their conversion and spec
+    (``{id!r}``, ``{n:,}``); ``{{`` and ``}}`` are literal braces."""
+    return set(re.findall(r"(?<!\{)\{(\w+(?:![rsa])?(?::[^{}]*)?)\}", text.replace("{{", "")))
+
+
+def _percent_fields(text: str) -> list[str]:
+    return sorted(re.findall(r"%(?:\(\w+\))?[sr]", text))
 
 
 def test_every_marked_message_has_a_chinese_translation_and_none_is_stale() -> None:
@@ -33,12 +40,73 @@ def test_every_marked_message_has_a_chinese_translation_and_none_is_stale() -> N
     for msgid, msgstr in catalog.items():
         # A translation keeps every {placeholder}, or .format() would fail in Chinese only.
         assert _fields(msgstr) == _fields(msgid.split("\x00")[0]), msgid
-        assert re.search(r"[\u4e00-\u9fff]", msgstr) or msgid.strip() in ("error",), msgid
+        # Chinese words, or at least Chinese punctuation ("{name}：{why}")
+        chinese = re.search(r"[\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]", msgstr)
+        assert chinese or msgid.strip() in ("error",), msgid
 
 
-def test_the_compiled_catalogue_is_current() -> None:
-    data = mo_bytes(parse_po(PO.read_text(encoding="utf-8")))
-    assert PO.with_suffix(".mo").read_bytes() == data, "run python scripts/compile_catalogs.py"
+def test_the_compiled_catalogues_are_current() -> None:
+    for po in (PO, ARGPARSE_PO):
+        data = mo_bytes(parse_po(po.read_text(encoding="utf-8")))
+        assert po.with_suffix(".mo").read_bytes() == data, "run python scripts/compile_catalogs.py"
+
+
+def _argparse_words() -> set[str]:
+    """Every word this Python's argparse asks gettext for (``_`` and ``ngettext`` literals)."""
+    import argparse
+    import ast
+
+    words: set[str] = set()
+    for node in ast.walk(ast.parse(Path(argparse.__file__).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("_", "ngettext"):
+            texts = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            if texts and all(isinstance(t, str) for t in texts):
+                words.add("\x00".join(texts[:2]) if node.func.id == "ngettext" else texts[0])  # type: ignore[attr-defined]
+    return words
+
+
+def test_every_word_of_this_pythons_argparse_has_a_chinese_translation() -> None:
+    catalog = parse_po(ARGPARSE_PO.read_text(encoding="utf-8"))
+    catalog.pop("", None)
+    words = _argparse_words()
+    assert {"usage: ", "options", "the following arguments are required: %s"} <= words
+    assert sorted(words - set(catalog)) == [], "add argparse's words to argparse.po"
+    for msgid, msgstr in catalog.items():
+        # argparse fills them with %: a lost or extra %(name)s would fail in Chinese only
+        for form in msgstr.split("\x00"):
+            assert _percent_fields(form) == _percent_fields(msgid.split("\x00")[0]), msgid
+        assert re.search(r"[\u4e00-\u9fff]", msgstr), msgid
+
+
+def test_a_message_is_english_as_text_and_chinese_where_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from jupyter_memory.exceptions import NotFoundError, StoreError, ValidationError
+
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "zh_CN")
+    missing = NotFoundError(_i18n.M_("no memory with id {memory_id!r}", memory_id="m-1"))
+    assert str(missing) == "no memory with id 'm-1'"  # REST, MCP, JSON and logs
+    assert missing.localized() == "没有 id 为 'm-1' 的记忆"
+    bad = ValidationError(_i18n.M_("must be a string"), field="text")
+    assert (str(bad), bad.localized(), bad.field) == (
+        "text: must be a string",
+        "text: 必须是字符串",
+        "text",
+    )
+    failed = StoreError(_i18n.M_("write failed: {reason}", reason="disk full"), path="/m/x.md")
+    assert failed.localized() == "/m/x.md: 写入失败：disk full"
+    plain = ValidationError("an English-only text", field="x")  # a str still works as before
+    assert str(plain) == plain.localized() == "x: an English-only text"
+    # a Message inside a Message, and an error inside one, follow the same language
+    nested = _i18n.M_(
+        "{name} is {why}",
+        name="a.md",
+        why=_i18n.M_("a legacy v1 entry: read-only, never rewritten"),
+    )
+    assert _i18n.localized(nested) == "a.md：旧版 v1 记录：只读，从不改写"
+    assert str(nested) == "a.md is a legacy v1 entry: read-only, never rewritten"
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "en")
+    assert missing.localized() == str(missing)
 
 
 @pytest.mark.parametrize(
