@@ -116,6 +116,7 @@ KNOBS: list[Knob] = [
     _param("rerank_pool", (UNBOUNDED, 8, 4, 2, 1), "bound"),
     # A conversation has ~250 memories: a cap of 1000 never binds.
     _param("candidate_cap", (UNBOUNDED, 1000), "unmeasurable"),
+    _param("all_words_cap", (UNBOUNDED, 200), "bound"),
     # LoCoMo is English: no CJK run in any question.
     _param("max_cjk_phrase", (1, 4), "unmeasurable"),
     # One layer per home: nothing to boost.

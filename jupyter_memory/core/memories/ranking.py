@@ -35,6 +35,10 @@ class RankingParams:
       to any word when that returns fewer than the limit; ``"any"`` is one
       any-word pass (plain BM25).
     * ``candidate_cap``: matches (newest first) scored with bm25 at most.
+    * ``all_words_cap``: the same bound for the first pass, which asks for every
+      word (a one-word query is only that pass); memories that hold all the
+      words differ in bm25 only by counts and lengths, so the newest of them
+      are scored and the any-word pass keeps the wider ``candidate_cap``.
     * ``rerank_pool``: × limit, the most relevant candidates the attention factor re-ranks.
     * ``max_cjk_phrase``: a CJK run up to this long must match as written; a
       longer one is a sentence, asked as its separate bigrams.
@@ -45,6 +49,7 @@ class RankingParams:
     relevance_floor: float = 1.0
     relaxation: Relaxation = "all_then_any"
     candidate_cap: int = 1000
+    all_words_cap: int = 200
     rerank_pool: int = 4
     max_cjk_phrase: int = 4
     project_boost: float = 1.25
@@ -58,7 +63,7 @@ class RankingParams:
             raise ValidationError(
                 f"{self.relaxation!r} is not one of: {', '.join(RELAXATIONS)}", field="relaxation"
             )
-        for name in ("candidate_cap", "rerank_pool", "max_cjk_phrase"):
+        for name in ("candidate_cap", "all_words_cap", "rerank_pool", "max_cjk_phrase"):
             if int(getattr(self, name)) < 1:
                 raise ValidationError("must be at least 1", field=name)
         if self.project_boost <= 0:
@@ -72,6 +77,7 @@ PLAIN_BM25 = RankingParams(
     relevance_floor=1.0,
     relaxation="any",
     candidate_cap=UNBOUNDED,
+    all_words_cap=UNBOUNDED,
     rerank_pool=UNBOUNDED,
     max_cjk_phrase=1,
     project_boost=1.0,

@@ -154,8 +154,8 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         return [row_of(r, floor) for r in con.execute(sql, params)]
     limit = max(1, query.limit)
     # A limit that covers every match reaches every match: the bound never
-    # hides a memory that was asked for (recall of a Chinese word is 1.00).
-    params["cap"] = max(rank.candidate_cap, limit)
+    # hides a memory that was asked for (recall of a Chinese word is 1.00);
+    # each pass sets its own cap (ranked), never below the limit.
     # With a floor of 1.0 attention cannot move a hit (score = relevance), so
     # the pool is the limit itself: the same hits, a third of the joins.
     params["pool"] = limit if floor == 1.0 else limit * rank.rerank_pool
@@ -173,6 +173,7 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
     stats: dict[tuple[str, ...], postings.TermStats] = {}
 
     def ranked(pass_groups: list[SearchGroup], every: bool) -> list[IndexedMemory]:
+        params["cap"] = max(rank.all_words_cap if every else rank.candidate_cap, limit)
         terms = postings.plain_terms(pass_groups)
         c: str | None
         if terms is None:

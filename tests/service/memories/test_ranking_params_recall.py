@@ -61,3 +61,18 @@ def test_attention_still_orders_equally_relevant_hits(mem: Memory, clock):
     )
     hits = mem.recall_query(q)
     assert [h.id for h in hits] == [new.id, old.id] and hits[0].score == hits[1].score
+
+
+def test_all_words_cap_bounds_the_first_pass_not_the_any_word_pass(mem: Memory):
+    """The newest ``all_words_cap`` holders of every word are scored; an older
+    holder with a better bm25 is reached once the bound covers it, and a limit
+    that covers every match always does."""
+    best = mem.remember("ledger ledger ledger", title="ledger")  # the best bm25, the oldest
+    newer = [mem.remember(f"ledger entry number {i} for the audit trail") for i in range(6)]
+    assert _ids(mem, "ledger", limit=1) == [best.id]
+    assert _ids(mem, "ledger", limit=1, all_words_cap=3) == [newer[-1].id]
+    assert _ids(mem, "ledger", limit=1, all_words_cap=3, candidate_cap=3) == [newer[-1].id]
+    # The limit covers every match: every match is reached whatever the bound.
+    assert set(_ids(mem, "ledger", limit=7, all_words_cap=3)) == {best.id, *(m.id for m in newer)}
+    # A second word nobody holds with "ledger": the any-word pass, with its own cap.
+    assert _ids(mem, "ledger zeppelin", limit=1, all_words_cap=3) == [best.id]
