@@ -79,6 +79,10 @@ def llm_server(turns: list[Scripted], *, stream: bool = True) -> Iterator[LLMSer
             state.requests.append(body)
             if self.path != "/v1/chat/completions" or not state.turns:
                 self.send_response(404 if state.turns else 500)
+                # The client asks a 5xx again (4 attempts) after 1 + 2 + 4 s of backoff
+                # unless told when: "now" keeps every retry without those 7 s per
+                # call. The backoff itself is tested in tests/service/test_llm_retry.py.
+                self.send_header("Retry-After", "0")
                 self.end_headers()
                 return
             turn = state.turns.pop(0)

@@ -179,6 +179,8 @@ class _Handler(BaseHTTPRequestHandler):
         )
         if body["model"] == "broken":
             self.send_response(500)
+            # retried at once, not after 7 s of backoff (tested in test_llm_retry.py)
+            self.send_header("Retry-After", "0")
             self.end_headers()
             return
         data = json.dumps(
