@@ -250,6 +250,8 @@ class EmbedWorker:
                     model = self._factory()
                     if hasattr(model, "between_layers"):  # an engine that can stop mid-batch
                         model.between_layers = self._between_layers
+                    if hasattr(model, "warm_up"):  # not counted in the measured rate
+                        model.warm_up()
                 self._embed_root(state, model)
                 state.error = None
             except Exception as exc:  # reported in status(); recall falls back to lexical
