@@ -98,6 +98,7 @@ def test_a_new_process_always_looks_at_every_file(home: Path) -> None:
         mem.remember("a note")
     fresh = _open(home)
     probe = _resync(fresh.user)
+    fresh.user.index.connection()  # when the stamp vouched, the look ran on a thread: wait
     assert probe.looked
     fresh.close()
 

@@ -29,9 +29,10 @@ folder (a full scan follows), or the new one over a file that is on disk.
 What a matching stamp vouches for — and what it cannot: every file added,
 removed or renamed (by anyone: an editor saving through a rename, ``git pull``,
 ``rm``) changes the folder's stamp. A file rewritten *in place*
-(open/truncate/write, ``touch``) does not, so a stamp never vouches at the
-first look of a process: :meth:`SqliteIndex.sync` always scans then, and the
-stamp only spares later re-checks of the same process (after another kernel's
+(open/truncate/write, ``touch``) does not, so at the first look of a process a
+matching stamp only lets the open answer at once: every file's stat is still
+checked, on a thread, before the index is first used (:mod:`.open_check`); the
+stamp spares later re-checks of the same process (after another kernel's
 write) a scan. Folders on network file systems are never vouched for
 (timestamps there may be coarse and inotify does not see other hosts).
 """

@@ -1,8 +1,9 @@
 """Bringing the index in step with the files: a full look, and a fresh rebuild.
 
 Functions over an open connection; :class:`.sqlite_index.SqliteIndex` decides
-when to look (the first call of a process always does; later ones unless the
-folder journal vouches), holds the connection and swaps a rebuilt file in.
+when to look (the first call of a process always does, on a thread when the
+folder journal vouches, :mod:`.open_check`; later ones unless the journal
+vouches), holds the connection and swaps a rebuilt file in.
 Each records the folder's stamp in its own transaction when its window was
 clean (:mod:`.folder_journal`).
 """
@@ -113,11 +114,13 @@ def fill_fresh(
     files: list[FileStat],
     load: LoadFn,
     report: IndexSyncReport,
-    bar: Progress,
+    progress: Progress | None,
     stamp_db: Callable[[sqlite3.Connection], None],
     window: Window,
 ) -> None:
     """Index every file into a new database file at ``path``, durably; removed on failure."""
+    bar = progress if progress is not None and len(files) >= BAR_THRESHOLD else NoProgress()
+    bar.stage("rebuilding the index", len(files))
     con = sqlite3.connect(str(path), isolation_level=None)
     try:
         # A file nobody reads until it is swapped in: no journal, no syncs, one fsync at the end.
@@ -140,3 +143,5 @@ def fill_fresh(
         with contextlib.suppress(OSError):
             path.unlink()
         raise
+    finally:
+        bar.close()

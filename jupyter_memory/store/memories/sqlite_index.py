@@ -26,16 +26,17 @@ from datetime import datetime
 from pathlib import Path
 
 from ...core.memories.models import MemoryEntry
-from ...core.progress import BAR_THRESHOLD, NoProgress, Progress
+from ...core.progress import Progress
 from ...core.text import analyzer_identity
 from ..atomic import ensure_dir, fsync_dir, write_text_atomic
 from ..layout import RootLayout
 from ..links import linked
 from . import folder_journal as journal
 from . import index_scan as scan
+from . import open_check
 from . import sqlite_queries as queries
 from . import sqlite_rows as rows
-from .files import FileStat
+from .files import FileStat, MemoryFiles
 from .listing_sql import heat_page
 from .search_index import IndexedMemory, IndexSyncReport, LoadFn, SearchQuery, VectorStore
 from .sqlite_db import (
@@ -74,9 +75,11 @@ class SqliteIndex:
         self.notices: list[str] = []
         self._pending_access: dict[str, tuple[int, float]] = {}
         self._last_flush = time.monotonic()
-        # The first look of a process stats every file (an in-place edit moves
-        # no folder stamp); later re-checks may trust the folder's stamp.
+        # The first look of a process checks every file's stat (an in-place
+        # edit moves no folder stamp), behind when the stamp vouches for the
+        # folder (open_check.py); later re-checks may trust the stamp.
         self._scanned = False
+        self._check = open_check.OpenCheck()
         self._pointer_path: str | None = None
 
     # -- connection management -------------------------------------------------
@@ -139,6 +142,15 @@ class SqliteIndex:
         return True
 
     def connection(self) -> sqlite3.Connection:
+        """The live connection; the first use waits for the open's check of the files."""
+        con = self._connection()
+        if self._check.pending is not None and self._check.settle(
+            con, self._current, self.layout.root, self._look_again
+        ):
+            self._scanned = True
+        return con
+
+    def _connection(self) -> sqlite3.Connection:
         """The live connection, reopened if another process swapped the index."""
         if self._con is not None and self._pointer_stat() == self._current_stat:
             return self._con
@@ -238,65 +250,65 @@ class SqliteIndex:
     ) -> IndexSyncReport:
         """Re-parse only files whose (name, mtime_ns, size) changed since indexing.
 
-        The first call of a process looks at every file; a later one skips the
-        look when the folder is at the stamp the index vouches for
-        (:mod:`.folder_journal`: only our own writes happened since). ``stats``
-        is not consumed then. ``progress`` is shown only when many files need
+        The first call of a process looks at every file — on a thread when the
+        folder is at the stamp the index vouches for (:mod:`.open_check`: the
+        first use of the index waits for it); a later one skips the look then
+        (:mod:`.folder_journal`: only our own writes happened since) and does
+        not consume ``stats``. ``progress`` is shown only when many files need
         parsing (a first open of an imported or pulled folder).
         """
         con = self.connection()
         report = IndexSyncReport(notices=self._take_notices())
-        folder = self.layout.memories
-        if self._scanned and journal.vouches(con, self.layout):
+        if journal.vouches(con, self.layout):
+            if not self._scanned:
+                assert self._current is not None  # set by connection()
+                db = self.layout.index_dir / self._current
+                self._check.start(db, self.layout.index_root, stats, load)
             return report
+        self._look(con, stats, load, progress, report)
+        return report
+
+    def _look(
+        self,
+        con: sqlite3.Connection,
+        stats: Iterable[FileStat],
+        load: LoadFn,
+        progress: Progress | None,
+        report: IndexSyncReport,
+    ) -> None:
+        folder = self.layout.memories
         trusted = journal.trusted(self.layout)
         self.attach_embeddings(con, create=False)  # ATTACH: outside the transaction
         with journal.watching(folder) if trusted else contextlib.nullcontext() as watch:
             before = journal.stamp_of(folder)
             scan.apply(con, stats, load, progress, report, scan.Window(watch, before))
         self._scanned = True
-        return report
+
+    def _look_again(self, con: sqlite3.Connection, load: LoadFn) -> None:
+        # The open's check found a file edited in place: the full look, as without a stamp.
+        report = IndexSyncReport()
+        self._look(con, MemoryFiles(self.layout).scan(), load, None, report)
+        self.notices += report.notices
 
     def rebuild(
         self, stats: Iterable[FileStat], load: LoadFn, progress: Progress | None = None
     ) -> IndexSyncReport:
         """Index every file into a fresh database and swap it in."""
-        folder = self.layout.memories
-        trusted = journal.trusted(self.layout)
-        with journal.watching(folder) if trusted else contextlib.nullcontext() as watch:
-            before = journal.stamp_of(folder)
-            report = self._rebuild(stats, load, progress, watch, before)
-        self._scanned = True
-        return report
-
-    def _rebuild(
-        self,
-        stats: Iterable[FileStat],
-        load: LoadFn,
-        progress: Progress | None,
-        watch: journal.Watch | None,
-        before: journal.Stamp | None,
-    ) -> IndexSyncReport:
-        files = list(stats)
-        bar = progress if progress is not None and len(files) >= BAR_THRESHOLD else NoProgress()
+        self._check.cancel()  # every file is read anyway
         ensure_dir(self.layout.index_dir, root=self.layout.index_root)
         report = IndexSyncReport(notices=self._take_notices())
         name = f"index-{time.time_ns()}-{os.getpid()}.sqlite"
-        bar.stage("rebuilding the index", len(files))
-        try:
+        folder = self.layout.memories
+        trusted = journal.trusted(self.layout)
+        with journal.watching(folder) if trusted else contextlib.nullcontext() as watch:
+            window = scan.Window(watch, journal.stamp_of(folder))  # the stamp before listing
+            files = list(stats)
             scan.fill_fresh(
-                self.layout.index_dir / name,
-                files,
-                load,
-                report,
-                bar,
-                _stamp,
-                scan.Window(watch, before),
+                self.layout.index_dir / name, files, load, report, progress, _stamp, window
             )
-        finally:
-            bar.close()
         self.close()
         self._swap_in(name)
+        self._scanned = True
         return report
 
     def _take_notices(self) -> list[str]:
