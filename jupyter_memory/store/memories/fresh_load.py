@@ -13,6 +13,7 @@ would give them: recall orders equal scores newest indexed first.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -33,8 +34,9 @@ _INSERT_ENTRY = (
 )
 _INSERT_FTS = "INSERT INTO fts (rowid, title, tags, body) VALUES (?,?,?,?)"
 
-# One term's postings: (rid, tf_title, tf_tags, tf_body, dl), in rid order.
-Posting = tuple[int, int, int, int, int]
+# A postings row (term, rid, tf_title, tf_tags, tf_body, dl), built once: the
+# insert then walks the lists in C.
+Posting = tuple[str, int, int, int, int, int]
 
 
 def _terms(text: str) -> list[str]:
@@ -64,9 +66,9 @@ class _Postings:
         ct, cg, cb = _small_count(tt), _small_count(gg), Counter(bb)
         by_term, tget, gget = self.by_term, ct.get, cg.get
         for term, n in cb.items():
-            by_term[term].append((rid, tget(term, 0), gget(term, 0), n, dl))
+            by_term[term].append((term, rid, tget(term, 0), gget(term, 0), n, dl))
         for term in (ct.keys() | cg.keys()) - cb.keys():
-            by_term[term].append((rid, tget(term, 0), gget(term, 0), 0, dl))
+            by_term[term].append((term, rid, tget(term, 0), gget(term, 0), 0, dl))
 
     def write(self, con: sqlite3.Connection, entries: int) -> None:
         # Python orders str by code point, SQLite's BINARY by UTF-8 bytes: the same order.
@@ -74,7 +76,7 @@ class _Postings:
         by_term = self.by_term
         con.executemany(
             "INSERT INTO postings VALUES (?,?,?,?,?,?)",
-            ((t, *p) for t in terms for p in by_term[t]),
+            itertools.chain.from_iterable(map(by_term.__getitem__, terms)),
         )
         con.executemany("INSERT INTO terms VALUES (?,?)", ((t, len(by_term[t])) for t in terms))
         con.execute("UPDATE totals SET n = ?, tokens = ?", (entries, self.tokens))
