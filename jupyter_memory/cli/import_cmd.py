@@ -22,7 +22,7 @@ def _import_from(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(report.to_dict())
     else:
-        print(report.summary())
+        print(report.localized_summary())
     return 0
 
 

@@ -15,9 +15,12 @@ from typing import Any, TypeVar
 from IPython.core import magic_arguments as _ipython_args
 from IPython.core.error import UsageError
 
+from .._i18n import N_, tr
 from .._i18n.argparse_words import ArgumentParser
 
 _MagicT = TypeVar("_MagicT", bound=Callable[..., Any])
+# shlex's own errors, translated where they are shown
+_SHLEX_WORDS = (N_("No closing quotation"), N_("No escaped character"))
 
 
 class MagicParser(ArgumentParser, _ipython_args.MagicArgumentParser):
@@ -86,7 +89,8 @@ def parse_with_text(func: Callable[..., Any], line: str, text_dest: str) -> Any:
     try:
         args = parse_argstring(func, options)
     except ValueError as exc:  # shlex: "No closing quotation"
-        raise UsageError(f"{exc}: close the quote, or put the text in a %%cell magic") from exc
+        said = tr("{error}: close the quote, or put the text in a %%cell magic")
+        raise UsageError(said.format(error=tr(str(exc)))) from exc
     if text is not None:
         existing = getattr(args, text_dest) or []
         setattr(args, text_dest, [text, *existing])
@@ -97,7 +101,7 @@ def parse(func: Callable[..., Any], line: str) -> Any:
     try:
         return parse_argstring(func, line)
     except ValueError as exc:
-        raise UsageError(f"{exc}: close the quote") from exc
+        raise UsageError(tr("{error}: close the quote").format(error=tr(str(exc)))) from exc
 
 
 def joined(words: list[str] | None) -> str:

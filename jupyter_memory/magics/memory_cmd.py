@@ -178,7 +178,7 @@ def _status(self: Any, args: Any) -> TextBlock:
             )
         )
         if gotcha["quote_note"]:
-            lines.append(f"              {gotcha['quote_note']}")
+            lines.append(f"              {localized(gotcha['quote_note'])}")
     return TextBlock("\n".join(lines))
 
 

@@ -107,12 +107,17 @@ def request_failed(exc: BaseException, url: str, timeout: float) -> UpstreamErro
     """What went wrong asking ``url``: an HTTP status (with the server's text), a timeout, no connection."""
     if isinstance(exc, urllib.error.HTTPError):
         said = error_text(exc)
-        why = f"answered HTTP {exc.code}" + (f": {said}" if said else "")
+        why = (
+            M_("answered HTTP {code}: {text}", code=exc.code, text=said)
+            if said
+            else M_("answered HTTP {code}", code=exc.code)
+        )
         return UpstreamError(why, service=SERVICE, url=url)
     reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
     if isinstance(reason, TimeoutError):  # socket.timeout is TimeoutError since 3.10
-        return UpstreamError(f"timed out after {timeout:g} s", service=SERVICE, url=url)
-    return UpstreamError(f"unreachable: {reason}", service=SERVICE, url=url)
+        said = M_("timed out after {timeout:g} s", timeout=timeout)
+        return UpstreamError(said, service=SERVICE, url=url)
+    return UpstreamError(M_("unreachable: {reason}", reason=reason), service=SERVICE, url=url)
 
 
 def check_llm_config(config: Mapping[str, Any]) -> dict[str, str]:
@@ -195,12 +200,14 @@ class OpenAICompatibleClient:
         request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
         raw: bytes = self.send(request, lambda response: response.read(MAX_REPLY_BYTES + 1))
         if len(raw) > MAX_REPLY_BYTES:
-            raise bad_answer(self.url, f"the reply is larger than {MAX_REPLY_BYTES:,} bytes")
+            raise bad_answer(
+                self.url, M_("the reply is larger than {limit:,} bytes", limit=MAX_REPLY_BYTES)
+            )
         try:
             data = json.loads(raw.decode("utf-8"))
             content = data["choices"][0]["message"]["content"]
         except (UnicodeDecodeError, json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
-            raise bad_answer(self.url, "the reply is not an OpenAI chat completion") from exc
+            raise bad_answer(self.url, M_("the reply is not an OpenAI chat completion")) from exc
         if not isinstance(content, str):
-            raise bad_answer(self.url, "the reply has no text content")
+            raise bad_answer(self.url, M_("the reply has no text content"))
         return content

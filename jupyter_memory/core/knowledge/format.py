@@ -184,10 +184,14 @@ def parse_knowledge(text: str, *, path: str | None = None) -> KnowledgeDoc:
                 continue
             if level != 2:
                 raise bad(
-                    number, f"heading level {level} is not allowed; use '## Rules' or '## Info'"
+                    number,
+                    M_(
+                        "heading level {level} is not allowed; use '## Rules' or '## Info'",
+                        level=level,
+                    ),
                 )
             if not name:
-                raise bad(number, "section heading has no name")
+                raise bad(number, M_("section heading has no name"))
             current, is_legacy = map_heading(name)
             if is_legacy:
                 legacy = True
@@ -198,7 +202,7 @@ def parse_knowledge(text: str, *, path: str | None = None) -> KnowledgeDoc:
         if bullet:
             body = clean_entry_text(bullet.group("text") or "")
             if not body:
-                raise bad(number, "empty bullet")
+                raise bad(number, M_("empty bullet"))
             width = _indent_width(bullet.group("indent"))
             if current is None:
                 # Bullets before any section: an old single-list file. Info.
@@ -211,11 +215,13 @@ def parse_knowledge(text: str, *, path: str | None = None) -> KnowledgeDoc:
                 last_is_child = False
             elif width <= 5:
                 if last is None:
-                    raise bad(number, "indented bullet has no parent bullet above it")
+                    raise bad(number, M_("indented bullet has no parent bullet above it"))
                 last[1].append(body)
                 last_is_child = True
             else:
-                raise bad(number, "bullet nested more than one level (only one level of children)")
+                raise bad(
+                    number, M_("bullet nested more than one level (only one level of children)")
+                )
             continue
         if raw[:1] in (" ", "\t") and last is not None:
             extra = clean_entry_text(raw)
@@ -224,8 +230,14 @@ def parse_knowledge(text: str, *, path: str | None = None) -> KnowledgeDoc:
             else:
                 last[0] = f"{last[0]} {extra}"
             continue
-        where = "before any section" if current is None else "inside a section"
-        raise bad(number, f"text {where} that is not a '- ' bullet: {raw.strip()[:60]!r}")
+        said = (
+            M_("text before any section that is not a '- ' bullet: {text!r}", text=raw.strip()[:60])
+            if current is None
+            else M_(
+                "text inside a section that is not a '- ' bullet: {text!r}", text=raw.strip()[:60]
+            )
+        )
+        raise bad(number, said)
 
     def freeze(items: list[list[Any]]) -> tuple[Entry, ...]:
         return tuple(Entry(str(text), tuple(children)) for text, children in items)

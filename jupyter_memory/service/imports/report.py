@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..._i18n import M_, Message, localized
 
 
 @dataclass
@@ -19,22 +22,46 @@ class ImportReport:
     problems: list[dict[str, str]] = field(default_factory=list)  # file, reason
 
     def summary(self) -> str:
-        verb = "would import" if self.dry_run else "imported"
-        queued = "would queue" if self.dry_run else "queued"
-        lines = [
-            f"{verb} {len(self.memories)} memories and {queued} {len(self.proposals)} proposals "
-            f"from {self.files} files ({self.source}: {self.path})",
-        ]
+        """The report in English (logs, tests); :meth:`localized_summary` for a person."""
+        return self._summary(str)
+
+    def localized_summary(self) -> str:
+        return self._summary(localized)
+
+    def _summary(self, show: Callable[[object], str]) -> str:
+        where = {
+            "memories": len(self.memories),
+            "proposals": len(self.proposals),
+            "files": self.files,
+            "source": self.source,
+            "path": self.path,
+        }
+        head = (
+            M_(
+                "would import {memories} memories and would queue {proposals} proposals "
+                "from {files} files ({source}: {path})",
+                **where,
+            )
+            if self.dry_run
+            else M_(
+                "imported {memories} memories and queued {proposals} proposals "
+                "from {files} files ({source}: {path})",
+                **where,
+            )
+        )
+        lines: list[Message | str] = [head]
         if self.skipped:
             reasons = Counter(s["reason"] for s in self.skipped)
-            lines.append(f"skipped {len(self.skipped)} items:")
-            lines += [f"  {n} × {reason}" for reason, n in reasons.most_common()]
+            lines.append(M_("skipped {n} items:", n=len(self.skipped)))
+            lines += [M_("  {n} × {reason}", n=n, reason=why) for why, n in reasons.most_common()]
         if self.problems:
-            lines.append(f"left out {len(self.problems)} files:")
-            lines += [f"  {p['file']}: {p['reason']}" for p in self.problems]
+            lines.append(M_("left out {n} files:", n=len(self.problems)))
+            lines += [f"  {p['file']}: {show(p['reason'])}" for p in self.problems]
         if self.proposals and not self.dry_run:
-            lines.append("proposals wait in the queue: apply them one by one or with Process all")
-        return "\n".join(lines)
+            lines.append(
+                M_("proposals wait in the queue: apply them one by one or with Process all")
+            )
+        return "\n".join(show(line) for line in lines)
 
     def to_dict(self) -> dict[str, Any]:
         return {

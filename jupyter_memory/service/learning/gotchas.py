@@ -76,12 +76,13 @@ def quote_note(line: str | None, cell_text: str) -> str | None:
     """Why the failing line is not a proposal's quote, in the person's terms; None if it is."""
     if line and usable_quote(line):
         return None
-    what = f"the failing line {line!r}" if line else "no single failing line"
+    what = M_("the failing line {line!r}", line=line) if line else M_("no single failing line")
     if usable_quote(cell_text.strip()):
-        return f"{what} is too short to quote: the whole cell is the quote"
-    return (
-        f"{what} and its cell are too short to quote: no proposal can come from this "
-        "session (the memory keeps the cell)"
+        return M_("{what} is too short to quote: the whole cell is the quote", what=what)
+    return M_(
+        "{what} and its cell are too short to quote: no proposal can come from this "
+        "session (the memory keeps the cell)",
+        what=what,
     )
 
 

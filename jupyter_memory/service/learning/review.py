@@ -44,7 +44,11 @@ DECISIONS = ("keep", "discard", "promote")
 
 def _gone(memory_id: str) -> NotFoundError:
     return NotFoundError(
-        f"no memory with id {memory_id!r}: discarded or forgotten, or kept in another memory home"
+        M_(
+            "no memory with id {memory_id!r}: discarded or forgotten, or kept in another "
+            "memory home",
+            memory_id=memory_id,
+        )
     )
 
 

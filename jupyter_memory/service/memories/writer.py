@@ -223,7 +223,8 @@ class MemoryWriter:
             try:
                 root, entry = self._import_entry(obj, source)
             except (ValidationError, ValueError, TypeError) as exc:
-                raise ParseError(str(exc), path=src, line=number) from exc
+                why = exc.as_message() if isinstance(exc, ValidationError) else str(exc)
+                raise ParseError(why, path=src, line=number) from exc
             by_root.setdefault(id(root), (root, []))[1].append(entry)
         ids: list[str] = []
         total = sum(len(entries) for _, entries in by_root.values())
