@@ -28,6 +28,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from .._i18n import M_
 from ..exceptions import LinkedPathError, UnsafeNameError
 
 # doctor's walk is bounded: a case workspace can be a large project folder.
@@ -48,11 +49,13 @@ def first_link(root: Path, path: Path) -> Path | None:
     try:
         rel = path.relative_to(root)
     except ValueError:
-        raise UnsafeNameError(f"{path} is not inside {root}", field="path") from None
+        raise UnsafeNameError(
+            M_("{path} is not inside {root}", path=path, root=root), field="path"
+        ) from None
     current = root
     for part in rel.parts:
         if part in ("", ".", ".."):
-            raise UnsafeNameError(f"{path} leaves {root}", field="path")
+            raise UnsafeNameError(M_("{path} leaves {root}", path=path, root=root), field="path")
         current = current / part
         if _is_link(current):
             return current

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
+from .._i18n import M_
 from ..core.frontmatter_io import render_memory
 from ..core.memories.models import MemoryEntry, content_hash, file_name
 from ..core.names import slugify
@@ -158,7 +159,7 @@ class StoreRoot:
         with self.locked():
             self.ensure_index_current()
             if self.index.name_of(entry.meta.id) is not None:
-                raise StoreError(f"id {entry.meta.id} already exists", path=self.root)
+                raise StoreError(M_("id {id} already exists", id=entry.meta.id), path=self.root)
             name = self._free_name(entry)
             digest, stat = self.files.write(name, entry)
             self.index.upsert(entry, stat)
@@ -212,14 +213,22 @@ class StoreRoot:
             self.ensure_index_current()
             name = self.index.name_of(memory_id)
             if name is None:
-                raise NotFoundError(f"no memory with id {memory_id!r} in {self.layer} layer")
+                raise NotFoundError(
+                    M_(
+                        "no memory with id {memory_id!r} in {layer} layer",
+                        memory_id=memory_id,
+                        layer=self.layer,
+                    )
+                )
             data = self.files.path_of(name).read_bytes()
             digest = sha256_bytes(data)
             self.files.delete(name)
             self.index.remove(name)
             self.index.forget_access(memory_id)
             if self.files.exists(name):
-                raise StoreError("file still present after delete", path=self.files.path_of(name))
+                raise StoreError(
+                    M_("file still present after delete"), path=self.files.path_of(name)
+                )
         self._synced_dir_mtime = self._dir_mtime()
         return name, digest
 
@@ -227,7 +236,7 @@ class StoreRoot:
         back = self.files.read(name)
         if back.meta.content_sha256 != entry.meta.content_sha256 or back.text != entry.text:
             raise StoreError(
-                "read-back does not match what was written", path=self.files.path_of(name)
+                M_("read-back does not match what was written"), path=self.files.path_of(name)
             )
 
     # -- reads ----------------------------------------------------------------------
