@@ -109,12 +109,15 @@ def _replace_by_rename(home: Path, count: int, round_no: int) -> None:
         tmp.replace(path)
 
 
-def _edit_in_place(home: Path, round_no: int) -> None:
+def _edit_in_place(home: Path) -> str:
+    """Rewrite one file in place with a word no other file has; returns the word."""
+    word = f"inplace{time.time_ns()}"
     path = sorted((home / "memories").glob("*.md"))[0]
-    text = path.read_text("utf-8").rstrip("\n") + f" inplace{round_no}\n"
+    text = path.read_text("utf-8").rstrip("\n") + f" {word}\n"
     with open(path, "r+", encoding="utf-8") as fh:  # VS Code, nano: truncate and write
         fh.truncate(0)
         fh.write(text)
+    return word
 
 
 def _clock(samples: list[tuple[float, float]]) -> dict[str, float]:
@@ -162,12 +165,12 @@ def bench_reopen(home: Path, repeat: int = 5) -> dict[str, object]:
         unvouched.append(((time.perf_counter() - w) * 1000, (time.process_time() - c) * 1000))
         _settled(mem).close()
     edited = []
-    for round_no in range(3):
+    for _ in range(3):
         _first_look(home)
-        _edit_in_place(home, round_no)
+        word = _edit_in_place(home)
         w, c = time.perf_counter(), time.process_time()
         mem = _open(home)
-        hits = mem.recall(f"inplace{round_no}", limit=5, record_access=False)
+        hits = mem.recall(word, limit=5, record_access=False)
         edited.append(((time.perf_counter() - w) * 1000, (time.process_time() - c) * 1000))
         assert len(hits) == 1, "the in-place edit was not seen"
         mem.close()
