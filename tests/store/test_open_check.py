@@ -22,12 +22,14 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from jupyter_memory import Memory
 from jupyter_memory.store.memories import folder_journal as journal
+from jupyter_memory.store.memories.files import FileStat
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="the stamp is vouched for only with inotify"
@@ -70,6 +72,24 @@ def _later_tick() -> None:
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     return tmp_path / "home"
+
+
+def test_a_vouched_open_leaves_the_stats_to_a_thread(home: Path) -> None:
+    """The open itself stats nothing (that is what made it slow); the check does, on a thread."""
+    _vouched_home(home, ["rho note"])
+    mem = _open(home)
+    root = mem.user
+    listed_on: list[int] = []
+
+    def stats() -> Iterator[FileStat]:
+        listed_on.append(threading.get_ident())
+        yield from root.files.scan()
+
+    with root.locked():
+        root.index.sync(stats(), root.files.read)
+        root.index.connection()  # the first use waits for the check
+    assert listed_on and listed_on[0] != threading.get_ident()
+    mem.close()
 
 
 # -- edits in place: no folder stamp moves; the open's check must find them ----------------

@@ -54,7 +54,7 @@ _HELD = (
 
 
 class Verification:
-    """Every file as the index holds it? Worked out on a thread; :meth:`wait` for it."""
+    """The files as the index holds them? Worked out on a thread; :meth:`wait` for it."""
 
     def __init__(self, db: Path, index_root: Path, stats: Iterable[FileStat], load: LoadFn) -> None:
         self.db_name = db.name  # the index file the answer is about
@@ -84,7 +84,7 @@ class Verification:
             self._matches = False  # not shown to match: the full look decides
 
     def wait(self) -> bool:
-        """True when every file was found exactly as the index holds it."""
+        """True when the files were found as the index holds them (count and sums)."""
         self._thread.join()
         return self._matches
 
