@@ -52,8 +52,11 @@ system-deps:
 	  fi; \
 	fi
 
+# Two workers: most of the suite waits on kernels, servers, browsers and fsync, so two
+# files at a time use the second core. --dist loadfile keeps a file's tests (and its
+# module-scoped lab server or executed notebook) on one worker.
 test: system-deps lint
-	@$(BIN)/python -m pytest -m 'not jupyter_ai and not wheel'
+	@$(BIN)/python -m pytest -n 2 --dist loadfile -m 'not jupyter_ai and not wheel'
 
 # sdist + wheel in dist/, with the production build of the lab extension (needs Node).
 dist: $(STAMP)

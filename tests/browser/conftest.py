@@ -26,7 +26,10 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = os.environ.get("JM_CHROMIUM", "/usr/bin/chromium")
-PORT = int(os.environ.get("JM_LAB_PORT", "18931"))
+# Under pytest-xdist (`make test` runs two workers) worker gwN takes port + N:
+# two workers starting a lab at the same moment would both find 18931 free.
+WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+PORT = int(os.environ.get("JM_LAB_PORT", "18931")) + WORKER
 REPO = Path(__file__).resolve().parents[2]
 OUTPUT = REPO / "test-output" / "browser"
 SAMPLE_CASES = REPO / "notebooks" / "sample_workspace" / "cases"
