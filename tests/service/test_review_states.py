@@ -68,11 +68,9 @@ def test_a_project_memory_is_found_in_its_project(tmp_path: Path):
         assert server.proposal(decision.to_dict()["proposal"]["id"]).project == "sales-q3"
 
 
-def _decide_in_child(home: str, memory_id: str, verb: str, start: float, out) -> None:
-    import time as _time
-
+def _decide_in_child(home: str, memory_id: str, verb: str, start, out) -> None:
     with Memory(home=home) as mem:
-        _time.sleep(max(0.0, start - _time.time()))
+        start.wait()  # every child has its Memory open: all decide at the same moment
         try:
             out.put((verb, mem.review_memory(memory_id, verb).status))
         except (ConflictError, NotFoundError) as exc:
@@ -83,7 +81,6 @@ def test_racing_keeps_and_discards_decide_once(tmp_path: Path):
     """Cards in several kernels, the panel and the CLI decide one memory at once:
     exactly one decision takes effect; the others are told it was already made."""
     import multiprocessing
-    import time
 
     ctx = multiprocessing.get_context("fork")
     home = tmp_path / "home"
@@ -91,8 +88,10 @@ def test_racing_keeps_and_discards_decide_once(tmp_path: Path):
         with Memory(home=home) as mem:
             memory_id = unreviewed(mem, f"Orders dedupe on order_id (round {_round})")
         out = ctx.Queue()
-        start = time.time() + 1.5
         verbs = ["keep", "discard", "keep", "discard"]
+        # Released together once the last child is ready (a fixed start time had to
+        # allow 1.5 s for a loaded machine to fork them, in each of the 6 rounds).
+        start = ctx.Barrier(len(verbs), timeout=60)
         procs = [
             ctx.Process(target=_decide_in_child, args=(str(home), memory_id, v, start, out))
             for v in verbs
