@@ -40,9 +40,11 @@ KERNEL = textwrap.dedent(
     """
     import json, sys, time
     from IPython.core.interactiveshell import InteractiveShell
-    start, plan = float(sys.argv[1]), json.loads(sys.argv[2])
+    plan = json.loads(sys.argv[1])
     ip = InteractiveShell.instance()
     ip.run_line_magic("load_ext", "jupyter_memory")
+    print("ready", flush=True)
+    start = float(sys.stdin.readline())
     out = []
     for at, pid, action in plan:
         line = f"dismiss {pid}" if action == "dismiss" else f"apply {pid} --to {action}"
@@ -57,7 +59,8 @@ CLI = textwrap.dedent(
     """
     import sys, time
     from jupyter_memory.cli.main import main
-    at = float(sys.argv[1])
+    print("ready", flush=True)
+    at = float(sys.stdin.readline()) + float(sys.argv[1])
     while time.time() < at:
         time.sleep(0.001)
     sys.exit(main(sys.argv[2:]))
@@ -84,7 +87,6 @@ async def test_same_proposal_decided_at_once_from_kernel_rest_and_cli(
         assert result["status"] == "queued", result
         ids.append(result["proposal"]["id"])
     env = dict(os.environ, JUPYTER_MEMORY_HOME=str(memory_home))
-    start = time.time() + 6.0  # every process has imported and waits by then
     kernel_plan, cli_procs, rest_plan = [], [], []
     for k, pid in enumerate(ids):
         kernel_action, rest_action, cli_action = (ACTIONS[(k + i) % 3] for i in range(3))
@@ -92,20 +94,31 @@ async def test_same_proposal_decided_at_once_from_kernel_rest_and_cli(
         rest_plan.append((k * SLOT_S, pid, rest_action))
         cli_procs.append(
             subprocess.Popen(
-                [sys.executable, "-c", CLI, str(start + k * SLOT_S), *_cli_args(pid, cli_action)],
+                [sys.executable, "-c", CLI, str(k * SLOT_S), *_cli_args(pid, cli_action)],
                 env=env,
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
             )
         )
     kernel = subprocess.Popen(
-        [sys.executable, "-c", KERNEL, str(start), json.dumps(kernel_plan)],
+        [sys.executable, "-c", KERNEL, json.dumps(kernel_plan)],
         env=env,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    # One start time, sent once every process has imported (a fixed 6 s head start
+    # was mostly waiting); the server keeps serving meanwhile.
+    for proc in [kernel, *cli_procs]:
+        ready = await asyncio.to_thread(proc.stdout.readline)
+        assert ready == "ready\n", (ready, proc.stderr.read() if not ready else "")
+    start = time.time() + 0.5
+    for proc in [kernel, *cli_procs]:
+        proc.stdin.write(f"{start}\n")
+        proc.stdin.flush()
     rest_answers = []
     for at, pid, action in rest_plan:
         await asyncio.sleep(max(0.0, start + at - time.time()))
