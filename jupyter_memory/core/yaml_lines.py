@@ -120,7 +120,14 @@ def _load_simple(text: str) -> dict[str, Any] | None:
             if first == '"':
                 out[key] = json.loads(raw) if "\\" in raw else raw[1:-1]
             elif first == "[":
-                out[key] = json.loads(raw) if len(raw) > 2 else []
+                # Without a backslash no string holds a quote: '", "' splits exactly.
+                out[key] = (
+                    json.loads(raw)
+                    if "\\" in raw
+                    else raw[2:-2].split('", "')
+                    if len(raw) > 2
+                    else []
+                )
             elif first == "t" or first == "f":
                 out[key] = first == "t"
             elif "T" in raw:

@@ -39,9 +39,23 @@ _INSERT_FTS = "INSERT INTO fts (rowid, title, tags, body) VALUES (?,?,?,?)"
 Posting = tuple[str, int, int, int, int, int]
 
 
+_FOLDED: dict[str, str] = {}  # token → term_key(token), for the tokens that are not ASCII
+
+
 def _terms(text: str) -> list[str]:
     # The posting terms of a column, as sqlite_postings.add counts them: ASCII as is.
-    return text.split() if text.isascii() else [term_key(t) for t in text.split()]
+    if text.isascii():
+        return text.split()
+    folded = _FOLDED
+    if len(folded) > 200_000:
+        folded.clear()
+    out = []
+    for t in text.split():
+        key = folded.get(t)
+        if key is None:
+            key = folded[t] = term_key(t)
+        out.append(key)
+    return out
 
 
 def _small_count(terms: list[str]) -> dict[str, int]:
