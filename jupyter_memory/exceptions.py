@@ -144,7 +144,7 @@ class ParseError(JupyterMemoryError):
         self, reason: str, *, path: os.PathLike[str] | str | None = None, line: int | None = None
     ) -> None:
         self.path = Path(path) if path is not None else None
-        self.reason = str(reason)
+        self.reason = reason  # a Message stays one: translated where it is shown
         self.line = line
         where = str(path) if path is not None else "<input>"
         if line is not None:
@@ -182,7 +182,7 @@ class UpstreamError(JupyterMemoryError):
     def __init__(self, reason: str, *, service: str, url: str | None = None) -> None:
         self.service = service
         self.url = url
-        self.reason = str(reason)
+        self.reason = reason
         super().__init__(reason, prefix=f"{service} {url}: " if url else f"{service}: ")
 
 

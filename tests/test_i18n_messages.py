@@ -98,6 +98,18 @@ def test_a_case_write_notice_and_its_policy_hint_read_in_chinese(tmp_path: Path)
     assert said["hint"].startswith("no Memory Write Policy in ")
 
 
+def test_a_case_doctor_problem_reads_in_chinese(tmp_path: Path) -> None:
+    ws = copy_sample(tmp_path)
+    stray = ws / "cases" / CASE / "case_memory" / "notes.md"
+    stray.write_text("# 随手记\n", encoding="utf-8")
+    zh = _cli("case", "--case", CASE, "doctor", lang="zh_CN", home=tmp_path, cwd=ws)
+    assert "文件名不是 <YYYY-MM-DD>_<type>_<slug>.md；未编入索引" in zh.stdout, zh.stdout
+    en = _cli("case", "--case", CASE, "doctor", lang="", home=tmp_path, cwd=ws)
+    assert "not named <YYYY-MM-DD>_<type>_<slug>.md; not indexed" in en.stdout, en.stdout
+    as_json = _cli("case", "--case", CASE, "doctor", "--json", lang="zh_CN", home=tmp_path, cwd=ws)
+    assert "not named <YYYY-MM-DD>_<type>_<slug>.md; not indexed" in as_json.stdout
+
+
 def test_argparse_speaks_chinese_in_the_cli(tmp_path: Path) -> None:
     top = _cli("--help", lang="zh_CN", home=tmp_path).stdout
     assert top.startswith("用法：jupyter-memory [-h]")

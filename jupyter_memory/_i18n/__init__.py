@@ -108,6 +108,12 @@ def M_(template: str, /, **params: Any) -> Message:  # noqa: N802 - a gettext ma
     return Message(template, params)
 
 
+def joined(separator: str, texts: list[str]) -> Message:
+    """``separator.join(texts)`` that stays a Message: each text is translated where shown."""
+    fields = {f"t{i}": text for i, text in enumerate(texts)}
+    return Message(separator.join("{" + name + "}" for name in fields), fields)
+
+
 def localized(text: object) -> str:
     """``text`` in the person's language: a Message or an error that carries one
     (``localized()``); anything else as ``str()`` gives it."""
@@ -121,6 +127,7 @@ __all__ = [
     "M_",
     "Message",
     "N_",
+    "joined",
     "languages",
     "localized",
     "ntr",

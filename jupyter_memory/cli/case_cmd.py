@@ -204,7 +204,7 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         said = tr("{case}: {n} entries, ok") if report.ok else tr("{case}: {n} entries, problems:")
         print(said.format(case=report.case_id, n=report.entries))
         for p in report.problems:
-            print(f"  {p}")
+            print(f"  {p.localized()}")
     return 0 if report.ok else 1
 
 
@@ -218,7 +218,10 @@ def _cmd_repair(args: argparse.Namespace) -> int:
         for p in report.problems:  # unreadable or ambiguous entries stay: "still"
             fixed = report.repaired and p.repairable
             print(
-                "  " + (tr("fixed {problem}") if fixed else tr("still {problem}")).format(problem=p)
+                "  "
+                + (tr("fixed {problem}") if fixed else tr("still {problem}")).format(
+                    problem=p.localized()
+                )
             )
     return 0
 

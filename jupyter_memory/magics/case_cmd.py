@@ -162,7 +162,7 @@ def _status(cm: Any) -> TextBlock:
         "  " + tr("by status: {counts}").format(counts=by_status),
         "  " + tr("index: {state}").format(state=index),
     ]
-    lines += ["  " + tr("problem: {problem}").format(problem=p) for p in st["problems"]]
+    lines += ["  " + tr("problem: {problem}").format(problem=localized(p)) for p in st["problems"]]
     lines += [f"  {localized(line)}" for line in (st.get("hint"), st.get("suggestion")) if line]
     return TextBlock("\n".join(lines))
 
@@ -212,7 +212,7 @@ def _repair(cm: Any) -> TextBlock:
         "  "
         + (
             tr("fixed: {problem}") if report.repaired and p.repairable else tr("still: {problem}")
-        ).format(problem=p)
+        ).format(problem=p.localized())
         for p in report.problems
     ]
     return TextBlock("\n".join(lines))

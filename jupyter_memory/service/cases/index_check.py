@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..._i18n import M_
 from ...core.cases.index_format import CaseIndex, CaseIndexRow, parse_index, render_index
 from ...exceptions import ParseError
 from .results import CaseProblem
@@ -27,7 +28,8 @@ def index_problems(
 ) -> list[CaseProblem]:
     if text is None:
         n = len(expected.rows)
-        return [CaseProblem("index-missing", index_rel, f"INDEX.md is missing ({n} entries)")]
+        said = M_("INDEX.md is missing ({n} entries)", n=n)
+        return [CaseProblem("index-missing", index_rel, said)]
     try:
         actual = parse_index(text, path=index_rel)
     except ParseError as exc:
@@ -38,7 +40,11 @@ def index_problems(
             CaseProblem(
                 "index-header",
                 index_rel,
-                f"INDEX.md names {actual.case_id}, the folder is {expected.case_id}",
+                M_(
+                    "INDEX.md names {named}, the folder is {folder}",
+                    named=actual.case_id,
+                    folder=expected.case_id,
+                ),
                 line=1,
             )
         )
@@ -51,12 +57,20 @@ def index_problems(
     for key, count in have.items():
         if count > len(want.get(key, ())) > 0 or (count > 1 and key not in want):
             problems.append(
-                CaseProblem("index-duplicate-row", index_rel, f"row {' | '.join(key)} x{count}")
+                CaseProblem(
+                    "index-duplicate-row",
+                    index_rel,
+                    M_("row {row} x{count}", row=" | ".join(key), count=count),
+                )
             )
     for row in actual.rows:
         if row.key not in want:
             problems.append(
-                CaseProblem("orphan-row", index_rel, f"row with no entry file: {_row_text(row)}")
+                CaseProblem(
+                    "orphan-row",
+                    index_rel,
+                    M_("row with no entry file: {row}", row=_row_text(row)),
+                )
             )
         elif row not in want[row.key]:
             w = want[row.key][0]
@@ -64,8 +78,14 @@ def index_problems(
                 CaseProblem(
                     "row-mismatch",
                     files_by_key.get(row.key, index_rel),
-                    f"INDEX.md says {row.status or '—'} / {', '.join(row.evidence) or '—'}, "
-                    f"the file says {w.status or '—'} / {', '.join(w.evidence) or '—'}",
+                    M_(
+                        "INDEX.md says {status} / {evidence}, the file says {file_status} / "
+                        "{file_evidence}",
+                        status=row.status or "—",
+                        evidence=", ".join(row.evidence) or "—",
+                        file_status=w.status or "—",
+                        file_evidence=", ".join(w.evidence) or "—",
+                    ),
                 )
             )
     for key, rows in want.items():
@@ -74,7 +94,7 @@ def index_problems(
                 CaseProblem(
                     "missing-row",
                     files_by_key.get(key, index_rel),
-                    f"no INDEX.md row for {_row_text(rows[0])}",
+                    M_("no INDEX.md row for {row}", row=_row_text(rows[0])),
                 )
             )
     if not problems and render_index(expected) != text.replace("\r\n", "\n"):
@@ -82,7 +102,7 @@ def index_problems(
             CaseProblem(
                 "index-stale",
                 index_rel,
-                "header, period or row order differ from the files (rebuild rewrites it)",
+                M_("header, period or row order differ from the files (rebuild rewrites it)"),
             )
         )
     return problems

@@ -17,7 +17,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from ..._i18n import M_, Message
+from ..._i18n import M_, Message, joined
 from ...core.cases.entry_format import (
     CaseEntry,
     parse_entry,
@@ -186,7 +186,7 @@ class CaseIndexKeeper:
             except ParseError as exc:
                 # Reported, its INDEX.md row kept as it is; only a write of this
                 # entry stops (writes of the others go on).
-                detail = f"{exc.reason}; its INDEX.md row is kept as it is"
+                detail = M_("{reason}; its INDEX.md row is kept as it is", reason=exc.reason)
                 problems.append(
                     CaseProblem("entry-unparseable", rel, detail, blocking=True, files=(name,))
                 )
@@ -199,14 +199,22 @@ class CaseIndexKeeper:
                     CaseProblem(
                         "name-mismatch",
                         rel,
-                        f"file says {entry.date} {entry.type}, its name says {date} {etype}",
+                        M_(
+                            "file says {date} {type}, its name says {name_date} {name_type}",
+                            date=entry.date,
+                            type=entry.type,
+                            name_date=date,
+                            name_type=etype,
+                        ),
                     )
                 )
             records.append(CaseRecord(self.case_id, name, self.memory_dir / name, entry))
         for name in stray:
             rel = self.store.relative(self.store.entry_path(name))
             problems.append(
-                CaseProblem("stray", rel, "not named <YYYY-MM-DD>_<type>_<slug>.md; not indexed")
+                CaseProblem(
+                    "stray", rel, M_("not named <YYYY-MM-DD>_<type>_<slug>.md; not indexed")
+                )
             )
         return records, problems + self._ambiguous(records)
 
@@ -218,8 +226,12 @@ class CaseIndexKeeper:
             CaseProblem(
                 "ambiguous",
                 self.store.relative(self.store.index_path),
-                f"files {', '.join(owners)} would own the same row {' | '.join(key)}; "
-                "rename one title so each row names one file",
+                M_(
+                    "files {files} would own the same row {row}; "
+                    "rename one title so each row names one file",
+                    files=", ".join(owners),
+                    row=" | ".join(key),
+                ),
                 blocking=True,
                 files=tuple(owners),
             )
@@ -276,7 +288,7 @@ class CaseIndexKeeper:
             CaseProblem(
                 "symlink",
                 self.store.relative(link),
-                "symlink is never followed; replace it with the real file or folder",
+                M_("symlink is never followed; replace it with the real file or folder"),
             )
             for link in self.store.links()
         )
@@ -318,7 +330,7 @@ class CaseIndexKeeper:
         if stopping:
             index = self.store.relative(self.store.index_path)
             entry = self.store.relative(self.store.entry_path(target or ""))
-            lines = "; ".join(str(p) for p in stopping)
+            lines = joined("; ", [p.as_message() for p in stopping])
             raise DerivedIndexError(
                 M_(
                     "case memory writing stopped for {case_id}: {entry} and its row in {index} "

@@ -250,7 +250,7 @@ class CaseMemory:
             "by_type": dict(Counter(r.type for r in records)),
             "by_status": dict(Counter(r.status for r in records)),
             "index_ok": report.ok,
-            "problems": [str(p) for p in report.problems],
+            "problems": [p.as_message() for p in report.problems],
             "suggestion": policy.noise_suggestion(len(records)),
         }
 

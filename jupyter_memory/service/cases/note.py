@@ -121,7 +121,7 @@ class CaseNoteWriter:
         with keeper.locked():
             records, report = keeper.ensure_index(actor)
             # entries the write went around (unreadable, or two owning one row)
-            problems = tuple(str(p) for p in report.blocking)
+            problems = tuple(p.as_message() for p in report.blocking)
             names = {r.name for r in records}
             if candidate.related is not None and candidate.related not in names:
                 keeper.stop_if_blocked(report, candidate.related)  # there but unreadable

@@ -215,8 +215,17 @@ class CaseProblem:
         return self.kind.startswith(REPAIRABLE_KINDS)
 
     def __str__(self) -> str:
+        return str(self.as_message())
+
+    def localized(self) -> str:
+        """:meth:`__str__` with the detail in the person's language (magics, CLI)."""
+        return self.as_message().localized()
+
+    def as_message(self) -> Message:
         where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{self.kind}: {where}: {self.detail}"
+        return Message(
+            "{kind}: {where}: {detail}", {"kind": self.kind, "where": where, "detail": self.detail}
+        )
 
 
 @dataclass
