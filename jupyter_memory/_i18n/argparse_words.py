@@ -22,7 +22,8 @@ from typing import Any, NoReturn, TypeVar
 from . import LOCALE_DIR, languages
 
 ARGPARSE_DOMAIN = "argparse"
-_SWAP = threading.RLock()  # one swap at a time: argparse's names are process-wide
+_SWAP = threading.Lock()  # one swap at a time: argparse's names are process-wide
+_inside = threading.local()  # how deep this thread is in swapped calls
 _R = TypeVar("_R")
 
 
@@ -36,18 +37,27 @@ def _catalog(langs: tuple[str, ...]) -> gettext.NullTranslations:
 @contextmanager
 def argparse_words() -> Iterator[None]:
     """While inside, argparse words come from our catalogue in the person's language."""
+    if getattr(_inside, "depth", 0):  # parse_args → parse_known_args → error: swapped once
+        _inside.depth += 1
+        try:
+            yield
+        finally:
+            _inside.depth -= 1
+        return
     with _SWAP:
+        _inside.depth = 1
         mod: Any = argparse
         saved_gettext: Callable[[str], str] = mod._
         saved_ngettext: Callable[[str, str, int], str] = mod.ngettext
-        catalog = _catalog(languages())
 
+        # The language is looked up when argparse first asks for a word: a parse
+        # that succeeds asks for none.
         def words(message: str) -> str:
-            said = catalog.gettext(message)
+            said = _catalog(languages()).gettext(message)
             return said if said != message else saved_gettext(message)
 
         def nwords(singular: str, plural: str, n: int) -> str:
-            said = catalog.ngettext(singular, plural, n)
+            said = _catalog(languages()).ngettext(singular, plural, n)
             return said if said not in (singular, plural) else saved_ngettext(singular, plural, n)
 
         mod._, mod.ngettext = words, nwords
@@ -55,6 +65,7 @@ def argparse_words() -> Iterator[None]:
             yield
         finally:
             mod._, mod.ngettext = saved_gettext, saved_ngettext
+            _inside.depth = 0
 
 
 def in_words(call: Callable[[], _R]) -> _R:
