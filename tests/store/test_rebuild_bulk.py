@@ -16,7 +16,10 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from jupyter_memory import Memory
+from jupyter_memory.store.memories import fresh_load
 
 WORDS = ["refund", "refunds", "revenue", "order", "café", "naïve", "q3", "2023", "the", "churn"]
 HAN = ["收入", "退款", "订单", "用户", "口径", "税"]
@@ -39,7 +42,11 @@ def _tables(con: sqlite3.Connection) -> dict[str, object]:
     }
 
 
-def test_rebuild_writes_the_rows_one_by_one_indexing_writes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("run", [20_000, 7], ids=["one run", "runs of 7 entries"])
+def test_rebuild_writes_the_rows_one_by_one_indexing_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: int
+) -> None:
+    monkeypatch.setattr(fresh_load, "_RUN", run)
     home = tmp_path / "home"
     rng = random.Random(7)
     with Memory(home=home, semantic=False) as mem:

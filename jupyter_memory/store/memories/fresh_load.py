@@ -3,9 +3,10 @@
 The same rows as indexing the files one by one (:func:`.sqlite_rows.upsert`
 and :func:`.sqlite_postings.add`), written the way a bulk load is cheap: rows
 inserted in batches with ``executemany``, the postings gathered in memory per
-term and inserted in key order (an append to the clustered table, no sort in
-SQLite, no staging table), the term statistics counted on the way, and the
-secondary index on ``updated`` built once after the load.
+term and inserted in key order, a run of entries at a time (each term's rows
+are appended at the end of its range: no sort in SQLite, no staging table),
+the term statistics counted on the way, and the secondary index on
+``updated`` built once after the load.
 
 Row ids are given in file order, as one-by-one inserts into the empty table
 would give them: recall orders equal scores newest indexed first.
@@ -27,6 +28,7 @@ from .search_index import IndexSyncReport, LoadFn
 from .sqlite_postings import term_key
 
 _BATCH = 500
+_RUN = 20_000  # entries whose postings are held before they are written
 _INSERT_ENTRY = (
     "INSERT INTO entries (rowid, id, name, mtime_ns, size, title, type, tier, scope, project,"
     " tags, source, confidence, created, updated, reviewed, body, ekey)"
@@ -66,10 +68,16 @@ def _small_count(terms: list[str]) -> dict[str, int]:
 
 
 class _Postings:
-    """Postings of every entry, by term, until they are written in key order."""
+    """Postings by term, written in key order a run of entries at a time.
+
+    Each run holds the postings of up to :data:`_RUN` entries (about 30 MB at
+    most): a run is one ordered pass over the clustered table, appending at
+    the end of each term's range, since row ids only grow.
+    """
 
     def __init__(self) -> None:
         self.by_term: defaultdict[str, list[Posting]] = defaultdict(list)
+        self.df: Counter[str] = Counter()
         self.tokens = 0
 
     def add(self, rid: int, title: str, tags: str, body: str) -> None:
@@ -84,15 +92,20 @@ class _Postings:
         for term in (ct.keys() | cg.keys()) - cb.keys():
             by_term[term].append((term, rid, tget(term, 0), gget(term, 0), 0, dl))
 
-    def write(self, con: sqlite3.Connection, entries: int) -> None:
+    def write_run(self, con: sqlite3.Connection) -> None:
         # Python orders str by code point, SQLite's BINARY by UTF-8 bytes: the same order.
-        terms = sorted(self.by_term)
         by_term = self.by_term
+        terms = sorted(by_term)
         con.executemany(
             "INSERT INTO postings VALUES (?,?,?,?,?,?)",
             itertools.chain.from_iterable(map(by_term.__getitem__, terms)),
         )
-        con.executemany("INSERT INTO terms VALUES (?,?)", ((t, len(by_term[t])) for t in terms))
+        self.df.update({t: len(held) for t, held in by_term.items()})
+        by_term.clear()
+
+    def finish(self, con: sqlite3.Connection, entries: int) -> None:
+        self.write_run(con)
+        con.executemany("INSERT INTO terms VALUES (?,?)", sorted(self.df.items()))
         con.execute("UPDATE totals SET n = ?, tokens = ?", (entries, self.tokens))
 
 
@@ -138,9 +151,11 @@ def load_all(
         report.added += 1
         if len(entries) >= _BATCH:
             _flush(con, entries, fts)
+        if rid % _RUN == 0:
+            postings.write_run(con)
     _flush(con, entries, fts)
     con.executemany("INSERT OR REPLACE INTO problems VALUES (?,?,?,?)", problems)
-    postings.write(con, rid)
+    postings.finish(con, rid)
     con.execute("CREATE INDEX entries_updated ON entries(updated)")
 
 
