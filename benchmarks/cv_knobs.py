@@ -65,6 +65,8 @@ class Knob:
     get: Callable[[Config], object] = field(compare=False)
     set: Callable[[Config, object], Config] = field(compare=False)
     kind: Literal["quality", "bound", "unmeasurable"] = "quality"
+    # The recall mode it is measured in: hybrid's fusion constants move only hybrid.
+    mode: Literal["lexical", "hybrid"] = "lexical"
 
     @property
     def measurable(self) -> bool:
@@ -86,13 +88,19 @@ class Knob:
 Kind = Literal["quality", "bound", "unmeasurable"]
 
 
-def _param(name: str, grid: tuple[object, ...], kind: Kind = "quality") -> Knob:
+def _param(
+    name: str,
+    grid: tuple[object, ...],
+    kind: Kind = "quality",
+    mode: Literal["lexical", "hybrid"] = "lexical",
+) -> Knob:
     return Knob(
         name,
         grid,
         lambda c: getattr(c.ranking, name),
         lambda c, v: replace(c, ranking=replace(c.ranking, **{name: v})),
         kind,
+        mode,
     )
 
 
@@ -125,4 +133,16 @@ KNOBS: list[Knob] = [
     _switch("base_stopwords"),
     _switch("added_stopwords"),
     _switch("irregular_forms"),
+]
+
+# Hybrid recall's fusion (run with --hybrid). Neutral values: an even split,
+# no floor for embedder-only hits, min-max scaling as it comes.
+HYBRID_KNOBS: list[Knob] = [
+    _param("lexical_weight", (0.5, 0.4, 0.6), mode="hybrid"),
+    # A bound on what the embedder alone may bring (a small home must not answer
+    # with its least unrelated memory): kept unless it hurts.
+    _param("semantic_floor", (0.0, 0.8, 0.82), "bound", mode="hybrid"),
+    _param("fusion_pool", (50, 100), "bound", mode="hybrid"),
+    _param("semantic_span", (0.0, 0.05, 0.08), mode="hybrid"),
+    _param("semantic_power", (1.0, 1.5, 2.0), mode="hybrid"),
 ]

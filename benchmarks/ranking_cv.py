@@ -53,7 +53,7 @@ from itertools import combinations
 from pathlib import Path
 
 import Stemmer
-from cv_knobs import KNOBS, Config, Knob, plain_config, production_config
+from cv_knobs import HYBRID_KNOBS, KNOBS, Config, Knob, plain_config, production_config
 from quality_bench import DEFAULT_DATA, PlainBM25, observations, questions, store
 
 from jupyter_memory import Memory
@@ -63,9 +63,14 @@ from jupyter_memory.core.memories.ranking import UNBOUNDED
 from jupyter_memory.core.memories.recall_query import RecallQuery
 from jupyter_memory.core.stopwords import ADDED_STOPWORDS, ENGLISH_STOPWORDS, IRREGULAR_FORMS
 from jupyter_memory.core.text import normalize
+from jupyter_memory.service.memories import semantic as semantic_service
 
 K = 5
 LIMIT = 10
+FUSION_ROUNDS = 1  # coordinate ascent over the fusion constants, from production's
+# Every question of a conversation encoded once, not again on each pass (a
+# conversation has up to 260 questions; the production cache keeps 256).
+semantic_service.QUERY_CACHE = 4096
 _WORD = re.compile(r"[^\W_]+")
 _LETTERS = re.compile(r"[a-z]+")
 _STEM = Stemmer.Stemmer("english")
@@ -184,7 +189,9 @@ class Bench:
 
 def best(bench: Bench, knob: Knob, base: Config, train: tuple[int, ...]) -> object:
     """The grid value with the best pooled recall@5 on ``train`` (ties: nearest neutral)."""
-    scored = [(bench.recall(knob.set(base, v), train), -i, v) for i, v in enumerate(knob.grid)]
+    scored = [
+        (bench.recall(knob.set(base, v), train, knob.mode), -i, v) for i, v in enumerate(knob.grid)
+    ]
     return max(scored, key=lambda t: (round(t[0], 6), t[1]))[2]
 
 
@@ -200,8 +207,8 @@ def check_knob(bench: Bench, knob: Knob, prod: Config) -> dict:
         v = best(bench, knob, prod, train)
         picks.append(v)
         tuned = knob.set(prod, v)
-        held.append(bench.recall(tuned, test) - bench.recall(neutral, test))
-        ins.append(bench.recall(tuned, train) - bench.recall(neutral, train))
+        held.append(bench.recall(tuned, test, knob.mode) - bench.recall(neutral, test, knob.mode))
+        ins.append(bench.recall(tuned, train, knob.mode) - bench.recall(neutral, train, knob.mode))
     every = tuple(range(len(bench.convs)))
     value = knob.get(prod)
     return {
@@ -215,8 +222,9 @@ def check_knob(bench: Bench, knob: Knob, prod: Config) -> dict:
         "picked": picks,
         "full_data_best": best(bench, knob, prod, every),
         "full_data_delta_production": round(
-            bench.recall(prod, every) - bench.recall(neutral, every), 2
+            bench.recall(prod, every, knob.mode) - bench.recall(neutral, every, knob.mode), 2
         ),
+        "mode": knob.mode,
         "kind": knob.kind,
         "kept": knob.kept(sum(held) / len(held)),
     }
@@ -231,12 +239,19 @@ def tune_jointly(bench: Bench, knobs: list[Knob], train: tuple[int, ...]) -> Con
 
 
 def overall(bench: Bench, knobs: list[Knob], final: Config) -> dict:
-    measurable = [k for k in knobs if k.measurable]
+    measurable = [k for k in knobs if k.measurable and k.mode == "lexical"]
+    fusion = [k for k in knobs if k.measurable and k.mode == "hybrid"]
     plain, prod = plain_config(), production_config()
     rows: dict[str, list[float]] = {
         k: [] for k in ("plain", "okapi", "nested", "production", "final")
     }
-    hyb: dict[str, list[float]] = {"nested": [], "production": [], "plain_params": []}
+    hyb: dict[str, list[float]] = {
+        "nested": [],
+        "production": [],
+        "plain_params": [],
+        "nested_fusion": [],
+        "final": [],
+    }
     chosen = []
     for train, test in splits(len(bench.convs)):
         tuned = tune_jointly(bench, measurable, train)
@@ -261,6 +276,13 @@ def overall(bench: Bench, knobs: list[Knob], final: Config) -> dict:
             hyb["plain_params"].append(
                 bench.recall(replace(prod, ranking=plain.ranking), test, "hybrid")
             )
+            hyb["final"].append(bench.recall(final, test, "hybrid"))
+            # The fusion constants tuned jointly on the three, from production's.
+            fused = as_prod
+            for _ in range(FUSION_ROUNDS):
+                for knob in fusion:
+                    fused = knob.set(fused, best(bench, knob, fused, train))
+            hyb["nested_fusion"].append(bench.recall(fused, test, "hybrid"))
     mean = {k: round(sum(v) / len(v), 2) for k, v in rows.items()}
     out: dict = {"held_out_recall@5": mean, "nested_choices": chosen}
     if bench.hybrid:
@@ -307,6 +329,8 @@ def main() -> None:
     if not args.data.exists():
         sys.exit(f"{args.data} not found (see ../shared/data/README.md)")
     knobs = {k.name: k for k in KNOBS}
+    if args.hybrid:
+        knobs |= {k.name: k for k in HYBRID_KNOBS}
     for spec in args.grid:
         name, _, values = spec.partition("=")
         knobs[name] = knobs[name].with_grid(values.split(","))

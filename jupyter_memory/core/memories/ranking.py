@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ...exceptions import ValidationError
+from .embedding import FUSION_POOL, LEXICAL_WEIGHT, MIN_COSINE, SEMANTIC_POWER, SEMANTIC_SPAN
 
 Relaxation = Literal["all_then_any", "any"]
 RELAXATIONS: tuple[Relaxation, ...] = ("all_then_any", "any")
@@ -43,6 +44,17 @@ class RankingParams:
     * ``max_cjk_phrase``: a CJK run up to this long must match as written; a
       longer one is a sentence, asked as its separate bigrams.
     * ``project_boost``: factor for the focused project's memories over the user layer's.
+
+    Hybrid recall's fusion (docs/recall.md, "Fusion"; ``core/memories/embedding.py``):
+
+    * ``lexical_weight``: the lexical share of the fused score (the semantic one is
+      1 − it).
+    * ``semantic_floor``: the cosine a memory found by the embedder alone must reach.
+    * ``fusion_pool``: candidates each ranking contributes (at least 4 × limit).
+    * ``semantic_span``: the cosine range that counts as the whole 0…1 scale: when
+      the semantic candidates' cosines span less, the best is scaled below 1.
+    * ``semantic_power``: the normalised cosine is raised to it (> 1 favours the
+      embedder's nearest few over the rest of its candidates).
     """
 
     bm25_weights: tuple[float, float, float] = (1.0, 2.0, 1.0)
@@ -53,6 +65,11 @@ class RankingParams:
     rerank_pool: int = 4
     max_cjk_phrase: int = 4
     project_boost: float = 1.25
+    lexical_weight: float = LEXICAL_WEIGHT
+    semantic_floor: float = MIN_COSINE
+    fusion_pool: int = FUSION_POOL
+    semantic_span: float = SEMANTIC_SPAN
+    semantic_power: float = SEMANTIC_POWER
 
     def __post_init__(self) -> None:
         if len(self.bm25_weights) != 3 or any(w < 0 for w in self.bm25_weights):
@@ -63,7 +80,19 @@ class RankingParams:
             raise ValidationError(
                 f"{self.relaxation!r} is not one of: {', '.join(RELAXATIONS)}", field="relaxation"
             )
-        for name in ("candidate_cap", "all_words_cap", "rerank_pool", "max_cjk_phrase"):
+        if not 0.0 <= self.lexical_weight <= 1.0:
+            raise ValidationError("must be from 0 to 1", field="lexical_weight")
+        if self.semantic_span < 0:
+            raise ValidationError("must not be negative", field="semantic_span")
+        if self.semantic_power <= 0:
+            raise ValidationError("must be positive", field="semantic_power")
+        for name in (
+            "candidate_cap",
+            "all_words_cap",
+            "rerank_pool",
+            "max_cjk_phrase",
+            "fusion_pool",
+        ):
             if int(getattr(self, name)) < 1:
                 raise ValidationError("must be at least 1", field=name)
         if self.project_boost <= 0:

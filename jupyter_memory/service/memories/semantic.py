@@ -27,7 +27,6 @@ from typing import Any
 from ...core.memories.attention import combine
 from ...core.memories.embed_progress import eta_seconds
 from ...core.memories.embedding import (
-    MIN_COSINE,
     MIN_COVERAGE,
     Embedder,
     contains_all,
@@ -42,8 +41,6 @@ from ...store.root import StoreRoot
 from .embed_worker import PROCESS_GATE, ActivityGate, EmbedWorker, RootState
 
 MODES = ("hybrid", "lexical", "semantic")
-# Each ranking fused contributes this many candidates (at least 4 × limit).
-FUSION_POOL = 50
 QUERY_CACHE = 256  # agents repeat queries; encoding one costs ~7-70 ms
 ENV_SWITCH = "JUPYTER_MEMORY_SEMANTIC"  # "0"/"off" turns the extra off
 # Below MIN_COVERAGE, a recall asks the worker to count again at most this often.
@@ -218,7 +215,8 @@ class SemanticRecall:
             self.notify([root])
         if mode == "hybrid" and not self.ready(root):
             return root.search(query)  # too little embedded to help: exactly a lexical recall
-        pool = max(FUSION_POOL, 4 * query.limit)
+        ranking = query.ranking
+        pool = max(ranking.fusion_pool, 4 * query.limit)
         lexical = root.search(replace(query, limit=pool))
         matrix = self._matrix(state)
         if not query.text.strip() or len(matrix) == 0:
@@ -231,7 +229,7 @@ class SemanticRecall:
             found = dict(matrix.top(qvec, pool, allowed))
             semantic = root.index.rows_by_id(query, found)
         if mode == "hybrid":
-            floor = getattr(self._query_model, "min_similarity", MIN_COSINE)
+            floor = getattr(self._query_model, "min_similarity", ranking.semantic_floor)
             lexical_ids = {r.id for r in lexical}
             semantic = [r for r in semantic if r.id in lexical_ids or found[r.id] >= floor]
         sem_scores = {r.id: r.relevance for r in semantic}
@@ -240,7 +238,14 @@ class SemanticRecall:
             lex_scores = {r.id: r.relevance for r in lexical if r.id not in matrix.pos}
             fused = fuse(lex_scores, sem_scores, lexical_weight=1.0, semantic_weight=1.0)
         else:
-            fused = fuse({r.id: r.relevance for r in lexical}, sem_scores)
+            fused = fuse(
+                {r.id: r.relevance for r in lexical},
+                sem_scores,
+                lexical_weight=ranking.lexical_weight,
+                semantic_weight=1.0 - ranking.lexical_weight,
+                semantic_span=ranking.semantic_span,
+                semantic_power=ranking.semantic_power,
+            )
         rows = {r.id: r for r in lexical if r.id in fused}
         rows.update({r.id: r for r in semantic})
         for row in rows.values():

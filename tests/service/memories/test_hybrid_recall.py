@@ -7,14 +7,18 @@ import os
 import re
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from jupyter_memory import Memory
 from jupyter_memory.cli.main import main
+from jupyter_memory.core.memories.disclosure import Level
 from jupyter_memory.core.memories.embed_progress import embedding_line, eta_seconds
 from jupyter_memory.core.memories.embedding import MIN_COVERAGE, contains_all, keep_keyword_matches
+from jupyter_memory.core.memories.ranking import DEFAULT_RANKING
+from jupyter_memory.core.memories.recall_query import RecallQuery
 from jupyter_memory.core.text import search_groups
 from jupyter_memory.magics.render import StatsView
 from jupyter_memory.service.memories.embed_worker import (
@@ -134,6 +138,33 @@ def test_every_word_of_a_longer_query_counts(keyword_home: tuple[Path, dict[str,
         assert {h.id for h in hits} >= both
         exact = {h.id for h in m.recall("pending refund", limit=len(both), record_access=False)}
         assert exact == both
+
+
+def test_hybrid_applies_the_fusion_constants_of_the_query(
+    keyword_home: tuple[Path, dict[str, set[str]]],
+):
+    """RecallQuery(ranking=...) carries the fusion constants, as ranking_cv.py needs."""
+    home, keys = keyword_home
+
+    def ask(**fusion: float) -> list[str]:
+        ranking = replace(DEFAULT_RANKING, **fusion)  # type: ignore[arg-type]
+        query = RecallQuery(
+            text="refund", limit=30, level=Level.index, record_access=False, ranking=ranking
+        )
+        return [h.id for h in m.recall_query(query)]
+
+    with Memory(home=home, semantic=True) as m:
+        default = ask()
+        assert set(default) - keys["refund"]  # the embedder adds its near neighbours
+        # No embedder-only hit reaches a cosine above 1: only keyword matches remain.
+        assert set(ask(semantic_floor=1.01)) == keys["refund"]
+        # All weight on the lexical side: keyword matches first, then the rest.
+        lexical_first = ask(lexical_weight=1.0)
+        n = len(keys["refund"])
+        assert set(lexical_first[:n]) == keys["refund"]
+        # A power on the scaled cosine reorders the embedder's hits, not which are found.
+        assert set(ask(semantic_power=2.0)) == set(default)
+        assert ask(fusion_pool=DEFAULT_RANKING.fusion_pool) == default
 
 
 def test_keyword_rule_is_only_a_floor():
