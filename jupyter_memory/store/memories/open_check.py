@@ -35,12 +35,12 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 from ...exceptions import JupyterMemoryError
 from ..atomic import root_lock
-from .files import FileStat
+from .files import MemoryFiles
 from .search_index import LoadFn
 from .sqlite_db import connect
 
@@ -56,10 +56,10 @@ _HELD = (
 class Verification:
     """The files as the index holds them? Worked out on a thread; :meth:`wait` for it."""
 
-    def __init__(self, db: Path, index_root: Path, stats: Iterable[FileStat], load: LoadFn) -> None:
+    def __init__(self, db: Path, files: MemoryFiles, load: LoadFn) -> None:
         self.db_name = db.name  # the index file the answer is about
         self.load = load  # for the full look, if one is needed
-        self._db, self._index_root, self._stats = db, index_root, stats
+        self._db, self._files = db, files
         self._matches = False
         self._thread = threading.Thread(
             target=self._run, name="jupyter-memory-open-check", daemon=True
@@ -68,18 +68,20 @@ class Verification:
 
     def _run(self) -> None:
         try:
-            con = connect(self._db, self._index_root)
+            con = connect(self._db, self._files.layout.index_root)
             try:
                 n, secs, nanos, size = con.execute(_HELD).fetchone()
             finally:
                 con.close()
             held = (n, secs * 1_000_000_000 + nanos, size)  # a = (a / b) * b + a % b, exactly
             on_disk = [0, 0, 0]
-            for st in self._stats:
+            stale: list[Path] = []
+            for st in self._files.scan(stale):
                 on_disk[0] += 1
                 on_disk[1] += st.mtime_ns
                 on_disk[2] += st.size
-            self._matches = tuple(on_disk) == held
+            # A killed writer's temp file is removed by a full look (under the lock).
+            self._matches = not stale and tuple(on_disk) == held
         except (OSError, sqlite3.Error, ValueError, TypeError, JupyterMemoryError):
             self._matches = False  # not shown to match: the full look decides
 
@@ -96,8 +98,8 @@ class OpenCheck:
         self.pending: Verification | None = None
         self._guard = threading.Lock()
 
-    def start(self, db: Path, index_root: Path, stats: Iterable[FileStat], load: LoadFn) -> None:
-        self.pending = Verification(db, index_root, stats, load)
+    def start(self, db: Path, files: MemoryFiles, load: LoadFn) -> None:
+        self.pending = Verification(db, files, load)
 
     def cancel(self) -> None:
         self.pending = None

@@ -263,7 +263,7 @@ class SqliteIndex:
             if not self._scanned:
                 assert self._current is not None  # set by connection()
                 db = self.layout.index_dir / self._current
-                self._check.start(db, self.layout.index_root, stats, load)
+                self._check.start(db, MemoryFiles(self.layout), load)
             return report
         self._look(con, stats, load, progress, report)
         return report
@@ -285,9 +285,13 @@ class SqliteIndex:
         self._scanned = True
 
     def _look_again(self, con: sqlite3.Connection, load: LoadFn) -> None:
-        # The open's check found a file edited in place: the full look, as without a stamp.
-        report = IndexSyncReport()
-        self._look(con, MemoryFiles(self.layout).scan(), load, None, report)
+        # The open's check found a file edited in place (or a killed writer's temp
+        # file): the full look, as without a stamp; the caller holds the root lock.
+        report, stale = IndexSyncReport(), list[Path]()
+        self._look(con, MemoryFiles(self.layout).scan(stale), load, None, report)
+        for tmp in stale:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
         self.notices += report.notices
 
     def rebuild(
