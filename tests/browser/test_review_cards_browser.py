@@ -77,7 +77,7 @@ def save(page) -> None:
     raise AssertionError("the notebook stayed unsaved after 5 saves")
 
 
-def review_output_rendered(page) -> None:
+def review_output_drawn(page) -> None:
     """The review cell's output is drawn (a card, or whatever the front end made of it)."""
     page.wait_for_function(
         "() => [...document.querySelectorAll('.jp-Cell')].some(c =>"
@@ -85,6 +85,11 @@ def review_output_rendered(page) -> None:
         " c.querySelector('.jp-OutputArea-output'))",
         timeout=60_000,
     )
+
+
+def review_output_rendered(page) -> None:
+    """Drawn, and long enough ago that a widget error would show (see widget_errors)."""
+    review_output_drawn(page)
     # A widget view that cannot find its model says so once the manager gives up.
     time.sleep(2)
 
@@ -105,7 +110,7 @@ def test_review_cards_survive_a_reload_and_a_kernel_restart(page, lab, lab_mem):
     write_notebook(lab.root / name, ["%load_ext jupyter_memory", "%memories --review"])
     run_notebook(page, lab, name)
     wait_idle_after_run(page)
-    review_output_rendered(page)
+    review_output_drawn(page)  # no widget check before the reload: no 2 s wait for one
     save(page)
 
     page.reload()
