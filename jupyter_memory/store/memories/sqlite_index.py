@@ -251,11 +251,10 @@ class SqliteIndex:
         """Re-parse only files whose (name, mtime_ns, size) changed since indexing.
 
         The first call of a process looks at every file — on a thread when the
-        folder is at the stamp the index vouches for (:mod:`.open_check`: the
-        first use of the index waits for it); a later one skips the look then
-        (:mod:`.folder_journal`: only our own writes happened since) and does
-        not consume ``stats``. ``progress`` is shown only when many files need
-        parsing (a first open of an imported or pulled folder).
+        folder is at the stamp the index vouches for (:mod:`.open_check`; the
+        first use of the index waits); later ones skip the look then (only our
+        own writes happened since). ``stats`` is consumed only by a look here.
+        ``progress`` is shown when many files need parsing (a pulled folder).
         """
         con = self.connection()
         report = IndexSyncReport(notices=self._take_notices())
