@@ -185,6 +185,29 @@ def test_readers_on_several_threads_all_wait_for_the_check(home: Path) -> None:
         assert seen == [["tau words"]] * 4
 
 
+def test_a_file_added_after_the_check_listed_the_folder_is_seen(home: Path) -> None:
+    """The full look after an in-place edit reuses the check's listing only while the
+    folder's stamp has not moved since: a file added in between must be indexed too."""
+    files = _vouched_home(home, ["chi words"])
+    _later_tick()
+    path = files["chi words"]
+    with open(path, "r+", encoding="utf-8") as fh:
+        text = fh.read().replace("chi", "psi")
+        fh.seek(0)
+        fh.truncate()
+        fh.write(text)
+    raw = path.read_text("utf-8")
+    with _reopen_deferred(home) as mem:
+        check = mem.user.index._check.pending  # type: ignore[attr-defined]
+        assert not check.wait()  # listed and found the edit; not settled yet
+        added = raw.replace(raw.split('id: "')[1].split('"')[0], "m-added00000000000001")
+        path.with_name("2026-01-01_semantic_added.md").write_text(
+            added.replace("psi words", "omega added"), "utf-8"
+        )
+        assert _texts(mem, "psi") == ["psi words"]
+        assert _texts(mem, "omega") == ["omega added"]
+
+
 def test_a_killed_writers_temp_file_is_removed_by_the_next_open(home: Path) -> None:
     """A writer killed mid-write leaves ``.<name>.tmp``; a look that does not remove it
     (a writer's own re-check) may record the stamp with it there. The next open's

@@ -35,14 +35,19 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from ...exceptions import JupyterMemoryError
 from ..atomic import root_lock
-from .files import MemoryFiles
+from . import folder_journal as journal
+from .files import FileStat, MemoryFiles
 from .search_index import LoadFn
 from .sqlite_db import connect
+
+# File times come from the kernel's coarse realtime clock (as in folder_journal).
+_COARSE = getattr(time, "CLOCK_REALTIME_COARSE", 5)
 
 # What the index holds, summed in SQL (no row reaches Python): the files, their
 # mtimes in whole seconds and the nanoseconds left (each sum fits 64 bits), sizes.
@@ -61,6 +66,11 @@ class Verification:
         self.load = load  # for the full look, if one is needed
         self._db, self._files = db, files
         self._matches = False
+        # What the thread listed, for the full look if one follows: the files, the
+        # killed writers' temp files, and the folder's stamp before the listing.
+        self.listed: list[FileStat] = []
+        self.stale: list[Path] = []
+        self.before: journal.Stamp | None = None
         self._thread = threading.Thread(
             target=self._run, name="jupyter-memory-open-check", daemon=True
         )
@@ -74,16 +84,21 @@ class Verification:
             finally:
                 con.close()
             held = (n, secs * 1_000_000_000 + nanos, size)  # a = (a / b) * b + a % b, exactly
+            self.before = journal.stamp_of(self._files.folder)
+            listed_at = time.clock_gettime_ns(_COARSE)
+            if self.before is not None and listed_at <= self.before.mtime_ns:
+                # Still the folder's last tick: a change now could leave its stamp as is.
+                self.before = None
             on_disk = [0, 0, 0]
-            stale: list[Path] = []
-            for st in self._files.scan(stale):
+            for st in self._files.scan(self.stale):
+                self.listed.append(st)
                 on_disk[0] += 1
                 on_disk[1] += st.mtime_ns
                 on_disk[2] += st.size
             # A killed writer's temp file is removed by a full look (under the lock).
-            self._matches = not stale and tuple(on_disk) == held
+            self._matches = not self.stale and tuple(on_disk) == held
         except (OSError, sqlite3.Error, ValueError, TypeError, JupyterMemoryError):
-            self._matches = False  # not shown to match: the full look decides
+            self._matches, self.before = False, None  # not shown: a full look of its own
 
     def wait(self) -> bool:
         """True when the files were found as the index holds them (count and sums)."""
@@ -109,7 +124,7 @@ class OpenCheck:
         con: sqlite3.Connection,
         current: str | None,
         root: Path,
-        full_look: Callable[[sqlite3.Connection, LoadFn], None],
+        full_look: Callable[[sqlite3.Connection, Verification], None],
     ) -> bool:
         """Wait for the answer; run ``full_look`` under the root lock unless it was "as
         indexed" for the index file still in use. True once settled by this call."""
@@ -129,6 +144,6 @@ class OpenCheck:
                 return False  # settled by another thread meanwhile
             if con.in_transaction:  # this thread's own open transaction: at the next use
                 return False
-            full_look(con, check.load)
+            full_look(con, check)
             self.pending = None
         return True

@@ -75,9 +75,8 @@ class SqliteIndex:
         self.notices: list[str] = []
         self._pending_access: dict[str, tuple[int, float]] = {}
         self._last_flush = time.monotonic()
-        # The first look of a process checks every file's stat (an in-place
-        # edit moves no folder stamp), behind when the stamp vouches for the
-        # folder (open_check.py); later re-checks may trust the stamp.
+        # The first look of a process checks every file's stat (an in-place edit moves
+        # no folder stamp), on a thread when the stamp vouches (open_check.py).
         self._scanned = False
         self._check = open_check.OpenCheck()
         self._pointer_path: str | None = None
@@ -283,11 +282,14 @@ class SqliteIndex:
             scan.apply(con, stats, load, progress, report, scan.Window(watch, before))
         self._scanned = True
 
-    def _look_again(self, con: sqlite3.Connection, load: LoadFn) -> None:
-        # The open's check found a file edited in place (or a killed writer's temp
-        # file): the full look, as without a stamp; the caller holds the root lock.
-        report, stale = IndexSyncReport(), list[Path]()
-        self._look(con, MemoryFiles(self.layout).scan(stale), load, None, report)
+    def _look_again(self, con: sqlite3.Connection, check: open_check.Verification) -> None:
+        # The check found an in-place edit (or a killed writer's temp file): the full
+        # look, under the root lock, on its listing if the folder's stamp is unmoved.
+        reuse = check.before is not None and check.before == journal.stamp_of(self.layout.memories)
+        stale: list[Path] = check.stale if reuse else []
+        files = check.listed if reuse else MemoryFiles(self.layout).scan(stale)
+        report = IndexSyncReport()
+        self._look(con, files, check.load, None, report)
         for tmp in stale:
             with contextlib.suppress(OSError):
                 tmp.unlink()
