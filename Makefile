@@ -52,14 +52,13 @@ system-deps:
 	  fi; \
 	fi
 
-# Two workers: most of the suite waits on kernels, servers, browsers and fsync, so two
-# files at a time use the second core. --dist loadfile keeps a file's tests (and its
-# module-scoped lab server or executed notebook) on one worker. Bytecode is cached even
-# where PYTHONDONTWRITEBYTECODE is set: the suite starts many Python processes
-# (kernels, servers, CLI and writer subprocesses), each otherwise compiling the package
-# again, and pytest would rewrite every test module's asserts again in each worker.
+# Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: the suite starts many
+# Python processes (kernels, servers, CLI and writer subprocesses), each otherwise
+# compiling the package again, and pytest would rewrite every test module's asserts again.
+# One process, not pytest-xdist: with -n 2 the nbclient kernel tests lost IOPub output
+# or hung in 3 of 5 large mixed runs (never alone, never serially), cause not yet found.
 test: system-deps lint
-	@env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 2 --dist loadfile -m 'not jupyter_ai and not wheel'
+	@env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m 'not jupyter_ai and not wheel'
 
 # sdist + wheel in dist/, with the production build of the lab extension (needs Node).
 dist: $(STAMP)
