@@ -62,9 +62,6 @@ def first_link(root: Path, path: Path) -> Path | None:
     return None
 
 
-def refuse_link(root: Path, path: Path) -> Path:
-    """``path`` when nothing on the way from ``root`` to it is a symlink; else the typed error."""
-    link = first_link(root, path)
 def link_chain(root: Path, path: Path) -> tuple[str, ...]:
     """The paths :func:`first_link` checks from ``root`` down to ``path``, precomputed
     as strings for a check made on every read (:func:`chain_linked`)."""
@@ -86,6 +83,9 @@ def chain_linked(chain: tuple[str, ...]) -> bool:
     return False
 
 
+def refuse_link(root: Path, path: Path) -> Path:
+    """``path`` when nothing on the way from ``root`` to it is a symlink; else the typed error."""
+    link = first_link(root, path)
     if link is not None:
         raise LinkedPathError(link, root=root)
     return path

@@ -64,10 +64,10 @@ class StoreRoot:
         self.index: SearchIndex = engine(self.layout)
         self._gitignore = gitignore
         self._synced_dir_mtime: int | None = None
-        self.last_report: IndexSyncReport | None = None
         # Checked on every read: the paths as strings, computed once.
         self._index_chain = link_chain(self.layout.index_root, self.layout.index_dir)
         self._memories_dir = os.fspath(self.layout.memories)
+        self.last_report: IndexSyncReport | None = None
         # Who shows long indexing (adapters set it: a terminal bar, a notebook widget).
         self.progress: ProgressFactory | None = None
 
@@ -112,11 +112,11 @@ class StoreRoot:
         """Bring the index up to date when the folder changed since the last look."""
         if self.behind_link():
             return None
-        mtime = self._dir_mtime()
         return self._sync_unlinked(force=force)
 
     def _sync_unlinked(self, *, force: bool = False) -> IndexSyncReport | None:
         # ensure_synced once behind_link() said no (reads check it first anyway).
+        mtime = self._dir_mtime()
         if not force and self._synced_dir_mtime is not None and mtime == self._synced_dir_mtime:
             return None
         if mtime is None and not self.layout.index_dir.exists():
@@ -244,13 +244,13 @@ class StoreRoot:
     def search(self, query: SearchQuery) -> list[IndexedMemory]:
         if self.behind_link():
             return []
-        self.ensure_synced()
+        self._sync_unlinked()
         return self.index.search(query)
 
     def name_of(self, memory_id: str) -> str | None:
         if self.behind_link():
             return None
-        self._sync_unlinked()
+        self.ensure_synced()
         return self.index.name_of(memory_id)
 
     def read(self, name: str) -> MemoryEntry:
