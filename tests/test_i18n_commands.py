@@ -62,10 +62,13 @@ def test_the_cli_commands_stay_english_without_a_language(tmp_path: Path) -> Non
     ]
 
 
-def _run_cells(cells: list[str], lang: str, cwd: Path) -> str:
+def run_cells(cells: list[str], lang: str, cwd: Path, home: Path | None = None) -> str:
+    """Run ``cells`` in a real kernel in ``lang``; everything it printed or raised."""
     from jupyter_client.manager import start_new_kernel
 
     env = {**os.environ, "JUPYTER_MEMORY_LANG": lang}
+    if home is not None:
+        env["JUPYTER_MEMORY_HOME"] = str(home)
     km, kc = start_new_kernel(kernel_name="python3", cwd=str(cwd), env=env)
     outputs: list[str] = []
 
@@ -135,7 +138,7 @@ def test_the_magics_speak_the_chosen_language_in_a_real_kernel(
     tmp_path: Path, lang: str, expected: list[str]
 ) -> None:
     ws = copy_sample(tmp_path)
-    said = _run_cells(CELLS, lang, ws)
+    said = run_cells(CELLS, lang, ws)
     missing = [line for line in expected if line not in said]
     assert missing == [], said
 

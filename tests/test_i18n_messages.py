@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.service.case_helpers import CASE, copy_sample
+from tests.test_i18n_commands import run_cells
 
 EXE = Path(sys.executable).parent / "jupyter-memory"
 NO_POLICY = "# 团队配置\n\n- 团队: 测试组\n"  # a team profile without a Memory Write Policy
@@ -132,27 +133,6 @@ def test_argparse_speaks_chinese_in_the_cli(tmp_path: Path) -> None:
     )
 
 
-def _run_cells(cells: list[str], lang: str, cwd: Path, home: Path) -> str:
-    from jupyter_client.manager import start_new_kernel
-
-    env = {**os.environ, "JUPYTER_MEMORY_LANG": lang, "JUPYTER_MEMORY_HOME": str(home)}
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(cwd), env=env)
-    outputs: list[str] = []
-
-    def keep(msg: dict[str, Any]) -> None:
-        content = msg["content"]
-        outputs.append(content.get("text") or str(content.get("data", {}).get("text/plain", "")))
-        outputs.append("\n".join(content.get("traceback", [])))
-
-    try:
-        for code in cells:
-            kc.execute_interactive(code, timeout=60, output_hook=keep)
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
-    return "\n".join(outputs)
-
-
 CELLS = [
     "%load_ext jupyter_memory",
     "%forget m-nope",
@@ -199,6 +179,6 @@ def test_the_magics_show_service_and_argparse_words_in_the_language(
 ) -> None:
     ws = copy_sample(tmp_path)
     (ws / "team-profile.md").write_text(NO_POLICY, encoding="utf-8")
-    said = _run_cells(CELLS, lang, ws, tmp_path / "home")
+    said = run_cells(CELLS, lang, ws, tmp_path / "home")
     missing = [line for line in expected if line not in said]
     assert missing == [], said

@@ -71,59 +71,22 @@ def _columns(con: sqlite3.Connection, rid: int) -> tuple[list[str], list[str], l
     return (str(row[0]).split(), str(row[1]).split(), str(row[2]).split())
 
 
-_STAGE = "temp.fresh_postings"
-
-
-def add(
-    con: sqlite3.Connection, rid: int, title: str, tags: str, body: str, *, fresh: bool = False
-) -> None:
+def add(con: sqlite3.Connection, rid: int, title: str, tags: str, body: str) -> None:
     """Record the postings of one entry's FTS5 columns (space-separated tokens).
 
-    ``fresh`` (a rebuild into an empty database): the rows are only staged, in
-    insertion order; :func:`finish_fresh` sorts them into ``postings`` and
-    counts the statistics in one pass each, far cheaper than keeping them
-    row by row.
+    A rebuild into an empty database loads postings in bulk instead
+    (``fresh_load.py``).
     """
     ct, cg, cb = counts = [_count(text) for text in (title, tags, body)]
     dl = sum(c.total() for c in counts)
     terms = ct.keys() | cg.keys() | cb.keys()
     rows = [(t, rid, ct.get(t, 0), cg.get(t, 0), cb.get(t, 0), dl) for t in terms]
-    if fresh:
-        try:
-            con.executemany(f"INSERT INTO {_STAGE} VALUES (?,?,?,?,?,?)", rows)
-        except sqlite3.OperationalError:  # the first entry of this rebuild
-            con.execute(
-                f"CREATE TABLE {_STAGE} (term TEXT, rid INTEGER, tf_title INTEGER,"
-                " tf_tags INTEGER, tf_body INTEGER, dl INTEGER)"
-            )
-            con.executemany(f"INSERT INTO {_STAGE} VALUES (?,?,?,?,?,?)", rows)
-        return
     con.executemany("INSERT INTO postings VALUES (?,?,?,?,?,?)", rows)
     con.executemany(
         "INSERT INTO terms VALUES (?, 1) ON CONFLICT(term) DO UPDATE SET df = df + 1",
         [(t,) for t in terms],
     )
     con.execute("UPDATE totals SET n = n + 1, tokens = tokens + ?", (dl,))
-
-
-def finish_fresh(con: sqlite3.Connection) -> None:
-    """Move the staged postings of a rebuild into place and count the statistics.
-
-    The rebuild calls this after its last entry, inside its transaction.
-    """
-    staged = con.execute(
-        "SELECT 1 FROM temp.sqlite_master WHERE name = 'fresh_postings'"
-    ).fetchone()
-    if staged is not None:
-        con.execute(f"INSERT INTO postings SELECT * FROM {_STAGE} ORDER BY term, rid")
-        con.execute(f"DROP TABLE {_STAGE}")
-    con.execute("DELETE FROM terms")
-    con.execute("INSERT INTO terms SELECT term, count(*) FROM postings GROUP BY term")
-    con.execute(
-        "UPDATE totals SET n = (SELECT count(*) FROM entries),"
-        # every token is one count of one term: the counts add up to the lengths
-        " tokens = (SELECT coalesce(sum(tf_title + tf_tags + tf_body), 0) FROM postings)"
-    )
 
 
 def remove(con: sqlite3.Connection, rid: int) -> None:

@@ -54,14 +54,11 @@ def fts_values(entry: MemoryEntry) -> tuple[str, str, str]:
     )
 
 
-def upsert(
-    con: sqlite3.Connection, entry: MemoryEntry, stat: FileStat, *, fresh: bool = False
-) -> None:
+def upsert(con: sqlite3.Connection, entry: MemoryEntry, stat: FileStat) -> None:
     """Index one entry (its row, its FTS tokens); the caller holds the root lock."""
-    if not fresh:  # a fresh rebuild database has nothing to replace
-        # An unchanged text keeps its embedding (same ekey); a changed one
-        # is re-embedded because its ekey no longer matches.
-        remove(con, stat.name, keep_embedding=True)
+    # An unchanged text keeps its embedding (same ekey); a changed one
+    # is re-embedded because its ekey no longer matches.
+    remove(con, stat.name, keep_embedding=True)
     try:
         cur = con.execute(
             "INSERT INTO entries (id, name, mtime_ns, size, title, type, tier, scope, project,"
@@ -79,9 +76,8 @@ def upsert(
         "INSERT INTO fts (rowid, title, tags, body) VALUES (?,?,?,?)", (cur.lastrowid, *cols)
     )
     # Same transaction: the term statistics stay exact for every process.
-    postings.add(con, int(cur.lastrowid or 0), *cols, fresh=fresh)
-    if not fresh:
-        con.execute("DELETE FROM problems WHERE name = ?", (stat.name,))
+    postings.add(con, int(cur.lastrowid or 0), *cols)
+    con.execute("DELETE FROM problems WHERE name = ?", (stat.name,))
 
 
 def remove(con: sqlite3.Connection, name: str, *, keep_embedding: bool = False) -> None:
