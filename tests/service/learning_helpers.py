@@ -23,6 +23,7 @@ from jupyter_memory.core.memories.models import (
 )
 from jupyter_memory.exceptions import NotFoundError
 from jupyter_memory.service.context import ServiceContext
+from jupyter_memory.service.memories.locate import Located
 from jupyter_memory.service.memories.semantic import SemanticRecall
 
 
@@ -104,3 +105,11 @@ class UserLayerMemories:
 
     def forget(self, memory_id: str) -> None:
         self.root.delete(memory_id)
+
+    def update_at(self, where: Located, /, **changes: Any) -> MemoryEntry:
+        assert where.root is self.root, "the user layer only"
+        return self.update(where.id, **changes)
+
+    def forget_at(self, where: Located) -> None:
+        assert where.root is self.root, "the user layer only"
+        self.forget(where.id)

@@ -61,7 +61,12 @@ def test_a_project_memory_is_found_in_its_project(tmp_path: Path):
         mid = unreviewed(kernel, "Q3 is July to September")
         assert kernel.review_states([mid]).states[0].layer == "project"
     with Memory(home=home) as server:  # focuses no project, like the Jupyter server
-        assert server.review_states([mid]).missing == [mid]
+        # Found without naming the project too: every registered project is looked in.
+        (found,) = server.review_states([mid]).states
+        assert (found.layer, found.project) == ("project", "sales-q3")
+        assert server.review_states(["m-01zzzzzzzzzzzzzzzzzzzz"]).missing == [
+            "m-01zzzzzzzzzzzzzzzzzzzz"
+        ]
         (state,) = server.review_states([mid], project="sales-q3").states
         assert (state.layer, state.project) == ("project", "sales-q3")
         decision = server.review_memory(mid, "promote", project="sales-q3")

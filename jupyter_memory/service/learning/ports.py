@@ -4,7 +4,8 @@ The session digest, the self-learner and review write memories and queue
 knowledge proposals; they take those operations in their constructors typed
 as these Protocols, so learning imports neither the facade nor another domain's
 service class (imports stay one-way). ``Memory`` hands in the real memory
-writer and reader and the knowledge queue.
+writer and reader and the knowledge queue. Where a memory id is, review asks
+the memories domain's one resolver (:mod:`..memories.locate`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, Protocol
 
 from ...core.knowledge.proposals import Proposal
 from ...core.memories.models import MemoryEntry, MemoryType, Source, Tier
+from ..memories.locate import Located
 
 
 class ProposalQueue(Protocol):
@@ -80,8 +82,8 @@ class GotchaWrites(WorkMemoryWriter, Protocol):
 
 
 class ReviewWrites(Protocol):
-    """Marks or forgets one memory after the person's review."""
+    """Marks or forgets one memory after the person's review, where the review found it."""
 
-    def update(self, memory_id: str, **changes: Any) -> MemoryEntry: ...
+    def update_at(self, where: Located, /, **changes: Any) -> MemoryEntry: ...
 
-    def forget(self, memory_id: str) -> object: ...
+    def forget_at(self, where: Located) -> object: ...

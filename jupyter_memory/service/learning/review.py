@@ -33,9 +33,9 @@ from ...core.memories.models import MemoryEntry
 from ...core.names import validate_id
 from ...core.text import normalize
 from ...exceptions import ConflictError, NotFoundError, PolicyError, ValidationError
-from ...store.root import StoreRoot
 from ..context import ServiceContext
-from .ports import MemoryLookup, ProposalQueue, ReviewWrites
+from ..memories.locate import Located, find, locate
+from .ports import ProposalQueue, ReviewWrites
 from .results import ReviewDecision, UnreviewedMemory
 from .review_state import ReviewState, ReviewStates, review_state
 
@@ -76,12 +76,10 @@ class ReviewService:
     def __init__(
         self,
         ctx: ServiceContext,
-        reader: MemoryLookup,
         writer: ReviewWrites,
         queue: ProposalQueue,
     ) -> None:
         self.ctx = ctx
-        self.reader = reader
         self.writer = writer
         self.queue = queue
 
@@ -117,13 +115,11 @@ class ReviewService:
 
     def keep_memory(self, memory_id: str) -> ReviewDecision:
         """The person keeps an extracted memory: ``reviewed: true``."""
-        entry = self.writer.update(memory_id, reviewed=True)
-        return ReviewDecision(entry.id, "kept")
+        return self._keep(locate(self.ctx, memory_id))
 
     def discard_memory(self, memory_id: str) -> ReviewDecision:
         """The person discards an extracted memory: it is forgotten."""
-        self.writer.forget(memory_id)
-        return ReviewDecision(memory_id, "discarded")
+        return self._discard(locate(self.ctx, memory_id))
 
     def promote_memory(
         self,
@@ -134,7 +130,21 @@ class ReviewService:
         project: str | None = None,
     ) -> ReviewDecision:
         """Queue a knowledge proposal from a memory, quoting the person's original message."""
-        entry = self.reader.get(memory_id)
+        return self._promote(locate(self.ctx, memory_id), kind=kind, layer=layer, project=project)
+
+    def _keep(self, where: Located) -> ReviewDecision:
+        entry = self.writer.update_at(where, reviewed=True)
+        return ReviewDecision(entry.id, "kept")
+
+    def _discard(self, where: Located) -> ReviewDecision:
+        self.writer.forget_at(where)
+        return ReviewDecision(where.id, "discarded")
+
+    def _promote(
+        self, where: Located, *, kind: str, layer: str | None, project: str | None
+    ) -> ReviewDecision:
+        memory_id = where.id
+        entry = where.root.read(where.name)
         evidence = [q for q in entry.meta.evidence if q.quote.strip()]
         if not evidence:
             raise PolicyError(
@@ -162,7 +172,7 @@ class ReviewService:
         proposal_id = result.get("id")
         if proposal_id is None:  # the queue already knows it (pending, applied or dismissed)
             return ReviewDecision(memory_id, "skipped", reason=result.get("reason"))
-        self.writer.update(memory_id, reviewed=True, promoted_to=proposal_id)
+        self.writer.update_at(where, reviewed=True, promoted_to=proposal_id)
         return ReviewDecision(memory_id, "promoted", proposal=result)
 
     # -- the cards in notebooks (issue 15) ------------------------------------------------
@@ -181,7 +191,7 @@ class ReviewService:
             if found is None:
                 missing.append(memory_id)
             else:
-                items.append(review_state(found[2], found[0]))
+                items.append(review_state(found[1], found[0].project))
         return ReviewStates(items, missing)
 
     def review_memory(
@@ -217,18 +227,18 @@ class ReviewService:
             # memory's root across it would take two roots' locks in the order
             # opposite to Apply's. The queue's duplicate check keeps a racing
             # second promotion from queueing the same knowledge twice.
-            state = self._undecided(memory_id, located[0], located[2])
-            return self.promote_memory(memory_id, kind=kind, project=state.project)
+            state = self._undecided(memory_id, located[0].project, located[1])
+            return self._promote(located[0], kind=kind, layer=None, project=state.project)
         # Check and decide under the memory's root lock: two cards, the CLI and
         # the panel deciding at once see one decision, never two.
-        with located[1].locked():
+        with located[0].root.locked():
             again = self._find(memory_id, project)
             if again is None:
                 raise _gone(memory_id)
-            self._undecided(memory_id, again[0], again[2])
+            self._undecided(memory_id, again[0].project, again[1])
             if decision == "keep":
-                return self.keep_memory(memory_id)
-            return self.discard_memory(memory_id)
+                return self._keep(again[0])
+            return self._discard(again[0])
 
     @staticmethod
     def _undecided(memory_id: str, project: str | None, entry: MemoryEntry) -> ReviewState:
@@ -244,21 +254,10 @@ class ReviewService:
             )
         return state
 
-    def _find(
-        self, memory_id: str, project: str | None
-    ) -> tuple[str | None, StoreRoot, MemoryEntry] | None:
-        """(project id or None, its root, the memory) from ``project``, the focused one, or User."""
-        projects = self.ctx.projects
-        roots = []
-        if project is not None:
-            roots.append(projects.resolve(projects.registered(project)))
-        if projects.project_root is not None and projects.project_id is not None:
-            roots.append((projects.project_id, projects.project_root))
-        for pid, root in [*roots, (None, self.ctx.user)]:
-            name = root.name_of(memory_id)
-            if name is not None:
-                return pid, root, root.read(name)
-        return None
+    def _find(self, memory_id: str, project: str | None) -> tuple[Located, MemoryEntry] | None:
+        """Where the memory is and what it holds (``locate``: ``project``, focus, User, others)."""
+        where = find(self.ctx, memory_id, project)
+        return None if where is None else (where, where.root.read(where.name))
 
     # -- what agents may see -------------------------------------------------------------
 

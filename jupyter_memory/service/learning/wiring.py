@@ -60,7 +60,7 @@ def learning_services(
         cold_archive=ColdArchive(ctx, tiers),
         learner=learner,
         digest=digest,
-        review=ReviewService(ctx, reader, writer, queue),
+        review=ReviewService(ctx, writer, queue),
         gotchas=GotchaCapture(ctx, writer, reader, learner),
         agent_sessions=AgentSessions(ctx, digest),
     )

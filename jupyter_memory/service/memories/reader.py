@@ -14,9 +14,9 @@ from ...exceptions import ValidationError
 from ...store.memories.search_index import IndexedMemory
 from ...store.root import StoreRoot
 from ..context import ServiceContext
+from .locate import locate
 from .results import IndexHealth, MemoryPage, MemoryStats
 from .tiers import decide_row
-from .writer import locate
 
 HEAT_ORDER = {"HOT": 0, "WARM": 1, "COLD": 2}
 # Named here: inside the class, ``list`` is the method.
@@ -59,9 +59,9 @@ class MemoryReader:
         self.ctx = ctx
 
     def get(self, memory_id: str) -> MemoryEntry:
-        root, name = locate(self.ctx, memory_id)
-        entry = root.read(name)
-        entry.path = str(root.files.path_of(name))
+        where = locate(self.ctx, memory_id)
+        entry = where.root.read(where.name)
+        entry.path = str(where.root.files.path_of(where.name))
         return entry
 
     def list(self, *, limit: int | None = None, include_cold: bool = True) -> list[dict[str, Any]]:

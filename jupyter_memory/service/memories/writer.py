@@ -28,24 +28,15 @@ from ...core.memories.models import (
 from ...core.names import validate_id
 from ...core.progress import BAR_THRESHOLD, NoProgress, Progress
 from ...core.validation import validation_error
-from ...exceptions import NotFoundError, ParseError, ValidationError
+from ...exceptions import ParseError, ValidationError
 from ...store.audit import audit_record
 from ...store.jsonl import read_jsonl
 from ...store.root import StoreRoot
 from ..context import ServiceContext
+from .locate import Located, locate
 from .results import ForgetResult
 
 IMPORT_BATCH = 2000
-
-
-def locate(ctx: ServiceContext, memory_id: str) -> tuple[StoreRoot, str]:
-    """The root holding ``memory_id`` and its file name (known projects first)."""
-    validate_id(memory_id)
-    for root in ctx.projects.cached_roots() + [ctx.user]:
-        name = root.name_of(memory_id)
-        if name is not None:
-            return root, name
-    raise NotFoundError(M_("no memory with id {memory_id!r}", memory_id=memory_id))
 
 
 class MemoryWriter:
@@ -177,7 +168,11 @@ class MemoryWriter:
     # facade's typed Delegate (service/delegation.py) relies on that.
     def update(self, /, memory_id: str, **changes: Any) -> MemoryEntry:
         """Change a memory's text or metadata (``reviewed=True`` after review, tags, …)."""
-        root, name = locate(self.ctx, memory_id)
+        return self.update_at(locate(self.ctx, memory_id), **changes)
+
+    def update_at(self, where: Located, /, **changes: Any) -> MemoryEntry:
+        """:meth:`update` of the memory already located (the review's own lookup)."""
+        memory_id, root, name = where.id, where.root, where.name
         entry = root.read(name)
         if "text" in changes:
             entry.text = check_text(changes.pop("text"))
@@ -198,8 +193,11 @@ class MemoryWriter:
 
     def forget(self, memory_id: str) -> ForgetResult:
         """Delete a memory and every derived trace; the audit keeps id, hash and time only."""
-        validate_id(memory_id)
-        root, _ = locate(self.ctx, memory_id)
+        return self.forget_at(locate(self.ctx, memory_id))
+
+    def forget_at(self, where: Located) -> ForgetResult:
+        """:meth:`forget` of the memory already located (the review's own lookup)."""
+        memory_id, root = where.id, where.root
         with self.ctx.semantic.foreground():
             _, digest = root.delete(memory_id)
             self._audit("delete", memory_id, root, sha256=digest)

@@ -107,7 +107,7 @@ def test_self_learner_counts_a_correction_and_a_dismissal(ctx, ops, learner):
 def test_review_service_keeps_discards_and_promotes(ctx, ops, queue, learner):
     DigestService(ctx, ops, learner).digest_record("kernel-1", CELLS)
     stored = DigestService(ctx, ops, learner).digest().stored
-    review = ReviewService(ctx, ops, ops, queue)
+    review = ReviewService(ctx, ops, queue)
     rows = review.unreviewed()
     assert {r.id for r in rows} == {s.id for s in stored}
     assert all(isinstance(r, UnreviewedMemory) for r in rows)
@@ -154,4 +154,4 @@ def test_review_service_keeps_discards_and_promotes(ctx, ops, queue, learner):
 def test_a_memory_without_the_persons_words_cannot_be_promoted(ctx, ops, queue):
     entry = ops.remember("Assistant said to cache the frame", reviewed=False)
     with pytest.raises(PolicyError):
-        ReviewService(ctx, ops, ops, queue).promote_memory(entry.id)
+        ReviewService(ctx, ops, queue).promote_memory(entry.id)
