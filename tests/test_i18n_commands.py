@@ -74,7 +74,9 @@ def run_cells(cells: list[str], lang: str, cwd: Path, home: Path | None = None) 
 
     def keep(msg: dict[str, Any]) -> None:
         content = msg["content"]
-        outputs.append(content.get("text") or str(content.get("data", {}).get("text/plain", "")))
+        data = content.get("data", {})
+        outputs.append(content.get("text") or str(data.get("text/plain", "")))
+        outputs.append(str(data.get("text/html", "")))  # a card's fallback for other viewers
         outputs.append("\n".join(content.get("traceback", [])))
 
     try:
@@ -153,3 +155,63 @@ def test_the_cli_help_speaks_chinese() -> None:
     driver = _cli("merge-knowledge", "--help", lang="zh_CN").stdout
     assert "%A：本克隆的版本；合并结果写到这里" in driver  # argparse's %% kept in the translation
     assert "investigation case memory (case_memory/, INDEX.md)" in _cli("--help", lang="").stdout
+
+
+ASK_CELLS = [
+    "%load_ext jupyter_memory",
+    "%config AskMagics.max_tool_rounds = 1",
+    "%%ask --bogus\nhi",
+    "%%ask --new\n记住：收入一律不含退款。",
+]
+ASK_TURNS = [
+    (
+        "propose_knowledge",
+        {"text": "收入不含退款", "kind": "rule", "evidence_quote": "收入一律不含退款"},
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        (
+            "zh_CN",
+            [
+                "%%ask：无法识别的参数：--bogus（用法：%%ask [--new] [--project P] [--model M]）",
+                "[新对话：重新获得一份知识提议额度]",
+                "[已提议，等你审阅：收入不含退款 — id p-",
+                # the proposal card's text/plain and text/html fallbacks
+                "[规则] 收入不含退款\n  “收入一律不含退款” — 智能体\n  待处理 · %memory apply p-",
+                "<b>生成此输出时尚待处理。</b> 请在智能体记忆面板中处理，或在单元格中运行 <code>",
+                "或在终端运行 <code>jupyter-memory apply p-",
+                '<div style="color:#57606a">提议 <code>p-',
+                "[模型回合已达上限 1 轮，已停止]",
+            ],
+        ),
+        (
+            "en",
+            [
+                "%%ask: unrecognized arguments: --bogus (usage: %%ask [--new] [--project P] [--model M])",
+                "[new conversation: a fresh allowance of knowledge proposals]",
+                "[proposed for your review: 收入不含退款 — id p-",
+                "[Rule] 收入不含退款\n  “收入一律不含退款” — agent\n  pending · %memory apply p-",
+                "<b>Pending when this output was made.</b> Decide it in the Agent Memory panel, "
+                "or in a cell with <code>",
+                "or in a terminal with <code>jupyter-memory apply p-",
+                '<div style="color:#57606a">proposal <code>p-',
+                "[stopped after 1 model turns]",
+            ],
+        ),
+    ],
+)
+def test_ask_and_its_proposal_card_speak_the_language_in_a_real_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str, expected: list[str]
+) -> None:
+    from openai_test_server import Scripted, llm_server
+
+    with llm_server([Scripted("好的。", ASK_TURNS)]) as llm:  # the LLM: the one double
+        monkeypatch.setenv("JUPYTER_MEMORY_LLM_BASE_URL", llm.url)
+        monkeypatch.setenv("JUPYTER_MEMORY_LLM_MODEL", "test-model")
+        said = run_cells(ASK_CELLS, lang, tmp_path, tmp_path / "home")
+    missing = [line for line in expected if line not in said]
+    assert missing == [], said

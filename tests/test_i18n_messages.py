@@ -182,3 +182,145 @@ def test_the_magics_show_service_and_argparse_words_in_the_language(
     said = run_cells(CELLS, lang, ws, tmp_path / "home")
     missing = [line for line in expected if line not in said]
     assert missing == [], said
+
+
+LONG_TITLE = "长" * 301  # over the 300-character cap of a memory's title
+
+
+def test_a_pydantic_error_and_the_memory_stores_errors_read_in_chinese_in_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUPYTER_MEMORY_SEMANTIC", "0")  # semantic recall switched off
+    # pydantic's own words (string_too_long), after the field they name
+    zh = _cli("remember", "x", "--title", LONG_TITLE, lang="zh_CN", home=tmp_path)
+    assert zh.returncode == 1
+    assert zh.stderr == "jupyter-memory：错误：title: 最多 300 个字符\n"
+    en = _cli("remember", "x", "--title", LONG_TITLE, lang="", home=tmp_path)
+    assert en.stderr == "jupyter-memory: error: title: String should have at most 300 characters\n"
+    as_json = _cli("--json", "remember", "x", "--title", LONG_TITLE, lang="zh_CN", home=tmp_path)
+    assert json.loads(as_json.stdout) == {
+        "error": "ValidationError",
+        "message": "title: String should have at most 300 characters",
+    }
+    # the recall service's and the cold archive's errors
+    semantic = _cli("recall", "--mode", "semantic", "退款", lang="zh_CN", home=tmp_path)
+    assert semantic.stderr == (
+        "jupyter-memory：错误：mode: semantic 召回需要 semantic 扩展："
+        "pip install 'jupyter-memory[semantic]'（且 JUPYTER_MEMORY_SEMANTIC 未设为 0）\n"
+    )
+    semantic_en = _cli("recall", "--mode", "semantic", "退款", lang="", home=tmp_path)
+    assert semantic_en.stderr == (
+        "jupyter-memory: error: mode: semantic recall needs the semantic extra: "
+        "pip install 'jupyter-memory[semantic]' (and JUPYTER_MEMORY_SEMANTIC not set to 0)\n"
+    )
+    restore = _cli("archive", "--restore", "m-nope", lang="zh_CN", home=tmp_path)
+    assert restore.stderr == "jupyter-memory：错误：user 层里没有 id 为 'm-nope' 的已归档记忆\n"
+    restore_en = _cli("archive", "--restore", "m-nope", lang="", home=tmp_path)
+    assert restore_en.stderr == (
+        "jupyter-memory: error: no archived memory with id 'm-nope' in the user layer\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        (
+            "zh_CN",
+            [
+                "%recall: 输入无效: mode: semantic 召回需要 semantic 扩展：pip install "
+                "'jupyter-memory[semantic]'（且 JUPYTER_MEMORY_SEMANTIC 未设为 0）",
+                "%remember: 输入无效: title: 最多 300 个字符",
+            ],
+        ),
+        (
+            "en",
+            [
+                "%recall: invalid input: mode: semantic recall needs the semantic extra: pip "
+                "install 'jupyter-memory[semantic]' (and JUPYTER_MEMORY_SEMANTIC not set to 0)",
+                "%remember: invalid input: title: String should have at most 300 characters",
+            ],
+        ),
+    ],
+)
+def test_the_magics_show_recall_and_pydantic_errors_in_the_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str, expected: list[str]
+) -> None:
+    monkeypatch.setenv("JUPYTER_MEMORY_SEMANTIC", "0")
+    cells = [
+        "%load_ext jupyter_memory",
+        "%recall --semantic 退款",
+        f"%remember --title {LONG_TITLE} x",
+    ]
+    said = run_cells(cells, lang, tmp_path, tmp_path / "home")
+    missing = [line for line in expected if line not in said]
+    assert missing == [], said
+
+
+def _pydantic_problems() -> list[Any]:
+    """One pydantic error of each kind our models raise, as our ValidationError."""
+    from pydantic import BaseModel, Field
+    from pydantic import ValidationError as PydanticValidationError
+
+    from jupyter_memory.agents.tool_args import RecallArgs
+    from jupyter_memory.core.knowledge.agent_tools import (
+        ExpandKnowledgeCatalogArgs as ExpandArgs,
+    )
+    from jupyter_memory.core.knowledge.agent_tools import ProposeKnowledgeArgs as ProposeArgs
+    from jupyter_memory.core.learning.work_memory import BatchMessage
+    from jupyter_memory.core.validation import validation_error
+
+    class Flag(BaseModel):
+        on: bool
+        ratio: float = Field(default=0.5, gt=0, lt=1)
+
+    attempts: list[tuple[type[BaseModel], dict[str, Any]]] = [
+        (RecallArgs, {"query": "x", "limit": 0}),  # greater_than_equal
+        (RecallArgs, {"query": "x", "limit": 500}),  # less_than_equal
+        (RecallArgs, {"query": "x", "limit": "many"}),  # int_parsing
+        (RecallArgs, {"query": "x", "level": "all"}),  # literal_error
+        (RecallArgs, {"query": "x", "bogus": 1}),  # extra_forbidden
+        (BatchMessage, {"id": "m", "text": "t"}),  # missing
+        (ProposeArgs, {"text": "", "kind": "rule", "evidence_quote": "q"}),  # string_too_short
+        (ExpandArgs, {"labels": ["a"] * 51}),  # too_long
+        (ExpandArgs, {"labels": []}),  # too_short
+        (ProposeArgs, {"text": 5, "kind": "rule", "evidence_quote": "q"}),  # string_type
+        (Flag, {"on": "perhaps"}),  # bool_parsing
+        (Flag, {"on": True, "ratio": 2}),  # less_than
+        (Flag, {"on": True, "ratio": 0}),  # greater_than
+    ]
+    out = []
+    for model, data in attempts:
+        try:
+            model.model_validate(data)
+        except PydanticValidationError as exc:
+            out.append((exc.errors()[0], validation_error(exc, default="args")))
+        else:
+            raise AssertionError(f"{model.__name__} accepted {data}")
+    return out
+
+
+def test_pydantic_words_are_translated_naming_the_field_and_stay_pydantics_in_english(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import re
+
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "zh_CN")
+    problems = _pydantic_problems()
+    for err, ours in problems:
+        # English (REST, MCP, JSON, logs) is pydantic's own text, as before
+        assert str(ours) == f"{ours.field}: {err['msg']}", err
+        shown = ours.localized()
+        assert shown.startswith(f"{ours.field}: "), shown
+        assert re.search(r"[\u4e00-\u9fff]", shown), (err["type"], shown)  # Chinese words
+    shown = {err["type"]: ours.localized() for err, ours in problems}
+    assert shown["greater_than_equal"] == "limit: 必须大于或等于 1"
+    assert shown["less_than_equal"] == "limit: 必须小于或等于 50"
+    assert shown["int_parsing"] == "limit: 必须是整数"
+    assert shown["literal_error"] == "level: 必须是以下之一：'index', 'snippet' 或 'full'"
+    assert shown["extra_forbidden"] == "bogus: 不允许有这个字段"
+    assert shown["missing"] == "role: 缺少必填字段"
+    assert shown["string_too_short"] == "text: 至少 1 个字符"
+    assert shown["too_long"] == "labels: 最多 50 项，实际 51 项"
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "en")
+    for err, ours in problems:
+        assert ours.localized() == str(ours) == f"{ours.field}: {err['msg']}"

@@ -27,7 +27,8 @@ from IPython.core.magic import Magics, cell_magic, magics_class
 from traitlets import Int, Unicode
 from traitlets.config import Configurable
 
-from .._i18n import N_, tr
+from .._i18n import N_, localized, tr
+from .._i18n.argparse_words import ArgumentParser
 from ..exceptions import JupyterMemoryError
 
 if TYPE_CHECKING:  # the service is imported on first use: %load_ext stays light
@@ -42,6 +43,7 @@ or the environment variables OPENAI_BASE_URL, OPENAI_MODEL and OPENAI_API_KEY
 (or JUPYTER_MEMORY_LLM_BASE_URL / JUPYTER_MEMORY_LLM_MODEL),
 or the memory settings: Memory().update_settings(llm={"base_url": ..., "model": ...}),
 or pick a chat model in Jupyter AI's settings (an OpenAI-compatible provider).""")
+USAGE = "%%ask [--new] [--project P] [--model M]"
 
 
 def jupyter_ai_endpoint() -> dict[str, str] | None:
@@ -54,7 +56,8 @@ def jupyter_ai_endpoint() -> dict[str, str] | None:
     try:
         chosen = read_chat_model(Path(jupyter_data_dir()))
     except JupyterMemoryError as exc:  # a damaged Jupyter AI config: say so, go on without
-        sys.stderr.write(f"jupyter-memory: Jupyter AI's settings: {exc}\n")
+        said = tr("jupyter-memory: Jupyter AI's settings: {error}").format(error=localized(exc))
+        sys.stderr.write(said + "\n")
         return None
     endpoint = endpoint_for_litellm(chosen.model_id, chosen.fields) if chosen else None
     if chosen is None or endpoint is None:
@@ -70,7 +73,8 @@ def jupyter_ai_endpoint() -> dict[str, str] | None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="%%ask", add_help=False, exit_on_error=False)
+    # argparse's own words (an option missing its value) in the person's language
+    p = ArgumentParser(prog="%%ask", add_help=False, exit_on_error=False)
     p.add_argument("--project", help="project id or folder whose knowledge to use")
     p.add_argument("--model", help="model name for this cell")
     p.add_argument("--new", action="store_true", help="start a new conversation")
@@ -129,7 +133,7 @@ class AskMagics(Magics, Configurable):
         try:
             settings_llm = self._session().memory.settings.get("llm") or {}
         except JupyterMemoryError as exc:  # a damaged settings file: say so, use the rest
-            sys.stderr.write(f"jupyter-memory: {exc}\n")
+            sys.stderr.write(f"jupyter-memory: {localized(exc)}\n")
         base_url = (
             self.base_url
             or os.environ.get("JUPYTER_MEMORY_LLM_BASE_URL")
@@ -162,20 +166,22 @@ class AskMagics(Magics, Configurable):
         from .chat_stream import ChatStreamClient
 
         try:
-            opts = _parser().parse_args(shlex.split(line))
+            opts, extra = _parser().parse_known_args(shlex.split(line))
         except (argparse.ArgumentError, SystemExit, ValueError) as exc:
-            raise UsageError(
-                f"%%ask: {exc} (usage: %%ask [--new] [--project P] [--model M])"
-            ) from None
+            said = tr("%%ask: {error} (usage: {usage})").format(error=exc, usage=USAGE)
+            raise UsageError(said) from None
+        if extra:
+            said = tr("%%ask: unrecognized arguments: {args} (usage: {usage})")
+            raise UsageError(said.format(args=" ".join(extra), usage=USAGE))
         if not cell.strip():
-            raise UsageError("%%ask: write your question in the cell below the magic line")
+            raise UsageError(tr("%%ask: write your question in the cell below the magic line"))
         config = self.llm_config(opts.model)
         if config is None:
             print(tr(HOW_TO_CONFIGURE))
             return
         if opts.new:
             self.new_conversation()
-            print("[new conversation: a fresh allowance of knowledge proposals]")
+            print(tr("[new conversation: a fresh allowance of knowledge proposals]"))
         feed = getattr(self.memory_magics, "evidence_feed", None)
         if feed is not None:
             feed.flush()  # the cells run just before are quotable by this cell's model
@@ -205,18 +211,19 @@ class AskMagics(Magics, Configurable):
                     cell_id=_cell_id(self.shell),
                 )
         except JupyterMemoryError as exc:
-            raise UsageError(f"%%ask: {exc}") from None
+            raise UsageError(f"%%ask: {exc.localized()}") from None
         digest = getattr(self.memory_magics, "digest_feed", None)
         if digest is not None:  # the turn joins the session digest like a cell
             digest.on_agent_turn(cell.strip(), result.reply, _cell_id(self.shell))
         if result.reply and not result.reply.endswith("\n"):
             sys.stdout.write("\n")
         if result.stopped_early:
-            print(f"[stopped after {self.max_tool_rounds} model turns]")
+            print(tr("[stopped after {n} model turns]").format(n=self.max_tool_rounds))
 
     def _show_proposal(self, outcome: dict[str, Any]) -> None:
         proposal = outcome.get("proposal") or {}
-        print(f"\n[proposed for your review: {proposal.get('text', '')} — id {outcome['id']}]")
+        said = tr("[proposed for your review: {text} — id {id}]")
+        print("\n" + said.format(text=proposal.get("text", ""), id=outcome["id"]))
         try:
             from IPython.display import display
 
@@ -246,7 +253,8 @@ class AskMagics(Magics, Configurable):
                     access.conversation = None  # not an agent request: no reorganize
                 text = access.context()
         except JupyterMemoryError as exc:
-            sys.stderr.write(f"jupyter-memory: memory_context not updated: {exc}\n")
+            said = tr("jupyter-memory: memory_context not updated: {error}")
+            sys.stderr.write(said.format(error=localized(exc)) + "\n")
             return
         if self.shell is not None:  # always, once the magics are registered
             self.shell.user_ns["memory_context"] = text
@@ -254,7 +262,7 @@ class AskMagics(Magics, Configurable):
 
 def show_notice(text: str) -> None:
     """The pre-inject reorganize's notice and outcome, in the running cell's output."""
-    sys.stdout.write(f"[{text}]\n")
+    sys.stdout.write(f"[{localized(text)}]\n")  # a Message: in the person's language
     sys.stdout.flush()
 
 

@@ -34,6 +34,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
         "the Memory persona needs Jupyternaut: pip install 'jupyter-memory[jupyter-ai]'"
     ) from exc
 
+from .._i18n import localized, tr
 from ..exceptions import JupyterMemoryError
 from ..service.agent_access import AgentAccess
 from .chat_focus import access_for_chat
@@ -61,7 +62,8 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
         return PersonaDefaults(
             name=PERSONA_NAME,
             avatar_path=JUPYTERNAUT_AVATAR_PATH,
-            description="Jupyternaut with your approved knowledge (jupyter-memory).",
+            # shown to the person in Jupyter AI: the server's language, as %%ask speaks
+            description=tr("Jupyternaut with your approved knowledge (jupyter-memory)."),
             system_prompt=BASE_PROMPT,
         )
 
@@ -130,13 +132,15 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
         access = copy.copy(self.chat_access())
 
         def notify(text: str) -> None:  # from the worker thread: YChat lives on the loop
-            loop.call_soon_threadsafe(self.send_message, text)
+            # a chat message to the person: in their language (the server's, as %%ask)
+            loop.call_soon_threadsafe(self.send_message, localized(text))
 
         access.notify = notify
         try:
             await asyncio.to_thread(access.context)
         except JupyterMemoryError as exc:
-            self.send_message(f"[jupyter-memory could not prepare the approved knowledge: {exc}]")
+            said = tr("[jupyter-memory could not prepare the approved knowledge: {error}]")
+            self.send_message(said.format(error=exc.localized()))
 
     def digest_key(self) -> str | None:
         """The chat's session in the digest inbox (``chat:<chat file>``); None without a file."""

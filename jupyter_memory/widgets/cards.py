@@ -23,18 +23,43 @@ import html
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .._i18n import N_, tr
 from ..exceptions import JupyterMemoryError
 
 PROPOSAL_MIME = "application/vnd.jupyter-memory.proposal+json"
 PAYLOAD_VERSION = 1
-KIND_LABEL = {"rule": "Rule", "info": "Info"}
-LAYER_LABEL = {"user": "User", "project": "Project"}
+# English msgids, translated where a card is drawn (the payload keeps the codes)
+KIND_LABEL = {"rule": N_("Rule"), "info": N_("Info")}
+LAYER_LABEL = {"user": N_("User"), "project": N_("Project")}
+SOURCE_LABEL = {
+    source: source
+    for source in (
+        N_("chat-extraction"),
+        N_("agent"),
+        N_("correction"),
+        N_("gotcha"),
+        N_("manual"),
+        N_("session-digest"),
+        N_("import"),
+    )
+}
 CARD_CSS = "border:1px solid #d0d7de;border-radius:6px;padding:6px 10px;margin:4px 0"
 MUTED_CSS = "color:#57606a"
 
 
 def _e(value: Any) -> str:
     return html.escape("" if value is None else str(value))
+
+
+def _label(table: dict[str, str], code: str) -> str:
+    """A code's label in the person's language; an unknown code as it is."""
+    return tr(table[code]) if code in table else code
+
+
+def _cell_label(label: str) -> str:
+    """``cell 12`` as the capture names a cell (``magics/cells.py``), in the language."""
+    number = label[len("cell ") :] if label.startswith("cell ") else None
+    return tr("cell {n}").format(n=number) if number else label
 
 
 def origin_label(proposal: Any, labels: dict[str, str] | None = None) -> str:
@@ -48,12 +73,13 @@ def origin_label(proposal: Any, labels: dict[str, str] | None = None) -> str:
     cell = getattr(origin, "cell_id", None)
     parts = []
     if cell and labels and cell in labels:
-        parts.append(labels[cell])
+        parts.append(_cell_label(labels[cell]))
     elif cell:
-        parts.append(f"cell {cell[3:-1]}" if cell.startswith("In[") else f"cell {cell[:8]}")
+        short = cell[3:-1] if cell.startswith("In[") else cell[:8]
+        parts.append(tr("cell {n}").format(n=short))
     msg = getattr(origin, "message_id", None)
     if msg:
-        parts.append(f"message {msg}")
+        parts.append(tr("message {id}").format(id=msg))
     nb = getattr(origin, "notebook_path", None)
     if nb:
         parts.append(str(nb).rsplit("/", 1)[-1])
@@ -67,12 +93,17 @@ def decided_text(proposal: Any) -> str | None:
         return None
     if status == "applied":
         if proposal.applied_to == "project" and proposal.applied_project:
-            return f"Saved to Project · {proposal.applied_project}"
-        return f"Saved to {LAYER_LABEL.get(proposal.applied_to or '', proposal.applied_to or '')}"
+            return tr("Saved to Project · {project}").format(project=proposal.applied_project)
+        if proposal.applied_to == "user":
+            return tr("Saved to User")
+        where = _label(LAYER_LABEL, proposal.applied_to or "")
+        return tr("Saved to {where}").format(where=where)
     if status == "dismissed":
-        return "Dismissed"
+        return tr("Dismissed")
     if status == "superseded":
-        return f"Superseded by {proposal.superseded_by}" if proposal.superseded_by else "Superseded"
+        if proposal.superseded_by:
+            return tr("Superseded by {id}").format(id=proposal.superseded_by)
+        return tr("Superseded")
     return str(status)
 
 
@@ -101,20 +132,22 @@ class CardSnapshot:
 
     def plain_text(self) -> str:
         if self.status == "missing":
-            return f"proposal {self.id}: {self.note or 'not found'}"
-        kind = KIND_LABEL.get(self.kind, self.kind)
-        state = self.outcome or f"pending · {decide_line(self.id)}"
+            note = self.note or tr("not found")
+            return tr("proposal {id}: {note}").format(id=self.id, note=note)
+        kind = _label(KIND_LABEL, self.kind)
+        state = self.outcome or tr("pending · {how}").format(how=decide_line(self.id))
         return f"[{kind}] {self.text}\n  “{self.evidence_quote}” — {self.where()}\n  {state}"
 
     def where(self) -> str:
         """Where the quote came from, then the proposal's source."""
-        return " · ".join(part for part in (self.origin, self.source) if part)
+        source = _label(SOURCE_LABEL, self.source) if self.source else ""
+        return " · ".join(part for part in (self.origin, source) if part)
 
     def html(self) -> str:
-        head = f'<div style="{MUTED_CSS}">proposal <code>{_e(self.id)}</code></div>'
+        head = f'<div style="{MUTED_CSS}">{_e(tr("proposal"))} <code>{_e(self.id)}</code></div>'
         if self.status == "missing":
             return f'<div style="{CARD_CSS}">{head}<div>{_e(self.note)}</div></div>'
-        kind = KIND_LABEL.get(self.kind, self.kind)
+        kind = _label(KIND_LABEL, self.kind)
         body = (
             f'<div><span style="font-weight:600">{_e(kind)}</span> · <span>{_e(self.text)}</span></div>'
             f'<div style="{MUTED_CSS}">“{_e(self.evidence_quote)}” — {_e(self.where())}</div>'
@@ -122,11 +155,17 @@ class CardSnapshot:
         if self.outcome:
             state = f"<div><b>{_e(self.outcome)}</b></div>"
         else:
-            state = (
-                "<div><b>Pending when this output was made.</b> Decide it in the Agent Memory "
-                f"panel, or in a cell with <code>{_e(decide_line(self.id))}</code>, or in a "
-                f"terminal with <code>{_e(cli_line(self.id))}</code>.</div>"
+            # the translation is escaped as a whole; the code lines go in as <code>
+            how = _e(
+                tr(
+                    "Decide it in the Agent Memory panel, or in a cell with {cell},"
+                    " or in a terminal with {terminal}."
+                )
+            ).format(
+                cell=f"<code>{_e(decide_line(self.id))}</code>",
+                terminal=f"<code>{_e(cli_line(self.id))}</code>",
             )
+            state = f"<div><b>{_e(tr('Pending when this output was made.'))}</b> {how}</div>"
         return f'<div style="{CARD_CSS}">{body}{state}{head}</div>'
 
 
@@ -177,7 +216,7 @@ def _snapshot(
     try:
         p = mem.proposal(proposal_id)
     except JupyterMemoryError as exc:
-        return CardSnapshot(id=proposal_id, note=str(exc))
+        return CardSnapshot(id=proposal_id, note=exc.localized())
     return CardSnapshot(
         id=p.id,
         kind=p.kind,

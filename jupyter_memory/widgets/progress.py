@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from .._i18n import localized
+
 
 class TqdmProgress:
     """A bar per stage (indexing many files, importing, embedding): count, rate, time left."""
@@ -21,6 +23,7 @@ class TqdmProgress:
 
     def stage(self, name: str, total: int | None) -> None:
         self.close()
+        name = localized(name)  # a stage named by a Message: in the person's language
         if self.notebook:
             from tqdm.auto import tqdm  # a widget where ipywidgets renders, else text
 

@@ -121,3 +121,43 @@ def test_the_card_names_where_the_quote_came_from_then_the_source(session):
     plain = ProposalCards(session, [typed, from_nb])._repr_mimebundle_()["text/plain"]
     assert "— manual\n" in plain  # nothing recorded: the source alone, not twice
     assert "— orders.ipynb · manual\n" in plain
+
+
+def test_the_fallbacks_speak_chinese_and_keep_stored_strings_escaped(
+    session, project_dir, monkeypatch
+):
+    session.memory.focus(project_dir)
+    saved = propose(session, "<b>收入</b>不含退款", quote_origin={"cell_id": "In[12]"})
+    dismissed = propose(session, "周从周一开始", kind="info", quote_origin={"message_id": "m-7"})
+    pending = propose(session, "金额统一用元", kind="info")
+    from jupyter_memory import Memory
+
+    with Memory(home=session.memory.home) as cli:
+        cli.apply(saved, to="project", project="sales-q3")
+        cli.dismiss(dismissed)
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "zh_CN")
+    bundle = ProposalCards(session, [saved, dismissed, pending, "p-gone"])._repr_mimebundle_()
+    outcomes = [c["outcome"] for c in bundle[PROPOSAL_MIME]["cards"]]
+    assert outcomes == ["已存入项目 · sales-q3", "已驳回", None, None]
+    origins = [c["origin"] for c in bundle[PROPOSAL_MIME]["cards"]]
+    assert origins[:2] == ["单元格 12", "消息 m-7"]
+    plain = bundle["text/plain"]
+    assert "[规则] <b>收入</b>不含退款\n  “<b>收入</b>不含退款” — 单元格 12 · 手动\n" in plain
+    assert "  已存入项目 · sales-q3\n[信息] 周从周一开始" in plain
+    assert f"  待处理 · %memory apply {pending} --to user" in plain
+    assert "提议 p-gone：" in plain  # the missing card
+    html = bundle["text/html"]
+    assert "<b>收入</b>" not in html and "&lt;b&gt;收入&lt;/b&gt;不含退款" in html
+    assert '<span style="font-weight:600">规则</span>' in html
+    assert "<b>已驳回</b>" in html and "<b>生成此输出时尚待处理。</b>" in html
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "en")
+    english = ProposalCards(session, [saved, pending])._repr_mimebundle_()
+    assert (
+        "[Rule] <b>收入</b>不含退款\n  “<b>收入</b>不含退款” — cell 12 · manual\n"
+        in (english["text/plain"])
+    )
+    assert [c["outcome"] for c in english[PROPOSAL_MIME]["cards"]] == [
+        "Saved to Project · sales-q3",
+        None,
+    ]
+    assert "<b>Pending when this output was made.</b>" in english["text/html"]

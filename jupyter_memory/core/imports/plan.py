@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
+from ..._i18n import M_
 from ...exceptions import JupyterMemoryError
 from ..knowledge.dedup import Known, decide_duplicate, dedup_hash
 from ..knowledge.evidence import SourceText, find_evidence
@@ -75,7 +76,7 @@ def memory_problem(draft: MemoryDraft, now: datetime) -> str | None:
         MemoryMeta.model_validate(fields)
     except PydanticValidationError as exc:
         name, msg = first_problem(exc, default="memory")
-        return f"field {name!r}: {msg}"
+        return M_("field {field!r}: {msg}", field=name, msg=msg)
     except (JupyterMemoryError, ValueError) as exc:
         return str(exc)
     return None

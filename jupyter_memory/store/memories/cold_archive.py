@@ -11,6 +11,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
+from ..._i18n import M_
 from ...core.frontmatter_io import parse_memory
 from ...exceptions import NotFoundError, ParseError, StoreError
 from ..atomic import move_durable
@@ -45,11 +46,11 @@ def archive_file(root: StoreRoot, name: str) -> Path:
         src = root.files.path_of(name)
         dst = root.layout.archive / name
         if dst.exists():
-            raise StoreError("an archived file with this name already exists", path=dst)
+            raise StoreError(M_("an archived file with this name already exists"), path=dst)
         move_durable(src, dst, root=root.root)
         root.index.remove(name)
         if src.exists() or not dst.exists():
-            raise StoreError("archive move did not complete", path=src)
+            raise StoreError(M_("archive move did not complete"), path=src)
     root.ensure_synced(force=True)
     return dst
 
@@ -79,8 +80,14 @@ def restore_file(root: StoreRoot, memory_id: str) -> Path:
         with root.locked():
             dst = root.files.path_of(name)
             if dst.exists():
-                raise StoreError("a memory file with this name exists already", path=dst)
+                raise StoreError(M_("a memory file with this name exists already"), path=dst)
             move_durable(root.layout.archive / name, dst, root=root.root)
         root.ensure_synced(force=True)
         return dst
-    raise NotFoundError(f"no archived memory with id {memory_id!r} in the {root.layer} layer")
+    raise NotFoundError(
+        M_(
+            "no archived memory with id {memory_id!r} in the {layer} layer",
+            memory_id=memory_id,
+            layer=root.layer,
+        )
+    )

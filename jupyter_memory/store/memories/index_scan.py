@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..._i18n import M_
 from ...core.progress import BAR_THRESHOLD, NoProgress, Progress
 from ...exceptions import JupyterMemoryError
 from . import folder_journal as journal
@@ -69,7 +70,7 @@ def apply(
         return
     indexed = {r[0] for r in known}
     bar = progress if progress is not None and len(changed) >= BAR_THRESHOLD else NoProgress()
-    bar.stage("indexing memories", len(changed))
+    bar.stage(M_("indexing memories"), len(changed))
     try:
         with transaction(con):
             for name in gone:
@@ -120,7 +121,7 @@ def fill_fresh(
 ) -> None:
     """Index every file into a new database file at ``path``, durably; removed on failure."""
     bar = progress if progress is not None and len(files) >= BAR_THRESHOLD else NoProgress()
-    bar.stage("rebuilding the index", len(files))
+    bar.stage(M_("rebuilding the index"), len(files))
     con = sqlite3.connect(str(path), isolation_level=None)
     try:
         # A file nobody reads until it is swapped in: no journal, no syncs, one fsync at the end.
