@@ -52,3 +52,16 @@ def test_trusted_refuses_a_half_hit(change: str) -> None:
         values["colour"] = "red"
     with pytest.raises(TypeError, match="heat" if change == "missing" else "colour"):
         RecallHit.trusted(**values)
+
+
+def test_trusted_fields_builds_what_validation_builds() -> None:
+    fast = RecallHit.trusted_fields(dict(VALUES))
+    checked = RecallHit.model_validate(VALUES)
+    assert fast == checked and fast.to_dict() == checked.to_dict()
+    assert fast.model_fields_set == checked.model_fields_set
+    fast.model_fields_set.discard("id")  # each hit has a set of its own
+    assert RecallHit.trusted_fields(dict(VALUES)).model_fields_set == checked.model_fields_set
+    half = dict(VALUES)
+    del half["heat"]
+    with pytest.raises(TypeError, match="heat"):
+        RecallHit.trusted_fields(half)

@@ -41,15 +41,21 @@ class RecallHit(BaseModel):
         of a 10k recall's Python time. A missing or unknown field is a bug
         here, so it raises rather than building a half hit.
         """
+        return cls.trusted_fields(values)
+
+    @classmethod
+    def trusted_fields(cls, values: dict[str, Any]) -> RecallHit:
+        """:meth:`trusted` from a dict the hit takes over (recall builds one per hit)."""
         if values.keys() != _HIT_FIELDS:
             missing = sorted(_HIT_FIELDS ^ values.keys())
             raise TypeError(f"RecallHit.trusted: fields differ: {missing}")
         hit = cls.__new__(cls)
-        object.__setattr__(hit, "__dict__", values)
-        object.__setattr__(hit, "__pydantic_fields_set__", set(values))
-        object.__setattr__(hit, "__pydantic_extra__", None)
-        object.__setattr__(hit, "__pydantic_private__", None)
+        _set(hit, "__dict__", values)
+        _set(hit, "__pydantic_fields_set__", set(_HIT_FIELDS))
+        _set(hit, "__pydantic_extra__", None)
+        _set(hit, "__pydantic_private__", None)
         return hit
 
 
+_set = object.__setattr__
 _HIT_FIELDS = frozenset(RecallHit.model_fields)

@@ -123,27 +123,29 @@ class MemoryRecall:
         else:
             body = root.index.body_of(row.name) or ""
             text = body if level is Level.full else snippet(body, query)
-        tokens = estimate_tokens(f"{row.id} {row.title} {text}")
         # Every field comes from our own index, already validated.
-        return RecallHit.trusted(
-            id=row.id,
-            title=row.title,
-            text=text,
-            type=row.type,
-            tier=row.tier,
-            scope=row.scope,
-            project=row.project,
-            tags=row.tags,
-            source=row.source,
-            score=round(score, 4),
-            attention=round(row.attention, 4),
-            # a memory past its sector TTL is COLD whatever its score (core/memories/sectors.py)
-            heat="COLD" if sector_expired(row, now) else heat(row.attention),
-            reviewed=row.reviewed,
-            created=row.created,
-            updated=row.updated,
-            layer=root.layer,
-            path=root.files.path_str(row.name),
-            level=level.value,
-            tokens=tokens,
+        return RecallHit.trusted_fields(
+            {
+                "id": row.id,
+                "title": row.title,
+                "text": text,
+                "type": row.type,
+                "tier": row.tier,
+                "scope": row.scope,
+                "project": row.project,
+                "tags": row.tags,
+                "source": row.source,
+                "score": round(score, 4),
+                "attention": round(row.attention, 4),
+                # a memory past its sector TTL is COLD whatever its score
+                # (core/memories/sectors.py)
+                "heat": "COLD" if sector_expired(row, now) else heat(row.attention),
+                "reviewed": row.reviewed,
+                "created": row.created,
+                "updated": row.updated,
+                "layer": root.layer,
+                "path": root.files.path_str(row.name),
+                "level": level.value,
+                "tokens": estimate_tokens(f"{row.id} {row.title} {text}"),
+            }
         )

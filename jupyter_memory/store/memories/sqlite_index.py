@@ -51,6 +51,7 @@ from .sqlite_db import (
 
 SCHEMA_VERSION = 6  # 5: the meta table (analyser identity); 6: postings, terms, totals
 ACCESS_FLUSH_S = 2.0
+MMAP_BYTES = 512 << 20  # the index file mapped for reading (~115 MB at 100k notes)
 
 
 def _stamp(con: sqlite3.Connection) -> None:
@@ -182,6 +183,9 @@ class SqliteIndex:
             self.notices.append(f"index {name} is corrupt ({exc}); rebuilding from files")
             name = self._new_db(empty=True)
             con = connect(self.layout.index_dir / name, self.layout.index_root)
+        # Recall reads its pages from the OS page cache in place, no read() and copy per
+        # page (the file only grows: no VACUUM, a rebuild writes a new file).
+        con.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
         self._attach_access(con)
         self._con = con
         self._current = name
@@ -391,7 +395,17 @@ class SqliteIndex:
         return heat_page(con, now=now, limit=limit, include_cold=include_cold)
 
     def search(self, query: SearchQuery) -> list[IndexedMemory]:
-        return queries.search(self.connection(), query)
+        con = self.connection()
+        if con.in_transaction:
+            return queries.search(con, query)
+        # One read transaction: the term statistics and both passes read one
+        # snapshot, and the files are locked once rather than per statement.
+        con.execute("BEGIN")
+        try:
+            return queries.search(con, query)
+        finally:
+            if con.in_transaction:  # an error may have rolled it back already
+                con.execute("COMMIT")
 
     def filtered_ids(self, query: SearchQuery) -> list[str]:
         """Ids of every entry that passes ``query``'s filters (text ignored)."""

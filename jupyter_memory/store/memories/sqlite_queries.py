@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+import operator
 import sqlite3
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -60,28 +61,51 @@ def all_rows(con: sqlite3.Connection) -> list[IndexedMemory]:
     return [row_of(r) for r in con.execute(sql)]
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _time(stamp: float) -> datetime:
+    # The same few thousand rows come back recall after recall; a datetime is immutable.
+    return dt(stamp)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _tags(text: str) -> tuple[str, ...]:
+    return tuple(json.loads(text))
+
+
+_new_row = object.__new__
+
+
 def row_of(r: Sequence[Any], floor: float = RELEVANCE_FLOOR) -> IndexedMemory:
-    return IndexedMemory(
-        id=r[0],
-        name=r[1],
-        title=r[2],
-        type=r[3],
-        tier=r[4],
-        scope=r[5],
-        project=r[6],
-        tags=[] if r[7] == "[]" else json.loads(r[7]),
-        source=r[8],
-        confidence=r[9],
-        created=dt(r[10]),
-        updated=dt(r[11]),
-        reviewed=bool(r[12]),
-        access_count=int(r[13]),
-        last_accessed=None if r[14] is None else dt(r[14]),
-        rid=int(r[15]),
-        relevance=float(r[16]),
-        attention=float(r[17]),
-        score=combine(float(r[16]), float(r[17]), floor),
-    )
+    """The row of one result tuple (``COLUMNS``, relevance, attention).
+
+    Built as ``IndexedMemory(...)`` would build it, without the dataclass's
+    ``__init__`` (a recall builds up to twenty; the test holds the two equal).
+    """
+    relevance, attention = float(r[16]), float(r[17])
+    row = _new_row(IndexedMemory)
+    row.__dict__ = {
+        "id": r[0],
+        "name": r[1],
+        "title": r[2],
+        "type": r[3],
+        "tier": r[4],
+        "scope": r[5],
+        "project": r[6],
+        "tags": [] if r[7] == "[]" else list(_tags(r[7])),
+        "source": r[8],
+        "confidence": r[9],
+        "created": _time(r[10]),
+        "updated": _time(r[11]),
+        "reviewed": bool(r[12]),
+        "score": combine(relevance, attention, floor),
+        "relevance": relevance,
+        "attention": attention,
+        "access_count": int(r[13]),
+        "last_accessed": None if r[14] is None else _time(r[14]),
+        "extra": {},
+        "rid": int(r[15]),
+    }
+    return row
 
 
 def _filters(q: SearchQuery) -> tuple[str, list[Any]]:
@@ -163,16 +187,23 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
     # rerank_pool × limit most relevant of those get the attention factor;
     # the best `limit` come back. Relevance dominates by design (attention
     # scales it by relevance_floor–1.0), so re-ranking a pool is enough.
+    # With a floor of 1.0 the score is the relevance to the bit (0.0 × a finite
+    # attention adds nothing), so `top` holds the best `limit` already: they are
+    # put in the order below, (relevance, rowid) descending, in Python.
+    final = (
+        ""
+        if floor == 1.0
+        else f" ORDER BY top.rel * ({floor!r} + {1 - floor!r} * att) DESC, e.rowid DESC"
+        " LIMIT :limit"
+    )
     outer = (
         " top AS (SELECT rid, rel FROM c ORDER BY rel DESC, rid DESC LIMIT :pool)"
         f" SELECT {COLUMNS}, top.rel, {att} AS att FROM top"
-        " JOIN entries e ON e.rowid = top.rid LEFT JOIN acc.access a ON a.id = e.id"
-        f" ORDER BY top.rel * ({floor!r} + {1 - floor!r} * att) DESC, e.rowid DESC"
-        " LIMIT :limit"
+        f" JOIN entries e ON e.rowid = top.rid LEFT JOIN acc.access a ON a.id = e.id{final}"
     )
     stats: dict[tuple[str, ...], postings.TermStats] = {}
 
-    def ranked(pass_groups: list[SearchGroup], every: bool) -> list[IndexedMemory]:
+    def ranked(pass_groups: list[SearchGroup], every: bool) -> list[Any]:
         params["cap"] = max(rank.all_words_cap if every else rank.candidate_cap, limit)
         terms = postings.plain_terms(pass_groups)
         c: str | None
@@ -192,24 +223,40 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
             )
             if c is None:
                 return []
-        return [row_of(r, floor) for r in con.execute(f"WITH c AS ({c}),{outer}", params)]
+        found = con.execute(f"WITH c AS ({c}),{outer}", params).fetchall()
+        if not final:
+            found.sort(key=_RELEVANCE_ROWID, reverse=True)
+        return found
 
     wide = relaxed_groups(groups)
     if rank.relaxation == "any":  # one any-word pass, as plain BM25
-        return ranked(wide, every=False)
-    rows = ranked(groups, every=True)
-    if len(rows) < query.limit and len(wide) > 1:
+        return [row_of(r, floor) for r in ranked(wide, every=False)]
+    found = ranked(groups, every=True)
+    if len(found) < query.limit and len(wide) > 1:
         # Widen to any word. bm25 is computed over the same terms in both
         # passes, so an entry scores the same in either and the union is
         # one bm25 order: all-word hits are not pinned, they simply score
         # high (every term adds). A term split from a CJK phrase counts on
         # its own here, which is what makes long Chinese questions match.
-        best = {r.id: r for r in rows}
-        for row in ranked(wide, every=False):
-            if row.id not in best or best[row.id].score < row.score:
-                best[row.id] = row
-        rows = sorted(best.values(), key=ranking_key, reverse=True)[: query.limit]
-    return rows
+        # Merged as result tuples: only the hits kept become rows.
+        best = {r[0]: (_score(r, floor), r) for r in found}
+        for r in ranked(wide, every=False):
+            score = _score(r, floor)
+            if r[0] not in best or best[r[0]][0] < score:
+                best[r[0]] = (score, r)
+        # ranking_key's order: the score, then the newest indexed (COLUMNS' e.rowid)
+        kept = sorted(best.values(), key=lambda t: (t[0], t[1][15]), reverse=True)
+        found = [r for _, r in kept[: query.limit]]
+    return [row_of(r, floor) for r in found]
+
+
+# A result tuple's relevance and e.rowid (COLUMNS, then relevance, attention).
+_RELEVANCE_ROWID = operator.itemgetter(16, 15)
+
+
+def _score(r: Sequence[Any], floor: float) -> float:
+    """The score :func:`row_of` gives the row of result tuple ``r``."""
+    return combine(float(r[16]), float(r[17]), floor)
 
 
 def _fts_candidates(
