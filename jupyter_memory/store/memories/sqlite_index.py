@@ -395,17 +395,7 @@ class SqliteIndex:
         return heat_page(con, now=now, limit=limit, include_cold=include_cold)
 
     def search(self, query: SearchQuery) -> list[IndexedMemory]:
-        con = self.connection()
-        if con.in_transaction:
-            return queries.search(con, query)
-        # One read transaction: the term statistics and both passes read one
-        # snapshot, and the files are locked once rather than per statement.
-        con.execute("BEGIN")
-        try:
-            return queries.search(con, query)
-        finally:
-            if con.in_transaction:  # an error may have rolled it back already
-                con.execute("COMMIT")
+        return queries.search(self.connection(), query)
 
     def filtered_ids(self, query: SearchQuery) -> list[str]:
         """Ids of every entry that passes ``query``'s filters (text ignored)."""

@@ -18,6 +18,7 @@ import json
 import operator
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -161,14 +162,30 @@ def _named_filters(query: SearchQuery) -> tuple[str, dict[str, Any], bool]:
 
 
 def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
-    """Ranked hits for ``query``: bm25 × attention over a bounded candidate set."""
+    """Ranked hits for ``query``: bm25 × attention over a bounded candidate set.
+
+    One read transaction: the term statistics and both passes read one
+    snapshot, and the files are locked once rather than per statement.
+    """
+    if con.in_transaction:
+        return _search(con, query)
+    con.execute("BEGIN")
+    try:
+        return _search(con, query)
+    finally:
+        if con.in_transaction:  # an error may have rolled it back already
+            con.execute("COMMIT")
+
+
+def _search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
     where, params, filtered = _named_filters(query)
     att = attention_sql()
     rank = query.ranking
     floor = rank.relevance_floor
-    groups = search_groups(query.text, max_cjk_phrase=rank.max_cjk_phrase)
+    plan = _plan(query.text, rank.max_cjk_phrase)
+    groups = plan.groups
     if not groups:
-        if analyze(query.text):
+        if plan.words:
             return []  # only stopwords: nothing to look for
         sql = (
             f"SELECT {COLUMNS}, 1.0, {att} AS att FROM entries e"
@@ -183,29 +200,13 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
     # With a floor of 1.0 attention cannot move a hit (score = relevance), so
     # the pool is the limit itself: the same hits, a third of the joins.
     params["pool"] = limit if floor == 1.0 else limit * rank.rerank_pool
-    # Three bounded steps: the newest `cap` matches get bm25; the
-    # rerank_pool × limit most relevant of those get the attention factor;
-    # the best `limit` come back. Relevance dominates by design (attention
-    # scales it by relevance_floor–1.0), so re-ranking a pool is enough.
-    # With a floor of 1.0 the score is the relevance to the bit (0.0 × a finite
-    # attention adds nothing), so `top` holds the best `limit` already: they are
-    # put in the order below, (relevance, rowid) descending, in Python.
-    final = (
-        ""
-        if floor == 1.0
-        else f" ORDER BY top.rel * ({floor!r} + {1 - floor!r} * att) DESC, e.rowid DESC"
-        " LIMIT :limit"
-    )
-    outer = (
-        " top AS (SELECT rid, rel FROM c ORDER BY rel DESC, rid DESC LIMIT :pool)"
-        f" SELECT {COLUMNS}, top.rel, {att} AS att FROM top"
-        f" JOIN entries e ON e.rowid = top.rid LEFT JOIN acc.access a ON a.id = e.id{final}"
-    )
+    outer = _outer_sql(floor)
     stats: dict[tuple[str, ...], postings.TermStats] = {}
 
-    def ranked(pass_groups: list[SearchGroup], every: bool) -> list[Any]:
+    def ranked(
+        pass_groups: Sequence[SearchGroup], terms: Sequence[str] | None, every: bool
+    ) -> list[Any]:
         params["cap"] = max(rank.all_words_cap if every else rank.candidate_cap, limit)
-        terms = postings.plain_terms(pass_groups)
         c: str | None
         if terms is None:
             c = _fts_candidates(pass_groups, params, every, rank.bm25_weights, where, filtered)
@@ -224,14 +225,14 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
             if c is None:
                 return []
         found = con.execute(f"WITH c AS ({c}),{outer}", params).fetchall()
-        if not final:
+        if floor == 1.0:  # `top` is the best `limit`: put in the SQL's order here
             found.sort(key=_RELEVANCE_ROWID, reverse=True)
         return found
 
-    wide = relaxed_groups(groups)
+    wide = plan.wide
     if rank.relaxation == "any":  # one any-word pass, as plain BM25
-        return [row_of(r, floor) for r in ranked(wide, every=False)]
-    found = ranked(groups, every=True)
+        return [row_of(r, floor) for r in ranked(wide, plan.wide_terms, every=False)]
+    found = ranked(groups, plan.terms, every=True)
     if len(found) < query.limit and len(wide) > 1:
         # Widen to any word. bm25 is computed over the same terms in both
         # passes, so an entry scores the same in either and the union is
@@ -240,7 +241,7 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         # its own here, which is what makes long Chinese questions match.
         # Merged as result tuples: only the hits kept become rows.
         best = {r[0]: (_score(r, floor), r) for r in found}
-        for r in ranked(wide, every=False):
+        for r in ranked(wide, plan.wide_terms, every=False):
             score = _score(r, floor)
             if r[0] not in best or best[r[0]][0] < score:
                 best[r[0]] = (score, r)
@@ -248,6 +249,28 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         kept = sorted(best.values(), key=lambda t: (t[0], t[1][15]), reverse=True)
         found = [r for _, r in kept[: query.limit]]
     return [row_of(r, floor) for r in found]
+
+
+@functools.lru_cache(maxsize=8)
+def _outer_sql(floor: float) -> str:
+    """The steps after ``c`` (the newest ``:cap`` matches with bm25): the
+    ``:pool`` most relevant of them get the attention factor, the best
+    ``:limit`` come back. Relevance dominates by design (attention scales it
+    by relevance_floor–1.0), so re-ranking a pool is enough. With a floor of
+    1.0 the score is the relevance to the bit (0.0 × a finite attention adds
+    nothing) and the pool is the limit: the rows are put in the order of the
+    final sort, (relevance, rowid) descending, in Python instead."""
+    final = (
+        ""
+        if floor == 1.0
+        else f" ORDER BY top.rel * ({floor!r} + {1 - floor!r} * att) DESC, e.rowid DESC"
+        " LIMIT :limit"
+    )
+    return (
+        " top AS (SELECT rid, rel FROM c ORDER BY rel DESC, rid DESC LIMIT :pool)"
+        f" SELECT {COLUMNS}, top.rel, {attention_sql()} AS att FROM top"
+        f" JOIN entries e ON e.rowid = top.rid LEFT JOIN acc.access a ON a.id = e.id{final}"
+    )
 
 
 # A result tuple's relevance and e.rowid (COLUMNS, then relevance, attention).
@@ -259,8 +282,33 @@ def _score(r: Sequence[Any], floor: float) -> float:
     return combine(float(r[16]), float(r[17]), floor)
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What a query's text asks for, analysed once per text (the analysis is pure)."""
+
+    groups: tuple[SearchGroup, ...]  # the all-words pass
+    wide: tuple[SearchGroup, ...]  # the any-word pass
+    terms: tuple[str, ...] | None  # the groups' plain terms (None: FTS5 ranks them)
+    wide_terms: tuple[str, ...] | None
+    words: bool  # the text has words, maybe only stopwords
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(text: str, max_cjk_phrase: int) -> _Plan:
+    groups = search_groups(text, max_cjk_phrase=max_cjk_phrase)
+    wide = relaxed_groups(groups)
+    terms, wide_terms = postings.plain_terms(groups), postings.plain_terms(wide)
+    return _Plan(
+        tuple(groups),
+        tuple(wide),
+        None if terms is None else tuple(terms),
+        None if wide_terms is None else tuple(wide_terms),
+        bool(groups) or bool(analyze(text)),
+    )
+
+
 def _fts_candidates(
-    groups: list[SearchGroup],
+    groups: Sequence[SearchGroup],
     params: dict[str, Any],
     every: bool,
     weights: Sequence[float],
