@@ -162,22 +162,7 @@ def _named_filters(query: SearchQuery) -> tuple[str, dict[str, Any], bool]:
 
 
 def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
-    """Ranked hits for ``query``: bm25 × attention over a bounded candidate set.
-
-    One read transaction: the term statistics and both passes read one
-    snapshot, and the files are locked once rather than per statement.
-    """
-    if con.in_transaction:
-        return _search(con, query)
-    con.execute("BEGIN")
-    try:
-        return _search(con, query)
-    finally:
-        if con.in_transaction:  # an error may have rolled it back already
-            con.execute("COMMIT")
-
-
-def _search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
+    """Ranked hits for ``query``: bm25 × attention over a bounded candidate set."""
     where, params, filtered = _named_filters(query)
     att = attention_sql()
     rank = query.ranking
