@@ -42,8 +42,17 @@ def is_cjk_run(token: str) -> bool:
     return bool(_CJK_RE.match(token))
 
 
+# Full-width ASCII forms (Chinese punctuation: ，！？：；) and the ideographic
+# space, each replaced by what NFKC makes of it before NFKC runs: NFKC's slow
+# path then has nothing left to do in most Chinese notes (same result: each
+# is a starter decomposing to one ASCII character).
+_FULL_WIDTH = {0x3000: " ", **{0xFF01 + i: chr(0x21 + i) for i in range(94)}}
+
+
 def normalize(text: str) -> str:
     """NFKC + casefold: full-width forms and case never decide a match."""
+    if not text.isascii() and not unicodedata.is_normalized("NFKC", text):
+        text = text.translate(_FULL_WIDTH)
     return unicodedata.normalize("NFKC", text).casefold()
 
 
@@ -152,11 +161,30 @@ def search_word(word: str) -> str | None:
     return out
 
 
+_WORD_RE = re.compile(r"[a-z0-9]+")  # a casefolded ASCII text: [^\W_]+ is these
+
+
+def _ascii_tokens(norm: str) -> list[str]:
+    # ASCII text has no CJK run: its words' stems, looked up in C (a rebuild
+    # analyses every note); a word not yet cached is analysed once.
+    words = _WORD_RE.findall(norm)
+    try:
+        stems = list(map(_WORD_CACHE.__getitem__, words))
+    except KeyError:
+        stems = list(map(search_word, words))
+    return list(filter(None, stems))  # a stopword's stem is None
+
+
 def index_tokens(text: str) -> list[str]:
     """Tokens stored in the search index (see the module docstring)."""
+    norm = normalize(text)
+    return _ascii_tokens(norm) if norm.isascii() else _mixed_tokens(norm)
+
+
+def _mixed_tokens(norm: str) -> list[str]:
     tokens: list[str] = []
     cache = _WORD_CACHE
-    for cjk, word in _SPLIT_RE.findall(normalize(text)):
+    for cjk, word in _SPLIT_RE.findall(norm):
         if cjk:
             if len(cjk) == 1:
                 tokens.append(cjk)

@@ -93,48 +93,72 @@ _STRING_RE = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 # The lines our writer produces for a memory (strings, UTC times, plain
-# decimals, booleans, lists of strings). One pattern checks the whole text in
-# C; the values are then read per line knowing each one's form (a rebuild
-# reads 10k of these).
+# decimals, booleans, lists of strings); a line holds no newline. The values
+# are then read per line knowing each one's form (a rebuild reads 10k of these).
 _STR = r'"[^"\\\x00-\x1f]*(?:\\.[^"\\\x00-\x1f]*)*"'
-_SIMPLE_DOC = re.compile(
-    rf"(?:[A-Za-z_][A-Za-z0-9_-]*: (?:{_STR}"
+_SIMPLE_LINE = re.compile(
+    rf"[A-Za-z_][A-Za-z0-9_-]*: (?:{_STR}"
     r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:[+-]\d{2}:\d{2}|Z)"
     r"|-?(?:0|[1-9]\d*)(?:\.\d+)?|true|false"
-    rf"|\[(?:{_STR}(?:, {_STR})*)?\])\n)+",
+    rf"|\[(?:{_STR}(?:, {_STR})*)?\])",
     re.ASCII,
 )
 
 
+# Keys whose lines repeat from file to file (``type: "semantic"``, ``tags:
+# ["sales"]``, ``reviewed: true``): such a line's reading is kept, so most of
+# a file's lines are one dictionary look-up. Lists are kept as tuples and
+# copied out (every reading gets its own list).
+_REPEATING_KEYS = frozenset(
+    {"type", "tier", "scope", "project", "tags", "source", "confidence", "related", "evidence"}
+    | {"reviewed"}
+)
+_LINE_CACHE: dict[str, tuple[str, Any]] = {}
+_LINE_CACHE_MAX = 4096
+
+
+def _read_value(raw: str) -> Any:
+    first = raw[0]
+    if first == '"':
+        return json.loads(raw) if "\\" in raw else raw[1:-1]
+    if first == "[":
+        # Without a backslash no string holds a quote: '", "' splits exactly.
+        if "\\" in raw:
+            return json.loads(raw)
+        return raw[2:-2].split('", "') if len(raw) > 2 else []
+    if first == "t" or first == "f":
+        return first == "t"
+    if "T" in raw:
+        return datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    return float(raw) if "." in raw else int(raw)
+
+
 def _load_simple(text: str) -> dict[str, Any] | None:
     """The common case of :func:`load_flat`, same result; ``None``: not this subset."""
-    if not _SIMPLE_DOC.fullmatch(text):
+    if not text.endswith("\n"):
         return None
     out: dict[str, Any] = {}
+    lines = text[:-1].split("\n")
+    cache, simple = _LINE_CACHE, _SIMPLE_LINE.fullmatch
     try:
-        for line in text[:-1].split("\n"):
-            key, _, raw = line.partition(": ")  # a key holds no ':'
-            if key in out or key in _YAML_WORDS:
+        for line in lines:
+            known = cache.get(line)  # a line kept here passed the pattern
+            if known is not None:
+                key, value = known
+                out[key] = list(value) if type(value) is tuple else value
+                continue
+            if not simple(line):
                 return None
-            first = raw[0]
-            if first == '"':
-                out[key] = json.loads(raw) if "\\" in raw else raw[1:-1]
-            elif first == "[":
-                # Without a backslash no string holds a quote: '", "' splits exactly.
-                out[key] = (
-                    json.loads(raw)
-                    if "\\" in raw
-                    else raw[2:-2].split('", "')
-                    if len(raw) > 2
-                    else []
-                )
-            elif first == "t" or first == "f":
-                out[key] = first == "t"
-            elif "T" in raw:
-                out[key] = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-            else:
-                out[key] = float(raw) if "." in raw else int(raw)
+            key, _, raw = line.partition(": ")  # a key holds no ':'
+            value = out[key] = _read_value(raw)
+            if key in _REPEATING_KEYS:
+                if len(cache) >= _LINE_CACHE_MAX:
+                    cache.clear()
+                cache[line] = (key, tuple(value) if type(value) is list else value)
     except ValueError:
+        return None
+    # A key twice, or a YAML 1.1 boolean word as a key: the general way decides.
+    if len(out) != len(lines) or not _YAML_WORDS.isdisjoint(out):
         return None
     return out
 
@@ -146,7 +170,8 @@ def load_flat(text: str) -> dict[str, Any] | None:
     the key count check catches a value that smuggles in extra keys (which
     YAML would reject), so such text also goes to the real loader.
     """
-    if _YAML_UNSAFE.search(text):
+    # In ASCII text the only such character is DEL: one scan in C.
+    if "\x7f" in text if text.isascii() else _YAML_UNSAFE.search(text):
         return None
     simple = _load_simple(text)
     if simple is not None:
