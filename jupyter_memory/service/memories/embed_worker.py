@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Any
 
 from ...core.memories.embedding import Embedder, embed_text
@@ -110,15 +110,25 @@ def lower_thread_priority() -> int | None:
     Linux only: there ``setpriority`` on a thread id touches that thread alone.
     Elsewhere it would renice the whole process (the person's kernel), so it
     is left alone and the gate and small batches do the yielding.
+
+    The thread also goes to ``SCHED_IDLE`` (this thread only: pid 0 is the
+    caller), which any other thread waking on its core preempts at once: the
+    int8 engine runs each layer (~3-5 ms) inside onnxruntime without needing
+    the GIL, and at nice 19 alone a recall that woke on the same core could
+    wait out the worker's time slice (recall p95 1.4-2.3× idle in 3 of 12
+    cells of semantic_bench.py, issue 16).
     """
     if not sys.platform.startswith("linux"):
         return None
     tid = threading.get_native_id()
     try:
         os.setpriority(os.PRIO_PROCESS, tid, BACKGROUND_NICE)
-        return os.getpriority(os.PRIO_PROCESS, tid)
+        nice = os.getpriority(os.PRIO_PROCESS, tid)
     except OSError:
         return None
+    with suppress(OSError):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    return nice
 
 
 class RootState:
