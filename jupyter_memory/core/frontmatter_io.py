@@ -16,10 +16,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError as PydanticValidationError
 
-from .._i18n import M_
+from .._i18n import M_, Message, joined
 from ..exceptions import OversizeError, ParseError
 from .memories.models import MemoryEntry, MemoryMeta
-from .validation import field_path
+from .validation import field_path, problem_message
 from .yaml_lines import NotFlat, dump_flat, load_flat
 
 MAX_FILE_BYTES = 1_000_000
@@ -92,8 +92,10 @@ def split_frontmatter(
         raise ParseError(
             M_("frontmatter over {limit} bytes", limit=MAX_FRONTMATTER_BYTES), path=path
         )
+    meta = load_flat(fm)
+    if meta is not None and RESERVED_KEYS.isdisjoint(meta):
+        return meta, body  # our own lines: a mapping with string keys, none reserved
     try:
-        meta = load_flat(fm)
         if meta is None:
             meta = load_yaml(fm)
     except yaml.YAMLError as exc:
@@ -112,12 +114,12 @@ def split_frontmatter(
     return meta, body
 
 
-def _describe(exc: PydanticValidationError) -> str:
-    parts = []
+def _describe(exc: PydanticValidationError) -> Message:
+    parts: list[str] = []
     for err in exc.errors():
         loc = field_path(err["loc"]) or "frontmatter"
-        parts.append(f"field {loc!r}: {err['msg']}")
-    return "; ".join(parts)
+        parts.append(M_("field {field!r}: {msg}", field=loc, msg=problem_message(err)))
+    return joined("; ", parts)
 
 
 def parse_memory(data: bytes | str, *, path: os.PathLike[str] | str | None = None) -> MemoryEntry:

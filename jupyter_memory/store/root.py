@@ -135,7 +135,8 @@ class StoreRoot:
     def rebuild(self) -> IndexSyncReport:
         with self.locked():
             remove_stale_temp_files(self.layout.memories, root=self.root)
-            report = self.index.rebuild(self.files.scan(), self.files.read, self._progress())
+            with self.files.reader() as read:  # the folder opened once for every file
+                report = self.index.rebuild(self.files.scan(), read, self._progress())
         # Nothing behind a link was indexed; say which links were passed over.
         report.notices += [f"symlink not followed: {link}" for link in self.files.symlinks()]
         self._synced_dir_mtime = self._dir_mtime()

@@ -10,6 +10,7 @@ import json
 import sqlite3
 from typing import Any
 
+from ..._i18n import M_
 from ...core.memories.embedding import embed_key
 from ...core.memories.models import MemoryEntry
 from ...core.text import index_tokens
@@ -19,8 +20,20 @@ from .files import FileStat
 from .sqlite_db import attached, ts
 
 # json.dumps(..., ensure_ascii=False) builds a new encoder per call: a tenth of
-# a rebuild's row-writing time. Same output.
-_tags_json = json.JSONEncoder(ensure_ascii=False).encode
+# a rebuild's row-writing time. Same output; the few tag lists notes share
+# are encoded once.
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+_TAGS_JSON: dict[tuple[str, ...], str] = {}
+
+
+def _tags_json(tags: list[str]) -> str:
+    key = tuple(tags)
+    text = _TAGS_JSON.get(key)
+    if text is None:
+        if len(_TAGS_JSON) >= 10_000:
+            _TAGS_JSON.clear()
+        text = _TAGS_JSON[key] = _encode(tags)
+    return text
 
 
 def values(entry: MemoryEntry, stat: FileStat) -> tuple[Any, ...]:
@@ -46,12 +59,16 @@ def values(entry: MemoryEntry, stat: FileStat) -> tuple[Any, ...]:
     )
 
 
+def fts_tokens(entry: MemoryEntry) -> tuple[list[str], list[str], list[str]]:
+    """The search tokens of an entry's title, tags and body."""
+    m = entry.meta
+    return index_tokens(m.title), index_tokens(" ".join(m.tags)), index_tokens(entry.text)
+
+
 def fts_values(entry: MemoryEntry) -> tuple[str, str, str]:
-    return (
-        " ".join(index_tokens(entry.meta.title)),
-        " ".join(index_tokens(" ".join(entry.meta.tags))),
-        " ".join(index_tokens(entry.text)),
-    )
+    """The FTS5 columns: each column's tokens joined by spaces."""
+    title, tags, body = fts_tokens(entry)
+    return " ".join(title), " ".join(tags), " ".join(body)
 
 
 def upsert(con: sqlite3.Connection, entry: MemoryEntry, stat: FileStat) -> None:
@@ -69,7 +86,12 @@ def upsert(con: sqlite3.Connection, entry: MemoryEntry, stat: FileStat) -> None:
     except sqlite3.IntegrityError:
         old = con.execute("SELECT name FROM entries WHERE id = ?", (entry.meta.id,)).fetchone()
         raise JupyterMemoryError(
-            f"id {entry.meta.id} is used by both {old[0] if old else '?'} and {stat.name}"
+            M_(
+                "id {id} is used by both {first} and {second}",
+                id=entry.meta.id,
+                first=old[0] if old else "?",
+                second=stat.name,
+            )
         ) from None
     cols = fts_values(entry)
     con.execute(
