@@ -145,4 +145,6 @@ HYBRID_KNOBS: list[Knob] = [
     _param("fusion_pool", (50, 100), "bound", mode="hybrid"),
     _param("semantic_span", (0.0, 0.05, 0.08), mode="hybrid"),
     _param("semantic_power", (1.0, 1.5, 2.0), mode="hybrid"),
+    # Centre the candidates' cosines on the layer's mean vector (off: plain cosine).
+    _param("semantic_centre", (False, True), mode="hybrid"),
 ]

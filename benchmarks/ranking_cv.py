@@ -31,7 +31,9 @@ and reports both figures, which should agree.
 
 Data and homes as in ``quality_bench.py`` (memories dated by session, asked
 with limit 10). The hybrid run embeds each conversation once and reuses it
-across splits (its ``QUERY_CACHE`` also keeps the question vectors).
+across splits (its ``QUERY_CACHE`` also keeps the question vectors), and names
+the engine that embedded the passages (``passage_engine``): the vectors, and
+so the hybrid figures, move a little with it.
 
 Usage: python benchmarks/ranking_cv.py [--data PATH] [--hybrid] [--knobs a,b]
        [--grid relevance_floor=1,0.9,0.85] (a grid's first value is its neutral one)
@@ -288,7 +290,18 @@ def overall(bench: Bench, knobs: list[Knob], final: Config) -> dict:
     if bench.hybrid:
         out["hybrid_held_out_recall@5"] = {k: round(sum(v) / len(v), 2) for k, v in hyb.items()}
         out["embed_wait_seconds"] = round(bench.embed_seconds, 1)
+        out["passage_engine"] = passage_engine()
     return out
+
+
+def passage_engine() -> str:
+    """Which engine embedded the passages: the vectors, and so the figures, depend on it."""
+    factory = semantic_service.default_embedder_factory(True)
+    assert factory is not None
+    model = factory()
+    if hasattr(model, "warm_up"):
+        model.warm_up()
+    return f"{model.name} ({getattr(model, 'engine', 'unknown')} engine)"
 
 
 def fmt(v: object) -> str:

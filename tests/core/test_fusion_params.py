@@ -12,7 +12,7 @@ from jupyter_memory.exceptions import ValidationError
 def test_defaults_are_the_fusion_that_was_measured():
     r = DEFAULT_RANKING
     assert (r.lexical_weight, r.semantic_floor, r.fusion_pool) == (0.5, 0.80, 100)
-    assert (r.semantic_span, r.semantic_power) == (0.0, 1.5)
+    assert (r.semantic_span, r.semantic_power, r.semantic_centre) == (0.0, 2.0, True)
 
 
 def test_span_keeps_a_narrow_cosine_range_below_one():
@@ -40,7 +40,7 @@ def test_power_favours_the_nearest_few():
 @pytest.mark.parametrize(
     ("field", "value"),
     [("lexical_weight", 1.5), ("lexical_weight", -0.1), ("semantic_power", 0.0),
-     ("semantic_span", -0.1), ("fusion_pool", 0)],
+     ("semantic_span", -0.1), ("fusion_pool", 0), ("semantic_centre", 1)],
 )  # fmt: skip
 def test_bad_values_are_refused_with_the_field(field: str, value: float):
     with pytest.raises(ValidationError) as caught:

