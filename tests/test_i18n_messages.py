@@ -324,3 +324,15 @@ def test_pydantic_words_are_translated_naming_the_field_and_stay_pydantics_in_en
     monkeypatch.setenv("JUPYTER_MEMORY_LANG", "en")
     for err, ours in problems:
         assert ours.localized() == str(ours) == f"{ours.field}: {err['msg']}"
+
+
+def test_our_own_validators_words_read_in_chinese_inside_pydantics_value_error(
+    tmp_path: Path,
+) -> None:
+    """A validator of ours (too many tags) is translated, not English inside Chinese."""
+    tags = [f"t{i}" for i in range(60)]
+    zh_tags = _cli("remember", "x", "--tags", *tags, lang="zh_CN", home=tmp_path)
+    assert zh_tags.returncode == 1
+    assert zh_tags.stderr == "jupyter-memory：错误：tags: 值无效：标签最多 50 个\n"
+    en_tags = _cli("remember", "x", "--tags", *tags, lang="", home=tmp_path)
+    assert en_tags.stderr == "jupyter-memory: error: tags: Value error, at most 50 tags\n"

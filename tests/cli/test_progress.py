@@ -86,3 +86,19 @@ def test_a_first_open_with_many_files_shows_indexing(memory_home: Path, jsonl: P
     assert "indexing memories" in err and f"/{N} " in err
     code, out, err = _cli("recall", "退款", tty=True)  # already indexed: no bar
     assert "indexing memories" not in err
+
+
+def test_the_bars_name_their_stage_in_the_persons_language(
+    memory_home: Path, jsonl: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "zh_CN")
+    code, out, err = _cli("import", str(jsonl), tty=True)
+    assert code == 0, err
+    assert "正在导入记忆" in err and f"/{N} " in err and "importing memories" not in err
+    code, out, err = _cli("rebuild-index", tty=True)
+    assert code == 0, err
+    assert "正在重建索引" in err and "rebuilding the index" not in err
+    monkeypatch.setenv("JUPYTER_MEMORY_SEMANTIC", "1")  # the bundled embedder (dev extra)
+    code, out, err = _cli("embed", tty=True)
+    assert code == 0, err
+    assert "正在生成记忆向量" in err and f"/{N} " in err and "embedding memories" not in err

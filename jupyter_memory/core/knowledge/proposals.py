@@ -96,9 +96,9 @@ class Proposal(BaseModel):
     @classmethod
     def _text(cls, v: str) -> str:
         if not v.strip():
-            raise ValueError("must not be empty")
+            raise ValueError(M_("must not be empty"))
         if "\x00" in v:
-            raise ValueError("must not contain NUL characters")
+            raise ValueError(M_("must not contain NUL characters"))
         # YAML (and git) would rewrite other line breaks; keep one kind.
         return _LINE_BREAKS.sub("\n", v)
 

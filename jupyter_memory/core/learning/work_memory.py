@@ -94,7 +94,13 @@ class Batch(BaseModel):
             for msg in group:
                 key = (self.session_of(msg), msg.id)
                 if key in seen:
-                    raise ValueError(f"message id {msg.id!r} appears twice in session {key[0]!r}")
+                    raise ValueError(
+                        M_(
+                            "message id {id!r} appears twice in session {session!r}",
+                            id=msg.id,
+                            session=key[0],
+                        )
+                    )
                 seen.add(key)
         return self
 

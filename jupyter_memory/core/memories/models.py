@@ -110,23 +110,23 @@ class MemoryMeta(BaseModel):
     @classmethod
     def _title(cls, v: str) -> str:
         if not v.strip():
-            raise ValueError("title must not be empty")
+            raise ValueError(M_("title must not be empty"))
         if _TITLE_CONTROL.search(v):
-            raise ValueError("title contains control characters")
+            raise ValueError(M_("title contains control characters"))
         return v
 
     @field_validator("tags")
     @classmethod
     def _tags(cls, v: list[str]) -> list[str]:
         if len(v) > MAX_TAGS:
-            raise ValueError(f"at most {MAX_TAGS} tags")
+            raise ValueError(M_("at most {limit} tags", limit=MAX_TAGS))
         out: list[str] = []
         for tag in v:
             tag = str(tag).strip()
             if not tag:
                 continue
             if len(tag) > MAX_TAG_CHARS:
-                raise ValueError(f"tag longer than {MAX_TAG_CHARS} characters")
+                raise ValueError(M_("tag longer than {limit} characters", limit=MAX_TAG_CHARS))
             reject_unsafe(tag, field="tags")
             if tag not in out:
                 out.append(tag)

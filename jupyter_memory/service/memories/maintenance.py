@@ -101,7 +101,7 @@ class MemoryMaintenance:
 
         start, total = embedded()
         bar = self.ctx.progress() if total - start >= BAR_THRESHOLD else NoProgress()
-        bar.stage("embedding memories", total - start)
+        bar.stage(M_("embedding memories"), total - start)
         shown = start
         try:
             while True:

@@ -227,7 +227,7 @@ class MemoryWriter:
         ids: list[str] = []
         total = sum(len(entries) for _, entries in by_root.values())
         bar = self.ctx.progress() if self.ctx.progress and total >= BAR_THRESHOLD else NoProgress()
-        bar.stage("importing memories", total)
+        bar.stage(M_("importing memories"), total)
         try:
             with self.ctx.semantic.foreground():
                 self._write_batches(by_root, source, ids, bar)
