@@ -164,3 +164,26 @@ def test_a_magic_speaks_chinese_in_a_real_kernel(monkeypatch: pytest.MonkeyPatch
     assert "已记住 m-" in said and "存于 user" in said
     assert "没有匹配的记忆。" in said
     assert "%forget: 未找到" in said and "用 %memories 或 %recall 查看 id" in said
+
+
+def test_a_stored_message_reads_back_translatable_or_as_its_english(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pathlib import PurePosixPath
+
+    from jupyter_memory._i18n import M_
+    from jupyter_memory._i18n.stored import read_stored, stored_text
+    from jupyter_memory.exceptions import ParseError
+
+    error = ParseError(M_("malformed YAML frontmatter: {exc}", exc="bad ]"), path="a.md")
+    kept = stored_text(error)
+    back = read_stored(kept)
+    assert back == str(error)
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "zh_CN")
+    assert "YAML frontmatter 格式有误" in _i18n.localized(back)
+    # rows written before (plain English), a torn row, and a param whose repr was in the text
+    assert read_stored("no such file") == "no such file"
+    assert read_stored('{"en": "x", "jm-message": ') == '{"en": "x", "jm-message": '
+    odd = M_("cannot open {path!r}", path=PurePosixPath("/a b"))
+    assert read_stored(stored_text(odd)) == str(odd)
+    assert stored_text(OSError("disk gone")) == "disk gone"

@@ -336,3 +336,24 @@ def test_our_own_validators_words_read_in_chinese_inside_pydantics_value_error(
     assert zh_tags.stderr == "jupyter-memory：错误：tags: 值无效：标签最多 50 个\n"
     en_tags = _cli("remember", "x", "--tags", *tags, lang="", home=tmp_path)
     assert en_tags.stderr == "jupyter-memory: error: tags: Value error, at most 50 tags\n"
+
+
+def test_doctor_names_an_unreadable_file_and_its_reason_in_the_language_after_indexing(
+    tmp_path: Path,
+) -> None:
+    """The reason is kept in the index; read back later it is still translatable."""
+    assert _cli("remember", "refunds are net", lang="", home=tmp_path).returncode == 0
+    bad = tmp_path / "memories" / "2026-01-01_semantic_bad.md"
+    bad.write_text("---\ntitle: [unclosed\n---\nbody\n", encoding="utf-8")
+    for _ in range(2):  # the first run indexes the file, the second reads the stored reason
+        zh = _cli("doctor", lang="zh_CN", home=tmp_path)
+        assert zh.returncode == 1
+        assert zh.stdout.startswith(f"无法读取: {bad}: {bad}: YAML frontmatter 格式有误："), (
+            zh.stdout
+        )
+        assert "malformed" not in zh.stdout and "unreadable" not in zh.stdout
+    en = _cli("doctor", lang="", home=tmp_path)
+    assert en.stdout.startswith(f"unreadable: {bad}: {bad}: malformed YAML frontmatter: ")
+    as_json = json.loads(_cli("--json", "doctor", lang="zh_CN", home=tmp_path).stdout)
+    assert as_json["problems"][0]["kind"] == "unreadable"
+    assert "malformed YAML frontmatter" in as_json["problems"][0]["message"]

@@ -9,7 +9,7 @@ import io
 import sys
 from typing import Any
 
-from .._i18n import localized, ntr, tr
+from .._i18n import N_, localized, ntr, tr
 from ..core.memories.embed_progress import embedding_line
 from ..core.memories.recall_query import RecallQuery
 from ..exceptions import ValidationError
@@ -222,6 +222,15 @@ def _embed(args: argparse.Namespace) -> int:
     return 0 if report.done else 1
 
 
+# The kinds of problem doctor finds, as a person reads them (the code stays in --json).
+DOCTOR_KINDS = {
+    "symlink": N_("symlink"),
+    "unreadable": N_("unreadable"),
+    "audit": N_("audit log"),
+    "merge-driver": N_("merge driver"),
+}
+
+
 def _doctor(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         report = mem.doctor()
@@ -232,7 +241,7 @@ def _doctor(args: argparse.Namespace) -> int:
         if report.ok:
             print(tr("ok: no problems found"))
         for p in report.problems:
-            print(f"{p.kind}: {p.path}: {localized(p.message)}")
+            print(f"{tr(DOCTOR_KINDS.get(p.kind, p.kind))}: {p.path}: {localized(p.message)}")
         for notice in report.notices:  # e.g. which storage a team project uses, and why
             print(tr("note: {notice}").format(notice=localized(notice)))
     return 0 if report.ok else 1

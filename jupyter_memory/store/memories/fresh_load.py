@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..._i18n import M_
+from ..._i18n.stored import read_stored, stored_text
 from ...core.progress import Progress
 from ...exceptions import JupyterMemoryError
 from . import sqlite_rows as rows
@@ -187,8 +188,9 @@ def load_all(
                     )
                 )
         except (JupyterMemoryError, OSError, ValueError) as exc:
-            problems.append((st.name, st.mtime_ns, st.size, str(exc)))
-            report.problems.append((st.name, str(exc)))
+            reason = stored_text(exc)  # translatable when read back (doctor)
+            problems.append((st.name, st.mtime_ns, st.size, reason))
+            report.problems.append((st.name, read_stored(reason)))
             continue
         owner[memory_id] = st.name
         rid += 1

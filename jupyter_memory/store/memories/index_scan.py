@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..._i18n import M_
+from ..._i18n.stored import read_stored, stored_text
 from ...core.progress import BAR_THRESHOLD, NoProgress, Progress
 from ...exceptions import JupyterMemoryError
 from . import folder_journal as journal
@@ -98,11 +99,12 @@ def index_file(
         rows.upsert(con, entry, st)
     except (JupyterMemoryError, OSError, ValueError) as exc:
         rows.remove(con, st.name)
+        reason = stored_text(exc)  # translatable when read back (doctor)
         con.execute(
             "INSERT OR REPLACE INTO problems VALUES (?,?,?,?)",
-            (st.name, st.mtime_ns, st.size, str(exc)),
+            (st.name, st.mtime_ns, st.size, reason),
         )
-        report.problems.append((st.name, str(exc)))
+        report.problems.append((st.name, read_stored(reason)))
         return
     if existed:
         report.updated += 1

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
+from ..._i18n.stored import read_stored
 from ...core.memories.models import MemoryEntry
 from ...core.progress import Progress
 from ...core.text import analyzer_identity
@@ -342,7 +343,7 @@ class SqliteIndex:
 
     def problems(self) -> list[tuple[str, str]]:
         return [
-            (str(n), str(r))
+            (str(n), read_stored(str(r)))
             for n, r in self.connection().execute("SELECT name, reason FROM problems ORDER BY name")
         ]
 
