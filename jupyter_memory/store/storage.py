@@ -177,15 +177,20 @@ def _temp_path(root: Path, host: str, pid: int) -> Path:
     return root / f"{_TEMP_PREFIX}{_host_key(host)}.{pid}.{secrets.token_hex(6)}.tmp"
 
 
-def _write_holder_temp(root: Path) -> Path:
-    """Write this process's holder to a new temp file in ``root``, fsynced."""
-    tmp = _temp_path(root, socket.gethostname(), os.getpid())
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+def _create_with_holder(path: Path) -> None:
+    """Create ``path`` (``O_EXCL``: FileExistsError if it is there) holding this process, fsynced."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         os.write(fd, json.dumps(_holder()).encode("utf-8"))
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _write_holder_temp(root: Path) -> Path:
+    """Write this process's holder to a new temp file in ``root``, fsynced."""
+    tmp = _temp_path(root, socket.gethostname(), os.getpid())
+    _create_with_holder(tmp)
     return tmp
 
 
@@ -198,18 +203,11 @@ def _create_failed(path: Path, exc: OSError) -> StoreError:
 def _take_by_open(path: Path) -> bool:
     """Take the lock where link(2) is missing: O_EXCL create, then write."""
     try:
-        fd = os.open(
-            path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644
-        )
+        _create_with_holder(path)
     except FileExistsError:
         return False
     except OSError as exc:
         raise _create_failed(path, exc) from exc
-    try:
-        os.write(fd, json.dumps(_holder()).encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
     return True
 
 
