@@ -68,6 +68,11 @@ def project_root(project_dir: Path) -> Path:
     return project_dir / PROJECT_DIR_NAME
 
 
+def holds_memories(project_dir: Path) -> bool:
+    """Whether a project folder has stored memories (looking creates nothing)."""
+    return (project_root(project_dir) / "memories").is_dir()
+
+
 def project_gitignore() -> str:
     """Contents of ``.jupyter-memory/.gitignore``: derived data is never committed."""
     return _PROJECT_GITIGNORE

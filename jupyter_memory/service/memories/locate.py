@@ -20,7 +20,7 @@ from pathlib import Path
 from ..._i18n import M_
 from ...core.names import validate_id
 from ...exceptions import NotFoundError, ValidationError
-from ...store.layout import project_root
+from ...store.layout import holds_memories, project_root
 from ...store.root import StoreRoot
 from ..context import ServiceContext
 
@@ -61,10 +61,7 @@ def find(ctx: ServiceContext, memory_id: str, project: str | None = None) -> Loc
     looked = {root.root for _, root in near}
     found: list[Located] = []
     for pid, folder in sorted(ctx.projects.known().items()):
-        if (
-            project_root(Path(folder)) in looked
-            or not (project_root(Path(folder)) / "memories").is_dir()
-        ):
+        if project_root(Path(folder)) in looked or not holds_memories(Path(folder)):
             continue  # looked at already, or nothing stored there (never create a store)
         _, root = ctx.projects.resolve(ctx.projects.registered(pid))
         looked.add(root.root)
