@@ -111,6 +111,8 @@ def title_repeats_text(title: str, text: str) -> bool:
 
 def estimate_tokens(text: str) -> int:
     """Rough LLM token estimate: ~4 chars per token for Latin text, 1 per CJK char."""
+    if text.isascii():  # no CJK to count (recall estimates every hit)
+        return len(text) // 4 + (1 if text else 0)
     cjk = len(_CJK_RE.findall(text))
     return cjk + max(0, len(text) - cjk) // 4 + (1 if text else 0)
 
