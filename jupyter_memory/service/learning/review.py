@@ -129,8 +129,16 @@ class ReviewService:
         layer: str | None = None,
         project: str | None = None,
     ) -> ReviewDecision:
-        """Queue a knowledge proposal from a memory, quoting the person's original message."""
-        return self._promote(locate(self.ctx, memory_id), kind=kind, layer=layer, project=project)
+        """Queue a knowledge proposal from a memory, quoting the person's original message.
+
+        The proposal goes to the project the memory belongs to (as
+        :meth:`review_memory`'s does), wherever the caller is focused; ``project``
+        (an id or a folder) names another target. A user-layer memory's proposal
+        goes where an unplaced one goes: the focus.
+        """
+        where = locate(self.ctx, memory_id)
+        target = project if project is not None else where.project
+        return self._promote(where, kind=kind, layer=layer, project=target)
 
     def _keep(self, where: Located) -> ReviewDecision:
         entry = self.writer.update_at(where, reviewed=True)
