@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from .blas_threads import one_blas_thread
 from .search_index import VectorStore
 from .sqlite_db import transaction
 
@@ -214,7 +215,9 @@ class VectorMatrix:
         """The ``k`` most similar ids (cosine; vectors are unit length)."""
         if not self.ids or k <= 0:
             return []
-        scores = self._mat @ np.asarray(query, dtype=np.float32)
+        # On this thread: OpenBLAS's pool would spin after it (blas_threads.py).
+        with one_blas_thread():
+            scores = self._mat @ np.asarray(query, dtype=np.float32)
         if allowed is not None:
             mask = np.fromiter((i in allowed for i in self.ids), dtype=bool, count=len(self.ids))
             scores = np.where(mask, scores, -np.inf)
