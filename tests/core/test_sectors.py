@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jupyter_memory.core.memories.sectors import decide_tier, expired, ttl_days
+from jupyter_memory.core.memories.sectors import decide_tier, expired, sector_age_days, ttl_days
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 
@@ -102,3 +102,20 @@ def test_archive_implies_cold_low_score_and_ninety_days(sector, tier, age, uses,
         assert verdict.heat == "COLD" and verdict.attention < 0.1 and age >= 90
     if verdict.expired:
         assert verdict.heat == "COLD"
+
+
+@given(
+    sector=st.sampled_from(["episodic", "semantic", "procedural", "reflective", "other"]),
+    updated=st.floats(min_value=0, max_value=800),
+    accessed=st.none() | st.floats(min_value=0, max_value=800),
+    uses=st.integers(min_value=0, max_value=10_000),
+)
+def test_expired_is_the_ttl_against_the_sector_age(sector, updated, accessed, uses):
+    # expired() is written out in one body for recall's speed; it must say
+    # what ttl_days and sector_age_days say together.
+    up, last = days_ago(updated), None if accessed is None else days_ago(accessed)
+    ttl = ttl_days(sector, uses)
+    age = sector_age_days(sector, updated=up, last_accessed=last, now=NOW)
+    assert expired(sector, updated=up, last_accessed=last, access_count=uses, now=NOW) == (
+        ttl is not None and age > ttl
+    )

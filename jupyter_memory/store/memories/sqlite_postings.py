@@ -25,6 +25,7 @@ before; queries holding such a token are answered by FTS5.
 
 from __future__ import annotations
 
+import functools
 import math
 import sqlite3
 import unicodedata
@@ -186,20 +187,41 @@ def candidates_sql(
     for i, t in enumerate(present):
         params[f"t{i}"] = t
         params[f"idf{i}"] = idf[t]
-    join = " CROSS JOIN entries e" if where else ""
-    rel = " + ".join(_score(f"p{i}", i, weights) for i in range(len(present)))
+    order: tuple[int, ...] = ()
     if every and len(present) > 1:
         # Rarest first: it drives, and CROSS JOIN fixes SQLite's loop order.
-        order = sorted(range(len(present)), key=lambda i: -idf[present[i]])
-        drive = order[0]
+        order = tuple(sorted(range(len(present)), key=lambda i: -idf[present[i]]))
         if fts_match is None:
             density = math.prod(stats.df[present[i]] / max(1, stats.n) for i in order[1:])
-            fts_match = density < FTS_MATCH_DENSITY and stats.df[present[drive]] > FTS_MATCH_MIN_DF
+            fts_match = (
+                density < FTS_MATCH_DENSITY and stats.df[present[order[0]]] > FTS_MATCH_MIN_DF
+            )
         if fts_match:
             params["match"] = " AND ".join(f'"{t}"' for t in present)
+    return _candidates_text(
+        len(present), every, order, bool(fts_match), tuple(float(w) for w in weights), where
+    )
+
+
+@functools.lru_cache(maxsize=512)
+def _candidates_text(
+    n: int,
+    every: bool,
+    order: tuple[int, ...],
+    fts_match: bool,
+    weights: tuple[float, ...],
+    where: str | None,
+) -> str:
+    # The SQL of candidates_sql for one shape of query (the terms and their
+    # statistics are parameters): built once, not on every recall.
+    join = " CROSS JOIN entries e" if where else ""
+    rel = " + ".join(_score(f"p{i}", i, weights) for i in range(n))
+    if order:
+        drive = order[0]
+        if fts_match:
             filt = f" AND {where}" if where else ""
             efts = " JOIN entries e ON e.rowid = fts.rowid" if where else ""
-            probes = " ".join(f"CROSS JOIN postings p{i}" for i in range(len(present)))
+            probes = " ".join(f"CROSS JOIN postings p{i}" for i in range(n))
             conds = " AND ".join(f"p{i}.term = :t{i} AND p{i}.rid = m.rid" for i in order)
             return (
                 f"SELECT m.rid AS rid, {rel} AS rel FROM (SELECT fts.rowid AS rid FROM fts{efts}"
@@ -219,7 +241,7 @@ def candidates_sql(
     parts = [
         f"SELECT * FROM (SELECT p.rid AS rid, {_score('p', i, weights)} AS rel"
         f" FROM postings p{join} WHERE p.term = :t{i}{filt} ORDER BY p.rid DESC LIMIT :cap)"
-        for i in range(len(present))
+        for i in range(n)
     ]
     if len(parts) == 1:
         return parts[0]

@@ -185,7 +185,6 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
     # With a floor of 1.0 attention cannot move a hit (score = relevance), so
     # the pool is the limit itself: the same hits, a third of the joins.
     params["pool"] = limit if floor == 1.0 else limit * rank.rerank_pool
-    outer = _outer_sql(floor)
     stats: dict[tuple[str, ...], postings.TermStats] = {}
 
     def ranked(
@@ -209,7 +208,7 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
             )
             if c is None:
                 return []
-        found = con.execute(f"WITH c AS ({c}),{outer}", params).fetchall()
+        found = con.execute(_full_sql(c, floor), params).fetchall()
         if floor == 1.0:  # `top` is the best `limit`: put in the SQL's order here
             found.sort(key=_RELEVANCE_ROWID, reverse=True)
         return found
@@ -234,6 +233,12 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         kept = sorted(best.values(), key=lambda t: (t[0], t[1][15]), reverse=True)
         found = [r for _, r in kept[: query.limit]]
     return [row_of(r, floor) for r in found]
+
+
+@functools.lru_cache(maxsize=512)
+def _full_sql(candidates: str, floor: float) -> str:
+    # Candidate texts are cached per query shape (sqlite_postings), so this is too.
+    return f"WITH c AS ({candidates}),{_outer_sql(floor)}"
 
 
 @functools.lru_cache(maxsize=8)
