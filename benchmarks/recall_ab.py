@@ -1,12 +1,13 @@
 """Recall before and after a change, in one process (issue 16).
 
 Loads the package of a git revision and the working tree's side by side (as
-``jm_before`` and ``jm_after``), opens both on one Zipfian home
-(``zipf_corpus.py``, built by the working tree), then:
+``jm_before`` and ``jm_after``), gives each its own copy of one Zipfian home
+(``zipf_corpus.py``, built by the working tree) and has each rebuild its index
+there (the two may differ in the index's schema), then:
 
 * checks that both return the same hits for recall_bench's queries (limit 10
   and 50 at level index, limit 1,000 for Chinese words, snippets; every field
-  but ``attention``, which moves with the clock);
+  but ``attention``, which moves with the clock, and the file's folder);
 * times each query with both, alternately, and prints the process's CPU time
   per recall (p50 / p95, and the median of each query's best), which a shared
   machine disturbs far less than separate runs.
@@ -64,7 +65,10 @@ def _home(pkg: Any, n: int, dest: Path) -> Path:
 
 def _hits(mem: Any, q: str, **kw: Any) -> list[dict[str, Any]]:
     hits = mem.recall(q, record_access=False, **kw)
-    return [{k: v for k, v in h.to_dict().items() if k != "attention"} for h in hits]
+    rows = [{k: v for k, v in h.to_dict().items() if k != "attention"} for h in hits]
+    for row in rows:  # each side has its own copy of the home
+        row["path"] = Path(row["path"]).name
+    return rows
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -133,7 +137,16 @@ def main() -> int:
         pkgs = {v: importlib.import_module(f"jm_{v}") for v in ("before", "after")}
         for n in (int(x) for x in args.sizes.split(",")):
             home = _home(pkgs["after"], n, homes)
-            mems = {v: p.Memory(home=home, semantic=False) for v, p in pkgs.items()}
+            # Each side indexes its own copy of the files (the two may differ in
+            # the index's schema, and each would rebuild the other's), both
+            # built the same way so that equal scores fall in the same order.
+            mems = {}
+            for side, pkg in pkgs.items():
+                copy = homes / f"home-{n}-{side}"
+                shutil.rmtree(copy, ignore_errors=True)
+                shutil.copytree(home, copy, ignore=shutil.ignore_patterns(".index"))
+                mems[side] = pkg.Memory(home=copy, semantic=False)
+                mems[side].rebuild_index()
             try:
                 results.append(compare(mems, n, args.queries, args.rounds))
             finally:

@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -74,17 +75,24 @@ def _recount(con: sqlite3.Connection) -> None:
         assert fts_df.fetchone()[0] == df[term], term
 
 
-def _fts_ranking(con: sqlite3.Connection, text: str, every: bool, cap: int) -> dict[int, float]:
+def _fts_ranking(
+    con: sqlite3.Connection, text: str, every: bool, cap: int, weights: Sequence[float] = WEIGHTS
+) -> dict[int, float]:
     groups = search_groups(text)
     groups = groups if every else relaxed_groups(groups)
     match = (" AND " if every else " OR ").join(_fts_group(g) for g in groups)
-    w = ", ".join(str(float(x)) for x in WEIGHTS)
+    w = ", ".join(str(float(x)) for x in weights)
     sql = f"SELECT rowid, -bm25(fts, {w}) FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?"
     return {int(r): float(s) for r, s in con.execute(sql, (match, cap))}
 
 
 def _postings_ranking(
-    con: sqlite3.Connection, text: str, every: bool, cap: int, fts_match: bool | None = None
+    con: sqlite3.Connection,
+    text: str,
+    every: bool,
+    cap: int,
+    fts_match: bool | None = None,
+    weights: Sequence[float] = WEIGHTS,
 ) -> dict[int, float]:
     groups = search_groups(text)
     terms = postings.plain_terms(groups if every else relaxed_groups(groups))
@@ -95,7 +103,7 @@ def _postings_ranking(
         postings.statistics(con, terms),
         params,
         every=every,
-        weights=WEIGHTS,
+        weights=weights,
         where=None,
         fts_match=fts_match,
     )
@@ -118,14 +126,16 @@ QUERIES = [
 ]
 
 
-def _assert_same_as_fts5(con: sqlite3.Connection, cap: int = 1000) -> None:
+def _assert_same_as_fts5(
+    con: sqlite3.Connection, cap: int = 1000, weights: Sequence[float] = WEIGHTS
+) -> None:
     for text in QUERIES:
         if postings.plain_terms(search_groups(text)) is None:
             continue
         # Any word; all words driven by postings; all words matched by FTS5.
         for every, fts_match in ((False, None), (True, False), (True, True)):
-            ours = _postings_ranking(con, text, every, cap, fts_match)
-            theirs = _fts_ranking(con, text, every, cap)
+            ours = _postings_ranking(con, text, every, cap, fts_match, weights)
+            theirs = _fts_ranking(con, text, every, cap, weights)
             assert ours.keys() == theirs.keys(), (text, every, fts_match)
             for rid, score in theirs.items():
                 assert ours[rid] == pytest.approx(score, rel=1e-12), (text, every, rid)
@@ -138,6 +148,24 @@ def test_scores_and_candidates_equal_fts5_bm25(mem: Memory):
     _assert_same_as_fts5(con)
     # A bound smaller than the matches: the same newest ones on both sides.
     _assert_same_as_fts5(con, cap=7)
+    # Weights other than the production ones (their weighted tf is not stored).
+    _assert_same_as_fts5(con, weights=(1.0, 1.0, 1.0))
+    _assert_same_as_fts5(con, cap=7, weights=(0.5, 3.0, 1.25))
+
+
+def test_the_stored_weighted_tf_is_the_production_expression_to_the_bit(mem: Memory):
+    _fill(mem, 120)
+    con = mem.user.index.connection()
+    assert WEIGHTS == (1.0, 2.0, 1.0)
+    rows = con.execute(
+        "SELECT w, 1.0 * tf_title + 2.0 * tf_tags + 1.0 * tf_body, tf_title, tf_tags, tf_body"
+        " FROM postings"
+    ).fetchall()
+    assert rows and any(r[3] for r in rows)  # tags count, and twice
+    for w, inline, *tfs in rows:
+        assert type(w) is float and w == inline == sum(
+            x * f for x, f in zip(WEIGHTS, tfs, strict=True)
+        )
 
 
 def test_statistics_follow_update_and_forget(mem: Memory):

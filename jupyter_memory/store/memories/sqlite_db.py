@@ -12,9 +12,22 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ...core.memories.ranking import DEFAULT_RANKING
 from ..links import refuse_link
 
-SCHEMA = """
+# The production column weights (title, tags, body): each posting keeps its
+# weighted term frequency under them (``postings.w``), so ranking reads one
+# column instead of computing it twice per candidate (issue 16).
+STORED_WEIGHTS: tuple[float, ...] = tuple(float(w) for w in DEFAULT_RANKING.bm25_weights)
+
+
+def weighted_tf(prefix: str, weights: tuple[float, ...]) -> str:
+    """The weighted term frequency of a postings row, as SQL (one expression everywhere)."""
+    w0, w1, w2 = weights
+    return f"({w0!r} * {prefix}tf_title + {w1!r} * {prefix}tf_tags + {w2!r} * {prefix}tf_body)"
+
+
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS entries (
   rowid INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
@@ -47,6 +60,7 @@ CREATE TABLE IF NOT EXISTS postings (
   term TEXT NOT NULL, rid INTEGER NOT NULL,
   tf_title INTEGER NOT NULL, tf_tags INTEGER NOT NULL, tf_body INTEGER NOT NULL,
   dl INTEGER NOT NULL,
+  w REAL GENERATED ALWAYS AS {weighted_tf("", STORED_WEIGHTS)} STORED,
   PRIMARY KEY (term, rid)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;

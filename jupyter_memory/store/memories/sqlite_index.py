@@ -50,7 +50,8 @@ from .sqlite_db import (
     ts,
 )
 
-SCHEMA_VERSION = 6  # 5: the meta table (analyser identity); 6: postings, terms, totals
+# 5: the meta table (analyser identity); 6: postings, terms, totals; 7: postings.w
+SCHEMA_VERSION = 7
 ACCESS_FLUSH_S = 2.0
 MMAP_BYTES = 512 << 20  # the index file mapped for reading (~115 MB at 100k notes)
 

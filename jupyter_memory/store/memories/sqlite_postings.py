@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...core.text import SearchGroup, is_cjk_run
+from .sqlite_db import STORED_WEIGHTS, weighted_tf
 
 K1 = 1.2
 B = 0.75
@@ -141,9 +142,9 @@ def statistics(con: sqlite3.Connection, terms: Sequence[str]) -> TermStats:
     return TermStats(idf, df, n, tokens / n if n else 1.0)
 
 
-def _score(p: str, i: int, weights: Sequence[float]) -> str:
-    w0, w1, w2 = (float(x) for x in weights)
-    f = f"({w0!r} * {p}.tf_title + {w1!r} * {p}.tf_tags + {w2!r} * {p}.tf_body)"
+def _score(p: str, i: int, weights: tuple[float, ...]) -> str:
+    # The stored column holds the same expression's value, to the bit.
+    f = f"{p}.w" if weights == STORED_WEIGHTS else weighted_tf(f"{p}.", weights)
     # Associated as FTS5's fts5Bm25Function computes it, so the bits agree.
     return (
         f"(:idf{i} * ({f} * {K1 + 1.0!r}) / ({f} + {K1!r} * ({1 - B!r} + {B!r} * {p}.dl / :avgdl)))"
