@@ -171,14 +171,14 @@ def test_the_lock_file_is_never_seen_without_its_holder(tmp_path: Path) -> None:
 TEMP_WRITER = """
     import sys, time
     from pathlib import Path
-    from jupyter_memory.store.storage import _write_holder_temp
-    print("temp", _write_holder_temp(Path(sys.argv[1])).name, flush=True)
+    from jupyter_memory.store.net_holder import write_holder_temp
+    print("temp", write_holder_temp(Path(sys.argv[1])).name, flush=True)
     time.sleep(120)
     """
 
 
 def test_leftover_temp_files_of_dead_writers_are_removed(tmp_path: Path) -> None:
-    from jupyter_memory.store.storage import _temp_path
+    from jupyter_memory.store.net_holder import temp_path
 
     dead = _child(TEMP_WRITER, str(tmp_path))
     dead_name = _wait_for(dead, "temp").split()[1]
@@ -186,11 +186,11 @@ def test_leftover_temp_files_of_dead_writers_are_removed(tmp_path: Path) -> None
     alive = _child(TEMP_WRITER, str(tmp_path))
     try:
         alive_name = _wait_for(alive, "temp").split()[1]
-        foreign_old = _temp_path(tmp_path, "elsewhere.example", 4242)
+        foreign_old = temp_path(tmp_path, "elsewhere.example", 4242)
         foreign_old.write_text("{}")
         old = time.time() - 7200
         os.utime(foreign_old, (old, old))
-        foreign_young = _temp_path(tmp_path, "elsewhere.example", 4243)
+        foreign_young = temp_path(tmp_path, "elsewhere.example", 4243)
         foreign_young.write_text("{}")
         assert dead_name.startswith("." + NET_LOCK_NAME) and dead_name.endswith(".tmp")
         with exclusive_create_lock(tmp_path, timeout=5):
@@ -207,9 +207,9 @@ def test_a_lock_left_with_its_temp_by_a_writer_killed_after_the_link(tmp_path: P
     code = """
         import os, sys, time
         from pathlib import Path
-        from jupyter_memory.store.storage import NET_LOCK_NAME, _write_holder_temp
+        from jupyter_memory.store.net_holder import NET_LOCK_NAME, write_holder_temp
         root = Path(sys.argv[1])
-        tmp = _write_holder_temp(root)
+        tmp = write_holder_temp(root)
         os.link(tmp, root / NET_LOCK_NAME)
         print("linked", tmp.name, flush=True)
         time.sleep(120)
