@@ -23,6 +23,8 @@ from ...store.root import StoreRoot
 from ..context import ServiceContext
 from .agent_sectors import agent_preferred_sectors
 
+_LEVEL_VALUE = {level: level.value for level in Level}  # without the enum's descriptor per hit
+
 # Project memories outrank user ones of equal relevance when a project is focused
 # (the production value; a RecallQuery's ranking carries the one in force).
 PROJECT_BOOST = DEFAULT_RANKING.project_boost
@@ -155,7 +157,7 @@ class MemoryRecall:
                 "updated": row.updated,
                 "layer": root.layer,
                 "path": root.files.path_str(row.name),
-                "level": level.value,
+                "level": _LEVEL_VALUE[level],
                 "tokens": estimate_tokens(f"{row.id} {row.title} {text}"),
             }
         )

@@ -364,9 +364,10 @@ class SqliteIndex:
         Pending counts are written every ACCESS_FLUSH_S seconds, before any
         listing, and on close; a crash loses at most that window of counts.
         """
+        stamp, pending = ts(at), self._pending_access
         for memory_id in ids:
-            count, _ = self._pending_access.get(memory_id, (0, 0.0))
-            self._pending_access[memory_id] = (count + 1, ts(at))
+            count, _ = pending.get(memory_id, (0, 0.0))
+            pending[memory_id] = (count + 1, stamp)
         if time.monotonic() - self._last_flush > ACCESS_FLUSH_S:
             self.flush_access()
 

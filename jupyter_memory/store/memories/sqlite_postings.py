@@ -129,17 +129,26 @@ class TermStats:
 
 def statistics(con: sqlite3.Connection, terms: Sequence[str]) -> TermStats:
     """The statistics of ``terms``, read in one statement (one snapshot)."""
-    marks = ",".join("?" * len(terms))
-    rows = con.execute(
-        f"SELECT term, df, n, tokens FROM terms, totals WHERE term IN ({marks}) AND df > 0",
-        list(terms),
-    ).fetchall()
-    df = {str(r[0]): int(r[1]) for r in rows}
+    rows = con.execute(_STATISTICS_SQL[len(terms)], terms).fetchall()
     if not rows:
-        return TermStats({}, df)
-    n, tokens = int(rows[0][2]), int(rows[0][3])
-    idf = {t: max(1e-6, math.log((n - d + 0.5) / (d + 0.5))) for t, d in df.items()}
+        return TermStats({}, {})
+    n, tokens = rows[0][2], rows[0][3]
+    df = {r[0]: r[1] for r in rows}  # TEXT and INTEGER columns: str and int already
+    log = math.log
+    idf = {t: max(1e-6, log((n - d + 0.5) / (d + 0.5))) for t, d in df.items()}
     return TermStats(idf, df, n, tokens / n if n else 1.0)
+
+
+class _StatisticsSql(dict[int, str]):
+    # The statement for k terms, made on first use.
+    def __missing__(self, k: int) -> str:
+        marks = ",".join("?" * k)
+        sql = f"SELECT term, df, n, tokens FROM terms, totals WHERE term IN ({marks}) AND df > 0"
+        self[k] = sql
+        return sql
+
+
+_STATISTICS_SQL = _StatisticsSql()
 
 
 def _score(p: str, i: int, weights: tuple[float, ...]) -> str:

@@ -98,7 +98,8 @@ def row_of(r: Sequence[Any], floor: float = RELEVANCE_FLOOR) -> IndexedMemory:
         "created": _time(r[10]),
         "updated": _time(r[11]),
         "reviewed": bool(r[12]),
-        "score": combine(relevance, attention, floor),
+        # combine() at floor 1.0 is the relevance itself (× 1.0 + 0.0 × a finite attention)
+        "score": relevance if floor == 1.0 else combine(relevance, attention, floor),
         "relevance": relevance,
         "attention": attention,
         "access_count": int(r[13]),
