@@ -163,13 +163,19 @@ def search_word(word: str) -> str | None:
     return out
 
 
-_WORD_RE = re.compile(r"[a-z0-9]+")  # a casefolded ASCII text: [^\W_]+ is these
+# A casefolded ASCII text's words ([^\W_]+) are its [a-z0-9]+ runs: what
+# splitting leaves once every other byte is a space, A-Z lowered on the way
+# (NFKC leaves ASCII as it is, casefolding lowers A-Z). One table look-up per
+# byte in C, several times faster than a regex over the text.
+_ASCII_WORDS = bytes(
+    c + 32 if 65 <= c <= 90 else c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256)
+)
 
 
 def _ascii_tokens(norm: str) -> list[str]:
     # ASCII text has no CJK run: its words' stems, looked up in C (a rebuild
     # analyses every note); a word not yet cached is analysed once.
-    words = _WORD_RE.findall(norm)
+    words = norm.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
     try:
         stems = list(map(_WORD_CACHE.__getitem__, words))
     except KeyError:
@@ -179,6 +185,8 @@ def _ascii_tokens(norm: str) -> list[str]:
 
 def index_tokens(text: str) -> list[str]:
     """Tokens stored in the search index (see the module docstring)."""
+    if text.isascii():  # already NFKC; _ascii_tokens casefolds it
+        return _ascii_tokens(text)
     norm = normalize(text)
     return _ascii_tokens(norm) if norm.isascii() else _mixed_tokens(norm)
 
