@@ -14,6 +14,7 @@ findings must not change either.
 
 from __future__ import annotations
 
+import errno
 import os
 import random
 import re
@@ -86,7 +87,7 @@ def _home(tmp_path: Path) -> Path:
     return home
 
 
-@pytest.mark.parametrize("how", ["in this process", "forked workers", "no fork"])
+@pytest.mark.parametrize("how", ["in this process", "forked workers", "no fork", "fork fails"])
 def test_rebuild_rows_and_row_ids_equal_one_by_one_indexing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
@@ -97,6 +98,12 @@ def test_rebuild_rows_and_row_ids_equal_one_by_one_indexing(
         monkeypatch.setattr(fresh_load, "CHUNK", 7)
     if how == "no fork":  # as on Windows: the same load in this process
         monkeypatch.delattr(os, "fork")
+    if how == "fork fails":  # no more processes (EAGAIN): the same load in this process
+
+        def fork() -> int:
+            raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+        monkeypatch.setattr(os, "fork", fork)
     home = _home(tmp_path)
     with Memory(home=home, semantic=False) as mem:  # the first open indexes file by file
         mem.user.ensure_synced()

@@ -4,9 +4,10 @@ A rebuild parses and tokenizes every file (CPU work, two thirds of it) and
 writes SQLite (one connection, this process). Here the files are cut into
 chunks dealt round-robin to ``workers`` forked children; each works its
 chunks in order and writes each chunk's results down its own pipe as one
-length-prefixed pickle. This process reads every pipe ahead as data comes
-(no child waits on a full pipe) and hands the results on chunk by chunk in
-list order, writing the database meanwhile. Nothing is sent to a child: it
+length-prefixed pickle. This process hands the results on chunk by chunk
+in list order, writing the database meanwhile; whenever it waits for one
+child it reads every pipe ahead, and on Linux a pipe holds a few chunks,
+so a child seldom waits for it. Nothing is sent to a child: it
 inherits the list and the function when forked (an open folder descriptor
 too), so the function need not be picklable; its results must be.
 
@@ -109,22 +110,27 @@ def _start(
 ) -> _Child | None:
     """Fork a child working ``mine``; ``None`` when no process can be made."""
     read_fd, write_fd = os.pipe()
-    _widen(write_fd)
+    pid = 0
     try:
+        _widen(write_fd)
         with warnings.catch_warnings():
             # Python 3.12+ warns of fork in a process with threads: the child
             # only runs ``fn`` and pickle, and leaves by os._exit.
             warnings.simplefilter("ignore", DeprecationWarning)
             pid = fork()
+        if pid == 0:  # pragma: no cover - the child, measured through its results
+            others = [c.fd for c in started if c is not None]
+            _child(fn, items, mine, write_fd, [read_fd, *others])
+        return _Child(pid, read_fd)
     except OSError:  # no more processes: this process works those chunks
         os.close(read_fd)
-        os.close(write_fd)
         return None
-    if pid == 0:  # pragma: no cover - the child, measured through its results
-        others = [c.fd for c in started if c is not None]
-        _child(fn, items, mine, write_fd, [read_fd, *others])
-    os.close(write_fd)
-    return _Child(pid, read_fd)
+    except BaseException:  # interrupted here: the child goes too
+        os.close(read_fd)
+        _stop([pid] if pid else [])
+        raise
+    finally:
+        os.close(write_fd)  # the child's end (the child itself leaves by os._exit, never here)
 
 
 def _widen(fd: int) -> None:
@@ -188,8 +194,8 @@ def _results(
 
 
 def _receive(sel: selectors.BaseSelector, child: _Child) -> bytes | None:
-    """The next chunk of ``child``, reading every pipe ahead meanwhile (no child
-    waits on a full pipe); ``None`` when it ended without sending it whole."""
+    """The next chunk of ``child``, reading every pipe ahead meanwhile (a child
+    then need not wait on a full pipe); ``None`` when it ended without sending it whole."""
     while True:
         data = child.frame()
         if data is not None or child.done:
