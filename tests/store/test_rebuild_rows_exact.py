@@ -21,6 +21,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ from jupyter_memory import Memory
 from jupyter_memory.core.frontmatter_io import MAX_FILE_BYTES
 from jupyter_memory.core.memories.models import MemoryEntry
 from jupyter_memory.core.progress import NoProgress
-from jupyter_memory.store.memories import fresh_load
+from jupyter_memory.store.memories import fork_pool, fresh_load
 from jupyter_memory.store.memories.files import MemoryFiles
 from jupyter_memory.store.memories.search_index import IndexSyncReport
 from jupyter_memory.store.memories.sqlite_db import SCHEMA
@@ -191,4 +192,34 @@ def test_an_unexpected_error_in_a_forked_load_is_raised_as_in_process(
     before = _children()
     with pytest.raises(RuntimeError, match=f"cannot load {name}"):
         _load(home, NoProgress(), fail_on=name)
+    assert _children() <= before
+
+
+def test_a_worker_that_stops_answering_is_killed_and_its_files_read_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A forked child can hang where the parent's other threads held a lock at
+    # fork time (a kernel has several). The load must not wait for it forever.
+    monkeypatch.setattr(fresh_load, "POOL_MIN_FILES", 1)
+    monkeypatch.setattr(fresh_load, "CHUNK", 5)
+    monkeypatch.setattr(fork_pool, "STALL_S", 1.0)
+    home = _home(tmp_path)
+    parent = os.getpid()
+    files = MemoryFiles(Memory(home=home, semantic=False).user.layout)
+    con = sqlite3.connect(":memory:", isolation_level=None)
+    con.executescript(SCHEMA)
+    with files.reader() as read:
+
+        def load(name: str) -> MemoryEntry:
+            if os.getpid() != parent:
+                time.sleep(3600)  # every child hangs; this process reads on
+            return read(name)
+
+        before = _children()
+        started = time.monotonic()
+        fresh_load.load_all(con, list(files.scan()), load, IndexSyncReport(), NoProgress())
+        took = time.monotonic() - started
+    indexed = con.execute("SELECT (SELECT count(*) FROM entries) + (SELECT count(*) FROM problems)")
+    assert indexed.fetchone()[0] == len(list(files.scan()))  # every file, read here
+    assert took < 20, took  # a stall per child, not per chunk, and never an hour
     assert _children() <= before

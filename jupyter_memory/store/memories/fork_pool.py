@@ -30,6 +30,7 @@ import pickle
 import selectors
 import signal
 import struct
+import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
@@ -45,6 +46,11 @@ R = TypeVar("R")
 _HEAD = struct.Struct("<Q")  # the byte length of the pickle that follows
 _READ = 1 << 20  # bytes read from a pipe at a time
 _PIPE = 4 << 20  # bytes a pipe holds: a child runs this far ahead of the reader
+# Seconds this process waits for a chunk while its child sends nothing before
+# it kills the child and works the chunk itself. A child can hang where another
+# thread of this process held a lock when it was forked (a kernel has several
+# threads); a chunk takes milliseconds, so this only ever fires on a hang.
+STALL_S = 20.0
 
 
 def workers(wanted: int) -> int:
@@ -195,12 +201,21 @@ def _results(
 
 def _receive(sel: selectors.BaseSelector, child: _Child) -> bytes | None:
     """The next chunk of ``child``, reading every pipe ahead meanwhile (a child
-    then need not wait on a full pipe); ``None`` when it ended without sending it whole."""
+    then need not wait on a full pipe); ``None`` when it ended without sending it
+    whole, or sent nothing for :data:`STALL_S` seconds (it is then killed)."""
+    deadline = time.monotonic() + STALL_S
     while True:
         data = child.frame()
         if data is not None or child.done:
             return data
-        for key, _ in sel.select():
+        events = sel.select(max(0.0, deadline - time.monotonic()))
+        if not events and time.monotonic() >= deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child.pid, signal.SIGKILL)  # waited for when the map ends
+            child.done = True
+            sel.unregister(child.fd)
+            return None
+        for key, _ in events:
             ready: _Child = key.data
             try:
                 more = os.read(ready.fd, _READ)
@@ -208,6 +223,8 @@ def _receive(sel: selectors.BaseSelector, child: _Child) -> bytes | None:
                 more = b""
             if more:
                 ready.buf += more
+                if ready is child:
+                    deadline = time.monotonic() + STALL_S
             else:
                 ready.done = True
                 sel.unregister(ready.fd)
