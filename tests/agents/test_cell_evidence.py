@@ -131,13 +131,7 @@ def test_a_cell_the_kernel_executed_is_evidence_for_an_agent_in_another_process(
     client = NotebookClient(
         nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(work)}}
     )
-    saved = dict(os.environ)
-    os.environ["JUPYTER_MEMORY_HOME"] = str(memory_home)
-    try:
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    client.execute()  # the kernel inherits JUPYTER_MEMORY_HOME=memory_home (conftest)
     with Memory(memory_home) as mem:
         access = AgentAccess(mem, agent="editor", conversation="c-kernel")
         queued = access.propose("Orders are deduplicated on order_id.", "rule", NOTE_QUOTE)

@@ -54,7 +54,6 @@ def test_a_cell_injecting_memory_context_reorganizes_with_the_notice(
 def test_in_a_real_kernel_only_the_injecting_cell_shows_the_notice(
     memory_home: Path, tmp_path: Path
 ) -> None:
-    import os
 
     import nbformat
     from nbclient import NotebookClient
@@ -69,13 +68,7 @@ def test_in_a_real_kernel_only_the_injecting_cell_shows_the_notice(
     client = NotebookClient(
         nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     )
-    saved = dict(os.environ)
-    os.environ["JUPYTER_MEMORY_HOME"] = str(memory_home)
-    try:
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    client.execute()  # the kernel inherits JUPYTER_MEMORY_HOME=memory_home (conftest)
 
     def said(cell: Any) -> str:
         return "".join(o.get("text", "") for o in cell.get("outputs", []))

@@ -11,7 +11,6 @@ kernel focused on the other project.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import nbformat
@@ -115,13 +114,7 @@ def test_in_a_kernel_focused_elsewhere_promote_memory_reaches_the_memorys_projec
     client = NotebookClient(
         nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     )
-    saved = dict(os.environ)
-    os.environ["JUPYTER_MEMORY_HOME"] = str(memory_home)
-    try:
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    client.execute()  # the kernel inherits JUPYTER_MEMORY_HOME=memory_home (conftest)
     said = json.loads(nb.cells[2].outputs[0]["text"])
     assert said["focus"] == "alpha" and said["status"] == "promoted", said
     assert said["project"] == "销售", said
