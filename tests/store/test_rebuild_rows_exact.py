@@ -168,12 +168,16 @@ def _load(home: Path, progress: _Interrupt | NoProgress, fail_on: str = "") -> N
         fresh_load.load_all(con, list(files.scan()), load, IndexSyncReport(), progress)
 
 
-def test_an_interrupted_forked_rebuild_leaves_no_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def pooled_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test home, loaded by forked workers in chunks of five files."""
     monkeypatch.setattr(fresh_load, "POOL_MIN_FILES", 1)
     monkeypatch.setattr(fresh_load, "CHUNK", 5)
-    home = _home(tmp_path)
+    return _home(tmp_path)
+
+
+def test_an_interrupted_forked_rebuild_leaves_no_process(pooled_home: Path) -> None:
+    home = pooled_home
     before = _children()
     progress = _Interrupt(after=40)
     with pytest.raises(KeyboardInterrupt):
@@ -182,12 +186,8 @@ def test_an_interrupted_forked_rebuild_leaves_no_process(
     assert _children() <= before  # every worker ended and was waited for
 
 
-def test_an_unexpected_error_in_a_forked_load_is_raised_as_in_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(fresh_load, "POOL_MIN_FILES", 1)
-    monkeypatch.setattr(fresh_load, "CHUNK", 5)
-    home = _home(tmp_path)
+def test_an_unexpected_error_in_a_forked_load_is_raised_as_in_process(pooled_home: Path) -> None:
+    home = pooled_home
     name = sorted(p.name for p in (home / "memories").glob("*.md"))[77]
     before = _children()
     with pytest.raises(RuntimeError, match=f"cannot load {name}"):
@@ -196,14 +196,12 @@ def test_an_unexpected_error_in_a_forked_load_is_raised_as_in_process(
 
 
 def test_a_worker_that_stops_answering_is_killed_and_its_files_read_here(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pooled_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A forked child can hang where the parent's other threads held a lock at
     # fork time (a kernel has several). The load must not wait for it forever.
-    monkeypatch.setattr(fresh_load, "POOL_MIN_FILES", 1)
-    monkeypatch.setattr(fresh_load, "CHUNK", 5)
     monkeypatch.setattr(fork_pool, "STALL_S", 1.0)
-    home = _home(tmp_path)
+    home = pooled_home
     parent = os.getpid()
     files = MemoryFiles(Memory(home=home, semantic=False).user.layout)
     con = sqlite3.connect(":memory:", isolation_level=None)
