@@ -111,8 +111,7 @@ def test_archive_implies_cold_low_score_and_ninety_days(sector, tier, age, uses,
     uses=st.integers(min_value=0, max_value=10_000),
 )
 def test_expired_is_the_ttl_against_the_sector_age(sector, updated, accessed, uses):
-    # expired() is written out in one body for recall's speed; it must say
-    # what ttl_days and sector_age_days say together.
+    # expired() must say what ttl_days and sector_age_days say together.
     up, last = days_ago(updated), None if accessed is None else days_ago(accessed)
     ttl = ttl_days(sector, uses)
     age = sector_age_days(sector, updated=up, last_accessed=last, now=NOW)

@@ -89,21 +89,11 @@ def expired(
     access_count: int,
     now: datetime,
 ) -> bool:
-    """True when the memory outlived its sector's TTL.
-
-    :func:`ttl_days` and :func:`sector_age_days` written out in one body:
-    recall asks this of every hit (the test holds the two forms equal).
-    """
-    base = BASE_TTL_DAYS.get(sector, SEMANTIC_TTL_DAYS)
-    if base is None:
+    """True when the memory outlived its sector's TTL."""
+    ttl = ttl_days(sector, access_count)
+    if ttl is None:
         return False
-    if sector == "episodic":
-        return max(0.0, (now - updated).total_seconds() / _DAY) > base * access_modifier(
-            access_count
-        )
-    ttl = base * access_modifier(access_count) if sector == "procedural" else base
-    last = updated if last_accessed is None or last_accessed < updated else last_accessed
-    return max(0.0, (now - last).total_seconds() / _DAY) > ttl
+    return sector_age_days(sector, updated=updated, last_accessed=last_accessed, now=now) > ttl
 
 
 @dataclass(frozen=True)

@@ -16,14 +16,12 @@ from ...core.memories.embedding import keep_keyword_matches
 from ...core.memories.hits import RecallHit
 from ...core.memories.ranking import DEFAULT_RANKING
 from ...core.memories.recall_query import RecallQuery
-from ...core.memories.sectors import expired
 from ...core.text import estimate_tokens
 from ...store.memories.search_index import IndexedMemory, SearchQuery
 from ...store.root import StoreRoot
 from ..context import ServiceContext
 from .agent_sectors import agent_preferred_sectors
-
-_LEVEL_VALUE = {level: level.value for level in Level}  # without the enum's descriptor per hit
+from .tiers import sector_expired
 
 # Project memories outrank user ones of equal relevance when a project is focused
 # (the production value; a RecallQuery's ranking carries the one in force).
@@ -79,13 +77,10 @@ class MemoryRecall:
                     if mode == "lexical"
                     else semantic.search(root, search, mode)
                 )
-                if preferred:
-                    ranked.extend(
-                        (row.score * boost * sector_factor(row.type, preferred), root, row)
-                        for row in rows
-                    )
-                else:
-                    ranked.extend((row.score * boost, root, row) for row in rows)
+                ranked.extend(
+                    (row.score * boost * sector_factor(row.type, preferred), root, row)
+                    for row in rows
+                )
         # Equal scores: the newest indexed first, as the index orders them
         # (ranking_key), so a shorter recall is a prefix of a longer one.
         ranked.sort(key=lambda t: (t[0], t[2].rid), reverse=True)
@@ -128,15 +123,6 @@ class MemoryRecall:
         else:
             body = root.index.body_of(row.name) or ""
             text = body if level is Level.full else snippet(body, query)
-        attention = row.attention
-        # a memory past its sector TTL is COLD whatever its score (core/memories/sectors.py)
-        cold = expired(
-            row.type,
-            updated=row.updated,
-            last_accessed=row.last_accessed,
-            access_count=row.access_count,
-            now=now,
-        )
         # Every field comes from our own index, already validated.
         return RecallHit.trusted_fields(
             {
@@ -150,14 +136,16 @@ class MemoryRecall:
                 "tags": row.tags,
                 "source": row.source,
                 "score": round(score, 4),
-                "attention": round(attention, 4),
-                "heat": "COLD" if cold else heat(attention),
+                "attention": round(row.attention, 4),
+                # a memory past its sector TTL is COLD whatever its score
+                # (core/memories/sectors.py)
+                "heat": "COLD" if sector_expired(row, now) else heat(row.attention),
                 "reviewed": row.reviewed,
                 "created": row.created,
                 "updated": row.updated,
                 "layer": root.layer,
                 "path": root.files.path_str(row.name),
-                "level": _LEVEL_VALUE[level],
+                "level": level.value,
                 "tokens": estimate_tokens(f"{row.id} {row.title} {text}"),
             }
         )

@@ -130,7 +130,7 @@ class TermStats:
 
 def statistics(con: sqlite3.Connection, terms: Sequence[str]) -> TermStats:
     """The statistics of ``terms``, read in one statement (one snapshot)."""
-    rows = con.execute(_STATISTICS_SQL[len(terms)], terms).fetchall()
+    rows = con.execute(_statistics_sql(len(terms)), terms).fetchall()
     if not rows:
         return TermStats({}, {})
     n, tokens = rows[0][2], rows[0][3]
@@ -140,27 +140,21 @@ def statistics(con: sqlite3.Connection, terms: Sequence[str]) -> TermStats:
     return TermStats(idf, df, n, tokens / n if n else 1.0)
 
 
-class _StatisticsSql(dict[int, str]):
-    # The statement for k terms, made on first use.
-    def __missing__(self, k: int) -> str:
-        marks = ",".join("?" * k)
-        sql = f"SELECT term, df, n, tokens FROM terms, totals WHERE term IN ({marks}) AND df > 0"
-        self[k] = sql
-        return sql
-
-
-_STATISTICS_SQL = _StatisticsSql()
+@functools.lru_cache(maxsize=64)
+def _statistics_sql(k: int) -> str:
+    marks = ",".join("?" * k)
+    return f"SELECT term, df, n, tokens FROM terms, totals WHERE term IN ({marks}) AND df > 0"
 
 
 def _score(p: str, i: int, weights: tuple[float, ...]) -> str:
     # idf·f·(k1+1) / (f + k1·(1 − b + b·dl/avgdl)) with the per-query constants
-    # multiplied out beforehand (bm25_params): :c{i} = idf·(k1+1),
+    # multiplied out beforehand (_bm25_params): :c{i} = idf·(k1+1),
     # :k = k1·(1 − b), :kb = k1·b/avgdl. The same value up to rounding.
     f = f"{p}.w" if weights == STORED_WEIGHTS else weighted_tf(f"{p}.", weights)
     return f"(:c{i} * {f} / ({f} + :k + :kb * {p}.dl))"
 
 
-def bm25_params(params: dict[str, object], idf: Sequence[float], avgdl: float) -> None:
+def _bm25_params(params: dict[str, object], idf: Sequence[float], avgdl: float) -> None:
     """The constants of :func:`_score` for terms with ``idf`` (in the query's order)."""
     params["k"] = K1 * (1 - B)
     params["kb"] = K1 * B / avgdl
@@ -203,7 +197,7 @@ def candidates_sql(
         return None
     for i, t in enumerate(present):
         params[f"t{i}"] = t
-    bm25_params(params, [idf[t] for t in present], stats.avgdl)
+    _bm25_params(params, [idf[t] for t in present], stats.avgdl)
     order: tuple[int, ...] = ()
     if every and len(present) > 1:
         # Rarest first: it drives, and CROSS JOIN fixes SQLite's loop order.
