@@ -37,11 +37,18 @@ def seed(home: Path) -> list[str]:
     return ids
 
 
-def run(tmp_path: Path, cells: list[str], lang: str = "en") -> nbformat.NotebookNode:
+def run(
+    tmp_path: Path, cells: list[str], lang: str = "en", *, allow_errors: bool = False
+) -> nbformat.NotebookNode:
+    """Run ``cells`` in a real kernel with the home ``tmp_path/home`` in ``lang``."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
     client = NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": str(tmp_path)}},
     )
     saved = dict(os.environ)
     os.environ["JUPYTER_MEMORY_HOME"] = str(tmp_path / "home")

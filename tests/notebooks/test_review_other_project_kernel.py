@@ -5,15 +5,14 @@ refused with the id named, in English and in Chinese."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from jupyter_memory import Memory
+from tests.notebooks.test_review_kernel import run as run_in_kernel
 
 pytestmark = pytest.mark.slow
 
@@ -43,24 +42,7 @@ def seed(home: Path, focus: Path, other: Path) -> list[str]:
 
 
 def run(tmp_path: Path, cells: list[str], lang: str) -> nbformat.NotebookNode:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
-    client = NotebookClient(
-        nb,
-        timeout=120,
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(tmp_path)}},
-    )
-    saved = dict(os.environ)
-    os.environ["JUPYTER_MEMORY_HOME"] = str(tmp_path / "home")
-    os.environ["JUPYTER_MEMORY_LANG"] = lang
-    try:
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-    return nb
+    return run_in_kernel(tmp_path, cells, lang, allow_errors=True)
 
 
 def said(cell: nbformat.NotebookNode) -> str:
