@@ -68,6 +68,18 @@ def http_server(home: Path, *extra: str, log: Path) -> Any:
             proc.wait(timeout=10)
 
 
+def print_token(home: Path, *flags: str) -> str:
+    """The token ``jupyter-memory mcp --print-token`` (or ``--rotate-token``) prints."""
+    done = subprocess.run(
+        [sys.executable, *server_argv(home, *(flags or ("--print-token",)))],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
 def text_of(result: Any) -> str:
     return "\n".join(getattr(c, "text", "") for c in result.content)
 

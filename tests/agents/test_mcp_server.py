@@ -8,7 +8,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from agents_helpers import data_of, http_server, resource_text, server_argv, stdio_session, text_of
+from agents_helpers import (
+    data_of,
+    http_server,
+    print_token,
+    resource_text,
+    server_argv,
+    stdio_session,
+    text_of,
+)
 
 from jupyter_memory import Memory
 from jupyter_memory.agents import mcp_compat
@@ -133,7 +141,7 @@ async def test_http_server_serves_the_same_tools(
 
     with http_server(memory_home, "--project", str(project_dir), log=tmp_path / "err.log") as url:
         async with (
-            mcp_compat.open_http_client(url) as (read, write),
+            mcp_compat.open_http_client(url, print_token(memory_home)) as (read, write),
             ClientSession(read, write) as s,
         ):
             await s.initialize()
