@@ -29,6 +29,8 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 STATE_KEY = "jupyter_memory.client"
 REALM = "jupyter-memory"
+UNAUTHORIZED = -32001  # JSON-RPC's server-defined range; MCP servers commonly use it for this
+INTERNAL_ERROR = -32603
 HOW_TO = (
     "send Authorization: Bearer <token>; the person prints the token with "
     "`jupyter-memory mcp --print-token`"
@@ -63,21 +65,26 @@ class BearerGuard:
             client = self.client_of(presented) if presented is not None else None
         except JupyterMemoryError as exc:  # a damaged or unsafe token file: nobody gets in
             log.warning("jupyter-memory: %s", exc)
-            await _answer(send, 500, {"error": "credential unusable", "message": str(exc)})
+            await _answer(send, 500, _jsonrpc_error(INTERNAL_ERROR, f"credential unusable: {exc}"))
             return
         if client is None:
             challenge = f'Bearer realm="{REALM}"'
             if presented is not None:
                 challenge += ', error="invalid_token"'
-            body = {"error": "unauthorized", "message": HOW_TO}
+            body = _jsonrpc_error(UNAUTHORIZED, f"unauthorized: {HOW_TO}")
             await _answer(send, 401, body, ((b"www-authenticate", challenge.encode()),))
             return
         scope.setdefault("state", {})[STATE_KEY] = client
         await self.app(scope, receive, send)
 
 
+def _jsonrpc_error(code: int, message: str) -> dict[str, Any]:
+    """A JSON-RPC error body: an SDK client shows its message (mcp 2.x does) instead of a bare status."""
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+
+
 async def _answer(
-    send: Send, status: int, body: dict[str, str], headers: tuple[tuple[bytes, bytes], ...] = ()
+    send: Send, status: int, body: dict[str, Any], headers: tuple[tuple[bytes, bytes], ...] = ()
 ) -> None:
     data = json.dumps(body).encode("utf-8")
     await send(
