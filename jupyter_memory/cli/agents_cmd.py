@@ -209,7 +209,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help=tr(
             "name the conversation this server serves (its 5 knowledge proposals are shared "
             "with every server started with the same name); default: the MCP client process "
-            "(stdio) or this server process (HTTP)"
+            "(stdio) or the client's token (HTTP)"
         ),
     )
     p.set_defaults(func=_mcp)

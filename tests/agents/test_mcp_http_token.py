@@ -161,6 +161,11 @@ async def test_the_token_is_private_stable_and_rotatable(memory_home: Path, tmp_
         assert _post(url, INITIALIZE, {"Authorization": f"Bearer {token}"})[0] == 401
         status, _, _ = _post(url, INITIALIZE, {"Authorization": f"Bearer {new}"})
         assert status == 200
+        # A token file others can read is refused, naming it, rather than used.
+        path.chmod(0o644)
+        status, _, content = _post(url, INITIALIZE, {"Authorization": f"Bearer {new}"})
+        assert status == 500 and "chmod 600" in json.loads(content)["error"]["message"]
+        assert str(path) in json.loads(content)["error"]["message"]
 
 
 async def test_two_clients_with_one_token_share_one_allowance(
