@@ -18,6 +18,18 @@ from mcp.client.stdio import stdio_client
 
 from jupyter_memory.agents import mcp_compat
 
+# A raw JSON-RPC ``initialize`` request, for tests that speak the protocol by hand.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
 
 def server_argv(home: Path, *extra: str) -> list[str]:
     return ["-m", "jupyter_memory.cli.main", "mcp", "--home", str(home), *extra]

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from agents_helpers import data_of, http_server, print_token, text_of
+from agents_helpers import INITIALIZE, data_of, http_server, print_token, text_of
 
 from jupyter_memory import Memory
 from jupyter_memory.agents import mcp_compat
@@ -28,16 +28,6 @@ pytestmark = pytest.mark.anyio
 QUOTE = "revenue always excludes refunds"
 SECRET = "the staging database password is Tr0ub4dor-staging"
 TEXTS = [f"Revenue rule number {i} excludes refunds in report {i * 11}." for i in range(8)]
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "intruder", "version": "1"},
-    },
-}
 PROPOSE = {
     "jsonrpc": "2.0",
     "id": 2,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from agents_helpers import (
+    INITIALIZE,
     data_of,
     http_server,
     print_token,
@@ -234,16 +235,7 @@ async def test_case_tools_follow_the_write_policy(memory_home: Path, workspace: 
 
 def test_stdio_stdout_carries_only_protocol_messages(memory_home: Path) -> None:
     requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
+        INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "memory_context"}},
