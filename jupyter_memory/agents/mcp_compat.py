@@ -8,7 +8,7 @@ snake_case. Jupyter AI 3.2 pins ``mcp<2`` through fastmcp, so we accept both
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -30,48 +30,55 @@ __all__ = [
     "Context",
     "ToolError",
     "field",
+    "http_request",
     "is_error",
     "new_server",
     "open_http_client",
     "open_memory_client",
     "run_http",
     "run_stdio",
-    "session_key",
     "structured",
 ]
+
+
+class _GuardedServer(_Server):  # type: ignore[misc,valid-type,unused-ignore]  # the class differs by line
+    """The SDK's server, its streamable HTTP app wrapped by ``http_guard`` when one is set.
+
+    Both lines build that app in ``streamable_http_app`` and serve it with
+    their own uvicorn settings, so wrapping it there keeps everything else
+    (Host/Origin checks, body cap, log level) the SDK's own.
+    """
+
+    http_guard: Callable[[Any], Any] | None = None
+
+    def streamable_http_app(self, *args: Any, **kwargs: Any) -> Any:
+        app = super().streamable_http_app(*args, **kwargs)
+        return app if self.http_guard is None else self.http_guard(app)
 
 
 def new_server(name: str, instructions: str) -> Any:
     # WARNING keeps the SDK's per-request INFO lines off stderr; stdout is the
     # protocol channel of a stdio server and nothing else may write there.
-    return _Server(name, instructions=instructions, log_level="WARNING")
+    return _GuardedServer(name, instructions=instructions, log_level="WARNING")
 
 
-def session_key(ctx: Any) -> str | None:
-    """The client session a tool call belongs to, from the ``Context`` the SDK injects.
-
-    Over streamable HTTP its ``mcp-session-id`` (the transport has checked it
-    names a live session); otherwise the session object of the connection.
-    ``None`` outside a request.
-    """
+def http_request(ctx: Any) -> Any:
+    """The HTTP request a tool call came in (a Starlette ``Request``), from the
+    ``Context`` the SDK injects; ``None`` over stdio or outside a request."""
     try:
         request_context = ctx.request_context
     except (AttributeError, LookupError, ValueError):  # 1.x raises ValueError outside a request
         return None
-    headers = getattr(getattr(request_context, "request", None), "headers", None)
-    sid = headers.get("mcp-session-id") if headers is not None else None
-    if sid:
-        return str(sid)[:64]
-    session = getattr(request_context, "session", None)
-    return f"connection-{id(session):x}" if session is not None else None
+    return getattr(request_context, "request", None)
 
 
 def run_stdio(server: Any) -> None:
     server.run("stdio")
 
 
-def run_http(server: Any, host: str, port: int) -> None:
-    """Serve streamable HTTP at ``http://host:port/mcp``."""
+def run_http(server: Any, host: str, port: int, guard: Callable[[Any], Any]) -> None:
+    """Serve streamable HTTP at ``http://host:port/mcp``, every request through ``guard(app)``."""
+    server.http_guard = guard
     if MCP_MAJOR >= 2:
         server.run("streamable-http", host=host, port=port)
     else:
@@ -84,11 +91,20 @@ def run_http(server: Any, host: str, port: int) -> None:
 
 
 @asynccontextmanager
-async def open_http_client(url: str) -> AsyncIterator[tuple[Any, Any]]:
-    """``(read, write)`` streams of a streamable HTTP connection, on either version."""
-    from mcp.client.streamable_http import streamable_http_client
+async def open_http_client(url: str, token: str | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """``(read, write)`` streams of a streamable HTTP connection, on either version.
 
-    async with streamable_http_client(url) as streams:
+    ``token``: sent as ``Authorization: Bearer …`` on every request, as a
+    client configured for ``jupyter-memory mcp --http`` does.
+    """
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client  # 1.x: httpx, 2.x: httpx2
+
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else None
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
         # 1.x yields (read, write, get_session_id); 2.x yields (read, write).
         yield streams[0], streams[1]
 

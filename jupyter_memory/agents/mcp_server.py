@@ -19,7 +19,9 @@ from typing import Any, TypeVar
 from ..core.knowledge.agent_tools import ExpandKnowledgeCatalogArgs, ProposeKnowledgeArgs
 from ..exceptions import JupyterMemoryError
 from ..service.agent_access import AgentAccess
+from ..service.http_credential import HttpCredential
 from . import mcp_compat
+from .mcp_http_guard import BearerGuard, client_key
 from .tool_args import (
     CASE_TOOL_DOCS,
     CaseEntryArgs,
@@ -59,13 +61,15 @@ def build_server(
     access: AgentAccess,
     before_call: Callable[[], None] | None = None,
     *,
-    per_session: bool = False,
+    per_client: bool = False,
 ) -> Any:
     """An MCP server (FastMCP on mcp 1.x, MCPServer on 2.x) exposing ``access``.
 
-    ``per_session`` (streamable HTTP, where one server serves many clients):
-    each client session is its own conversation, with its own 5-proposal
-    allowance and pre-inject reorganize (docs/agents.md).
+    ``per_client`` (streamable HTTP, where one server serves many clients):
+    each client credential (the token :class:`~.mcp_http_guard.BearerGuard`
+    let the request in with) is its own conversation, with its own 5-proposal
+    allowance and pre-inject reorganize, across its HTTP sessions and server
+    restarts (docs/agents.md).
 
     ``before_call`` runs before each tool call (``--project auto`` re-reads the
     person's focus there, so the session follows a re-focus in the notebook).
@@ -78,12 +82,14 @@ def build_server(
         return _call(fn, *args, **kwargs)
 
     def in_session(ctx: Any) -> AgentAccess:
-        """``access`` in the conversation of this tool call's client session."""
-        key = mcp_compat.session_key(ctx) if per_session else None
-        if key is None:
+        """``access`` in the conversation of this tool call's client."""
+        if not per_client:
             return access
+        key = client_key(mcp_compat.http_request(ctx))
+        if key is None:  # only BearerGuard's requests reach a tool; never count them as one
+            raise mcp_compat.ToolError("PolicyError: this request carries no client credential")
         scoped = copy.copy(access)  # the same Memory and project; another conversation
-        scoped.conversation = f"{access.conversation or access.agent}:{key}"
+        scoped.conversation = f"mcp-http:{access.agent}:{key}"
         return scoped
 
     def memory_context(
@@ -267,17 +273,24 @@ def session_key(access: AgentAccess) -> str:
 def serve(
     access: AgentAccess,
     *,
-    http: bool = False,
+    credential: HttpCredential | None = None,
+    per_client: bool = True,
     host: str = "127.0.0.1",
     port: int = 8765,
     before_call: Callable[[], None] | None = None,
 ) -> None:
-    """Run until the client goes away (stdio) or the process is stopped (HTTP)."""
+    """Run until the client goes away (stdio) or the process is stopped (HTTP).
+
+    With a ``credential``: streamable HTTP, answering only requests bearing its
+    token; ``per_client`` counts the allowance per token (unless the person
+    named the conversation). Without one: stdio, whose client owns the process.
+    """
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    server = build_server(access, before_call, per_session=http)
+    server = build_server(access, before_call, per_client=credential is not None and per_client)
     try:
-        if http:
-            mcp_compat.run_http(server, host, port)
+        if credential is not None:
+            client_of = credential.client_of
+            mcp_compat.run_http(server, host, port, lambda app: BearerGuard(app, client_of))
         else:
             mcp_compat.run_stdio(server)
     finally:

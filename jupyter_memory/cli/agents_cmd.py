@@ -39,7 +39,9 @@ def _conversation(args: argparse.Namespace) -> str:
 
     Named by the person with --conversation; else, over stdio, the client
     process that started this server (a restarted server is the same
-    conversation); over HTTP, this server process.
+    conversation); over HTTP, this server process, whose tool calls count
+    per client token (``mcp_server.build_server``'s ``per_client``); the
+    process's key names its session digest.
     """
     if args.conversation is not None:
         if not args.conversation.strip() or len(args.conversation) > 100:
@@ -52,7 +54,22 @@ def _conversation(args: argparse.Namespace) -> str:
     return stdio_conversation(args.agent)
 
 
+def _token(args: argparse.Namespace) -> int:
+    """``--print-token`` / ``--rotate-token``: the HTTP token on stdout, for a client's config."""
+    from ..service.http_credential import HttpCredential
+
+    credential = HttpCredential(args.home)
+    token = credential.rotate() if args.rotate_token else credential.token()
+    if args.json:
+        emit_json({"token": token, "path": str(credential.path)})
+    else:
+        print(token)
+    return 0
+
+
 def _mcp(args: argparse.Namespace) -> int:
+    if args.print_token or args.rotate_token:
+        return _token(args)
     # jsonschema (imported by the MCP SDK) loads rfc3987_syntax when present, which
     # compiles a grammar at import: ~2 s of a server start budgeted at 1.5 s. The
     # server validates no IRI formats, so this process goes without that checker.
@@ -97,8 +114,27 @@ def _mcp(args: argparse.Namespace) -> int:
         if follow is not None:
             access.project = mem.registered_project(pid) if (pid := follow()) else None
 
+    credential = None
+    if args.http:
+        from ..service.http_credential import HttpCredential
+
+        credential = HttpCredential(mem.home)
+        credential.token()  # created on first use, so `--print-token` shows what is accepted
+        said = tr(
+            "jupyter-memory: MCP over HTTP at http://{host}:{port}/mcp; clients send "
+            "Authorization: Bearer <token> (print it with: jupyter-memory mcp --print-token)"
+        )
+        sys.stderr.write(said.format(host=args.host, port=args.port) + "\n")
     try:
-        serve(access, http=args.http, host=args.host, port=args.port, before_call=before_call)
+        serve(
+            access,
+            credential=credential,
+            # A conversation the person named is theirs to share; else one per token.
+            per_client=args.conversation is None,
+            host=args.host,
+            port=args.port,
+            before_call=before_call,
+        )
     finally:
         mem.close()
     return 0
@@ -140,7 +176,21 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
             "folder is in), re-read before each call; it never registers a folder."
         ),
     )
-    p.add_argument("--http", action="store_true", help=tr("serve streamable HTTP at /mcp"))
+    p.add_argument(
+        "--http",
+        action="store_true",
+        help=tr("serve streamable HTTP at /mcp (clients send the token of --print-token)"),
+    )
+    p.add_argument(
+        "--print-token",
+        action="store_true",
+        help=tr("print the token HTTP clients send as Authorization: Bearer, and exit"),
+    )
+    p.add_argument(
+        "--rotate-token",
+        action="store_true",
+        help=tr("replace the HTTP token (clients holding the old one are refused), print it, exit"),
+    )
     p.add_argument("--host", default="127.0.0.1", help=tr("HTTP host (loopback only)"))
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=tr("HTTP port"))
     p.add_argument(
@@ -159,7 +209,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help=tr(
             "name the conversation this server serves (its 5 knowledge proposals are shared "
             "with every server started with the same name); default: the MCP client process "
-            "(stdio) or this server process (HTTP)"
+            "(stdio) or the client's token (HTTP)"
         ),
     )
     p.set_defaults(func=_mcp)

@@ -18,6 +18,18 @@ from mcp.client.stdio import stdio_client
 
 from jupyter_memory.agents import mcp_compat
 
+# A raw JSON-RPC ``initialize`` request, for tests that speak the protocol by hand.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
 
 def server_argv(home: Path, *extra: str) -> list[str]:
     return ["-m", "jupyter_memory.cli.main", "mcp", "--home", str(home), *extra]
@@ -66,6 +78,18 @@ def http_server(home: Path, *extra: str, log: Path) -> Any:
         finally:
             proc.terminate()
             proc.wait(timeout=10)
+
+
+def print_token(home: Path, *flags: str) -> str:
+    """The token ``jupyter-memory mcp --print-token`` (or ``--rotate-token``) prints."""
+    done = subprocess.run(
+        [sys.executable, *server_argv(home, *(flags or ("--print-token",)))],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
 
 
 def text_of(result: Any) -> str:

@@ -4,7 +4,8 @@ A Jupyter AI chat is its chat file (the persona and the tools of that chat
 share one allowance, other chats have their own, a restarted server keeps the
 count); a ``%%ask`` conversation lasts until ``%%ask --new`` or a new kernel
 session (tests/magics/test_ask_conversations.py). The stdio MCP client
-session is covered by test_mcp_proposal_allowance.
+session is covered by test_mcp_proposal_allowance, an HTTP client's token by
+test_mcp_http_token.
 """
 
 from __future__ import annotations
@@ -87,36 +88,6 @@ def test_the_persona_and_the_tools_of_one_chat_share_its_allowance(
         assert a.conversation != b.conversation != base.conversation
     finally:
         jupyter_ai_tools.reset_shared_access(None)
-
-
-@pytest.mark.anyio
-async def test_each_http_client_session_is_one_conversation(
-    memory_home: Path, tmp_path: Path
-) -> None:
-    """Over streamable HTTP a conversation is the client's MCP session, not the server process."""
-    from agents_helpers import data_of, http_server, text_of
-    from mcp import ClientSession
-
-    from jupyter_memory.agents import mcp_compat
-
-    _seed(memory_home)
-    args = {"kind": "rule", "evidence_quote": QUOTE}
-    with http_server(memory_home, log=tmp_path / "err.log") as url:
-        async with (
-            mcp_compat.open_http_client(url) as (read_a, write_a),
-            ClientSession(read_a, write_a) as a,
-            mcp_compat.open_http_client(url) as (read_b, write_b),
-            ClientSession(read_b, write_b) as b,
-        ):
-            await a.initialize()
-            await b.initialize()
-            for i in range(5):
-                queued = data_of(await a.call_tool("propose_knowledge", args | {"text": TEXTS[i]}))
-                assert queued["status"] == "queued"
-            refused = await a.call_tool("propose_knowledge", args | {"text": TEXTS[5]})
-            assert mcp_compat.is_error(refused) and "rate limit" in text_of(refused)
-            other = data_of(await b.call_tool("propose_knowledge", args | {"text": TEXTS[6]}))
-            assert other["status"] == "queued"
 
 
 @pytest.mark.anyio

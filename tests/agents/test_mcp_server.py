@@ -8,7 +8,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from agents_helpers import data_of, http_server, resource_text, server_argv, stdio_session, text_of
+from agents_helpers import (
+    INITIALIZE,
+    data_of,
+    http_server,
+    print_token,
+    resource_text,
+    server_argv,
+    stdio_session,
+    text_of,
+)
 
 from jupyter_memory import Memory
 from jupyter_memory.agents import mcp_compat
@@ -133,7 +142,7 @@ async def test_http_server_serves_the_same_tools(
 
     with http_server(memory_home, "--project", str(project_dir), log=tmp_path / "err.log") as url:
         async with (
-            mcp_compat.open_http_client(url) as (read, write),
+            mcp_compat.open_http_client(url, print_token(memory_home)) as (read, write),
             ClientSession(read, write) as s,
         ):
             await s.initialize()
@@ -226,16 +235,7 @@ async def test_case_tools_follow_the_write_policy(memory_home: Path, workspace: 
 
 def test_stdio_stdout_carries_only_protocol_messages(memory_home: Path) -> None:
     requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
+        INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "memory_context"}},
