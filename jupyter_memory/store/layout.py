@@ -5,6 +5,7 @@ A root is the user's memory home or a project's ``.jupyter-memory`` folder.
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,3 +77,15 @@ def holds_memories(project_dir: Path) -> bool:
 def project_gitignore() -> str:
     """Contents of ``.jupyter-memory/.gitignore``: derived data is never committed."""
     return _PROJECT_GITIGNORE
+
+
+def kept_out_of_git(root: Path, path: Path) -> bool:
+    """Whether ``path`` in a project root is one our ``.gitignore`` keeps out of git.
+
+    Those (the index, the locks, temp files) are this clone's own and must be
+    private; the rest of ``.jupyter-memory/`` is the team's, and a checkout gives
+    it the mode git gives every file (docs/storage.md, "Who can read it").
+    """
+    patterns = [line.rstrip("/") for line in _PROJECT_GITIGNORE.splitlines()]
+    parts = path.relative_to(root).parts
+    return any(fnmatch.fnmatchcase(part, pat) for part in parts for pat in patterns)
