@@ -37,6 +37,16 @@ def umask_022() -> Iterator[None]:
         os.umask(old)
 
 
+@pytest.fixture(params=[0o022, 0o000], ids=["umask-022", "umask-000"])
+def any_umask(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The modes do not come from the umask: under 000 nothing would be taken away."""
+    old = os.umask(request.param)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
 def walk(top: Path) -> list[tuple[Path, int, bool]]:
     """(path, permission bits, is a folder) of ``top`` and everything below it."""
     found = []
@@ -150,7 +160,7 @@ def test_everything_written_is_private_under_umask_022(
     assert loose(tops) == [], "\n".join(loose(tops))
 
 
-def test_the_default_home_is_created_private(umask_022: None, monkeypatch, clock) -> None:
+def test_the_default_home_is_created_private(any_umask: None, monkeypatch, clock) -> None:
     monkeypatch.delenv("JUPYTER_MEMORY_HOME")
     from jupyter_memory.service.paths import default_home
 
@@ -161,7 +171,9 @@ def test_the_default_home_is_created_private(umask_022: None, monkeypatch, clock
         mem.remember("a note in the default home")
     assert loose([home]) == []
     # The Jupyter data dir above it is Jupyter's: created as usual, not made private.
-    assert stat.S_IMODE(os.lstat(home.parent).st_mode) == 0o755
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(os.lstat(home.parent).st_mode) == 0o777 & ~umask
 
 
 def _cli(*argv: str, home: Path) -> subprocess.CompletedProcess[str]:
@@ -206,3 +218,27 @@ def test_doctor_names_loose_modes_and_fix_tightens_them(
     assert stat.S_IMODE(os.lstat(project_root / "knowledge.md").st_mode) == 0o644
     again = _cli("--project", str(project_dir), "doctor", "--json", home=memory_home)
     assert again.returncode == 0 and json.loads(again.stdout)["ok"], again.stdout
+
+
+def test_a_network_project_keeps_its_lock_and_cached_index_private(
+    any_umask: None, memory_home: Path, clock, tmp_path: Path, monkeypatch
+) -> None:
+    """On a network folder the lock is a created file and the index sits in the cache."""
+    monkeypatch.setenv("JUPYTER_MEMORY_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "team-share"
+    folder.mkdir()
+    with Memory(home=memory_home, clock=clock) as mem:
+        mem.project_settings(folder, storage="network")
+    with Memory(home=memory_home, clock=clock, project=folder) as mem:
+        mem.remember("Weeks start on Monday", title="weeks", project=folder)
+        root = mem.project_root
+        assert root is not None and root.storage.kind == "network"
+        cached = root.storage.index_dir
+        assert cached is not None and cached.is_relative_to(tmp_path / "cache")
+        with root.locked():  # the netlock exists while it is held
+            assert (folder / ".jupyter-memory" / ".jupyter-memory.netlock").exists()
+            held = loose([folder / ".jupyter-memory", cached])
+        assert held == [], "\n".join(held)
+        os.chmod(cached, 0o755)
+        problems = [p.path for p in mem.doctor().problems if p.kind == "mode"]
+        assert problems == [str(cached)]
