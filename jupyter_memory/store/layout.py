@@ -6,6 +6,7 @@ A root is the user's memory home or a project's ``.jupyter-memory`` folder.
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,13 +80,19 @@ def project_gitignore() -> str:
     return _PROJECT_GITIGNORE
 
 
-def kept_out_of_git(root: Path, path: Path) -> bool:
-    """Whether ``path`` in a project root is one our ``.gitignore`` keeps out of git.
+def kept_out_of_git(parts: tuple[str, ...]) -> bool:
+    """Whether a path in a project root (its parts below it) is one our ``.gitignore``
+    keeps out of git.
 
     Those (the index, the locks, temp files) are this clone's own and must be
     private; the rest of ``.jupyter-memory/`` is the team's, and a checkout gives
     it the mode git gives every file (docs/storage.md, "Who can read it").
     """
-    patterns = [line.rstrip("/") for line in _PROJECT_GITIGNORE.splitlines()]
-    parts = path.relative_to(root).parts
-    return any(fnmatch.fnmatchcase(part, pat) for part in parts for pat in patterns)
+    return any(_IGNORED.fullmatch(part) for part in parts)
+
+
+# The .gitignore lines as one pattern over a path's parts (no slash in a line but a
+# trailing one: git matches each at any depth), for doctor over a checkout's every file.
+_IGNORED = re.compile(
+    "|".join(fnmatch.translate(line.rstrip("/")) for line in _PROJECT_GITIGNORE.splitlines())
+)

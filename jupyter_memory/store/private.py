@@ -86,32 +86,31 @@ class LooseMode:
         return DIR_MODE if self.folder else FILE_MODE
 
 
-def loose_modes(top: Path, keep: Callable[[Path], bool] | None = None) -> list[LooseMode]:
+def loose_modes(
+    top: Path, keep: Callable[[tuple[str, ...]], bool] | None = None
+) -> list[LooseMode]:
     """Every file and folder at or below ``top`` with group or other bits set, by path.
 
     Links are neither followed nor reported (doctor lists them apart, invariant 8).
-    ``keep`` says which paths to check (a project's shared files are git's: not checked);
-    a folder it passes over is still walked.
+    ``keep`` says, from a path's parts below ``top``, which to check (a project's shared
+    files are git's: not checked); a folder it passes over is still walked. Strings,
+    not paths, until something is found: a home or a checkout can hold 100k files.
     """
     found: list[LooseMode] = []
-
-    def look(path: Path, st: os.stat_result) -> None:
-        kind = stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)  # no link, socket, fifo
-        if kind and stat.S_IMODE(st.st_mode) & 0o077 and (keep is None or keep(path)):
-            found.append(LooseMode(path, stat.S_IMODE(st.st_mode), stat.S_ISDIR(st.st_mode)))
-
     try:
         st = os.lstat(top)
     except OSError:
         return found
     if not stat.S_ISDIR(st.st_mode):
         return found
-    look(top, st)
-    stack = [top]
+    if stat.S_IMODE(st.st_mode) & 0o077 and (keep is None or keep(())):
+        found.append(LooseMode(top, stat.S_IMODE(st.st_mode), True))
+    stack: list[tuple[str, tuple[str, ...]]] = [(os.fspath(top), ())]
     while stack:
-        folder = stack.pop()
+        folder, parts = stack.pop()
         try:
-            entries = list(os.scandir(folder))
+            with os.scandir(folder) as it:
+                entries = list(it)
         except OSError:
             continue  # unreadable or gone since: nothing to say about what we cannot see
         for entry in entries:
@@ -119,11 +118,15 @@ def loose_modes(top: Path, keep: Callable[[Path], bool] | None = None) -> list[L
                 st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            path = Path(entry.path)
-            look(path, st)
-            if stat.S_ISDIR(st.st_mode):
-                stack.append(path)
-    found.sort(key=lambda item: item.path)
+            is_dir = stat.S_ISDIR(st.st_mode)
+            if is_dir:
+                stack.append((entry.path, (*parts, entry.name)))
+            elif not stat.S_ISREG(st.st_mode):
+                continue  # a link, socket or fifo: not ours to judge
+            mode = stat.S_IMODE(st.st_mode)
+            if mode & 0o077 and (keep is None or keep((*parts, entry.name))):
+                found.append(LooseMode(Path(entry.path), mode, is_dir))
+    found.sort(key=lambda item: os.fspath(item.path))
     return found
 
 

@@ -102,7 +102,7 @@ class StoreRoot:
         if self.layer == "user":
             found = loose_modes(self.root)
         else:
-            found = loose_modes(self.root, lambda path: kept_out_of_git(self.root, path))
+            found = loose_modes(self.root, kept_out_of_git)
         if self.storage.index_dir is not None:
             found += loose_modes(self.storage.index_dir)
         return found
