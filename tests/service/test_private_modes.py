@@ -23,6 +23,7 @@ import pytest
 
 from jupyter_memory import Memory
 from jupyter_memory.service.cases.memory import CaseMemory
+from jupyter_memory.store.learning.digest_store import DigestStore
 
 CASE = "CASE-2026-042"
 
@@ -110,6 +111,8 @@ def one_of_everything(mem: Memory, clock, project_dir: Path, ws: Path) -> None:
     for n in range(2):  # a correction: a learning candidate, digest inbox and scenes
         _session(mem, clock, n)
     assert mem.learning_candidates(), "no learning candidate was written"
+    # A scene pool is written when an LLM digest names a new scene: its store here.
+    DigestStore(mem.home).add_scenes("sales-q3", ["sales-q3｜refund booking"])
     assert mem.semantic.wait(timeout=300), "the embedder did not finish"
     mem.doctor()
     case = CaseMemory(ws, CASE, clock=clock)
@@ -150,7 +153,7 @@ def test_everything_written_is_private_under_umask_022(
         "memories", ".old", "knowledge.md", "knowledge.md.bak", "queue", "dismissed.json",
         "settings.json", "projects.json", "notebooks.json", "audit.jsonl", "candidates.json",
         "registry.json", "person-text.json", "agent-proposals.json", "cursors.json",
-        "CURRENT", "access.sqlite", "embeddings.sqlite", ".jupyter-memory.lock",
+        "CURRENT", "access.sqlite", "embeddings.sqlite", ".jupyter-memory.lock", "inbox", "scenes",
         ".gitignore", "INDEX.md",
     }  # fmt: skip
     assert expected <= names, sorted(expected - names)
