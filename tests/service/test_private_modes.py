@@ -108,7 +108,7 @@ def one_of_everything(mem: Memory, clock, project_dir: Path, ws: Path) -> None:
         "users": {"ana": {"username": "ana"}},
     }  # fmt: skip
     (project_dir / "analysis.chat").write_text(json.dumps(chat), encoding="utf-8")
-    for n in range(2):  # a correction: a learning candidate, digest inbox and scenes
+    for n in range(2):  # a correction: a learning candidate and a digest inbox
         _session(mem, clock, n)
     assert mem.learning_candidates(), "no learning candidate was written"
     # A scene pool is written when an LLM digest names a new scene: its store here.
