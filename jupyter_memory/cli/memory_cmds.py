@@ -233,17 +233,31 @@ DOCTOR_KINDS = {
 
 def _doctor(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        report = mem.doctor()
+        report = mem.doctor(fix=args.fix)
     if args.json:
         data = report.to_dict()
-        emit_json({"ok": report.ok, "problems": data["problems"], "notices": data["notices"]})
-    else:
-        if report.ok:
-            print(tr("ok: no problems found"))
-        for p in report.problems:
+        out = {"ok": report.ok, "problems": data["problems"], "notices": data["notices"]}
+        if args.fix:
+            out["fixed"] = data.get("fixed", [])
+        emit_json(out)
+        return 0 if report.ok else 1
+    if report.ok:
+        print(tr("ok: no problems found"))
+    modes = [p for p in report.problems if p.kind == "mode"]
+    for p in report.problems:
+        if p.kind != "mode":
             print(f"{tr(DOCTOR_KINDS.get(p.kind, p.kind))}: {p.path}: {localized(p.message)}")
-        for notice in report.notices:  # e.g. which storage a team project uses, and why
-            print(tr("note: {notice}").format(notice=localized(notice)))
+    if modes:
+        # One heading, then one path a line: an old home can list every folder in it.
+        print(tr("open to group or others (`jupyter-memory doctor --fix` makes them private):"))
+        for p in modes:
+            print(f"  {p.path}: {localized(p.message)}")
+    if report.fixed:
+        print(tr("made private:"))
+        for f in report.fixed:
+            print(f"  {f.path}: {f.before:04o} → {f.after:04o}")
+    for notice in report.notices:  # e.g. which storage a team project uses, and why
+        print(tr("note: {notice}").format(notice=localized(notice)))
     return 0 if report.ok else 1
 
 
@@ -318,5 +332,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser(
         "doctor", parents=[common], help=tr("check files and index; exit 1 on problems")
+    )
+    p.add_argument(
+        "--fix",
+        action="store_true",
+        help=tr("make files and folders that others can open private (0600 / 0700)"),
     )
     p.set_defaults(func=_doctor)

@@ -25,6 +25,7 @@ from filelock import FileLock, Timeout
 from .._i18n import M_
 from ..exceptions import LinkedPathError, LockTimeoutError, StoreError
 from .links import linked, refuse_link
+from .private import FILE_MODE, make_private_dirs
 
 LOCK_TIMEOUT_S = 30.0
 LOCK_NAME = ".jupyter-memory.lock"
@@ -56,10 +57,14 @@ def _refuse(path: Path, root: Path | None) -> None:
 
 
 def ensure_dir(folder: Path, *, root: Path | None = None) -> None:
-    """Create ``folder`` (and parents), refusing a symlink on the way from ``root``."""
+    """Create ``folder`` (and parents), refusing a symlink on the way from ``root``.
+
+    What is created at or below ``root`` (or ``folder`` itself, without one) is 0700
+    (:mod:`.private`); parents above it are not ours and get the usual mode.
+    """
     _refuse(folder, root)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(folder, root if root is not None else folder)
     except OSError as exc:
         raise StoreError(
             M_(
@@ -180,7 +185,7 @@ def root_lock(
             with _held_guard:
                 _held[key] = (me, _held[key][1] - 1)
         return
-    lock = FileLock(str(root / LOCK_NAME), timeout=timeout)
+    lock = FileLock(str(root / LOCK_NAME), timeout=timeout, mode=FILE_MODE)
     try:
         lock.acquire()
     except Timeout as exc:

@@ -17,6 +17,7 @@ from .._i18n import M_
 from ..exceptions import ParseError, StoreError
 from .atomic import ensure_dir, fsync_dir
 from .links import linked, refuse_link
+from .private import open_private
 
 AUDIT_FILE = "audit.jsonl"
 
@@ -90,9 +91,9 @@ class AuditLog:
             refuse_link(self.root, self.path)
         created = not self.path.exists()
         # Read and write: the last byte is read to tell whether the log ends torn.
-        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        flags = os.O_RDWR | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
         try:
-            fd = os.open(self.path, flags, 0o644)
+            fd = open_private(self.path, flags)  # the log names every memory file: 0600
             try:
                 if _ends_torn(fd):
                     # A writer killed inside a large append left half a line: start

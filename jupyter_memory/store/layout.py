@@ -5,6 +5,8 @@ A root is the user's memory home or a project's ``.jupyter-memory`` folder.
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,3 +78,21 @@ def holds_memories(project_dir: Path) -> bool:
 def project_gitignore() -> str:
     """Contents of ``.jupyter-memory/.gitignore``: derived data is never committed."""
     return _PROJECT_GITIGNORE
+
+
+def kept_out_of_git(parts: tuple[str, ...]) -> bool:
+    """Whether a path in a project root (its parts below it) is one our ``.gitignore``
+    keeps out of git.
+
+    Those (the index, the locks, temp files) are this clone's own and must be
+    private; the rest of ``.jupyter-memory/`` is the team's, and a checkout gives
+    it the mode git gives every file (docs/storage.md, "Who can read it").
+    """
+    return any(_IGNORED.fullmatch(part) for part in parts)
+
+
+# The .gitignore lines as one pattern over a path's parts (no slash in a line but a
+# trailing one: git matches each at any depth), for doctor over a checkout's every file.
+_IGNORED = re.compile(
+    "|".join(fnmatch.translate(line.rstrip("/")) for line in _PROJECT_GITIGNORE.splitlines())
+)

@@ -52,6 +52,7 @@ from .net_holder import (
     remove_folder,
     temp_path,
 )
+from .private import DIR_MODE
 
 BREAK_SUFFIX = ".break"
 # A breaker held by another host longer than this was left by a crash there.
@@ -120,7 +121,7 @@ def try_take_breaker(lock: Path) -> Breaker | None:
     holder = new_holder()
     name = f"{host_key(socket.gethostname())}.{os.getpid()}.{holder['token']}"
     tmp = temp_path(folder.parent, socket.gethostname(), os.getpid())
-    os.mkdir(tmp)
+    os.mkdir(tmp, DIR_MODE)  # private like every folder of the store (store/private.py)
     try:
         # Not fsynced: a process killed at any point leaves the folder whole
         # or unnamed (the rename); a power cut may leave its holder empty or

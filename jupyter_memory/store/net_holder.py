@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .private import FILE_MODE
 from .process_info import process_info
 
 NET_LOCK_NAME = ".jupyter-memory.netlock"
@@ -165,7 +166,9 @@ def create_with_holder(path: Path, holder: Holder, *, durable: bool = True) -> o
 
     ``durable``: fsynced, so that after a power cut the lock names its holder.
     """
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    fd = os.open(
+        path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), FILE_MODE
+    )
     try:
         os.write(fd, json.dumps(holder).encode("utf-8"))
         if durable:

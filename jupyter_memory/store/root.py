@@ -26,7 +26,7 @@ from .atomic import (
     write_many_atomic,
     write_text_atomic,
 )
-from .layout import RootLayout
+from .layout import RootLayout, kept_out_of_git
 from .links import chain_linked, link_chain
 from .memories.files import FileStat, MemoryFiles
 from .memories.search_index import (
@@ -37,6 +37,7 @@ from .memories.search_index import (
     SearchQuery,
 )
 from .memories.sqlite_index import SqliteIndex
+from .private import LooseMode, loose_modes
 from .storage import Storage, exclusive_create_lock
 
 
@@ -90,6 +91,21 @@ class StoreRoot:
         else:
             with root_lock(self.root):
                 yield
+
+    def loose_modes(self) -> list[LooseMode]:
+        """Files and folders of this root that group or others can open (doctor).
+
+        The whole memory home; in a project only what git never carries (the index,
+        locks, temp files): the rest is the team's and keeps git's mode. A network
+        project's index in the local cache is checked whole.
+        """
+        if self.layer == "user":
+            found = loose_modes(self.root)
+        else:
+            found = loose_modes(self.root, kept_out_of_git)
+        if self.storage.index_dir is not None:
+            found += loose_modes(self.storage.index_dir)
+        return found
 
     # -- keeping the index in step with the files ---------------------------------
 

@@ -54,6 +54,7 @@ def test_unreadable_file_listed_by_doctor_and_recall_works(mem: Memory, memory_h
     good = mem.remember("still findable")
     bad = memory_home / "memories" / "2026-11-30_semantic_broken.md"
     bad.write_bytes(b"---\nid: [oops\n---\nbody")
+    bad.chmod(0o600)  # a hand-written 0644 file is doctor's other finding (test_private_modes)
     original = bad.read_bytes()
     assert [h.id for h in mem.recall("findable")] == [good.id]
     report = mem.doctor()

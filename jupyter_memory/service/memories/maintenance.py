@@ -11,9 +11,17 @@ import time
 from ..._i18n import M_
 from ...core.progress import BAR_THRESHOLD, NoProgress
 from ...exceptions import LinkedPathError, ParseError, ValidationError
+from ...store.private import tighten
 from ...store.root import StoreRoot
 from ..context import ServiceContext
-from .results import DoctorReport, EmbedReport, LayerRebuild, RebuildReport, StoreProblem
+from .results import (
+    DoctorReport,
+    EmbedReport,
+    LayerRebuild,
+    ModeFixed,
+    RebuildReport,
+    StoreProblem,
+)
 
 LINK_ADVICE = (
     "symlink below the memory store is never followed; "
@@ -39,9 +47,19 @@ class MemoryMaintenance:
             )
         return RebuildReport(layers)
 
-    def doctor(self) -> DoctorReport:
-        """Check every root; never rewrites a stored file. ``ok`` is False on any problem."""
+    def doctor(self, *, fix: bool = False) -> DoctorReport:
+        """Check every root; never rewrites a stored file. ``ok`` is False on any problem.
+
+        ``fix`` makes private (0600 / 0700) what group or others could open; nothing
+        else is changed.
+        """
         report = DoctorReport()
+        # Modes first, before the checks below open the index: SQLite gives the side
+        # files it creates a database's own mode, so a fix comes before it does.
+        modes = DoctorReport()
+        for root in self.ctx.projects.roots():
+            self._modes(root, modes, fix=fix)
+        report.fixed.extend(modes.fixed)
         for root in self.ctx.projects.roots():
             for link in root.files.symlinks():
                 report.problems.append(StoreProblem(str(link), "symlink", LINK_ADVICE))
@@ -64,7 +82,28 @@ class MemoryMaintenance:
             sum(1 for _ in audit.records())
         except ParseError as exc:
             report.problems.append(StoreProblem(str(audit.path), "audit", str(exc)))
+        report.problems.extend(modes.problems)  # listed after the problems of the content
         return report
+
+    @staticmethod
+    def _modes(root: StoreRoot, report: DoctorReport, *, fix: bool) -> None:
+        for item in root.loose_modes():
+            if fix:
+                try:
+                    tighten(item)
+                except OSError as exc:
+                    reason = exc.strerror or str(exc)
+                    message = M_("cannot make it private: {reason}", reason=reason)
+                    report.problems.append(StoreProblem(str(item.path), "mode", message))
+                    continue
+                report.fixed.append(ModeFixed(str(item.path), item.mode, item.wanted))
+                continue
+            message = M_(
+                "group or others can open it (mode {mode}); private is {wanted}",
+                mode=f"{item.mode:04o}",
+                wanted=f"{item.wanted:04o}",
+            )
+            report.problems.append(StoreProblem(str(item.path), "mode", message))
 
     def embed(self, *, rebuild: bool = False, timeout: float | None = None) -> EmbedReport:
         """Embed what is pending now (or everything with ``rebuild``) and wait for it.

@@ -86,7 +86,7 @@ class StoreProblem(MappingResult):
     """Something ``doctor`` found: a link, an unreadable file, an unreadable audit log."""
 
     path: str
-    kind: str  # "symlink", "unreadable" or "audit"
+    kind: str  # "symlink", "unreadable", "audit", "mode" (group or others can open it), …
     message: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -94,20 +94,36 @@ class StoreProblem(MappingResult):
 
 
 @dataclass(frozen=True, eq=False)
+class ModeFixed(MappingResult):
+    """A file or folder ``doctor --fix`` made private: its mode before and after."""
+
+    path: str
+    before: int
+    after: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "before": f"{self.before:04o}", "after": f"{self.after:04o}"}
+
+
+@dataclass(frozen=True, eq=False)
 class DoctorReport(MappingResult):
     problems: list[StoreProblem] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    fixed: list[ModeFixed] = field(default_factory=list)  # by ``doctor(fix=True)``
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "ok": self.ok,
             "problems": [p.to_dict() for p in self.problems],
             "notices": list(self.notices),
         }
+        if self.fixed:  # the old keys stay as they were when nothing was fixed
+            out["fixed"] = [f.to_dict() for f in self.fixed]
+        return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -26,7 +26,7 @@ from . import fresh_load
 from . import sqlite_rows as rows
 from .files import FileStat
 from .search_index import IndexSyncReport, LoadFn
-from .sqlite_db import SCHEMA, transaction
+from .sqlite_db import SCHEMA, open_db, transaction
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def fill_fresh(
     """Index every file into a new database file at ``path``, durably; removed on failure."""
     bar = progress if progress is not None and len(files) >= BAR_THRESHOLD else NoProgress()
     bar.stage(M_("rebuilding the index"), len(files))
-    con = sqlite3.connect(str(path), isolation_level=None)
+    con = open_db(path)
     try:
         # A file nobody reads until it is swapped in: no journal, no syncs, one fsync at the end.
         con.execute("PRAGMA journal_mode = OFF")

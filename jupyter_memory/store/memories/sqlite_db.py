@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ...core.memories.ranking import DEFAULT_RANKING
 from ..links import refuse_link
+from ..private import create_private_file
 
 # The production column weights (title, tags, body): each posting keeps its
 # weighted term frequency under them (``postings.w``), so ranking reads one
@@ -98,11 +99,23 @@ def connect(path: Path, root: Path) -> sqlite3.Connection:
     # SQLite opens (and creates) through links: a linked .index/ or database
     # file would put the store's text outside it (issue 19).
     refuse_link(root, path)
-    con = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
+    con = open_db(path, timeout=30.0, check_same_thread=False)
     con.execute("PRAGMA busy_timeout = 30000")
     con.execute("PRAGMA journal_mode = WAL")
     con.execute("PRAGMA synchronous = NORMAL")
     return con
+
+
+def open_db(
+    path: Path, *, timeout: float = 5.0, check_same_thread: bool = True
+) -> sqlite3.Connection:
+    """``sqlite3.connect`` (autocommit) on a file created 0600 first: SQLite would create
+    it with the umask's mode (0644: readable by everyone), and it gives the -wal, -shm
+    and -journal files the database file's mode (store/private.py)."""
+    create_private_file(path)
+    return sqlite3.connect(
+        str(path), timeout=timeout, isolation_level=None, check_same_thread=check_same_thread
+    )
 
 
 def attached(con: sqlite3.Connection, schema: str) -> bool:

@@ -46,6 +46,7 @@ from .sqlite_db import (
     SCHEMA,
     attached,
     connect,
+    open_db,
     transaction,
     ts,
 )
@@ -198,7 +199,7 @@ class SqliteIndex:
         """Create a fresh database file, point CURRENT at it, remove the old ones."""
         name = f"index-{time.time_ns()}-{os.getpid()}.sqlite"
         path = self.layout.index_dir / name
-        con = sqlite3.connect(str(path), isolation_level=None)
+        con = open_db(path)
         con.executescript(SCHEMA)
         _stamp(con)
         con.close()
