@@ -58,3 +58,16 @@ async def test_an_mcp_client_is_refused_over_stdio(memory_home: Path) -> None:
         assert "U+001B ESCAPE" in said and f"character {len(PERSON_SAID) + 1}" in said
         assert "\x1b" not in said
     assert _queue(memory_home) == []
+
+
+def test_an_agents_memory_and_case_note_are_refused_too(memory_home: Path, workspace: Path) -> None:
+    with Memory(memory_home) as mem:
+        access = AgentAccess(mem, agent="mcp", agent_writes=True, workspace=workspace)
+        with pytest.raises(HiddenTextError, match="title: holds U\\+202E .* at character 4"):
+            access.remember("Refund timing notes.", title="abc\u202etxt.exe")
+        with pytest.raises(HiddenTextError, match="text: holds U\\+009B"):
+            access.remember("Refunds \x9b31m are late.")
+        with pytest.raises(HiddenTextError, match="body: holds U\\+2066"):
+            access.case_note("CASE-2026-001", "hesitate", "退款节奏", "感觉\u2066不对")
+        assert mem.stats().to_dict()["total"] == 0
+        assert access.remember("Refunds are late\tin March.")["reviewed"] is False
