@@ -72,7 +72,7 @@ def ws(tmp_path: Path) -> Path:
 
 
 @settings(
-    max_examples=12,
+    max_examples=20,
     deadline=None,
     # no shrinking: each example writes files, and a failing one names its surface already
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
@@ -114,6 +114,7 @@ def test_no_surface_shows_a_raw_control_character(
         "cli queue": cli(capsys, "queue"),
         "cli queue --json": cli(capsys, "queue", "--json"),
         "cli context": cli(capsys, "context"),
+        "cli knowledge show": cli(capsys, "knowledge", "show"),
         "cli case list": cli(capsys, "case", "list", "--workspace", str(ws), "--case", CASE),
         "cli case index": cli(capsys, "case", "index", "--workspace", str(ws), "--case", CASE),
         "cli case search": cli(capsys, "case", "search", word, "--workspace", str(ws)),
