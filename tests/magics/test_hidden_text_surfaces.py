@@ -139,6 +139,8 @@ def test_no_surface_shows_a_raw_control_character(
         surfaces[f"{name} text/html"] = rich
     surfaces["magics printed"] = "".join(capsys.readouterr())
     assert word in surfaces["cli get"] and word in surfaces["agent block"]
+    for name in ("%recall", "proposal cards", "review cards", "%case list"):
+        assert f"<bdi>{word}" in surfaces[f"{name} text/html"], name  # isolated, not only escaped
     for name, shown in surfaces.items():
         raw = RAW.search(shown)
         assert raw is None, f"{name} carries U+{ord(raw.group(0)):04X}: {shown!r}"
