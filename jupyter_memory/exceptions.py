@@ -6,6 +6,7 @@ Hierarchy::
     ├── ValidationError          bad input from a person or agent (field named)
     │   ├── UnsafeNameError      path traversal / control chars in a slug, id or project
     │   │   └── LinkedPathError  a symlink below a storage root (never followed)
+    │   ├── HiddenTextError      agent text holding a control, escape or bidi character
     │   ├── OversizeError        input past a size cap
     │   └── ReorganizeError      a reorganized knowledge file that would lose or invent
     │                            entries (defined in core/knowledge/reorganize.py)
@@ -72,6 +73,16 @@ class ValidationError(JupyterMemoryError, ValueError):
 
 class UnsafeNameError(ValidationError):
     """A name that could escape its folder or confuse a file system."""
+
+
+class HiddenTextError(ValidationError):
+    """Text holding a character that acts instead of showing (``core/visible.py``):
+    ``code`` names it (``U+001B``), ``position`` is where it is (1-based)."""
+
+    def __init__(self, message: str, *, field: str, code: str, position: int) -> None:
+        self.code = code
+        self.position = position
+        super().__init__(message, field=field)
 
 
 class LinkedPathError(UnsafeNameError):
@@ -189,6 +200,7 @@ class UpstreamError(JupyterMemoryError):
 __all__ = [
     "ConflictError",
     "DerivedIndexError",
+    "HiddenTextError",
     "JupyterMemoryError",
     "KnowledgeConflictError",
     "LinkedPathError",

@@ -29,6 +29,7 @@ from traitlets.config import Configurable
 
 from .._i18n import N_, localized, tr
 from .._i18n.argparse_words import ArgumentParser
+from ..core.visible import visible
 from ..exceptions import JupyterMemoryError
 
 if TYPE_CHECKING:  # the service is imported on first use: %load_ext stays light
@@ -193,7 +194,7 @@ class AskMagics(Magics, Configurable):
         )
 
         def on_text(text: str) -> None:
-            sys.stdout.write(text)
+            sys.stdout.write(visible(text))  # a model's reply never drives the output's ANSI
             sys.stdout.flush()
 
         try:

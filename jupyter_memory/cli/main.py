@@ -16,7 +16,7 @@ from .._i18n import tr
 from .._i18n.argparse_words import ArgumentParser
 from .._version import __version__
 from ..exceptions import JupyterMemoryError
-from .output import fail
+from .output import fail, shown_stdout
 
 # Command modules, in help order. Each adds its sub-commands.
 COMMAND_MODULES = [
@@ -94,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with shown_stdout():  # one rule for stored text on the terminal (core/visible.py)
+            return int(args.func(args) or 0)
     except JupyterMemoryError as exc:
         return fail(args, exc)
     except KeyboardInterrupt:

@@ -13,7 +13,7 @@ from .._i18n import N_, localized, ntr, tr
 from ..core.memories.embed_progress import embedding_line
 from ..core.memories.recall_query import RecallQuery
 from ..exceptions import ValidationError
-from .output import emit_json, open_memory
+from .output import emit_json, json_text, open_memory
 from .stdin import read_stdin
 
 
@@ -166,10 +166,8 @@ def _export(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         rows = mem.export()
     if args.format == "jsonl":
-        import json
-
         for r in rows:
-            sys.stdout.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
+            sys.stdout.write(json_text(r, default=str) + "\n")
         return 0
     fields = [
         "id",

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, TextIO
 
 from .._i18n import localized, tr
+from ..core.visible import HIDDEN_KEEPING_LINES, visible
 from ..exceptions import JupyterMemoryError, UpstreamError
 
 
@@ -22,8 +25,42 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
+def json_text(value: Any, *, indent: int | None = None, default: Any = _default) -> str:
+    """JSON whose strings keep every character, none of them raw: json escapes C0
+    itself; C1 and bidi controls become ``\\u`` escapes too (the same data)."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent, default=default)
+    return HIDDEN_KEEPING_LINES.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
 def emit_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2, default=_default) + "\n")
+    sys.stdout.write(json_text(value, indent=2) + "\n")
+
+
+class _ShownStream:
+    """A command's stdout: every text written is shown as ``core/visible.py`` has it, so
+    stored text never acts on the terminal (issue 27). ``buffer`` stays the raw
+    byte channel a program owns (the MCP stdio server's JSON-RPC)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(visible(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def shown_stdout() -> Iterator[None]:
+    """Everything a command prints goes through :func:`visible` while it runs."""
+    raw = sys.stdout
+    sys.stdout = _ShownStream(raw)
+    try:
+        yield
+    finally:
+        sys.stdout = raw
 
 
 def fail(args: argparse.Namespace, exc: JupyterMemoryError) -> int:
@@ -37,9 +74,8 @@ def fail(args: argparse.Namespace, exc: JupyterMemoryError) -> int:
             payload["service"] = exc.service
         emit_json(payload)
     else:
-        sys.stderr.write(
-            tr("jupyter-memory: error: {message}").format(message=localized(exc)) + "\n"
-        )
+        message = visible(localized(exc))  # it may quote stored text
+        sys.stderr.write(tr("jupyter-memory: error: {message}").format(message=message) + "\n")
     return 1
 
 

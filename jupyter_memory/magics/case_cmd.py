@@ -14,6 +14,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from .._i18n import N_, localized, tr
+from ..core.visible import visible
 from .args import argument, joined, magic_arguments, parse
 from .render import TableResult, TextBlock
 
@@ -200,7 +201,7 @@ def _set_status(cm: Any, args: Any) -> None:
         raise UsageError(tr("%case status takes ENTRY STATE, e.g. %case status <file>.md 已纳入"))
     result = cm.set_status(args.words[0], args.words[1], actor="person")
     for message in result.localized_notice():  # nothing under the silent policy
-        print(message)
+        print(visible(message))
 
 
 def _repair(cm: Any) -> TextBlock:
@@ -243,7 +244,7 @@ def _note(cm: Any, args: Any, cell: str | None) -> None:
         actor="person",
     )
     for message in result.localized_notice():  # nothing at all under the silent policy
-        print(message)
+        print(visible(message))
 
 
 def _archive(cm: Any, args: Any) -> TextBlock:

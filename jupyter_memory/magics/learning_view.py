@@ -12,6 +12,7 @@ import html
 from typing import Any
 
 from .._i18n import N_, tr
+from ..core.visible import visible, visible_html
 from .render import STYLE
 
 
@@ -61,7 +62,7 @@ class LearningView(dict):  # type: ignore[type-arg]
             for d in cand["dismissals"]:
                 said = tr("x rejected {at}: {reason}").format(at=d["at"][:16], reason=d["reason"])
                 lines.append(f"  {said}")
-        return "\n".join(lines)
+        return visible("\n".join(lines))
 
     def _repr_html_(self) -> str:
         needed = self["thresholds"]["min_evidence"]
@@ -70,20 +71,20 @@ class LearningView(dict):  # type: ignore[type-arg]
             quotes = "".join(
                 ("<li>" if e["live"] else '<li style="opacity:.6">')
                 + f"{html.escape(e['at'][:16])} · {html.escape(e['session'])}: "
-                + f"<code>{html.escape(e['quote'])}</code></li>"
+                + f"<code>{visible_html(e['quote'])}</code></li>"
                 for e in cand["evidence_items"]
             )
             rejected = "".join(
                 "<li>"
                 + tr("rejected {at}: {reason}").format(
-                    at=html.escape(d["at"][:16]), reason=html.escape(d["reason"])
+                    at=html.escape(d["at"][:16]), reason=visible_html(d["reason"])
                 )
                 + "</li>"
                 for d in cand["dismissals"]
             )
             rows.append(
                 f"<tr><td>{html.escape(cand['status'])}</td>"
-                f"<td>{html.escape(cand['rule'])}<br><small>{html.escape(cand['key'])}</small></td>"
+                f"<td>{visible_html(cand['rule'])}<br><small>{visible_html(cand['key'])}</small></td>"
                 f"<td>{cand['confidence']:.2f}</td><td>{cand['evidence']}/{needed}</td>"
                 f"<td><ul>{quotes}{rejected}</ul></td></tr>"
             )

@@ -1,5 +1,9 @@
 """Notebook rendering of magic results: HTML (every stored string escaped) and plain text.
 
+Both show stored text by ``core/visible.py``'s one rule: control, escape and
+bidi characters appear as ``␛[8m`` or ``⟨U+202E⟩``, and each HTML cell is
+isolated in ``<bdi>``.
+
 The result objects are lists of plain dicts, so ``pandas.DataFrame(result)``
 works, and ``result.to_frame()`` gives the same with real dtypes. pandas is
 imported only by ``to_frame``.
@@ -14,6 +18,7 @@ from typing import Any
 
 from .._i18n import N_, tr
 from ..core.memories.embed_progress import embedding_line
+from ..core.visible import visible, visible_html
 
 STYLE = (
     "<style>.jm-table{border-collapse:collapse;font-size:90%}"
@@ -38,10 +43,10 @@ def cell_text(value: Any) -> str:
 def html_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], caption: str = "") -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(cell_text(r.get(c)))}</td>" for c in columns) + "</tr>"
+        "<tr>" + "".join(f"<td>{visible_html(cell_text(r.get(c)))}</td>" for c in columns) + "</tr>"
         for r in rows
     )
-    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    cap = f"<caption>{visible_html(caption)}</caption>" if caption else ""
     return f'{STYLE}<table class="jm-table">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
@@ -50,7 +55,7 @@ def text_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], width: in
         s = " ".join(s.split())
         return s if len(s) <= width else s[: width - 1] + "…"
 
-    cells = [[clip(cell_text(r.get(c))) for c in columns] for r in rows]
+    cells = [[clip(visible(cell_text(r.get(c)), lines=False)) for c in columns] for r in rows]
     widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in cells]
@@ -79,7 +84,7 @@ class TableResult(list):  # type: ignore[type-arg]
     def __repr__(self) -> str:
         if not self:
             return tr(self.empty_message)
-        head = f"{self.caption}\n" if self.caption else ""
+        head = f"{visible(self.caption)}\n" if self.caption else ""
         return head + text_table(self, self.columns)
 
     def to_frame(self) -> Any:
@@ -171,21 +176,22 @@ class StatsView(dict):  # type: ignore[type-arg]
 
     def _repr_html_(self) -> str:
         rows = "".join(
-            f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in self._pairs()
+            f"<tr><th>{html.escape(k)}</th><td>{visible_html(v)}</td></tr>"
+            for k, v in self._pairs()
         )
         return f'{STYLE}<table class="jm-table">{rows}</table>'
 
     def __repr__(self) -> str:
         pairs = self._pairs()
         width = max(len(k) for k, _ in pairs)
-        return "\n".join(f"{k.ljust(width)}  {v}" for k, v in pairs)
+        return "\n".join(f"{k.ljust(width)}  {visible(v)}" for k, v in pairs)
 
 
 class TextBlock(str):
     """A block of text shown verbatim (``%memory context``), escaped in HTML."""
 
     def _repr_html_(self) -> str:
-        return f"<pre>{html.escape(str(self))}</pre>"
+        return f"<pre>{visible_html(self)}</pre>"
 
     def __repr__(self) -> str:
-        return str(self)
+        return visible(str(self))

@@ -31,6 +31,7 @@ from typing import Any
 from .._i18n import M_
 from ..core.memories.recall_query import RecallQuery
 from ..core.names import validate_id
+from ..core.visible import refuse_hidden
 from ..exceptions import JupyterMemoryError, PolicyError, ValidationError
 from ..store.learning.chat_files import read_chat_messages
 from .knowledge.preinject import WAIT_S as PREINJECT_WAIT_S
@@ -38,6 +39,14 @@ from .memory import Memory
 from .paths import RegisteredProject
 
 DEFAULT_AGENT = "agent"
+
+
+def _refuse_hidden(**fields: object) -> None:
+    """An agent's text a person will read must show what it says (design.md invariant 12):
+    a control, escape or bidi character is refused, named, as in ``propose_knowledge``."""
+    for name, value in fields.items():
+        if isinstance(value, str):
+            refuse_hidden(value, field=name)
 
 
 class AgentAccess:
@@ -253,6 +262,7 @@ class AgentAccess:
             )
         if not self.enabled():
             raise PolicyError(M_("memory is disabled by the person; nothing is stored"))
+        _refuse_hidden(text=text, title=title)
         entry = self.memory.remember(
             text,
             title=title,
@@ -303,6 +313,7 @@ class AgentAccess:
         related entry and files."""
         if not self.enabled():
             raise PolicyError(M_("memory is disabled by the person; nothing is captured"))
+        _refuse_hidden(title=title, body=body)
         result = self._case(case).note(
             type,
             title,

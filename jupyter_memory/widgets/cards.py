@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .._i18n import N_, tr
+from ..core.visible import visible, visible_html
 from ..exceptions import JupyterMemoryError
 
 PROPOSAL_MIME = "application/vnd.jupyter-memory.proposal+json"
@@ -149,8 +150,8 @@ class CardSnapshot:
             return f'<div style="{CARD_CSS}">{head}<div>{_e(self.note)}</div></div>'
         kind = _label(KIND_LABEL, self.kind)
         body = (
-            f'<div><span style="font-weight:600">{_e(kind)}</span> · <span>{_e(self.text)}</span></div>'
-            f'<div style="{MUTED_CSS}">“{_e(self.evidence_quote)}” — {_e(self.where())}</div>'
+            f'<div><span style="font-weight:600">{_e(kind)}</span> · <span>{visible_html(self.text)}</span></div>'
+            f'<div style="{MUTED_CSS}">“{visible_html(self.evidence_quote)}” — {visible_html(self.where())}</div>'
         )
         if self.outcome:
             state = f"<div><b>{_e(self.outcome)}</b></div>"
@@ -206,7 +207,7 @@ class ProposalCards:
         return {
             PROPOSAL_MIME: {"version": PAYLOAD_VERSION, "cards": [c.to_dict() for c in cards]},
             "text/html": "".join(c.html() for c in cards),
-            "text/plain": "\n".join(c.plain_text() for c in cards),
+            "text/plain": visible("\n".join(c.plain_text() for c in cards)),
         }
 
 

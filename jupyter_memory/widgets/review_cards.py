@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .._i18n import tr
+from ..core.visible import visible, visible_html
 from ..service.learning.review_state import home_key
 
 REVIEW_MIME = "application/vnd.jupyter-memory.review+json"
@@ -103,15 +104,15 @@ class ReviewSnapshot:
             return f'<div style="{CARD_CSS}">{head}<div>{_e(self.note)}</div></div>'
         quotes = (
             "".join(
-                f'<div style="{MUTED_CSS}">“{_e(q.get("quote"))}” — {_e(q.get("source"))}</div>'
+                f'<div style="{MUTED_CSS}">“{visible_html(q.get("quote"))}” — {visible_html(q.get("source"))}</div>'
                 for q in self.quotes
             )
             or f'<div style="{MUTED_CSS}">{_e(tr("(no words of yours: from agent replies)"))}</div>'
         )
         body = (
-            f'<div><span style="font-weight:600">{_e(self.title)}</span>'
+            f'<div><span style="font-weight:600">{visible_html(self.title)}</span>'
             f' <span style="{MUTED_CSS}">{_e(self.what())}</span></div>'
-            f"<div>{_e(self.text)}</div>{quotes}"
+            f"<div>{visible_html(self.text)}</div>{quotes}"
         )
         outcome = outcome_text(self.state, self.promoted_to)
         if outcome:
@@ -169,7 +170,7 @@ class ReviewCards:
         return {
             REVIEW_MIME: {"version": PAYLOAD_VERSION, "cards": [c.to_dict() for c in cards]},
             "text/html": "".join(c.html() for c in cards),
-            "text/plain": "\n".join(c.plain_text() for c in cards),
+            "text/plain": visible("\n".join(c.plain_text() for c in cards)),
         }
 
 

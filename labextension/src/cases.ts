@@ -7,7 +7,7 @@ import {
   ICaseSummary,
   requestAPI
 } from './api';
-import { button, clear, el, setStatus } from './dom';
+import { button, clear, el, setStatus, shown } from './dom';
 import type { Trans } from './i18n';
 import type { ICase } from './schemas';
 
@@ -313,7 +313,9 @@ export class CasesView extends Widget {
         this.trans.__('evidence: %1', entry.evidence.join(', ') || '—'),
         this.trans.__('hypotheses: %1', entry.hypotheses.join(', ') || '—')
       ].join(' · ');
-      target.textContent = `${entry.title}\n${stateText(this.trans, entry.status)} · ${links}\n\n${entry.body ?? ''}`;
+      target.textContent = shown(
+        `${entry.title}\n${stateText(this.trans, entry.status)} · ${links}\n\n${entry.body ?? ''}`
+      );
     } catch (error) {
       setStatus(
         this._status,

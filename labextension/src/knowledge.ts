@@ -14,7 +14,7 @@ import {
   putJSON,
   requestAPI
 } from './api';
-import { button, clear, el, setStatus } from './dom';
+import { button, clear, el, setStatus, shown } from './dom';
 import type { Trans } from './i18n';
 import { mergeKnowledge } from './merge';
 import { IKnowledgeMergeConflict, ITeamStatus } from './schemas';
@@ -484,8 +484,8 @@ export class KnowledgeView extends Widget {
     );
     this._mineLabel.textContent = this.trans.__('Yours (this clone)');
     // Text is data: textContent, never parsed as HTML.
-    this._theirsText.textContent = merge.theirs;
-    this._mineText.textContent = merge.ours;
+    this._theirsText.textContent = shown(merge.theirs);
+    this._mineText.textContent = shown(merge.ours);
     this._conflictBox.hidden = false;
   }
 
@@ -498,8 +498,8 @@ export class KnowledgeView extends Widget {
     this._mineLabel.textContent = this.trans.__('Your unsaved text');
     this._conflictBox.hidden = theirs === null;
     // Text is data: textContent, never parsed as HTML.
-    this._theirsText.textContent = theirs?.text ?? '';
-    this._mineText.textContent = theirs ? this._editor.value : '';
+    this._theirsText.textContent = shown(theirs?.text ?? '');
+    this._mineText.textContent = theirs ? shown(this._editor.value) : '';
     this.node.dataset.conflict = theirs ? 'true' : 'false';
   }
 
@@ -572,7 +572,7 @@ export class KnowledgeView extends Widget {
 
   private onEdit(): void {
     if (this._conflict && !this._merge) {
-      this._mineText.textContent = this._editor.value;
+      this._mineText.textContent = shown(this._editor.value);
     }
     this.updateControls();
   }

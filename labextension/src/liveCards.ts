@@ -2,7 +2,7 @@ import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import type { Event } from '@jupyterlab/services';
 import { Widget } from '@lumino/widgets';
 
-import { clear, el } from './dom';
+import { clear, el, shown } from './dom';
 import type { Trans } from './i18n';
 
 /**
@@ -54,7 +54,7 @@ export abstract class CardFrame implements ILiveCard {
   }
 
   protected say(text: string, tone: 'info' | 'error' = 'info'): void {
-    this._note.textContent = text;
+    this._note.textContent = shown(text);
     this._note.dataset.tone = tone;
   }
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..._i18n import M_
 from ...exceptions import ParseError, ValidationError
+from ..visible import visible
 from .entry_format import (
     EMPTY,
     FIELD_RE,
@@ -80,7 +81,10 @@ def _split_row(line: str) -> list[str] | None:
 
 
 def entry_row(entry: CaseEntry) -> CaseIndexRow:
-    return CaseIndexRow(entry.date, entry.type, entry.title, entry.evidence, entry.status)
+    # A person reads INDEX.md: its summary shows the title's control and bidi
+    # characters (core/visible.py), and a check compares the row as shown.
+    summary = visible(entry.title, lines=False)
+    return CaseIndexRow(entry.date, entry.type, summary, entry.evidence, entry.status)
 
 
 def period_of(rows: tuple[CaseIndexRow, ...] | list[CaseIndexRow]) -> str:

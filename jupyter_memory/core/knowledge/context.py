@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..memories.context_tiers import COLD_TOKENS, HOT_TOKENS, WARM_TOKENS, MemoryTiers
+from ..visible import visible
 from .format import INFO, RULES, SECTION_TITLES, KnowledgeDoc, chars_of
 
 USER = "user"
@@ -106,9 +107,10 @@ _LT_FORMS = re.compile("[<\ufe64\uff1c]")
 
 
 def neutralize(text: str) -> str:
-    """Replace the ``<`` of anything that looks like one of our delimiters."""
+    """Replace the ``<`` of anything that looks like one of our delimiters, and show
+    control, escape and bidi characters instead of passing them on (core/visible.py)."""
     if not _LT_FORMS.search(text):
-        return text
+        return visible(text)
     # Match on what a reader sees (invisible characters dropped, full-width
     # forms like ＜／ａｐｐｒｏｖｅｄ folded by NFKC) and escape in the
     # original text, which is otherwise kept as stored: ``origin[i]`` is the
@@ -122,7 +124,7 @@ def neutralize(text: str) -> str:
     out = list(text)
     for match in _LOOKALIKE.finditer("".join(seen)):
         out[origin[match.start()]] = "&lt;"
-    return "".join(out)
+    return visible("".join(out))
 
 
 @dataclass(frozen=True)
@@ -283,7 +285,8 @@ def expand_catalog(sources: Iterable[LayerSource], labels: Sequence[str]) -> Exp
         for source in docs:
             for name in (RULES, INFO):
                 for entry in source.doc.section(name):
-                    if entry.text == label:
+                    # the agent may only know the label as the block showed it
+                    if label in (entry.text, visible(entry.text)):
                         found.append(ExpandedEntry(label, source.layer, name, entry.children))
                         hit.add(label)
     return ExpandResult(found, [label for label in dict.fromkeys(wanted) if label not in hit])

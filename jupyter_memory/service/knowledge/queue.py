@@ -24,6 +24,7 @@ from ...core.knowledge.extract import (
 )
 from ...core.knowledge.proposals import KINDS, LAYERS, SOURCES, Proposal, build_proposal
 from ...core.llm import extraction_prompt, parse_extraction
+from ...core.visible import refuse_hidden
 from ...exceptions import ParseError, PolicyError, ValidationError
 from ...store.knowledge.proposal_allowance import ProposalAllowance
 from ...store.knowledge.queue import QueueStore
@@ -234,6 +235,11 @@ class KnowledgeQueue:
         """The agent's only knowledge-writing tool: into the queue, never into context."""
         if not self.ctx.settings.enabled:
             raise PolicyError(M_("memory is disabled: agent proposals are paused"))
+        # What a reviewer reads must be what the text is: an agent's text or quote
+        # holding a control, escape or bidi character is refused, naming it.
+        for value, name in ((text, "text"), (evidence_quote, "evidence_quote")):
+            if isinstance(value, str):  # a non-string is refused by propose, as before
+                refuse_hidden(value, field=name)
         if project is not None:
             # An agent may name a project the person already uses, never a new folder.
             project = self.ctx.projects.registered(project)
