@@ -17,7 +17,7 @@ from ..core.frontmatter_io import render_memory
 from ..core.memories.models import MemoryEntry, content_hash, file_name
 from ..core.names import slugify
 from ..core.progress import Progress, ProgressFactory
-from ..exceptions import NotFoundError, StoreError
+from ..exceptions import LockTimeoutError, NotFoundError, StoreError
 from .atomic import (
     ensure_dir,
     remove_stale_temp_files,
@@ -26,6 +26,7 @@ from .atomic import (
     write_many_atomic,
     write_text_atomic,
 )
+from .deadline import remaining
 from .layout import RootLayout
 from .links import chain_linked, link_chain
 from .memories.files import FileStat, MemoryFiles
@@ -84,11 +85,13 @@ class StoreRoot:
         ensure_dir(self.root)
         if self._gitignore is not None and not (self.root / ".gitignore").exists():
             write_text_atomic(self.root / ".gitignore", self._gitignore, root=self.root)
+        # What a busy answer names (REST's 503): the person's home or a project.
+        name = "home lock" if self.layer == "user" else "project lock"
         if self.storage.lock == "exclusive-create":
-            with exclusive_create_lock(self.root):
+            with exclusive_create_lock(self.root, name=name):
                 yield
         else:
-            with root_lock(self.root):
+            with root_lock(self.root, name=name):
                 yield
 
     # -- keeping the index in step with the files ---------------------------------
@@ -122,12 +125,21 @@ class StoreRoot:
         if mtime is None and not self.layout.index_dir.exists():
             self._synced_dir_mtime = None
             return None
-        with self.locked():
-            stale: list[Path] = []
-            report = self.index.sync(self.files.scan(stale), self.files.read, self._progress())
-            for tmp in stale:
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
+        try:
+            with self.locked():
+                stale: list[Path] = []
+                report = self.index.sync(self.files.scan(stale), self.files.read, self._progress())
+                for tmp in stale:
+                    with contextlib.suppress(OSError):
+                        tmp.unlink()
+        except LockTimeoutError:
+            # A writer holds the root past this request's deadline: answer from the
+            # index as the last writer left it (SQLite commits whole transactions),
+            # and sync on the next look. Without a deadline, or an index, the wait
+            # failing is the error.
+            if remaining() is None or not self.layout.index_dir.exists():
+                raise
+            return None
         self._synced_dir_mtime = self._dir_mtime()
         self.last_report = report
         return report

@@ -16,31 +16,19 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from filelock import FileLock, Timeout
 
+from tests.lock_holder import Holder
+from tests.server.test_rest_schemas import check
 from tests.server.test_server_queue import propose
 from tests.team.gitrepo import git, require_git
 
 DEADLINE_S = 3.0
-
-HOLDER = """
-import select, sys
-from filelock import FileLock
-lock = FileLock(sys.argv[1])
-lock.acquire()
-print("held", flush=True)
-# Hold until the test says so (a line on stdin), 10 s at most.
-select.select([sys.stdin], [], [], 10.0)
-lock.release()
-"""
 
 
 @pytest.fixture
@@ -52,35 +40,6 @@ def jp_server_config():
         },
         "JupyterMemoryServer": {"poll_interval": 0.2, "request_deadline": DEADLINE_S},
     }
-
-
-class Holder:
-    """Another process holding one of our lock files until :meth:`release`."""
-
-    def __init__(self, lock_file: Path) -> None:
-        self.lock_file = lock_file
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", HOLDER, str(lock_file)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stdout is not None and self.proc.stdout.readline() == "held\n"
-
-    def still_holding(self) -> bool:
-        """The lock is taken right now (by the holder: nothing else here takes it)."""
-        try:
-            FileLock(str(self.lock_file), timeout=0).acquire().lock.release()
-        except Timeout:
-            return True
-        return False
-
-    def release(self) -> None:
-        if self.proc.poll() is None:
-            assert self.proc.stdin is not None
-            self.proc.stdin.write("go\n")
-            self.proc.stdin.flush()
-        self.proc.wait(timeout=30)
 
 
 @pytest.fixture
@@ -127,8 +86,8 @@ async def responsive(jp_fetch: Any, ws: Any) -> None:
 
 def assert_busy(code: int, data: Any, held_by: str) -> None:
     assert code == 503, data
-    assert data["error"] == "busy" and data["held_by"].startswith(held_by), data
-    assert data["retry_after"] > 0
+    check("busy_error.json", data)
+    assert data["held_by"].startswith(held_by), data
 
 
 async def test_status_and_kernels_answer_while_memory_waits(

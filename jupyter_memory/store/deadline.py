@@ -1,0 +1,70 @@
+"""One deadline per request, read by every wait in the store (locks, git).
+
+The REST server runs each request in a worker thread under
+:func:`request_deadline`; a lock acquire or a ``git`` call in that thread waits
+at most until the deadline, so a sequence of waits is bounded in total, not
+per wait. Outside a request (kernels, the CLI) there is no deadline and each
+wait keeps its own timeout.
+
+:func:`waiting` records what the thread waits on right now (``home lock
+<path>``, ``git``), so another request queued behind it can say what holds it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+
+_local = threading.local()
+# Thread id → what that thread waits on now (read by other threads).
+_waits: dict[int, str] = {}
+
+
+@contextlib.contextmanager
+def request_deadline(at: float) -> Iterator[None]:
+    """Bound every wait in this thread by ``at`` (a ``time.monotonic()`` value)."""
+    before = getattr(_local, "deadline", None)
+    _local.deadline = at if before is None else min(at, before)
+    try:
+        yield
+    finally:
+        _local.deadline = before
+
+
+def remaining() -> float | None:
+    """Seconds left before this thread's request deadline; ``None`` outside a request."""
+    at: float | None = getattr(_local, "deadline", None)
+    return None if at is None else at - time.monotonic()
+
+
+def bounded(timeout: float) -> tuple[float, bool]:
+    """``timeout`` cut to the request's deadline, and whether the deadline cut it."""
+    left = remaining()
+    if left is None or left >= timeout:
+        return timeout, False
+    return max(left, 0.0), True
+
+
+@contextlib.contextmanager
+def waiting(what: str) -> Iterator[None]:
+    """Say what this thread waits on while the block runs (see :func:`waited_on`)."""
+    me = threading.get_ident()
+    before = _waits.get(me)
+    _waits[me] = what
+    try:
+        yield
+    finally:
+        if before is None:
+            _waits.pop(me, None)
+        else:
+            _waits[me] = before
+
+
+def waited_on(thread_id: int | None) -> str | None:
+    """What the thread ``thread_id`` waits on now, if it said (:func:`waiting`)."""
+    return _waits.get(thread_id) if thread_id is not None else None
+
+
+__all__ = ["bounded", "remaining", "request_deadline", "waited_on", "waiting"]
