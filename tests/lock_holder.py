@@ -14,8 +14,8 @@ from filelock import FileLock
 lock = FileLock(sys.argv[1])
 lock.acquire()
 print("held", flush=True)
-# Hold until the test says so (a line on stdin), 10 s at most.
-select.select([sys.stdin], [], [], 10.0)
+# Hold until the test says so (a line on stdin), or at most argv[2] seconds.
+select.select([sys.stdin], [], [], float(sys.argv[2]))
 lock.release()
 """
 
@@ -23,11 +23,11 @@ lock.release()
 class Holder:
     """Holds ``lock_file`` (a ``root_lock`` file) in a child process until :meth:`release`."""
 
-    def __init__(self, lock_file: Path) -> None:
+    def __init__(self, lock_file: Path, most: float = 10.0) -> None:
         self.lock_file = lock_file
         lock_file.parent.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", HOLDER, str(lock_file)],
+            [sys.executable, "-c", HOLDER, str(lock_file), str(most)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
