@@ -26,7 +26,7 @@ from .atomic import (
     write_many_atomic,
     write_text_atomic,
 )
-from .deadline import remaining
+from .deadline import remaining, waiting
 from .layout import RootLayout
 from .links import chain_linked, link_chain
 from .memories.files import FileStat, MemoryFiles
@@ -126,7 +126,9 @@ class StoreRoot:
             self._synced_dir_mtime = None
             return None
         try:
-            with self.locked():
+            # A long sync (thousands of files a pull brought) is what a request
+            # queued behind this one is told it waits on.
+            with self.locked(), waiting(f"index sync {self.layout.index_dir}"):
                 stale: list[Path] = []
                 report = self.index.sync(self.files.scan(stale), self.files.read, self._progress())
                 for tmp in stale:
