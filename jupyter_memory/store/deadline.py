@@ -33,6 +33,18 @@ def request_deadline(at: float) -> Iterator[None]:
         _local.deadline = before
 
 
+@contextlib.contextmanager
+def past_deadline() -> Iterator[None]:
+    """Lift the request's deadline for a block that finishes a write already made:
+    a busy answer then would say nothing was written when something was."""
+    before = getattr(_local, "deadline", None)
+    _local.deadline = None
+    try:
+        yield
+    finally:
+        _local.deadline = before
+
+
 def remaining() -> float | None:
     """Seconds left before this thread's request deadline; ``None`` outside a request."""
     at: float | None = getattr(_local, "deadline", None)
@@ -67,4 +79,4 @@ def waited_on(thread_id: int | None) -> str | None:
     return _waits.get(thread_id) if thread_id is not None else None
 
 
-__all__ = ["bounded", "remaining", "request_deadline", "waited_on", "waiting"]
+__all__ = ["bounded", "past_deadline", "remaining", "request_deadline", "waited_on", "waiting"]

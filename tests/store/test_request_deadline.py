@@ -80,3 +80,29 @@ def test_a_read_answers_from_the_index_while_a_writer_holds_the_home(tmp_path: P
         # The last consistent index answered; the outside write is found once it is free.
         assert [h.text for h in hits] == ["Revenue excludes refunds"]
         assert [h.text for h in reader.recall("freight")] == ["Freight is cost of goods sold"]
+
+
+def test_the_git_add_after_a_resolving_save_is_not_cut_by_the_deadline(tmp_path: Path) -> None:
+    """The file is written by then: a busy answer would say nothing was."""
+    from jupyter_memory.service.knowledge.files import mark_resolved
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "Ana")
+    git(repo, "config", "user.email", "ana@example.org")
+    kfile = repo / "knowledge.md"
+    kfile.write_text("- base\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    git(repo, "checkout", "-q", "-b", "other")
+    kfile.write_text("- theirs\n")
+    git(repo, "commit", "-q", "-am", "other")
+    git(repo, "checkout", "-q", "main")
+    kfile.write_text("- ours\n")
+    git(repo, "commit", "-q", "-am", "mine")
+    assert git(repo, "merge", "--no-edit", "other", check=False).returncode != 0
+    kfile.write_text("- ours and theirs\n")  # the save that resolves it
+    with request_deadline(time.monotonic()):  # spent: the save took all of it
+        mark_resolved(kfile)
+    assert git(repo, "ls-files", "--unmerged").stdout == ""
