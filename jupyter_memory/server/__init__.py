@@ -76,9 +76,9 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     web_app.add_handlers(".*$", route_table(web_app.settings["base_url"]))
 
     def poll() -> None:
-        # Skipped while a request works (it announces its own change; the next poll
+        # Skipped while a write runs (it announces its own change; the next poll
         # sees anyone else's). The changed areas poll() returns are for tests.
-        backend.off_loop.unless_busy(backend.watcher.poll)
+        backend.off_loop.unless_writing(backend.watcher.poll)
 
     poller = PeriodicCallback(poll, config.poll_interval * 1000)
     poller.start()

@@ -14,7 +14,7 @@ from ..service.memory import Memory
 from ..store.mtimes import folder_fingerprint
 from .changes import SCHEMA_ID, ChangeWatcher
 from .jsonable import to_jsonable
-from .off_loop import OffLoop
+from .off_loop import OffLoop, reading
 from .reorganize_jobs import ReorganizeJob, ReorganizeJobs
 
 
@@ -30,15 +30,27 @@ class MemoryBackend:
         workers: int = 4,
         request_deadline: float = 5.0,
     ) -> None:
-        self.memory = Memory(home=home)
+        self._writer = Memory(home=home)
+        self._reader: Memory | None = None
         self.off_loop = OffLoop(workers=workers, deadline=request_deadline)
         self.workspace = workspace
         self.event_logger = event_logger
         self.log = log
-        self.watcher = ChangeWatcher(self.memory, self._emit)
-        self.jobs = ReorganizeJobs(str(self.memory.home), reorganize_timeout, self._job_done)
+        self.watcher = ChangeWatcher(self._writer, self._emit)
+        self.jobs = ReorganizeJobs(str(self._writer.home), reorganize_timeout, self._job_done)
         self._idle_run: threading.Thread | None = None
         self._queue_cache: tuple[Any, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
+
+    @property
+    def memory(self) -> Memory:
+        """The server's ``Memory``; in a read (server/off_loop.py) a second one on the same
+        home, so a read never waits behind a write of this server (as with another
+        process, each sees the other's writes through the files and the index)."""
+        if not reading():
+            return self._writer
+        if self._reader is None:  # one read at a time: made once
+            self._reader = Memory(home=str(self._writer.home))
+        return self._reader
 
     def _proposals(self) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
         """(pending, every proposal by id) as JSON data, re-read only when the queue folder
@@ -101,6 +113,8 @@ class MemoryBackend:
     def close(self) -> None:
         """The server stops: no more work for the pool."""
         self.off_loop.shutdown()
+        if self._reader is not None:
+            self._reader.close()
 
     def changed(self, area: str, reason: str, **details: str | None) -> None:
         self.watcher.announce(area, reason, **details)

@@ -60,7 +60,8 @@ def off_loop(verb: Callable[..., None]) -> Callable[..., Awaitable[None]]:
     async def run(self: MemoryHandler, *args: Any) -> None:
         self._deferred = True
         try:
-            await self.backend.off_loop.run(lambda: verb(self, *args))
+            read = self.request.method in ("GET", "HEAD")  # no GET changes anything
+            await self.backend.off_loop.run(lambda: verb(self, *args), read=read)
         finally:
             self._deferred = False
         if self._pending is not None:

@@ -8,9 +8,12 @@ one bounded pool owned by the extension, under a deadline
 Past the deadline the work raises :class:`LockTimeoutError` or
 :class:`BusyError` and the route answers ``503 busy`` naming what held it.
 
-The server's one ``Memory`` was only ever used by one thread at a time (the
-loop's); the guard keeps it so. A request that cannot have the guard before
-its deadline is busy too, naming what the request holding it waits on.
+Two lanes, each one request at a time (a ``Memory`` was only ever used by one
+thread at a time, the loop's): writes share the server's ``Memory``, reads a
+second one on the same home (server/backend.py), so a read never queues
+behind a write waiting for a lock; it answers from the index as the last
+writer left it. A request that cannot have its lane before its deadline is
+busy too, naming what the request ahead waits on.
 """
 
 from __future__ import annotations
@@ -28,26 +31,39 @@ from ..store.deadline import request_deadline, waited_on
 
 T = TypeVar("T")
 
+_lane = threading.local()
+
+
+def reading() -> bool:
+    """Whether this thread runs a read (a GET) for a route right now."""
+    return bool(getattr(_lane, "read", False))
+
+
+class _Lane:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.holder: int | None = None  # the thread id running in it
+
 
 class OffLoop:
     def __init__(self, *, workers: int, deadline: float) -> None:
         self.deadline = deadline
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="jupyter-memory")
-        self._guard = threading.Lock()
-        self._holder: int | None = None  # the thread id holding the guard
+        self._read, self._write = _Lane(), _Lane()
         # The server's loop (noted by run()): what a worker announces is emitted there.
         self.loop: asyncio.AbstractEventLoop | None = None
 
-    async def run(self, work: Callable[[], T]) -> T:
+    async def run(self, work: Callable[[], T], *, read: bool = False) -> T:
         """``work()`` in a worker thread, bounded by this request's deadline (from now)."""
         at = time.monotonic() + self.deadline
         self.loop = asyncio.get_running_loop()
-        return await self.loop.run_in_executor(self._pool, self._call, work, at)
+        return await self.loop.run_in_executor(self._pool, self._call, work, at, read)
 
-    def _call(self, work: Callable[[], T], at: float) -> T:
-        with request_deadline(at):
-            if not self._guard.acquire(timeout=max(at - time.monotonic(), 0.0)):
-                held_by = waited_on(self._holder) or "another memory request"
+    def _call(self, work: Callable[[], T], at: float, read: bool) -> T:
+        lane = self._read if read else self._write
+        with request_deadline(at, read=read):
+            if not lane.lock.acquire(timeout=max(at - time.monotonic(), 0.0)):
+                held_by = waited_on(lane.holder) or "another memory request"
                 raise BusyError(
                     M_(
                         "the server's memory is busy ({held_by}); try again in a moment",
@@ -56,23 +72,23 @@ class OffLoop:
                     held_by=held_by,
                     retry_after=max(1.0, round(self.deadline / 2)),
                 )
-            self._holder = threading.get_ident()
+            lane.holder, _lane.read = threading.get_ident(), read
             try:
                 return work()
             finally:
-                self._holder = None
-                self._guard.release()
+                lane.holder, _lane.read = None, False
+                lane.lock.release()
 
-    def unless_busy(self, work: Callable[[], T]) -> T | None:
-        """``work()`` now, in the caller's thread, unless a request holds the memory
-        (then ``None``, at once): the change watcher's poll, which must not see a
-        request's write before the request announces it as its own."""
-        if not self._guard.acquire(blocking=False):
+    def unless_writing(self, work: Callable[[], T]) -> T | None:
+        """``work()`` now, in the caller's thread, unless a write runs (then ``None``, at
+        once): the change watcher's poll, which must not see a request's write before
+        the request announces it as its own."""
+        if not self._write.lock.acquire(blocking=False):
             return None
         try:
             return work()
         finally:
-            self._guard.release()
+            self._write.lock.release()
 
     def shutdown(self) -> None:
         """Stop taking work; what runs finishes within its deadline."""

@@ -23,14 +23,25 @@ _waits: dict[int, str] = {}
 
 
 @contextlib.contextmanager
-def request_deadline(at: float) -> Iterator[None]:
-    """Bound every wait in this thread by ``at`` (a ``time.monotonic()`` value)."""
-    before = getattr(_local, "deadline", None)
-    _local.deadline = at if before is None else min(at, before)
+def request_deadline(at: float, *, read: bool = False) -> Iterator[None]:
+    """Bound every wait in this thread by ``at`` (a ``time.monotonic()`` value).
+
+    ``read``: the request only reads, so an index sync that would wait for a
+    writer is skipped and the index answers as the last writer left it
+    (:func:`stale_index_ok`).
+    """
+    before = getattr(_local, "deadline", None), getattr(_local, "read", False)
+    _local.deadline = at if before[0] is None else min(at, before[0])
+    _local.read = read
     try:
         yield
     finally:
-        _local.deadline = before
+        _local.deadline, _local.read = before
+
+
+def stale_index_ok() -> bool:
+    """In a read request: the last consistent index may answer instead of a sync."""
+    return bool(getattr(_local, "read", False)) and getattr(_local, "deadline", None) is not None
 
 
 @contextlib.contextmanager
@@ -79,4 +90,12 @@ def waited_on(thread_id: int | None) -> str | None:
     return _waits.get(thread_id) if thread_id is not None else None
 
 
-__all__ = ["bounded", "past_deadline", "remaining", "request_deadline", "waited_on", "waiting"]
+__all__ = [
+    "bounded",
+    "past_deadline",
+    "remaining",
+    "request_deadline",
+    "stale_index_ok",
+    "waited_on",
+    "waiting",
+]

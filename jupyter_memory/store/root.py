@@ -19,6 +19,7 @@ from ..core.names import slugify
 from ..core.progress import Progress, ProgressFactory
 from ..exceptions import LockTimeoutError, NotFoundError, StoreError
 from .atomic import (
+    LOCK_TIMEOUT_S,
     ensure_dir,
     remove_stale_temp_files,
     root_lock,
@@ -26,7 +27,7 @@ from .atomic import (
     write_many_atomic,
     write_text_atomic,
 )
-from .deadline import remaining, waiting
+from .deadline import stale_index_ok, waiting
 from .layout import RootLayout
 from .links import chain_linked, link_chain
 from .memories.files import FileStat, MemoryFiles
@@ -81,17 +82,17 @@ class StoreRoot:
         return self._engine(self.layout)
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
         ensure_dir(self.root)
         if self._gitignore is not None and not (self.root / ".gitignore").exists():
             write_text_atomic(self.root / ".gitignore", self._gitignore, root=self.root)
         # What a busy answer names (REST's 503): the person's home or a project.
         name = "home lock" if self.layer == "user" else "project lock"
         if self.storage.lock == "exclusive-create":
-            with exclusive_create_lock(self.root, name=name):
+            with exclusive_create_lock(self.root, timeout, name=name):
                 yield
         else:
-            with root_lock(self.root, name=name):
+            with root_lock(self.root, timeout, name=name):
                 yield
 
     # -- keeping the index in step with the files ---------------------------------
@@ -125,21 +126,25 @@ class StoreRoot:
         if mtime is None and not self.layout.index_dir.exists():
             self._synced_dir_mtime = None
             return None
+        # A read request does not wait for a writer holding the root: the index
+        # answers as the last writer left it (SQLite commits whole transactions)
+        # and the sync is done on a later look. Without an index there is nothing
+        # to answer from: then it waits like any other.
+        stale_ok = stale_index_ok() and self.layout.index_dir.exists()
         try:
             # A long sync (thousands of files a pull brought) is what a request
             # queued behind this one is told it waits on.
-            with self.locked(), waiting(f"index sync {self.layout.index_dir}"):
+            with (
+                self.locked(timeout=0.0 if stale_ok else LOCK_TIMEOUT_S),
+                waiting(f"index sync {self.layout.index_dir}"),
+            ):
                 stale: list[Path] = []
                 report = self.index.sync(self.files.scan(stale), self.files.read, self._progress())
                 for tmp in stale:
                     with contextlib.suppress(OSError):
                         tmp.unlink()
         except LockTimeoutError:
-            # A writer holds the root past this request's deadline: answer from the
-            # index as the last writer left it (SQLite commits whole transactions),
-            # and sync on the next look. Without a deadline, or an index, the wait
-            # failing is the error.
-            if remaining() is None or not self.layout.index_dir.exists():
+            if not stale_ok:
                 raise
             return None
         self._synced_dir_mtime = self._dir_mtime()

@@ -107,11 +107,18 @@ async def test_status_and_kernels_answer_while_memory_waits(
     assert (await kernel_info(ws))["status"] == "ok"
 
     # 1. Another process holds the home lock: an Apply waits for it, the server does not.
+    server_memory.remember("Refunds arrive two days late")  # an outside write: a sync is due
     home = Holder(memory_home / ".jupyter-memory.lock")
     holders.append(home)
     write = asyncio.ensure_future(api("POST", "queue", to_user, "apply", body={"to": "user"}))
     await asyncio.sleep(0.2)  # the Apply is in flight
     await responsive(jp_fetch, ws)
+    # A read does not queue behind the waiting write, nor wait for the sync the
+    # outside write made due: it answers from the index as it was.
+    code, found = await api("GET", "memories", params={"q": "refunds"})
+    assert code == 200 and found["count"] == 1, found
+    code, queue = await api("GET", "queue")
+    assert code == 200 and queue["count"] == 2, queue
     assert home.still_holding() and not write.done()
     code, data = await write
     assert_busy(code, data, "home lock")

@@ -72,9 +72,12 @@ def test_a_read_answers_from_the_index_while_a_writer_holds_the_home(tmp_path: P
         writer.remember("Freight is cost of goods sold")  # an outside write: a sync is due
         holder = Holder(tmp_path / "home" / LOCK_NAME)
         try:
-            with request_deadline(soon()):
+            with request_deadline(soon(), read=True):
                 hits = reader.recall("refunds", record_access=False)
             assert holder.still_holding()
+            # A write's request waits for the lock instead, until its deadline.
+            with request_deadline(soon()), pytest.raises(LockTimeoutError):
+                reader.recall("refunds", record_access=False)
         finally:
             holder.release()
         # The last consistent index answered; the outside write is found once it is free.
