@@ -112,6 +112,8 @@ async def test_status_and_kernels_answer_while_memory_waits(
     holders.append(home)
     write = asyncio.ensure_future(api("POST", "queue", to_user, "apply", body={"to": "user"}))
     await asyncio.sleep(0.2)  # the Apply is in flight
+    # A second write queues behind it and is told what the first one waits on.
+    second = asyncio.ensure_future(api("POST", "queue", to_project, "dismiss"))
     await responsive(jp_fetch, ws)
     # A read does not queue behind the waiting write, nor wait for the sync the
     # outside write made due: it answers from the index as it was.
@@ -123,6 +125,8 @@ async def test_status_and_kernels_answer_while_memory_waits(
     code, data = await write
     assert_busy(code, data, "home lock")
     assert str(memory_home) in data["held_by"]
+    code, data = await second
+    assert_busy(code, data, "home lock")
     home.release()
     code, data = await api("POST", "queue", to_user, "apply", body={"to": "user"})
     assert code == 200 and data["status"] == "applied", data
