@@ -52,6 +52,10 @@ def authorized(action: str, resource: str) -> Callable[[_VerbT], _VerbT]:
     return decorator
 
 
+# Every verb @off_loop made (a test checks that each route's verb is one, or async).
+OFF_LOOP_VERBS: set[Callable[..., Awaitable[None]]] = set()
+
+
 def off_loop(verb: Callable[..., None]) -> Callable[..., Awaitable[None]]:
     """Run a verb's body in the worker pool; its :meth:`~MemoryHandler.reply` is sent
     from the loop afterwards (tornado is not thread-safe)."""
@@ -67,6 +71,7 @@ def off_loop(verb: Callable[..., None]) -> Callable[..., Awaitable[None]]:
         if self._pending is not None:
             self.reply(*self._pending)
 
+    OFF_LOOP_VERBS.add(run)
     return run
 
 

@@ -35,3 +35,26 @@ async def test_a_write_behind_a_waiting_write_is_busy_naming_what_it_waits_on() 
     assert caught.value.held_by == "home lock /h/.jupyter-memory.lock"
     assert await pool.run(reading) is False
     pool.shutdown()
+
+
+def test_every_route_verb_runs_off_the_loop() -> None:
+    """A verb left synchronous would run its memory work on the server's only loop."""
+    from jupyter_memory.server.base import OFF_LOOP_VERBS
+    from jupyter_memory.server.routes import ROUTES
+
+    def runs_off_loop(verb: object) -> bool:
+        """Through @off_loop, or written async (beneath web.authenticated and
+        @authorized, whose own wrapper is async for any verb)."""
+        chain = []
+        while verb is not None:
+            chain.append(verb)
+            verb = getattr(verb, "__wrapped__", None)
+        return asyncio.iscoroutinefunction(chain[-1]) or any(f in OFF_LOOP_VERBS for f in chain)
+
+    sync = [
+        f"{handler.__name__}.{verb}"
+        for _, handler in ROUTES
+        for verb in ("get", "put", "post", "delete", "patch")
+        if verb in vars(handler) and not runs_off_loop(vars(handler)[verb])
+    ]
+    assert sync == []
