@@ -16,7 +16,8 @@ Hierarchy::
     ├── PolicyError              refused by policy (memory disabled, write policy, rate limit)
     ├── ParseError               a stored file cannot be read (path and reason named)
     ├── StoreError               a durable write or delete failed (path named)
-    │   └── LockTimeoutError     another writer held the lock too long
+    │   └── LockTimeoutError     another writer held the lock too long (what it held named)
+    ├── BusyError                a request's deadline ran out waiting (git, another request)
     ├── DerivedIndexError        the derived index disagrees and cannot be repaired
     └── UpstreamError            a model or external service failed: unreachable,
                                  timed out, or a bad answer (service and URL named)
@@ -175,7 +176,37 @@ class StoreError(JupyterMemoryError, OSError):
 
 
 class LockTimeoutError(StoreError):
-    """Another writer held the lock longer than the timeout."""
+    """Another writer held the lock longer than the timeout.
+
+    ``held_by`` names what was held (``home lock <path>``, ``project lock <path>``):
+    REST answers it in its ``503 busy``, with ``retry_after`` seconds.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: os.PathLike[str] | str | None = None,
+        held_by: str = "lock",
+        retry_after: float = 1.0,
+    ) -> None:
+        self.held_by = held_by
+        self.retry_after = retry_after
+        super().__init__(message, path=path)
+
+
+class BusyError(JupyterMemoryError):
+    """A request's deadline ran out while something else held what it needed.
+
+    Not a lock (that is :class:`LockTimeoutError`): a slow ``git`` that spent the
+    request's budget, or another request of this server still holding the memory.
+    Nothing was written; trying again after ``retry_after`` seconds is the remedy.
+    """
+
+    def __init__(self, message: str, *, held_by: str, retry_after: float = 1.0) -> None:
+        self.held_by = held_by
+        self.retry_after = retry_after
+        super().__init__(message)
 
 
 class DerivedIndexError(JupyterMemoryError):
@@ -198,6 +229,7 @@ class UpstreamError(JupyterMemoryError):
 
 
 __all__ = [
+    "BusyError",
     "ConflictError",
     "DerivedIndexError",
     "HiddenTextError",

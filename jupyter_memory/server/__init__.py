@@ -7,11 +7,12 @@ Configure with ``c.JupyterMemoryServer.<trait>`` in a Jupyter Server config file
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 from typing import Any
 
 from tornado.ioloop import PeriodicCallback
-from traitlets import Float, Unicode
+from traitlets import Float, Int, Unicode
 from traitlets.config import Configurable
 
 from .backend import MemoryBackend
@@ -43,6 +44,13 @@ class JupyterMemoryServer(Configurable):
         config=True,
         help="A Jupyter AI chat or MCP session quiet this long is digested (its end); 0: never.",
     )
+    request_deadline = Float(
+        5.0,
+        config=True,
+        help="Seconds a /jupyter-memory/ request may wait (locks, git, other requests) "
+        "before it answers 503 busy.",
+    )
+    workers = Int(4, config=True, help="Worker threads the /jupyter-memory/ routes run in.")
     idle_check_interval = Float(
         60.0, config=True, help="Seconds between looks for agent sessions that went idle."
     )
@@ -57,13 +65,20 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
         event_logger=serverapp.event_logger,
         log=serverapp.log,
         reorganize_timeout=config.reorganize_timeout,
+        workers=config.workers,
+        request_deadline=config.request_deadline,
     )
-    web_app = serverapp.web_app
+    # A module extension has no stop hook (only ExtensionApps do): the pool is shut
+    # down with the server's web application (at exit, the interpreter joins its
+    # threads, whose work ends by its deadline).
+    weakref.finalize(web_app := serverapp.web_app, backend.close)
     web_app.settings["jupyter_memory"] = backend
     web_app.add_handlers(".*$", route_table(web_app.settings["base_url"]))
 
     def poll() -> None:
-        backend.watcher.poll()  # the changed areas it returns are for tests
+        # Skipped while a write runs (it announces its own change; the next poll
+        # sees anyone else's). The changed areas poll() returns are for tests.
+        backend.off_loop.unless_writing(backend.watcher.poll)
 
     poller = PeriodicCallback(poll, config.poll_interval * 1000)
     poller.start()

@@ -1,7 +1,9 @@
-"""What the REST handlers share: one ``Memory``, the change watcher, reorganize jobs."""
+"""What the REST handlers share: one ``Memory``, the change watcher, reorganize jobs,
+the worker pool their work runs in (server/off_loop.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from pathlib import Path
@@ -12,6 +14,7 @@ from ..service.memory import Memory
 from ..store.mtimes import folder_fingerprint
 from .changes import SCHEMA_ID, ChangeWatcher
 from .jsonable import to_jsonable
+from .off_loop import OffLoop, reading
 from .reorganize_jobs import ReorganizeJob, ReorganizeJobs
 
 
@@ -24,15 +27,30 @@ class MemoryBackend:
         event_logger: Any,
         log: logging.Logger,
         reorganize_timeout: float,
+        workers: int = 4,
+        request_deadline: float = 5.0,
     ) -> None:
-        self.memory = Memory(home=home)
+        self._writer = Memory(home=home)
+        self._reader: Memory | None = None
+        self.off_loop = OffLoop(workers=workers, deadline=request_deadline)
         self.workspace = workspace
         self.event_logger = event_logger
         self.log = log
-        self.watcher = ChangeWatcher(self.memory, self._emit)
-        self.jobs = ReorganizeJobs(str(self.memory.home), reorganize_timeout, self._job_done)
+        self.watcher = ChangeWatcher(self._writer, self._emit)
+        self.jobs = ReorganizeJobs(str(self._writer.home), reorganize_timeout, self._job_done)
         self._idle_run: threading.Thread | None = None
         self._queue_cache: tuple[Any, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
+
+    @property
+    def memory(self) -> Memory:
+        """The server's ``Memory``; in a read (server/off_loop.py) a second one on the same
+        home, so a read never waits behind a write of this server (as with another
+        process, each sees the other's writes through the files and the index)."""
+        if not reading():
+            return self._writer
+        if self._reader is None:  # one read at a time: made once
+            self._reader = Memory(home=str(self._writer.home))
+        return self._reader
 
     def _proposals(self) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
         """(pending, every proposal by id) as JSON data, re-read only when the queue folder
@@ -79,8 +97,24 @@ class MemoryBackend:
 
     def _emit(self, data: dict[str, Any]) -> None:
         self.log.debug("jupyter-memory changed: %s", data)
-        if self.event_logger is not None:
-            self.event_logger.emit(schema_id=SCHEMA_ID, data=data)
+        if self.event_logger is None:
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # a worker thread (server/off_loop.py): hand it to the loop
+            if self.off_loop.loop is not None:
+                self.off_loop.loop.call_soon_threadsafe(self._emit_now, data)
+            return
+        self._emit_now(data)
+
+    def _emit_now(self, data: dict[str, Any]) -> None:
+        self.event_logger.emit(schema_id=SCHEMA_ID, data=data)
+
+    def close(self) -> None:
+        """The server stops: no more work for the pool."""
+        self.off_loop.shutdown()
+        if self._reader is not None:
+            self._reader.close()
 
     def changed(self, area: str, reason: str, **details: str | None) -> None:
         self.watcher.announce(area, reason, **details)

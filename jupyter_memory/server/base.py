@@ -7,12 +7,18 @@ person read the memory without letting them approve knowledge:
 
 - ``jupyter_memory:read``    — list, read, search, status
 - ``jupyter_memory:approve`` — apply, dismiss, save, reorganize, switches
+
+A verb that touches the memory also carries ``@off_loop`` (innermost): its body
+runs in the extension's worker pool under the request's deadline
+(server/off_loop.py), so the server's event loop never waits on a lock, git or
+an index sync; past the deadline the answer is ``503 busy``.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from jupyter_server.auth.decorator import authorized as _authorized
@@ -46,6 +52,29 @@ def authorized(action: str, resource: str) -> Callable[[_VerbT], _VerbT]:
     return decorator
 
 
+# Every verb @off_loop made (a test checks that each route's verb is one, or async).
+OFF_LOOP_VERBS: set[Callable[..., Awaitable[None]]] = set()
+
+
+def off_loop(verb: Callable[..., None]) -> Callable[..., Awaitable[None]]:
+    """Run a verb's body in the worker pool; its :meth:`~MemoryHandler.reply` is sent
+    from the loop afterwards (tornado is not thread-safe)."""
+
+    @functools.wraps(verb)
+    async def run(self: MemoryHandler, *args: Any) -> None:
+        self._deferred = True
+        try:
+            read = self.request.method in ("GET", "HEAD")  # no GET changes anything
+            await self.backend.off_loop.run(lambda: verb(self, *args), read=read)
+        finally:
+            self._deferred = False
+        if self._pending is not None:
+            self.reply(*self._pending)
+
+    OFF_LOOP_VERBS.add(run)
+    return run
+
+
 class ApiError(web.HTTPError):
     """An HTTP error whose JSON body says what went wrong and what to do."""
 
@@ -65,6 +94,9 @@ class MemoryHandler(APIHandler):
     """Shared plumbing for the ``/jupyter-memory/`` routes."""
 
     auth_resource = READ
+    # Set while an @off_loop body runs in a worker: reply() keeps its payload for the loop.
+    _deferred = False
+    _pending: tuple[Any, int] | None = None
 
     @property
     def backend(self) -> MemoryBackend:
@@ -82,6 +114,9 @@ class MemoryHandler(APIHandler):
     # -- output ---------------------------------------------------------------------
 
     def reply(self, payload: Any, status: int = 200) -> None:
+        if self._deferred:
+            self._pending = (to_jsonable(payload), status)
+            return
         self.set_status(status)
         self.set_header("Cache-Control", "no-store")
         self.finish(json.dumps(to_jsonable(payload), ensure_ascii=False))
@@ -94,6 +129,8 @@ class MemoryHandler(APIHandler):
             self.set_status(exc.status_code)
         if isinstance(exc, ApiError):
             self.set_header("Content-Type", "application/json")
+            if "retry_after" in exc.payload:  # 503 busy: HTTP's own header says it too
+                self.set_header("Retry-After", str(max(1, round(exc.payload["retry_after"]))))
             self.finish(json.dumps(exc.payload, ensure_ascii=False))
             return
         super().write_error(status_code, **kwargs)
@@ -101,7 +138,10 @@ class MemoryHandler(APIHandler):
     def log_exception(self, typ: Any, value: Any, tb: Any) -> None:
         if isinstance(value, JupyterMemoryError):
             value = api_error_from(value)
-        if isinstance(value, ApiError) and value.status_code < 500:
+        # A busy answer is the server working as meant, not a fault to trace.
+        if isinstance(value, ApiError) and (
+            value.status_code < 500 or value.payload["error"] == "busy"
+        ):
             self.log.info("jupyter-memory %s: %s", value.status_code, value.payload["message"])
             return
         super().log_exception(typ, value, tb)

@@ -23,7 +23,7 @@ from ..core.cases.entry_format import (
 from ..exceptions import ValidationError
 from ..service.cases.memory import CaseMemory, list_cases
 from ..service.cases.search import search_cases
-from .base import READ, MemoryHandler, authorized
+from .base import READ, MemoryHandler, authorized, off_loop
 
 
 def _index_view(case: CaseMemory) -> dict[str, Any]:
@@ -51,6 +51,7 @@ def _filter(handler: MemoryHandler, name: str, allowed: Any, example: str) -> st
 class CasesHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self) -> None:
         workspace = self.backend.workspace
         query = self.get_argument("q", "").strip()
@@ -65,6 +66,7 @@ class CasesHandler(MemoryHandler):
 class CaseHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self, case_id: str) -> None:
         case = CaseMemory(self.backend.workspace, validate_case_id(case_id))
         records = case.entries(
@@ -83,6 +85,7 @@ class CaseHandler(MemoryHandler):
 class CaseEntryHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self, case_id: str, entry: str) -> None:
         case = CaseMemory(self.backend.workspace, validate_case_id(case_id))
         self.reply(case.get(entry).to_dict())

@@ -9,9 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..exceptions import (
+    BusyError,
     ConflictError,
     JupyterMemoryError,
     KnowledgeConflictError,
+    LockTimeoutError,
     NotFoundError,
     OversizeError,
     ParseError,
@@ -51,6 +53,15 @@ def status_and_payload(exc: JupyterMemoryError) -> tuple[int, dict[str, Any]]:
     if isinstance(exc, UpstreamError):
         # A model or service past this server failed (a bad gateway), not the request.
         return 502, {"message": message, "error": "upstream_failed", "service": exc.service}
+    if isinstance(exc, (BusyError, LockTimeoutError)):
+        # Another process holds what this needs (a lock, a slow git) past the request's
+        # deadline: nothing was written; the panel says so and asks again.
+        return 503, {
+            "message": message,
+            "error": "busy",
+            "retry_after": exc.retry_after,
+            "held_by": exc.held_by,
+        }
     if isinstance(exc, StoreError):
         return 500, {"message": message, "error": "write_failed", "path": str(exc.path or "")}
     return 500, {"message": message, "error": "memory_error"}

@@ -21,7 +21,7 @@ from tornado import web
 
 from ..exceptions import UnsafeNameError, ValidationError
 from ..service.memory import Memory
-from .base import APPROVE, READ, MemoryHandler, authorized
+from .base import APPROVE, READ, MemoryHandler, authorized, off_loop
 from .bodies import _Body
 
 
@@ -60,6 +60,7 @@ class FocusHandler(MemoryHandler):
 
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self) -> None:
         path = self.get_query_argument("path", "")
         if not path:
@@ -68,6 +69,7 @@ class FocusHandler(MemoryHandler):
 
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
+    @off_loop
     def put(self) -> None:
         body = self.body(FocusBody)
         notebook = self._notebook(body.path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tornado import web
 
-from .base import APPROVE, READ, ApiError, MemoryHandler, authorized
+from .base import APPROVE, READ, ApiError, MemoryHandler, authorized, off_loop
 from .bodies import EmptyBody, KnowledgeBody
 
 
@@ -17,12 +17,14 @@ class _LayerHandler(MemoryHandler):
 class KnowledgeHandler(_LayerHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self, layer: str) -> None:
         layer, project = self.target(layer)
         self.reply(self._read(layer, project))
 
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
+    @off_loop
     def put(self, layer: str) -> None:
         """Compare-and-swap: the save names the version it edits; a stale one is 409."""
         layer, project = self.target(layer)
@@ -58,6 +60,7 @@ class KnowledgeHandler(_LayerHandler):
 class StatusHandler(_LayerHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self, layer: str) -> None:
         layer, project = self.target(layer)
         self.reply(self.backend.memory.library_status(layer, project=project).to_dict())
@@ -66,18 +69,21 @@ class StatusHandler(_LayerHandler):
 class ReorganizeHandler(_LayerHandler):
     """POST starts a reorganize job (202); GET reports its progress."""
 
+    # The job itself runs in a subprocess (server/reorganize_jobs.py); the project
+    # check reads the memory, so it runs in the pool; the job starts on the loop.
+
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
-    def post(self, layer: str) -> None:
-        layer, project = self.target(layer)
+    async def post(self, layer: str) -> None:
+        layer, project = await self.backend.off_loop.run(lambda: self.target(layer))
         self.body(EmptyBody)
         job = self.backend.jobs.start(layer, project)
         self.reply(job.view(), status=202)
 
     @web.authenticated
     @authorized(action="read", resource=READ)
-    def get(self, layer: str) -> None:
-        layer, project = self.target(layer)
+    async def get(self, layer: str) -> None:
+        layer, project = await self.backend.off_loop.run(lambda: self.target(layer), read=True)
         job = self.backend.jobs.get(layer, project)
         if job is None:
             raise ApiError(404, "no reorganize has run for this file", error="not_found")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import Field
 from tornado import web
 
-from .base import APPROVE, READ, MemoryHandler, authorized
+from .base import APPROVE, READ, MemoryHandler, authorized, off_loop
 from .bodies import _Body
 
 
@@ -28,6 +28,7 @@ class RejectBody(CandidateBody):
 class LearningHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self) -> None:
         self.reply(self.backend.memory.learning_report().to_dict())
 
@@ -35,6 +36,7 @@ class LearningHandler(MemoryHandler):
 class RejectCandidateHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
+    @off_loop
     def post(self) -> None:
         body = self.body(RejectBody)
         candidate = self.backend.memory.dismiss_candidate(body.key, body.reason)
@@ -45,6 +47,7 @@ class RejectCandidateHandler(MemoryHandler):
 class PromoteCandidateHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
+    @off_loop
     def post(self) -> None:
         body = self.body(CandidateBody)
         result = self.backend.memory.promote_candidate(body.key).to_dict()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tornado import web
 
 from ..core.memories.recall_query import RecallQuery
-from .base import READ, MemoryHandler, authorized
+from .base import READ, MemoryHandler, authorized, off_loop
 
 MAX_LIMIT = 200
 # Recall ranks at most 1,000 hits (RecallQuery); the deepest page ends there.
@@ -15,6 +15,7 @@ MAX_OFFSET = 1000 - MAX_LIMIT - 1
 class MemoriesHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self) -> None:
         limit = self.int_arg("limit", 20, 1, MAX_LIMIT)
         # Later pages (issue 16): recall ranks offset + limit + 1 hits, the extra

@@ -6,7 +6,7 @@ from typing import Any
 
 from tornado import web
 
-from .base import APPROVE, READ, ApiError, MemoryHandler, authorized
+from .base import APPROVE, READ, ApiError, MemoryHandler, authorized, off_loop
 from .bodies import ApplyBody, DismissBody, EmptyBody
 from .jsonable import to_jsonable
 
@@ -31,6 +31,7 @@ MAX_QUEUE_PAGE = 500
 class QueueHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self) -> None:
         # One page (issue 16): a queue of 5,000 would freeze the panel drawing it.
         limit = self.int_arg("limit", QUEUE_PAGE, 1, MAX_QUEUE_PAGE)
@@ -59,6 +60,7 @@ class ProposalStatesHandler(MemoryHandler):
 
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self) -> None:
         ids = self.ids_arg("proposal", MAX_STATE_IDS)
         items, missing = self.backend.proposal_states(ids)
@@ -68,6 +70,7 @@ class ProposalStatesHandler(MemoryHandler):
 class ApplyHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
+    @off_loop
     def post(self, proposal_id: str) -> None:
         self.id_arg(proposal_id)
         body = self.body(ApplyBody)
@@ -82,6 +85,7 @@ class ApplyHandler(MemoryHandler):
 class DismissHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
+    @off_loop
     def post(self, proposal_id: str) -> None:
         self.id_arg(proposal_id)
         body = self.body(DismissBody)  # {} or {"reason": "…"} (kept for the self-learner)
@@ -94,6 +98,7 @@ class DismissHandler(MemoryHandler):
 class ProcessAllHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
+    @off_loop
     def post(self) -> None:
         # No layer and no project: each item goes to the layer it was suggested for.
         self.body(EmptyBody)

@@ -19,7 +19,7 @@ from tornado import web
 
 from ..exceptions import ConflictError
 from ..service.learning.review_state import home_key
-from .base import APPROVE, READ, ApiError, MemoryHandler, authorized
+from .base import APPROVE, READ, ApiError, MemoryHandler, authorized, off_loop
 from .bodies import _Body
 
 # A notebook shows at most a few dozen review cards; the extension asks in batches.
@@ -42,6 +42,7 @@ class ReviewStatesHandler(MemoryHandler):
 
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self) -> None:
         ids = self.ids_arg("memory", MAX_REVIEW_IDS)
         project = self.project_arg()
@@ -80,6 +81,7 @@ class KeepHandler(_DecisionHandler):
 
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
+    @off_loop
     def post(self, memory_id: str) -> None:
         self.decide(memory_id, self.body(ReviewBody))
 
@@ -89,6 +91,7 @@ class DiscardHandler(_DecisionHandler):
 
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
+    @off_loop
     def post(self, memory_id: str) -> None:
         self.decide(memory_id, self.body(ReviewBody))
 
@@ -98,6 +101,7 @@ class PromoteHandler(_DecisionHandler):
 
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
+    @off_loop
     def post(self, memory_id: str) -> None:
         body = self.body(PromoteBody)
         self.decide(memory_id, body, kind=body.kind)

@@ -8,7 +8,7 @@ from tornado import web
 
 from ..exceptions import NotFoundError, UnsafeNameError
 from ..service.memory import Memory
-from .base import APPROVE, READ, MemoryHandler, authorized
+from .base import APPROVE, READ, MemoryHandler, authorized, off_loop
 from .bodies import ProjectBody, SettingsBody
 
 
@@ -25,11 +25,13 @@ def switches(settings: dict[str, Any]) -> dict[str, Any]:
 class SettingsHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self) -> None:
         self.reply(switches(self.backend.memory.settings))
 
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
+    @off_loop
     def put(self) -> None:
         body = self.body(SettingsBody)
         changes = body.model_dump(exclude_none=True)
@@ -45,6 +47,7 @@ class SettingsHandler(MemoryHandler):
 class ProjectsHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self) -> None:
         known = self.backend.memory.known_projects()
         projects = [{"id": pid, "folder": folder} for pid, folder in sorted(known.items())]
@@ -52,6 +55,7 @@ class ProjectsHandler(MemoryHandler):
 
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
+    @off_loop
     def post(self) -> None:
         """Add a project by a folder under the server's root (the file browser's view)."""
         body = self.body(ProjectBody)

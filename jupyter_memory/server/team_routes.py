@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from tornado import web
 
-from .base import READ, MemoryHandler, authorized
+from .base import READ, MemoryHandler, authorized, off_loop
 
 
 class TeamHandler(MemoryHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
+    @off_loop
     def get(self) -> None:
         project = self.project_arg(required=True)
         self.reply(self.backend.memory.team_status(project).to_dict())

@@ -24,6 +24,7 @@ from filelock import FileLock, Timeout
 
 from .._i18n import M_
 from ..exceptions import LinkedPathError, LockTimeoutError, StoreError
+from .deadline import bounded, waiting
 from .links import linked, refuse_link
 from .private import FILE_MODE, make_private_dirs
 
@@ -165,9 +166,18 @@ def move_durable(src: Path, dst: Path, *, root: Path | None = None) -> None:
 
 @contextlib.contextmanager
 def root_lock(
-    root: Path, timeout: float = LOCK_TIMEOUT_S, *, within: Path | None = None
+    root: Path,
+    timeout: float = LOCK_TIMEOUT_S,
+    *,
+    within: Path | None = None,
+    name: str = "lock",
 ) -> Iterator[None]:
-    """Hold the inter-process write lock of one storage root (or of a folder ``within`` one)."""
+    """Hold the inter-process write lock of one storage root (or of a folder ``within`` one).
+
+    Waits ``timeout`` at most, and no longer than the request's deadline
+    (:mod:`.deadline`); past either a :class:`LockTimeoutError` names the lock
+    as ``<name> <lock file>`` (``home lock …``, ``project lock …``).
+    """
     ensure_dir(root, root=within)
     # The lock file is opened for writing (and truncated): never through a link.
     _refuse(root / LOCK_NAME, within)
@@ -185,14 +195,14 @@ def root_lock(
             with _held_guard:
                 _held[key] = (me, _held[key][1] - 1)
         return
-    lock = FileLock(str(root / LOCK_NAME), timeout=timeout, mode=FILE_MODE)
+    held_by = f"{name} {root / LOCK_NAME}"
+    wait, cut = bounded(timeout)
+    lock = FileLock(str(root / LOCK_NAME), timeout=wait, mode=FILE_MODE)
     try:
-        lock.acquire()
+        with waiting(held_by):
+            lock.acquire()
     except Timeout as exc:
-        raise LockTimeoutError(
-            M_("another writer held the lock for more than {timeout:.0f}s", timeout=timeout),
-            path=root,
-        ) from exc
+        raise lock_timeout(held_by, timeout, cut, path=root) from exc
     with _held_guard:
         _held[key] = (me, 1)
     try:
@@ -201,6 +211,18 @@ def root_lock(
         with _held_guard:
             _held.pop(key, None)
         lock.release()
+
+
+def lock_timeout(held_by: str, timeout: float, cut: bool, *, path: Path) -> LockTimeoutError:
+    """The error of a lock not had in time: the lock's own timeout, or the request's."""
+    if cut:
+        message = M_(
+            "{held_by} is held by another process; this request could not wait longer",
+            held_by=held_by,
+        )
+    else:
+        message = M_("another writer held the lock for more than {timeout:.0f}s", timeout=timeout)
+    return LockTimeoutError(message, path=path, held_by=held_by, retry_after=2.0)
 
 
 def remove_stale_temp_files(folder: Path, *, root: Path | None = None) -> list[Path]:

@@ -6,6 +6,11 @@ stage a resolved file and read a file's history. Nothing here commits, pulls
 or pushes: that stays the person's act. Every call runs ``git -C <folder>``
 with a timeout; a missing ``git`` or a folder outside any clone gives ``None``
 or ``[]``, never an exception, so a project without git keeps working.
+
+Inside a REST request the calls share the request's deadline (store/deadline.py):
+a sequence of slow calls stops when the request's time is spent, with a
+:class:`BusyError` naming ``git`` (REST answers ``503 busy``), instead of
+costing up to GIT_TIMEOUT_S per call.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._i18n import M_
-from ..exceptions import StoreError
+from ..exceptions import BusyError, StoreError
+from .deadline import bounded, waiting
 
 GIT_TIMEOUT_S = 30.0
 
@@ -33,17 +39,29 @@ def _run(folder: Path, *args: str, check: bool = False) -> subprocess.CompletedP
                 M_("git is not installed (it is needed for a team project)"), path=folder
             )
         return None
+    timeout, cut = bounded(GIT_TIMEOUT_S)
+    if cut and timeout <= 0:
+        raise _spent(args[0])
     try:
-        proc = subprocess.run(
-            [git, "-C", str(folder), *args],
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        with waiting("git"):
+            proc = subprocess.run(
+                [git, "-C", str(folder), *args],
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                timeout=timeout,
+                check=False,
+            )
+    except subprocess.TimeoutExpired as exc:
+        if cut:
+            raise _spent(args[0]) from exc
+        if check:
+            raise StoreError(
+                M_("git {command} failed: {exc}", command=args[0], exc=exc), path=folder
+            ) from exc
+        return None
+    except OSError as exc:
         if check:
             raise StoreError(
                 M_("git {command} failed: {exc}", command=args[0], exc=exc), path=folder
@@ -59,6 +77,14 @@ def _run(folder: Path, *args: str, check: bool = False) -> subprocess.CompletedP
             path=folder,
         )
     return proc
+
+
+def _spent(command: str) -> BusyError:
+    return BusyError(
+        M_("git {command} is slow: this request's time ran out waiting for it", command=command),
+        held_by="git",
+        retry_after=5.0,
+    )
 
 
 def _out(folder: Path, *args: str) -> str | None:

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from .._i18n import M_
 from ..exceptions import LockTimeoutError, StoreError
-from .atomic import LOCK_TIMEOUT_S, ensure_dir, fsync_dir
+from .atomic import LOCK_TIMEOUT_S, ensure_dir, fsync_dir, lock_timeout
+from .deadline import bounded, waiting
 from .net_breaker import breaker_held, try_take_breaker
 from .net_breaker import release_breaker as _release_breaker
 from .net_holder import (
@@ -172,7 +173,9 @@ def _release(root: Path, path: Path, mine: _Mine) -> None:
 
 
 @contextlib.contextmanager
-def exclusive_create_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+def exclusive_create_lock(
+    root: Path, timeout: float = LOCK_TIMEOUT_S, *, name: str = "lock"
+) -> Iterator[None]:
     """The root's write lock on a network folder: a lock file made whole by a hard link.
 
     Re-entrant within a thread (a nested ``locked()`` of the same root). A
@@ -197,23 +200,25 @@ def exclusive_create_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterat
             with _held_guard:
                 _held[key] -= 1
         return
-    deadline = time.monotonic() + timeout
+    wait, cut = bounded(timeout)  # the request's deadline, when sooner (store/deadline.py)
+    deadline = time.monotonic() + wait
     delay = 0.002
-    while (mine := _try_take(root, path)) is None:
-        if _stale(path) and _break_stale(path):
-            continue
-        if time.monotonic() > deadline:
-            raise LockTimeoutError(
-                M_(
-                    "another writer held the lock for more than {timeout:.0f}s ({path}; "
-                    "remove it if its holder is gone)",
-                    timeout=timeout,
-                    path=path,
-                ),
-                path=root,
-            )
-        time.sleep(delay)
-        delay = min(delay * 2, 0.05)
+    with waiting(f"{name} {path}"):
+        mine = _take(root, path, deadline, delay)
+    if mine is None and cut:
+        raise lock_timeout(f"{name} {path}", timeout, cut, path=root)
+    if mine is None:
+        raise LockTimeoutError(
+            M_(
+                "another writer held the lock for more than {timeout:.0f}s ({path}; "
+                "remove it if its holder is gone)",
+                timeout=timeout,
+                path=path,
+            ),
+            path=root,
+            held_by=f"{name} {path}",
+            retry_after=2.0,
+        )
     remove_dead_temps(root)
     with _held_guard:
         _held[key], _owner[key] = 1, me
@@ -224,6 +229,18 @@ def exclusive_create_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterat
             _held.pop(key, None)
             _owner.pop(key, None)
         _release(root, path, mine)
+
+
+def _take(root: Path, path: Path, deadline: float, delay: float) -> _Mine | None:
+    """Take the lock file before ``deadline`` (monotonic), or ``None``."""
+    while (mine := _try_take(root, path)) is None:
+        if _stale(path) and _break_stale(path):
+            continue
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(delay)
+        delay = min(delay * 2, 0.05)
+    return mine
 
 
 __all__ = ["EMPTY_STALE_S", "FOREIGN_STALE_S", "NET_LOCK_NAME", "exclusive_create_lock"]

@@ -17,8 +17,9 @@ from ..core.frontmatter_io import render_memory
 from ..core.memories.models import MemoryEntry, content_hash, file_name
 from ..core.names import slugify
 from ..core.progress import Progress, ProgressFactory
-from ..exceptions import NotFoundError, StoreError
+from ..exceptions import LockTimeoutError, NotFoundError, StoreError
 from .atomic import (
+    LOCK_TIMEOUT_S,
     ensure_dir,
     remove_stale_temp_files,
     root_lock,
@@ -26,6 +27,7 @@ from .atomic import (
     write_many_atomic,
     write_text_atomic,
 )
+from .deadline import stale_index_ok, waiting
 from .layout import RootLayout, kept_out_of_git
 from .links import chain_linked, link_chain
 from .memories.files import FileStat, MemoryFiles
@@ -81,15 +83,17 @@ class StoreRoot:
         return self._engine(self.layout)
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
         ensure_dir(self.root)
         if self._gitignore is not None and not (self.root / ".gitignore").exists():
             write_text_atomic(self.root / ".gitignore", self._gitignore, root=self.root)
+        # What a busy answer names (REST's 503): the person's home or a project.
+        name = "home lock" if self.layer == "user" else "project lock"
         if self.storage.lock == "exclusive-create":
-            with exclusive_create_lock(self.root):
+            with exclusive_create_lock(self.root, timeout, name=name):
                 yield
         else:
-            with root_lock(self.root):
+            with root_lock(self.root, timeout, name=name):
                 yield
 
     def loose_modes(self) -> list[LooseMode]:
@@ -138,12 +142,27 @@ class StoreRoot:
         if mtime is None and not self.layout.index_dir.exists():
             self._synced_dir_mtime = None
             return None
-        with self.locked():
-            stale: list[Path] = []
-            report = self.index.sync(self.files.scan(stale), self.files.read, self._progress())
-            for tmp in stale:
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
+        # A read request does not wait for a writer holding the root: the index
+        # answers as the last writer left it (SQLite commits whole transactions)
+        # and the sync is done on a later look. Without an index there is nothing
+        # to answer from: then it waits like any other.
+        stale_ok = stale_index_ok() and self.layout.index_dir.exists()
+        try:
+            # A long sync (thousands of files a pull brought) is what a request
+            # queued behind this one is told it waits on.
+            with (
+                self.locked(timeout=0.0 if stale_ok else LOCK_TIMEOUT_S),
+                waiting(f"index sync {self.layout.index_dir}"),
+            ):
+                stale: list[Path] = []
+                report = self.index.sync(self.files.scan(stale), self.files.read, self._progress())
+                for tmp in stale:
+                    with contextlib.suppress(OSError):
+                        tmp.unlink()
+        except LockTimeoutError:
+            if not stale_ok:
+                raise
+            return None
         self._synced_dir_mtime = self._dir_mtime()
         self.last_report = report
         return report

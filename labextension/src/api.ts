@@ -1,5 +1,8 @@
+import { Notification } from '@jupyterlab/apputils';
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
+
+import { loadTrans, Trans } from './i18n';
 
 /** The REST API of the jupyter-memory server extension, under `/jupyter-memory/`. */
 
@@ -9,6 +12,7 @@ export type Layer = 'user' | 'project';
 // are tested against (scripts/rest_schemas_ts.py): edit a schema, not these.
 export type {
   IAppliedProposal,
+  IBusyError,
   ICaseEntry,
   ICaseRow,
   ICaseSearch,
@@ -24,7 +28,7 @@ export type {
   IReorganizeJob,
   ISettings
 } from './schemas';
-import type { IKnowledgeConflict } from './schemas';
+import type { IBusyError, IKnowledgeConflict } from './schemas';
 
 /** A knowledge file's text at one version (the newer side of a conflict). */
 export type IKnowledgeVersion = IKnowledgeConflict['current'];
@@ -52,10 +56,48 @@ export function isKnowledgeConflict(
   );
 }
 
+/** A route that waited past its deadline (503 busy): nothing was written. */
+export function isBusy(
+  error: unknown
+): error is MemoryApiError & { payload: IBusyError } {
+  return (
+    error instanceof MemoryApiError &&
+    error.status === 503 &&
+    error.payload?.error === 'busy'
+  );
+}
+
+/** How often a busy route is asked again before its error is shown. */
+export const BUSY_RETRIES = 3;
+
+// The busy notice speaks the person's language once the plugin hands its bundle.
+let trans: Trans = loadTrans(null);
+let busyToast = '';
+
+export function setBusyTrans(bundle: Trans): void {
+  trans = bundle;
+}
+
+/** Say what holds the route (one notification, updated), then wait retry_after. */
+async function waitBusy(busy: IBusyError): Promise<void> {
+  const seconds = Math.max(1, Math.ceil(busy.retry_after));
+  const message = trans.__('Busy: %1, retrying…', busy.held_by);
+  const options = { autoClose: seconds * 1000 };
+  if (
+    !busyToast ||
+    !Notification.update({ id: busyToast, message, ...options })
+  ) {
+    busyToast = Notification.info(message, options);
+  }
+  await new Promise(resolve => setTimeout(resolve, seconds * 1000));
+}
+
 const settings = ServerConnection.makeSettings();
 
 /**
  * Call the API. ServerConnection.makeRequest adds the token and the XSRF header.
+ * A busy answer (503: a lock another process holds, a slow git) is asked again
+ * after its retry_after, BUSY_RETRIES times, with a notice saying what holds it.
  */
 export async function requestAPI<T>(
   path: string,
@@ -72,6 +114,26 @@ export async function requestAPI<T>(
   const url =
     URLExt.join(settings.baseUrl, 'jupyter-memory', path) +
     (qs ? `?${qs}` : '');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fetchJSON<T>(url, init);
+    } catch (error) {
+      if (!isBusy(error)) {
+        throw error;
+      }
+      if (attempt >= BUSY_RETRIES) {
+        const message = trans.__(
+          'Busy: %1. Try again in a moment.',
+          error.payload.held_by
+        );
+        throw new MemoryApiError(error.status, message, error.payload);
+      }
+      await waitBusy(error.payload);
+    }
+  }
+}
+
+async function fetchJSON<T>(url: string, init: RequestInit): Promise<T> {
   let response: Response;
   try {
     response = await ServerConnection.makeRequest(url, init, settings);

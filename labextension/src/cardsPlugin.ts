@@ -8,6 +8,7 @@ import { ITranslator } from '@jupyterlab/translation';
 // The renderer factory is registered at activation, before any notebook opens.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { CardHub, cardRendererFactory } from './cards';
+import { setBusyTrans } from './api';
 import { loadTrans } from './i18n';
 
 /**
@@ -29,7 +30,9 @@ export const cardsPlugin: JupyterFrontEndPlugin<void> = {
     rendermime: IRenderMimeRegistry,
     translator: ITranslator | null
   ) => {
-    const hub = new CardHub(loadTrans(translator));
+    const trans = loadTrans(translator);
+    setBusyTrans(trans); // Notebook 7 has no panel to hand it (api.ts)
+    const hub = new CardHub(trans);
     hub.follow(app.serviceManager.events);
     const factory = cardRendererFactory(hub);
     // Ahead of text/html (rank 50), which is only the fallback for other viewers.

@@ -17,6 +17,7 @@ import { reviewCardsPlugin } from './reviewCardsPlugin';
 // The status bar item follows the panel's focus line from the start too.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { FocusStatus } from './focus';
+import { setBusyTrans } from './api';
 import { loadTrans } from './i18n';
 
 /** The id of the Jupyter Server event the server emits when memory changed. */
@@ -76,6 +77,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
   ) => {
     // The language the person picked in JupyterLab (Settings → Language).
     const trans = loadTrans(translator);
+    setBusyTrans(trans); // the "busy, retrying…" notice of every route (api.ts)
     const panel = new MemoryPanel(trans);
     panel.title.icon = memoryIcon;
     app.shell.add(panel, 'left', { rank: 600 });

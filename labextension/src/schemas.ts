@@ -44,6 +44,19 @@ export interface IAppliedProposal {
 }
 
 /**
+ * 503 from any /jupyter-memory/ route whose wait (a lock another process holds,
+ * a slow git, another request) outlasted the request's deadline: nothing was
+ * written; ask again after retry_after seconds.
+ */
+export interface IBusyError {
+  message: string;
+  error: 'busy';
+  retry_after: number;
+  /** What held it: "home lock <lock file>", "project lock <lock file>", "git", or what another request waits on. */
+  held_by: string;
+}
+
+/**
  * One piece of a learning candidate's evidence: the session, the person's words
  * verbatim, when; live is false for evidence older than the last rejection (it
  * no longer counts).

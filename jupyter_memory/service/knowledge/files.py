@@ -25,6 +25,7 @@ from ...core.knowledge.reorganize import ReorganizeError, reorganize_doc, valida
 from ...core.llm import parse_reorganized, reorganize_prompt
 from ...exceptions import ConflictError, KnowledgeConflictError, ParseError, ValidationError
 from ...store import git
+from ...store.deadline import past_deadline
 from ...store.knowledge.files import KnowledgeFile, LoadedKnowledge
 from ...store.root import StoreRoot
 from ..context import ServiceContext
@@ -54,11 +55,13 @@ def refuse_conflicted(loaded: LoadedKnowledge) -> None:
 
 def mark_resolved(path: Path) -> None:
     """Stage a resolved knowledge file in its clone (``git add``), if git left it unmerged."""
-    top = git.toplevel(path.parent)
-    if top is not None:
-        rel = os.path.relpath(path, top)
-        if git.unmerged(top, rel):
-            git.stage(top, rel)
+    # After the save: its git calls keep their own timeouts, not the request's deadline.
+    with past_deadline():
+        top = git.toplevel(path.parent)
+        if top is not None:
+            rel = os.path.relpath(path, top)
+            if git.unmerged(top, rel):
+                git.stage(top, rel)
 
 
 def _check_version(base: object) -> str:

@@ -1,0 +1,60 @@
+"""The routes' worker pool (server/off_loop.py): a request behind another names what it waits on."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from jupyter_memory.exceptions import BusyError
+from jupyter_memory.server.off_loop import OffLoop, reading
+from jupyter_memory.store.deadline import waiting
+
+
+async def test_a_write_behind_a_waiting_write_is_busy_naming_what_it_waits_on() -> None:
+    pool = OffLoop(workers=2, deadline=0.5)
+    started, free = threading.Event(), threading.Event()
+
+    def ahead() -> str:
+        with waiting("home lock /h/.jupyter-memory.lock"):
+            started.set()
+            free.wait(30)
+        return "done"
+
+    first = asyncio.ensure_future(pool.run(ahead))
+    await asyncio.get_running_loop().run_in_executor(None, started.wait, 30)
+    try:
+        with pytest.raises(BusyError) as caught:
+            await pool.run(lambda: "never")
+        # A read has a lane of its own: it does not wait behind the write.
+        assert await pool.run(reading, read=True) is True
+    finally:
+        free.set()
+    assert await first == "done"
+    assert caught.value.held_by == "home lock /h/.jupyter-memory.lock"
+    assert await pool.run(reading) is False
+    pool.shutdown()
+
+
+def test_every_route_verb_runs_off_the_loop() -> None:
+    """A verb left synchronous would run its memory work on the server's only loop."""
+    from jupyter_memory.server.base import OFF_LOOP_VERBS
+    from jupyter_memory.server.routes import ROUTES
+
+    def runs_off_loop(verb: object) -> bool:
+        """Through @off_loop, or written async (beneath web.authenticated and
+        @authorized, whose own wrapper is async for any verb)."""
+        chain = []
+        while verb is not None:
+            chain.append(verb)
+            verb = getattr(verb, "__wrapped__", None)
+        return asyncio.iscoroutinefunction(chain[-1]) or any(f in OFF_LOOP_VERBS for f in chain)
+
+    sync = [
+        f"{handler.__name__}.{verb}"
+        for _, handler in ROUTES
+        for verb in ("get", "put", "post", "delete", "patch")
+        if verb in vars(handler) and not runs_off_loop(vars(handler)[verb])
+    ]
+    assert sync == []
