@@ -181,7 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = MODULE.read_text(encoding="utf-8") if MODULE.exists() else ""
         if current != text:
-            print(f"{MODULE} is out of date: run python scripts/vendor_gitleaks.py", file=sys.stderr)
+            print(
+                f"{MODULE} is out of date: run python scripts/vendor_gitleaks.py", file=sys.stderr
+            )
             return 1
         return 0
     MODULE.write_text(text, encoding="utf-8")

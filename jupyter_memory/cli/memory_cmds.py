@@ -28,6 +28,7 @@ def _remember(args: argparse.Namespace) -> int:
             tags=args.tags or (),
             scope=args.scope,
             agent=args.agent,
+            allow_secret=args.allow_secret,
         )
         if args.json:
             emit_json(entry.to_dict())
@@ -263,6 +264,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--tags", nargs="*")
     p.add_argument("--scope")
     p.add_argument("--agent")
+    p.add_argument(
+        "--allow-secret",
+        action="store_true",
+        help=tr("keep text that holds a secret (user layer only; agents see it redacted)"),
+    )
     p.set_defaults(func=_remember)
 
     p = sub.add_parser("recall", parents=[common], help=tr("search memories"))

@@ -92,7 +92,10 @@ def test_a_dotenv_dump_loses_every_value() -> None:
 
 def test_only_the_password_of_a_dsn_goes() -> None:
     out = redact('e = create_engine("postgresql://analyst:Sup3rS3cretPw@db.internal/sales")')
-    assert out == 'e = create_engine("postgresql://analyst:⟨redacted: dsn-password⟩@db.internal/sales")'
+    assert (
+        out
+        == 'e = create_engine("postgresql://analyst:⟨redacted: dsn-password⟩@db.internal/sales")'
+    )
 
 
 @pytest.mark.parametrize("cell", SAFE)

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from . import gitleaks_rules as gl
 from . import own_rules as own
@@ -65,7 +66,7 @@ def _global_allowed(secret: str) -> bool:
     return any(_re(r).search(secret) for r in gl.GLOBAL_REGEXES)
 
 
-def _rule_allowed(allowlists: tuple, secret: str, match: str, line: str) -> bool:
+def _rule_allowed(allowlists: tuple[Any, ...], secret: str, match: str, line: str) -> bool:
     for target, regexes, stopwords, all_needed in allowlists:
         subject = {"match": match, "line": line}.get(target, secret)
         checks = []
@@ -140,13 +141,16 @@ def _gitleaks_hits(text: str, low: str, present: frozenset[str]) -> Iterable[Sec
 
 
 def _rule_hits(
-    text: str, rule_id: str, pattern: str, min_entropy: float, group: int, allowlists: tuple
+    text: str,
+    rule_id: str,
+    pattern: str,
+    min_entropy: float,
+    group: int,
+    allowlists: tuple[Any, ...],
 ) -> Iterable[SecretHit]:
     for m in _re(pattern).finditer(text):
-        if group:
-            idx = group
-        else:  # gitleaks: the first group that matched, else the whole match
-            idx = next((i for i in range(1, len(m.groups()) + 1) if m.group(i)), 0)
+        # gitleaks: the rule's secret group, else the first group that matched, else all
+        idx = group or next((i for i in range(1, len(m.groups()) + 1) if m.group(i)), 0)
         secret = m.group(idx)
         if not secret or (min_entropy and entropy(secret) < min_entropy):
             continue
@@ -212,7 +216,11 @@ def find_secrets(text: str) -> tuple[SecretHit, ...]:
     present = _present(low)
     markers = [(m.start(), m.end()) for m in _MARKER_RE.finditer(text)]
     hits = sorted(
-        (h for h in (*_gitleaks_hits(text, low, present), *_own_hits(text, low, present)) if h.end > h.start),
+        (
+            h
+            for h in (*_gitleaks_hits(text, low, present), *_own_hits(text, low, present))
+            if h.end > h.start
+        ),
         key=lambda h: (h.start, -h.end, h.kind in _GENERIC),
     )
     merged: list[SecretHit] = []

@@ -48,6 +48,15 @@ OWN_RULES: tuple[tuple[str, str, tuple[str, ...], float, int], ...] = (
         3,
     ),
     (
+        "password-in-prose",
+        # "the password is Sup3rS3cret" — a word with letters and digits after it
+        r"(?i)(?:password|passwd|pwd|密码|口令)(?:\s+(?:is|was)\s+|\s*(?:为|是)\s*)['\"]?"
+        r"(?P<s>(?=[^\s'\"]*\d)(?=[^\s'\"]*[A-Za-z])[^\s'\"，。]{6,100})",
+        ("password", "passwd", "pwd", "密码", "口令"),
+        0.0,
+        6,
+    ),
+    (
         "bearer-token",
         r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9\-._~+/]{16,}=*)",
         ("bearer",),
@@ -73,7 +82,13 @@ OWN_RULES: tuple[tuple[str, str, tuple[str, ...], float, int], ...] = (
 
 # name = "value", name: 'value', "name": "value" (JSON), NAME=value (.env), 密码：value
 ASSIGNMENT = (
-    r"(?im)" + _NAME_EDGE + r"(?P<name>[\w.-]{0,40}?(?:" + PASSWORD_NAMES + "|" + SECRET_NAMES + r")"
+    r"(?im)"
+    + _NAME_EDGE
+    + r"(?P<name>[\w.-]{0,40}?(?:"
+    + PASSWORD_NAMES
+    + "|"
+    + SECRET_NAMES
+    + r")"
     r"[\w.-]{0,20})['\"]?\s*(?::=|=>|[:=：])\s*"
     r"(?:(?P<q>['\"])(?P<s>[^'\"\s]{6,200})(?P=q)"
     r"|(?P<u>[^\s'\"(\[{,;]{6,200})(?=\s*$))"
