@@ -229,16 +229,21 @@ DOCTOR_KINDS = {
     "unreadable": N_("unreadable"),
     "audit": N_("audit log"),
     "merge-driver": N_("merge driver"),
+    "secret": N_("secret"),
 }
 
 
 def _doctor(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
+        fixed = mem.redact_derived_secrets() if args.fix else None
         report = mem.doctor()
     if args.json:
         data = report.to_dict()
-        emit_json({"ok": report.ok, "problems": data["problems"], "notices": data["notices"]})
+        out = {"ok": report.ok, "problems": data["problems"], "notices": data["notices"]}
+        emit_json(out | ({"fixed": fixed.to_dict()} if fixed is not None else {}))
     else:
+        for path in fixed.redacted if fixed is not None else ():
+            print(tr("redacted secrets in {path}").format(path=path))
         if report.ok:
             print(tr("ok: no problems found"))
         for p in report.problems:
@@ -324,5 +329,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser(
         "doctor", parents=[common], help=tr("check files and index; exit 1 on problems")
+    )
+    p.add_argument(
+        "--fix",
+        action="store_true",
+        help=tr("first redact secrets in derived files (recorded texts, digest inbox)"),
     )
     p.set_defaults(func=_doctor)

@@ -24,7 +24,11 @@ async def _propose(home: Path, cwd: Path) -> tuple[bool, str]:
     async with stdio_session(home, "--project", "auto", cwd=cwd) as s:
         result = await s.call_tool(
             "propose_knowledge",
-            {"text": f"Connect to the warehouse with {CELL}", "kind": "rule", "evidence_quote": CELL},
+            {
+                "text": f"Connect to the warehouse with {CELL}",
+                "kind": "rule",
+                "evidence_quote": CELL,
+            },
         )
         return mcp_compat.is_error(result), text_of(result)
 
