@@ -68,6 +68,8 @@ SAFE = [
     "# the API key lives in the vault; ask Alice",
     "sort_key = lambda row: row['revenue']",
     "password_min_length = 12",
+    "!pwd\ndata2024/",
+    "# the password reset flow is documented in the wiki",
 ]
 
 
@@ -149,3 +151,11 @@ def test_the_vendored_rules_module_is_what_the_gitleaks_file_gives() -> None:
 )
 def test_go_regex_syntax_is_translated(go: str, python: str) -> None:
     assert vendor_gitleaks.translate(go) == python
+
+
+def test_a_slug_is_made_from_the_redacted_title() -> None:
+    from jupyter_memory.core.names import slugify
+
+    slug = slugify("Warehouse password sup3rs3cretpw")
+    assert "sup3rs3cretpw" not in slug and "redacted" in slug
+    assert slugify("Revenue excludes refunds") == "revenue-excludes-refunds"

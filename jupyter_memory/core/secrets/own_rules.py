@@ -51,7 +51,7 @@ OWN_RULES: tuple[tuple[str, str, tuple[str, ...], float, int], ...] = (
         "password-in-prose",
         # "the password is Sup3rS3cret", a title "password sup3rs3cretpw": a word
         # with letters and digits after the name
-        r"(?i)(?:password|passwd|pwd|密码|口令)(?:\s+(?:is|was)\s+|\s*(?:为|是)\s*|\s+)['\"]?"
+        r"(?i)(?:password|passwd|pwd|密码|口令)(?:[ \t]+(?:is|was)[ \t]+|[ \t]*(?:为|是)[ \t]*|[ \t]+)['\"]?"
         r"(?P<s>(?=[^\s'\"]*\d)(?=[^\s'\"]*[A-Za-z])[^\s'\"，。]{6,100})",
         ("password", "passwd", "pwd", "密码", "口令"),
         0.0,

@@ -133,9 +133,10 @@ class DigestService:
             if session is not None and session != key:
                 continue
             # a chat file in the project's folder belongs to that project
+            # The chat file is the person's; what the digest derives from it is redacted.
             messages = [
                 {**m, "project": m.get("project") or self.ctx.projects.project_id}
-                for m in read_chat_messages(path)
+                for m in redacted_records(read_chat_messages(path))
             ]
             done = cursors.get(f"chat:{path}", 0)
             if len(messages) <= done:
