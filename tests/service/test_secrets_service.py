@@ -90,6 +90,10 @@ def test_allow_secret_keeps_it_in_the_user_layer_with_a_redacted_file_name(
     assert PASSWORD not in everything_under(project_dir)
     context = mem.context(query="password")
     assert PASSWORD not in str(context)
+    from jupyter_memory.service.agent_access import AgentAccess
+
+    hits = AgentAccess(mem, agent="claude").recall("password")
+    assert hits and all(PASSWORD not in str(h) for h in hits)
     with pytest.raises(SecretError) as err:
         mem.remember(f"password = {PASSWORD}", scope="project", allow_secret=True)
     assert err.value.field == "scope"
