@@ -8,6 +8,7 @@ Hierarchy::
     │   │   └── LinkedPathError  a symlink below a storage root (never followed)
     │   ├── HiddenTextError      agent text holding a control, escape or bidi character
     │   ├── OversizeError        input past a size cap
+    │   ├── SecretError          text holding a secret (kinds named, never the secret)
     │   └── ReorganizeError      a reorganized knowledge file that would lose or invent
     │                            entries (defined in core/knowledge/reorganize.py)
     ├── NotFoundError            unknown id, label, project or case
@@ -102,6 +103,17 @@ class LinkedPathError(UnsafeNameError):
 
 class OversizeError(ValidationError):
     """Input larger than the cap for its kind."""
+
+
+class SecretError(ValidationError):
+    """Text that holds a secret (an API key, a password …): refused, ``kinds`` named.
+
+    The message names the kinds of secret (``aws-access-key``), never the secret.
+    """
+
+    def __init__(self, message: str, *, kinds: tuple[str, ...], field: str | None = None) -> None:
+        self.kinds = tuple(kinds)
+        super().__init__(message, field=field)
 
 
 class NotFoundError(JupyterMemoryError, KeyError):

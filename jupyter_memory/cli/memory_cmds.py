@@ -28,6 +28,7 @@ def _remember(args: argparse.Namespace) -> int:
             tags=args.tags or (),
             scope=args.scope,
             agent=args.agent,
+            allow_secret=args.allow_secret,
         )
         if args.json:
             emit_json(entry.to_dict())
@@ -226,19 +227,25 @@ DOCTOR_KINDS = {
     "unreadable": N_("unreadable"),
     "audit": N_("audit log"),
     "merge-driver": N_("merge driver"),
+    "secret": N_("secret"),
 }
 
 
 def _doctor(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
+        fixed = mem.redact_derived_secrets() if args.fix else None
         report = mem.doctor(fix=args.fix)
     if args.json:
         data = report.to_dict()
         out = {"ok": report.ok, "problems": data["problems"], "notices": data["notices"]}
         if args.fix:
             out["fixed"] = data.get("fixed", [])
+        if fixed is not None:
+            out["redacted"] = list(fixed.redacted)
         emit_json(out)
         return 0 if report.ok else 1
+    for path in fixed.redacted if fixed is not None else ():
+        print(tr("redacted secrets in {path}").format(path=path))
     if report.ok:
         print(tr("ok: no problems found"))
     modes = [p for p in report.problems if p.kind == "mode"]
@@ -275,6 +282,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--tags", nargs="*")
     p.add_argument("--scope")
     p.add_argument("--agent")
+    p.add_argument(
+        "--allow-secret",
+        action="store_true",
+        help=tr("keep text that holds a secret (user layer only; agents see it redacted)"),
+    )
     p.set_defaults(func=_remember)
 
     p = sub.add_parser("recall", parents=[common], help=tr("search memories"))
@@ -334,6 +346,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fix",
         action="store_true",
-        help=tr("make files and folders that others can open private (0600 / 0700)"),
+        help=tr(
+            "make files and folders that others can open private (0600 / 0700) and redact"
+            " secrets in derived files (recorded texts, digest inbox)"
+        ),
     )
     p.set_defaults(func=_doctor)

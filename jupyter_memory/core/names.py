@@ -75,7 +75,12 @@ def slugify(title: str, *, max_len: int = MAX_SLUG) -> str:
     Chinese titles are not transliterated (that would need a dictionary and
     would guess): ``zh-`` plus 10 hex digits of the title's sha1 keeps file
     names stable and safe, while the title itself stays in frontmatter.
+    A secret in the title never reaches the name (nor its hash): the slug is
+    made from the redacted title (``…-redacted-aws-access-key``).
     """
+    from .secrets.detector import redact  # lazy: a slug is rarer than an import
+
+    title = redact(title)
     norm = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii").lower()
     slug = _NON_SLUG.sub("-", norm).strip("-")
     if len(slug) > max_len:

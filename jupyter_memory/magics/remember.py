@@ -36,6 +36,11 @@ _FOCUSED = "\x00focused"  # --project given without a value
 )
 @argument("--user", action="store_true", help=tr("save in your user layer (all projects)"))
 @argument("--agent", help=tr("save as a private memory of agent NAME"))
+@argument(
+    "--allow-secret",
+    action="store_true",
+    help=tr("keep text that holds a secret (user layer only; agents see it redacted)"),
+)
 def remember(self: Any, line: str, cell: str | None = None) -> Any:
     """Save a memory. Examples::
 
@@ -79,6 +84,7 @@ def remember(self: Any, line: str, cell: str | None = None) -> Any:
             scope=scope,
             project=project,
             agent=args.agent,
+            allow_secret=args.allow_secret,
         )
     where = entry.meta.project if entry.layer == "project" else entry.meta.scope
     print(
@@ -87,6 +93,17 @@ def remember(self: Any, line: str, cell: str | None = None) -> Any:
         )
     )
     print(f"  {entry.path}")
+    if args.allow_secret:
+        from ..core.secrets.detector import secret_kinds  # lazy: only for this option
+
+        kinds = secret_kinds(f"{entry.title}\n{entry.text}")
+        if kinds:
+            print(
+                tr(
+                    "  holds a secret ({kinds}): kept in your user layer only; "
+                    "agents' context shows it redacted"
+                ).format(kinds=", ".join(kinds))
+            )
     return None
 
 

@@ -37,6 +37,7 @@ from ..store.learning.chat_files import read_chat_messages
 from .knowledge.preinject import WAIT_S as PREINJECT_WAIT_S
 from .memory import Memory
 from .paths import RegisteredProject
+from .secret_guard import redacted
 
 DEFAULT_AGENT = "agent"
 
@@ -239,6 +240,8 @@ class AgentAccess:
         out = []
         for hit in hits:
             d = hit.to_dict()
+            # A memory the person kept with allow_secret reaches an agent redacted.
+            d["title"], d["text"] = redacted(d["title"]), redacted(d["text"])
             out.append({k: d[k] for k in keep} | {"updated": str(d.get("updated", ""))})
         return out
 

@@ -50,6 +50,7 @@ from .memories.semantic import SemanticRecall, default_embedder_factory
 from .memories.tiers import TiersService
 from .memories.writer import MemoryWriter
 from .paths import RegisteredProject, resolve_home
+from .secret_doctor import SecretDoctor
 from .team import TeamProjects
 
 
@@ -88,6 +89,9 @@ class Memory:
         self.team = TeamProjects(
             self.ctx, self.knowledge_services.files, self.knowledge_services.queue.store
         )
+        # secrets in stored files (issue 29): a doctor check, and --fix for derived files
+        self.secret_doctor = SecretDoctor(self.ctx)
+        self.ctx.doctor_checks.append(self.secret_doctor.findings)
         self.team_history = KnowledgeHistory(
             self.ctx, self.knowledge_services.files, self.knowledge_services.queue.store
         )
@@ -269,6 +273,7 @@ class Memory:
     audit_records = Delegate("memory_reader", MemoryReader.audit_records)
     rebuild_index = Delegate("memory_upkeep", MemoryMaintenance.rebuild_index)
     doctor = Delegate("memory_upkeep", MemoryMaintenance.doctor)
+    redact_derived_secrets = Delegate("secret_doctor", SecretDoctor.fix)
     embed = Delegate("memory_upkeep", MemoryMaintenance.embed)
     close = Delegate("memory_upkeep", MemoryMaintenance.close)
     recall_query = Delegate("memory_recall", MemoryRecall.recall)

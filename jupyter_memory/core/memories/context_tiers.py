@@ -148,12 +148,20 @@ def ordered(
 
 
 def _title(c: TierCandidate) -> str:
-    return squash_whitespace(c.title) or c.id
+    from ..secrets.detector import redact  # lazy: only where a context is built
+
+    return squash_whitespace(redact(c.title)) or c.id
 
 
 def content_line(c: TierCandidate, max_tokens: int, query: str = "") -> str:
-    """``- title: text`` (just the text when the title is its first words), text cut to size."""
-    body = snippet(c.text, query, max_tokens) if c.text.strip() else ""
+    """``- title: text`` (just the text when the title is its first words), text cut to size.
+
+    Secrets are redacted before the cut (a memory the person kept with
+    ``allow_secret`` reaches an agent as ``⟨redacted: kind⟩``)."""
+    from ..secrets.detector import redact
+
+    text = redact(c.text)
+    body = snippet(text, query, max_tokens) if text.strip() else ""
     title = _title(c)
     if not body:
         return f"- {title}"

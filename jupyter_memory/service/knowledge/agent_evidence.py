@@ -30,6 +30,7 @@ from ...exceptions import JupyterMemoryError, PolicyError
 from ...store.knowledge.notebook_cells import project_notebooks, read_cells
 from ...store.knowledge.person_text import PersonTextLog
 from ..context import ServiceContext
+from ..secret_guard import redacted, redacted_records
 
 NOTEBOOK_CELL_TYPES = ("markdown", "code")
 
@@ -76,7 +77,8 @@ class AgentEvidence:
         Each record has ``role`` (``user`` for a chat message, ``code`` or
         ``markdown`` for a cell) and ``text``, and may name its ``cell_id``,
         ``message_id`` and ``notebook_path``. Nothing is kept while memory is
-        disabled; a record that is not the person's own is refused.
+        disabled; a record that is not the person's own is refused. Secrets in a
+        text are kept as ``⟨redacted: kind⟩``.
         """
         clean = [{k: v for k, v in dict(r).items() if v is not None} for r in records]
         for record, source in zip(clean, to_sources(clean), strict=True):
@@ -89,7 +91,8 @@ class AgentEvidence:
                 )
         if not clean or not self.ctx.settings.enabled:
             return 0
-        self._log().append(clean)
+        # Kept redacted: this file feeds evidence checks and refusals in every process.
+        self._log().append(redacted_records(clean))
         return len(clean)
 
     def record_agent_output(
@@ -105,7 +108,8 @@ class AgentEvidence:
         if not self.ctx.settings.enabled:
             return False
         origin = {"cell_id": cell_id, "message_id": message_id, "notebook_path": notebook_path}
-        self._log().append([{"role": "assistant", "text": text, "agent": agent, **origin}])
+        record = {"role": "assistant", "text": redacted(text), "agent": agent, **origin}
+        self._log().append([record])
         return True
 
     def project_folder(self, project: str | None) -> Path | None:

@@ -7,6 +7,7 @@ knowledge only through an Apply, a person's act (docs/design.md invariant 5,
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterable
 from typing import Any
@@ -29,6 +30,7 @@ from ...exceptions import ParseError, PolicyError, ValidationError
 from ...store.knowledge.proposal_allowance import ProposalAllowance
 from ...store.knowledge.queue import QueueStore
 from ..context import ServiceContext
+from ..secret_guard import PROPOSAL_REFUSED, kinds_in, redacted, refuse_secrets
 from .events import QueueEvents
 from .files import KnowledgeFiles, ProjectArg, check_layer
 from .results import ProposeResult
@@ -79,7 +81,10 @@ class KnowledgeQueue:
         notebook: str | None = None,
     ) -> list[SourceText]:
         """Remember this round's texts: the evidence that later proposals are checked against."""
-        sources = to_sources(messages, default_notebook=notebook)
+        sources = [
+            dataclasses.replace(s, text=redacted(s.text))
+            for s in to_sources(messages, default_notebook=notebook)
+        ]
         self._rounds[conversation or DEFAULT_CONVERSATION] = sources
         return sources
 
@@ -196,6 +201,8 @@ class KnowledgeQueue:
         _choice(source, SOURCES, "source")
         if layer is not None:
             _choice(layer, LAYERS, "layer")
+        # Before the quote check: a notebook on disk may still hold the secret verbatim.
+        refuse_secrets(PROPOSAL_REFUSED, text=text, evidence_quote=evidence_quote)
         if source != "manual":
             reason = execution_state_reason(text)
             if reason:
@@ -331,6 +338,9 @@ class KnowledgeQueue:
                 skipped.append({"text": cand.text, "reason": M_("round limit of 3 reached")})
                 continue
             reason = execution_state_reason(cand.text)
+            kinds = kinds_in(cand.text) or kinds_in(cand.quote)
+            if kinds:
+                reason = M_("holds a secret ({kinds})", kinds=", ".join(kinds))
             if reason:
                 skipped.append({"text": cand.text, "reason": reason})
                 continue

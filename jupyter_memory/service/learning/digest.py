@@ -42,6 +42,7 @@ from ...exceptions import PolicyError, ValidationError
 from ...store.learning.chat_files import find_chat_files, read_chat_messages
 from ...store.learning.digest_store import DigestStore
 from ..context import ServiceContext
+from ..secret_guard import redacted_records
 from .candidates import SelfLearner
 from .ports import WorkMemoryWriter
 from .results import DigestedBatch, DigestReport, LearnedProposal, StoredWorkMemory
@@ -101,7 +102,8 @@ class DigestService:
                 msg.project = recorded
             clean.append(msg.model_dump(mode="json", exclude_none=True))
         with self.ctx.semantic.foreground():  # the background embedder waits meanwhile
-            return self.store.append(session_key, clean)
+            # Redacted before the inbox: the digest and its memories never see a secret.
+            return self.store.append(session_key, redacted_records(clean))
 
     def digest_pending(self, session: str | None = None) -> int:
         """How many recorded messages (of one session, or all) wait for the next digest."""
@@ -131,9 +133,10 @@ class DigestService:
             if session is not None and session != key:
                 continue
             # a chat file in the project's folder belongs to that project
+            # The chat file is the person's; what the digest derives from it is redacted.
             messages = [
                 {**m, "project": m.get("project") or self.ctx.projects.project_id}
-                for m in read_chat_messages(path)
+                for m in redacted_records(read_chat_messages(path))
             ]
             done = cursors.get(f"chat:{path}", 0)
             if len(messages) <= done:

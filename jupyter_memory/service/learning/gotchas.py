@@ -29,6 +29,7 @@ from ...core.memories.models import MemoryEntry, MemoryType, Source, Tier
 from ...exceptions import PolicyError, ValidationError
 from ..context import ServiceContext
 from ..results import MappingResult
+from ..secret_guard import redacted
 from .candidates import SelfLearner
 from .ports import GotchaWrites, MemoryListing
 from .results import CandidateRule, LearnedProposal
@@ -134,6 +135,12 @@ class GotchaCapture:
             if line.strip() not in cell_text:
                 raise ValidationError(M_("is not a line of the person's cell"), field="line")
             line = line.strip()
+        # The cell becomes a memory's quote and the learner's evidence: redacted first.
+        signature, cell_text = redacted(signature), redacted(cell_text)
+        if line is not None:
+            line = redacted(line)
+            if line not in cell_text:  # a secret that spans the line's edge
+                line = None
         candidate, proposed = self.learner.add_gotcha(session_key, signature, line, cell_text)
         template = GOTCHA_MEMORY if line else GOTCHA_MEMORY_PLAIN
         source = f"{session_key}#{cell_id}" if cell_id else session_key

@@ -33,6 +33,7 @@ from ...store.audit import audit_record
 from ...store.jsonl import read_jsonl
 from ...store.root import StoreRoot
 from ..context import ServiceContext
+from ..secret_guard import PROJECT_REFUSED, REMEMBER_REFUSED, kinds_in, refuse_secrets
 from .locate import Located, locate
 from .results import ForgetResult
 
@@ -137,9 +138,36 @@ class MemoryWriter:
         related: Iterable[str] = (),
         created: datetime | None = None,
         extra: dict[str, Any] | None = None,
+        allow_secret: bool = False,
     ) -> MemoryEntry:
-        """Store a memory durably and return it (with its absolute ``path``)."""
+        """Store a memory durably and return it (with its absolute ``path``).
+
+        Text holding a secret is refused (:class:`SecretError`) unless the person
+        passes ``allow_secret=True``; even then it goes to the user layer only (the
+        default scope becomes ``user``; a project layer is refused), and agents'
+        context shows it redacted.
+        """
+        evidence = list(evidence)
+        quotes = [
+            e.quote
+            if isinstance(e, EvidenceQuote)
+            else str(e.get("quote", "") if isinstance(e, dict) else e)
+            for e in evidence
+        ]
+        texts = {
+            "text": text,
+            "title": title,
+            **{f"evidence[{i}]": q for i, q in enumerate(quotes)},
+        }
+        if not allow_secret:
+            refuse_secrets(REMEMBER_REFUSED, **texts)
+        secret = allow_secret and any(kinds_in(t or "") for t in texts.values())
+        if secret and scope is None and agent is None and project is None:
+            scope = "user"
         scope, root, pid = self.target(scope, agent, project)
+        if secret and root is not self.ctx.user:
+            # Project files are shared with the team and committed: never a secret there.
+            refuse_secrets(PROJECT_REFUSED, scope="\n".join(t or "" for t in texts.values()))
         entry = self.build_entry(
             text,
             title=title,
