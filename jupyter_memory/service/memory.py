@@ -330,6 +330,7 @@ class Memory:
     save_knowledge = Delegate("knowledge_services.files", KnowledgeFiles.save_knowledge)
     library_status = Delegate("knowledge_services.files", KnowledgeFiles.library_status)
     reorganize = Delegate("knowledge_services.files", KnowledgeFiles.reorganize)
+    reorganize_text = Delegate("knowledge_services.files", KnowledgeFiles.reorganize_text)
     context = Delegate("knowledge_services.context", KnowledgeContext.context)
     expand_knowledge_catalog = Delegate(
         "knowledge_services.context", KnowledgeContext.expand_knowledge_catalog

@@ -486,7 +486,10 @@ export interface IReorganizeJob {
   status: number | null;
 }
 
-/** What a finished reorganize did to the file. */
+/**
+ * What a reorganize did (or, for a preview of unsaved text, would do): every
+ * merge with why, every condensed entry, every new group.
+ */
 export interface IReorganizeResult {
   layer: 'user' | 'project';
   project: string | null;
@@ -498,6 +501,29 @@ export interface IReorganizeResult {
   chars_after: number;
   used_llm: boolean;
   version: string;
+  changed: boolean;
+  written: boolean;
+  merged: Array<{
+    section: 'rules' | 'info';
+    kept: string;
+    removed: string;
+    reason: string;
+  }>;
+  condensed: Array<{
+    section: 'rules' | 'info';
+    before: string;
+    after: string;
+  }>;
+  groups: Array<{
+    section: 'rules' | 'info';
+    label: string;
+    shared: string;
+    entries: number;
+  }>;
+  leaves_before: number;
+  leaves_after: number;
+  other_share: number;
+  text: string;
 }
 
 /**

@@ -91,7 +91,7 @@ def test_errors_exit_1_with_message(capsys, memory_home: Path) -> None:  # noqa:
 def test_save_expand_reorganize_settings(
     capsys, memory_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # noqa: ANN001
-    text = "## Rules\n- Calendar\n  - Q1 starts in February\n## Info\n- GMV 含税\n"
+    text = "## Rules\n- Calendar\n  - Q1 starts in February!!\n## Info\n- GMV 含税\n"
     _, shown, _ = run(capsys, "knowledge", "show", "--json")
     monkeypatch.setattr(sys, "stdin", io.StringIO(text))
     code, out, _ = run(
@@ -100,12 +100,16 @@ def test_save_expand_reorganize_settings(
     assert code == 0 and json.loads(out)["status"]["rules"] == 1
     code, out, _ = run(capsys, "expand", "Calendar", "Nope", "--json")
     res = json.loads(out)
-    assert res["entries"][0]["children"] == ["Q1 starts in February"] and res["unknown"] == ["Nope"]
+    assert res["entries"][0]["children"] == ["Q1 starts in February!!"]
+    assert res["unknown"] == ["Nope"]
     code, _, err = run(capsys, "expand", "Nope")
     assert code == 1 and "unknown label: Nope" in err
     _, saved, _ = run(capsys, "knowledge", "show")
     code, out, _ = run(capsys, "reorganize", "--json")
     assert Path(json.loads(out)["backup"]).read_text() == saved
+    assert json.loads(out)["condensed"][0]["after"] == "Q1 starts in February!"
+    code, out, _ = run(capsys, "reorganize")  # nothing left to change: said, nothing written
+    assert code == 0 and "Nothing to reorganize" in out
     code, out, _ = run(
         capsys, "settings", "--enabled", "off", "--auto-suggestions", "off", "--json"
     )

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...core.knowledge.context import ExpandedEntry, LibraryStatus
 from ...core.knowledge.proposals import Proposal
+from ...core.knowledge.reorganize_result import ReorganizeOutcome
 from ..results import MappingResult
 
 # -- knowledge files --------------------------------------------------------------------
@@ -65,20 +67,61 @@ class KnowledgeRead(MappingResult):
 
 @dataclass(frozen=True, eq=False)
 class ReorganizeResult(MappingResult):
-    """What a reorganize wrote (the old text is in ``backup``)."""
+    """What a reorganize did: every merge (and why), condensed entry and new group.
+
+    ``changed`` False means the file had nothing a reorganize may change (no
+    true duplicate, no filler, no shared topic the saved characters pay for):
+    nothing was written and no backup made. ``written`` False with ``changed``
+    True is a preview of an unsaved text (:meth:`.files.KnowledgeFiles.reorganize_text`).
+    """
 
     layer: str
     project: str | None
     path: str
     backup: str
-    grouped: bool
-    duplicates_removed: int
-    chars_before: int
-    chars_after: int
     used_llm: bool
     version: str
+    outcome: ReorganizeOutcome
+    written: bool = True
+
+    @property
+    def grouped(self) -> bool:
+        return self.outcome.grouped
+
+    @property
+    def duplicates_removed(self) -> int:
+        return len(self.outcome.merged)
+
+    @property
+    def changed(self) -> bool:
+        return self.outcome.changed
+
+    def summary(self) -> str:
+        """One line for a person: what changed, or that nothing needed to."""
+        o = self.outcome
+        if not o.changed:
+            return M_(
+                "Nothing to reorganize in {path}: no true duplicates, no filler and no shared "
+                "topic to group within its length; it is left as it is",
+                path=self.path,
+            )
+        said = M_(
+            "{merged} duplicate(s) merged, {condensed} entr(y/ies) condensed, {groups} group(s) "
+            "made, {before:,} → {after:,} characters; all {leaves} other entries kept as they were",
+            merged=len(o.merged),
+            condensed=len(o.condensed),
+            groups=len(o.groups),
+            before=o.chars_before,
+            after=o.chars_after,
+            leaves=o.leaves_after,
+        )
+        if not self.written:
+            return M_("Reorganize would make: {said}", said=said)
+        return M_("Reorganized {path}: {said} (the previous text is in {backup})",
+                  path=self.path, said=said, backup=self.backup)  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
+        o = self.outcome.to_dict()
         return {
             "layer": self.layer,
             "project": self.project,
@@ -86,10 +129,19 @@ class ReorganizeResult(MappingResult):
             "backup": self.backup,
             "grouped": self.grouped,
             "duplicates_removed": self.duplicates_removed,
-            "chars_before": self.chars_before,
-            "chars_after": self.chars_after,
+            "chars_before": self.outcome.chars_before,
+            "chars_after": self.outcome.chars_after,
             "used_llm": self.used_llm,
             "version": self.version,
+            "changed": self.changed,
+            "written": self.written,
+            "merged": o["merged"],
+            "condensed": o["condensed"],
+            "groups": o["groups"],
+            "leaves_before": o["leaves_before"],
+            "leaves_after": o["leaves_after"],
+            "other_share": o["other_share"],
+            "text": self.outcome.text,
         }
 
 
