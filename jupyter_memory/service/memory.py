@@ -34,6 +34,7 @@ from .knowledge.files import KnowledgeFiles
 from .knowledge.history import KnowledgeHistory
 from .knowledge.preinject import PreinjectReorganize
 from .knowledge.queue import KnowledgeQueue
+from .knowledge.revert import KnowledgeRevert
 from .knowledge.shared_queue import TeamQueueStore
 from .knowledge.wiring import knowledge_services
 from .learning.agent_sessions import AgentSessions
@@ -345,6 +346,8 @@ class Memory:
     apply = Delegate("knowledge_services.decisions", KnowledgeDecisions.apply)
     dismiss = Delegate("knowledge_services.decisions", KnowledgeDecisions.dismiss)
     process_all = Delegate("knowledge_services.decisions", KnowledgeDecisions.process_all)
+    process_all_plan = Delegate("knowledge_services.decisions", KnowledgeDecisions.process_all_plan)
+    revert = Delegate("knowledge_services.revert", KnowledgeRevert.revert)
     call_agent_tool = Delegate("knowledge_services.tools", KnowledgeAgentTools.call_agent_tool)
     record_person_text = Delegate("knowledge_services.evidence", AgentEvidence.record_person_text)
     record_agent_output = Delegate("knowledge_services.evidence", AgentEvidence.record_agent_output)

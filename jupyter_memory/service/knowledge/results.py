@@ -217,6 +217,10 @@ class AgentsMdAutosync(MappingResult):
 
 # -- the queue --------------------------------------------------------------------------
 
+# Why Process all left an item whose suggested project was never named: the
+# person's pick, not a failure.
+PICK_A_PROJECT = "pick a project"
+
 
 @dataclass(frozen=True, eq=False)
 class ProposeResult(MappingResult):
@@ -281,26 +285,120 @@ class SkippedProposal(MappingResult):
     id: str
     text: str
     reason: str
+    # What kind of failure, without the item's own figures: the same refusal
+    # of every item ("8,044 / 8,051 … characters is over the limit") is one cause.
+    cause: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "text": self.text, "reason": self.reason}
 
 
 @dataclass(frozen=True, eq=False)
+class Failure(MappingResult):
+    """One reason Process all could not apply items, said once with how many it stopped."""
+
+    reason: str
+    count: int
+    ids: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"reason": self.reason, "count": self.count, "ids": list(self.ids)}
+
+
+@dataclass(frozen=True, eq=False)
 class ProcessAllResult(MappingResult):
-    """Process all: what was applied, what was skipped, one AGENTS.md report per project."""
+    """Process all: what was applied, what was skipped, one AGENTS.md report per project.
+
+    ``failures`` lists each distinct reason an Apply failed once, with its
+    count (one over-cap file refuses every later item the same way: one line,
+    not 89); items left for a project pick are not failures. ``ok`` is False
+    when anything failed.
+    """
 
     applied: list[DecisionResult]
     skipped: list[SkippedProposal]
     agents_md: list[AgentsMdAutosync] | None = None
 
+    @property
+    def failures(self) -> list[Failure]:
+        grouped: dict[str, tuple[str, list[str]]] = {}
+        for s in self.skipped:
+            if s.reason != PICK_A_PROJECT:
+                grouped.setdefault(s.cause or s.reason, (s.reason, []))[1].append(s.id)
+        return [Failure(reason, len(ids), ids) for reason, ids in grouped.values()]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "applied": [a.to_dict() for a in self.applied],
             "skipped": [s.to_dict() for s in self.skipped],
+            "failures": [f.to_dict() for f in self.failures],
+            "ok": self.ok,
         }
         if self.agents_md:
             out["agents_md"] = [r.to_dict() for r in self.agents_md]
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class PlannedTarget(MappingResult):
+    """How many pending items Process all would apply to one file."""
+
+    layer: str
+    project: str | None
+    count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"layer": self.layer, "project": self.project, "count": self.count}
+
+
+@dataclass(frozen=True, eq=False)
+class ProcessAllPlan(MappingResult):
+    """What Process all would do, shown before it runs: counts per layer and project."""
+
+    targets: list[PlannedTarget]
+    pick_a_project: int
+
+    @property
+    def total(self) -> int:
+        return sum(t.count for t in self.targets)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "targets": [t.to_dict() for t in self.targets],
+            "total": self.total,
+            "pick_a_project": self.pick_a_project,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class RevertResult(MappingResult):
+    """A reverted Apply: the entry left ``path``; the proposal is now ``status``."""
+
+    id: str
+    status: str  # "pending" (back in the queue) or "dismissed"
+    layer: str
+    project: str | None
+    section: str
+    path: str
+    version: str
+    agents_md: AgentsMdAutosync | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "status": self.status,
+            "layer": self.layer,
+            "project": self.project,
+            "section": self.section,
+            "path": self.path,
+            "version": self.version,
+        }
+        if self.agents_md is not None:
+            out["agents_md"] = self.agents_md.to_dict()
         return out
 
 
@@ -308,12 +406,17 @@ __all__ = [
     "AgentsMdAutosync",
     "CatalogExpansion",
     "DecisionResult",
+    "Failure",
     "FileOutcome",
     "KnowledgeFileStatus",
     "KnowledgeRead",
+    "PICK_A_PROJECT",
+    "PlannedTarget",
+    "ProcessAllPlan",
     "ProcessAllResult",
     "ProposeResult",
     "ReorganizeResult",
+    "RevertResult",
     "SkippedProposal",
     "SyncReport",
 ]
