@@ -152,6 +152,7 @@ class KnowledgeDecisions:
                     "decided_at": now,
                     "applied_to": layer,
                     "applied_project": pid,
+                    "reverted_at": None,  # a newer decision than the revert
                 }
             )
             store.replace(path, p)
@@ -186,7 +187,11 @@ class KnowledgeDecisions:
             if done is not None:
                 return done
             now = self.ctx.clock()
-            update: dict[str, object] = {"status": "dismissed", "decided_at": now}
+            update: dict[str, object] = {
+                "status": "dismissed",
+                "decided_at": now,
+                "reverted_at": None,  # a newer decision than any revert
+            }
             if reason:
                 update["dismiss_reason"] = reason
             p = p.model_copy(update=update)
