@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..._i18n import M_
@@ -30,9 +31,13 @@ from .format import KnowledgeDoc
 SameEntry = Callable[[str, str], "str | None"]
 
 
+# The reorganizer compares every pair of a file's entries: each text is normalised once.
+_key = lru_cache(maxsize=4096)(dedup_key)
+
+
 def strict_same_entry(a: str, b: str) -> str | None:
     """Identical after whitespace, case and punctuation normalisation; else not the same."""
-    if dedup_key(a) == dedup_key(b):
+    if _key(a) == _key(b):
         return M_("identical once whitespace, case and punctuation are normalised")
     return None
 
