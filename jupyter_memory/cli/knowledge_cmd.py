@@ -151,7 +151,7 @@ def _process_all(args: argparse.Namespace) -> int:
                 print(tr("nothing applied: confirm at a terminal, or pass --yes"), file=sys.stderr)
             return 1
         texts = {p.id: p.text for p in mem.queue()}  # an applied result names only its id
-        result = mem.process_all()
+        result = mem.process_all(expect=plan.total)  # what was shown is what runs
     if args.json:
         emit_json(result.to_dict())
         return 0 if result.ok else 1

@@ -45,6 +45,12 @@ class DismissBody(_Body):
     reason: str | None = Field(default=None, min_length=1, max_length=2_000)
 
 
+class ProcessAllBody(_Body):
+    """``{}``, or the ``total`` of the plan the person confirmed (refused if the queue changed)."""
+
+    expect: int | None = Field(default=None, ge=0)
+
+
 class RevertBody(_Body):
     """``{}`` (back to the queue) or ``{"then": "pending"|"dismissed"}``."""
 

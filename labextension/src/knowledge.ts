@@ -572,7 +572,16 @@ export class KnowledgeView extends Widget {
       if (job.state === 'done' && job.result) {
         this.showChanges(job.result, before);
       }
-      if (job.state === 'done') {
+      if (job.state === 'done' && job.result && !job.result.written) {
+        // Nothing a reorganize may change: nothing was written, no backup made.
+        setStatus(
+          this._status,
+          this.trans.__(
+            'Nothing to reorganize: no true duplicates, no filler, no shared topic to group.'
+          ),
+          'info'
+        );
+      } else if (job.state === 'done') {
         Notification.success(
           this.layer === 'user'
             ? this.trans.__('User knowledge reorganized (backup kept)')

@@ -491,7 +491,10 @@ export class QueueView extends Widget {
       return;
     }
     try {
-      const result = await postJSON<IProcessAllResult>('queue/process-all');
+      // What runs is what was shown: refused if the queue changed meanwhile.
+      const result = await postJSON<IProcessAllResult>('queue/process-all', {
+        expect: plan.total
+      });
       const where = { user: 0, project: 0 };
       for (const a of result.applied) {
         if (a.status === 'applied') {

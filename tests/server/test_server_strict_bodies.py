@@ -57,7 +57,7 @@ WRITE_ROUTES = {
         ["text"],
     ),
     "apply": (("POST", ("queue", "PID", "apply")), {"to": "user"}, {"to": 1}, ["to"]),
-    "process-all": (("POST", ("queue", "process-all")), {}, {}, []),
+    "process-all": (("POST", ("queue", "process-all")), {}, {"expect": "3"}, ["expect"]),
     "projects": (("POST", ("projects",)), {"path": "p"}, {"path": ["p"]}, ["path"]),
     "dismiss": (("POST", ("queue", "PID", "dismiss")), {}, {}, []),
     "reorganize": (("POST", ("knowledge", "user", "reorganize")), {}, {}, []),

@@ -142,3 +142,14 @@ def test_a_project_pick_is_not_a_failure(mem: Memory) -> None:
     propose(mem, "Fiscal year starts in April", layer="project")
     out = mem.process_all().to_dict()
     assert out["ok"] is True and out["failures"] == [] and len(out["skipped"]) == 1
+
+
+def test_process_all_runs_only_the_plan_the_person_saw(mem: Memory) -> None:
+    propose(mem, "Always use UTC timestamps")
+    plan = mem.process_all_plan()
+    propose(mem, "Weeks start on Monday")  # arrives after the plan was shown
+    with pytest.raises(ConflictError, match="queue changed since the plan") as info:
+        mem.process_all(expect=plan.total)
+    assert info.value.state == "plan_changed" and len(mem.queue()) == 2
+    assert mem.process_all(expect=mem.process_all_plan().total).ok
+    assert mem.queue() == []

@@ -17,7 +17,7 @@ from ..._i18n import M_, Message
 from ...core.knowledge.dedup import dedup_hash, dedup_key
 from ...core.knowledge.format import INFO, RULES, append_entry, check_save_size, render_knowledge
 from ...core.knowledge.proposals import Proposal
-from ...exceptions import JupyterMemoryError, ValidationError
+from ...exceptions import ConflictError, JupyterMemoryError, ValidationError
 from ...store.root import StoreRoot
 from ..context import ServiceContext
 from .events import QueueEvents
@@ -222,7 +222,7 @@ class KnowledgeDecisions:
             counts.items(), key=lambda kv: (kv[0][0] != "user", kv[0][1] or ""))]  # fmt: skip
         return ProcessAllPlan(targets, pick)
 
-    def process_all(self) -> ProcessAllResult:
+    def process_all(self, expect: int | None = None) -> ProcessAllResult:
         """Apply every pending item to the layer it was suggested for (spec 002 §4.4).
 
         Process all picks no layer and no project: an item suggested for User
@@ -234,7 +234,24 @@ class KnowledgeDecisions:
         malformed file) is skipped with the error. AGENTS.md auto-sync runs
         once per project at the end (``agents_md``: one report per project),
         not once per item.
+
+        ``expect`` is the ``total`` of the plan the person confirmed
+        (:meth:`process_all_plan`): when the queue changed since, nothing is
+        applied and :class:`ConflictError` (``state="plan_changed"``) says so,
+        so what runs is what was shown.
         """
+        if expect is not None:
+            total = self.process_all_plan().total
+            if total != expect:
+                raise ConflictError(
+                    M_(
+                        "the queue changed since the plan was shown ({expect} to apply, now "
+                        "{total}); nothing was applied: look at the plan again",
+                        expect=expect,
+                        total=total,
+                    ),
+                    state="plan_changed",
+                )
         applied: list[DecisionResult] = []
         skipped: list[SkippedProposal] = []
         for p in self.queue.queue():
