@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from .._i18n import N_, localized, tr
+from ..service.knowledge.results import PICK_A_PROJECT
 from . import knowledge_file_cmd, team_cmd
 from .output import emit_json, open_memory
 
@@ -118,13 +119,42 @@ def _dismiss(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plan_lines(plan: Any) -> list[str]:
+    lines = [tr("Process all would apply {n} proposal(s):").format(n=plan.total)]
+    for t in plan.targets:
+        lines.append(f"  {_where(t.layer, t.project)}: {t.count}")
+    if plan.pick_a_project:
+        said = tr("  and leave {n} in the queue that still need a project picked")
+        lines.append(said.format(n=plan.pick_a_project))
+    return lines
+
+
+def _confirmed(args: argparse.Namespace, plan: Any) -> bool:
+    """Process all says what it will do and asks (issue 32); ``--yes`` answers for a script."""
+    if args.yes or plan.total == 0:
+        return True
+    if not sys.stdin.isatty():
+        return False
+    print("\n".join(_plan_lines(plan)))
+    answer = input(tr("Apply them? [y/N] "))
+    return answer.strip().lower() in ("y", "yes", "是", "好")
+
+
 def _process_all(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
+        plan = mem.process_all_plan()
+        if not _confirmed(args, plan):
+            if args.json:
+                emit_json({"plan": plan.to_dict(), "applied": False})
+            else:
+                print("\n".join(_plan_lines(plan)))
+                print(tr("nothing applied: confirm at a terminal, or pass --yes"), file=sys.stderr)
+            return 1
         texts = {p.id: p.text for p in mem.queue()}  # an applied result names only its id
-        result = mem.process_all()
+        result = mem.process_all(expect=plan.total)  # what was shown is what runs
     if args.json:
         emit_json(result.to_dict())
-        return 0
+        return 0 if result.ok else 1
     print(
         tr("applied {applied}, skipped {skipped}").format(
             applied=len(result.applied), skipped=len(result.skipped)
@@ -134,10 +164,32 @@ def _process_all(args: argparse.Namespace) -> int:
         where = _where(done.layer, done.project)
         print(f"  → {where}: {done.id}  {texts.get(done.id, '')}")
     for item in result.skipped:
-        said = tr("skipped {id} ({reason}): {text}")
-        print("  " + said.format(id=item.id, reason=localized(item.reason), text=item.text))
+        if item.reason == PICK_A_PROJECT:
+            said = tr("skipped {id} ({reason}): {text}")
+            print("  " + said.format(id=item.id, reason=localized(item.reason), text=item.text))
+    # Each failure once, with how many items it stopped (not one line per item).
+    for failure in result.failures:
+        said = tr("failed for {n} proposal(s): {reason}")
+        print("  " + said.format(n=failure.count, reason=localized(failure.reason)))
     for report in result.agents_md or []:
         _print_agents_md(report.to_dict())
+    return 0 if result.ok else 1
+
+
+def _revert(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        result = mem.revert(args.id, then=args.then)
+    if args.json:
+        emit_json(result.to_dict())
+        return 0
+    said = (
+        tr("reverted: removed from {where} knowledge ({path}); back in the queue")
+        if result.status == "pending"
+        else tr("reverted: removed from {where} knowledge ({path}); dismissed")
+    )
+    print(said.format(where=_where(result.layer, result.project), path=result.path))
+    if result.agents_md is not None:
+        _print_agents_md(result.agents_md.to_dict())
     return 0
 
 
@@ -241,7 +293,22 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
             "those still needing a project are skipped and listed"
         ),
     )
+    p.add_argument(
+        "--yes", action="store_true", help=tr("apply without asking (the counts are not shown)")
+    )
     p.set_defaults(func=_process_all)
+
+    p = sub.add_parser(
+        "revert", parents=[common], help=tr("undo an Apply: take the entry out of its file again")
+    )
+    p.add_argument("id")
+    p.add_argument(
+        "--then",
+        choices=["pending", "dismissed"],
+        default="pending",
+        help=tr("what becomes of the proposal: back in the queue (default) or dismissed"),
+    )
+    p.set_defaults(func=_revert)
 
     p = sub.add_parser(
         "knowledge", parents=[common], help=tr("show, check or save (from stdin) a knowledge file")

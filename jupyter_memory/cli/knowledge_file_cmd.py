@@ -126,24 +126,7 @@ def reorganize(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
     else:
-        said = (
-            tr(
-                "reorganized {path} ({before} → {after} characters, {duplicates} duplicates"
-                " removed, grouped under labels); backup: {backup}"
-            )
-            if result["grouped"]
-            else tr(
-                "reorganized {path} ({before} → {after} characters, {duplicates} duplicates"
-                " removed); backup: {backup}"
-            )
-        )
-        print(
-            said.format(
-                path=result["path"],
-                before=f"{result['chars_before']:,}",
-                after=f"{result['chars_after']:,}",
-                duplicates=result["duplicates_removed"],
-                backup=result["backup"],
-            )
-        )
+        print(localized(result.summary()))
+        for merge in result.outcome.merged:
+            print(f"  - {merge.removed}  →  {merge.kept}  ({localized(merge.reason)})")
     return 0

@@ -1,4 +1,4 @@
-"""``%memory apply ID --to user|project [--project P]`` and ``%memory dismiss ID``.
+"""``%memory apply ID --to user|project [--project P]``, ``%memory dismiss ID``, ``%memory revert ID``.
 
 Deciding a proposal by its id, in a cell: what a card's HTML fallback tells
 the person to type where our lab extension is absent (VS Code, a copy on
@@ -40,6 +40,21 @@ def dismiss(self: Any, args: Any) -> TextBlock:
     with self.session.lock:
         result = self.service.dismiss(pid)
     return TextBlock(describe(result))
+
+
+def revert(self: Any, args: Any) -> TextBlock:
+    """Undo an Apply: the entry leaves its file; the proposal is pending again or dismissed."""
+    pid = _proposal_id(args, "revert")
+    with self.session.lock:
+        result = self.service.revert(pid, then=args.then or "pending")
+    where = tr("Project · {project}") if result.layer == "project" else tr("User")
+    where = where.format(project=result.project)
+    said = (
+        tr("Reverted {id}: removed from {where} ({path}); it is back in the queue.")
+        if result.status == "pending"
+        else tr("Reverted {id}: removed from {where} ({path}); dismissed.")
+    )
+    return TextBlock(said.format(id=result.id, where=where, path=result.path))
 
 
 def describe(result: Any) -> str:

@@ -6,6 +6,7 @@
     %memory suggest                 %memory process-all
     %memory digest                  %memory agent-unreviewed on | off
     %memory apply ID --to user      %memory dismiss ID
+    %memory revert ID [--then dismissed]   (undo an Apply)
     %memory keep ID                 %memory discard ID
     %memory promote ID --kind info  (review an unreviewed memory, as its card does)
 
@@ -42,6 +43,7 @@ ACTIONS = (
     "agent-unreviewed",
     "apply",
     "dismiss",
+    "revert",
     "keep",
     "discard",
     "promote",
@@ -55,7 +57,7 @@ ACTIONS = (
     nargs="?",
     help=tr(
         "focus: a project folder or id · suggestions, agent-unreviewed: on or off"
-        " · apply, dismiss: a proposal id · keep, discard, promote: a memory id"
+        " · apply, dismiss, revert: a proposal id · keep, discard, promote: a memory id"
     ),
 )
 @argument("--to", choices=["user", "project"], help=tr("apply: the knowledge layer"))
@@ -63,6 +65,11 @@ ACTIONS = (
     "--project", help=tr("apply --to project: the project (default: the proposal's or focus)")
 )
 @argument("--kind", choices=["rule", "info"], help=tr("promote: Rule or Info (default rule)"))
+@argument(
+    "--then",
+    choices=["pending", "dismissed"],
+    help=tr("revert: the proposal goes back to the queue (default) or is dismissed"),
+)
 @argument("--query", help=tr("context: the conversation text that picks the WARM memories"))
 @argument("--agent", help=tr("context: include this agent's own reviewed memories (e.g. ask)"))
 def memory(self: Any, line: str) -> Any:
@@ -89,6 +96,12 @@ def memory(self: Any, line: str) -> Any:
         raise UsageError(
             tr("%memory {action}: unrecognized arguments: {flag} (only apply takes it)").format(
                 action=action, flag=flag
+            )
+        )
+    if action != "revert" and args.then is not None:
+        raise UsageError(
+            tr("%memory {action}: unrecognized arguments: --then (only revert takes it)").format(
+                action=action
             )
         )
     if action != "context" and (args.query is not None or args.agent is not None):
@@ -228,10 +241,12 @@ def _process_all(self: Any, args: Any) -> TextBlock:
     if picks:
         lines.append(tr("Skipped {n} that still need a project picked:").format(n=len(picks)))
         lines += [f"  {s.id}  {s.text}" for s in picks]
-    failed = [s for s in result.skipped if s.reason != PICK_A_PROJECT]
-    if failed:
-        lines.append(tr("Skipped {n} that could not be applied:").format(n=len(failed)))
-        lines += [f"  {s.id}  {s.text} — {localized(s.reason)}" for s in failed]
+    failures = result.failures
+    if failures:
+        failed = sum(f.count for f in failures)
+        lines.append(tr("Skipped {n} that could not be applied:").format(n=failed))
+        # Each reason once with its count: one over-cap file refuses every later item alike.
+        lines += [f"  ×{f.count}  {localized(f.reason)}" for f in failures]
     return TextBlock("\n".join(lines))
 
 
@@ -249,6 +264,7 @@ _HANDLERS = {
     "agent-unreviewed": digest_cmd.agent_unreviewed,
     "apply": decide_cmd.apply,
     "dismiss": decide_cmd.dismiss,
+    "revert": decide_cmd.revert,
     "keep": digest_cmd.keep,
     "discard": digest_cmd.discard,
     "promote": digest_cmd.promote,

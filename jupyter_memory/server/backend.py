@@ -69,6 +69,10 @@ class MemoryBackend:
         """Pending proposals as JSON data (oldest first)."""
         return self._proposals()[0]
 
+    def proposal_states_all(self) -> list[dict[str, Any]]:
+        """Every proposal of the queue in any status, as JSON data."""
+        return list(self._proposals()[1].values())
+
     def proposal_states(self, ids: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
         """The proposals named by ``ids`` in any status (asked order), and the ids not in
         this queue (another memory home, or a file removed by hand)."""

@@ -45,6 +45,24 @@ class DismissBody(_Body):
     reason: str | None = Field(default=None, min_length=1, max_length=2_000)
 
 
+class ProcessAllBody(_Body):
+    """``{}``, or the ``total`` of the plan the person confirmed (refused if the queue changed)."""
+
+    expect: int | None = Field(default=None, ge=0)
+
+
+class RevertBody(_Body):
+    """``{}`` (back to the queue) or ``{"then": "pending"|"dismissed"}``."""
+
+    then: Literal["pending", "dismissed"] = "pending"
+
+
+class ReorganizeTextBody(_Body):
+    """The editor's unsaved text, which may be past the save cap (the way out of it)."""
+
+    text: str = Field(max_length=200_000)
+
+
 class KnowledgeBody(_Body):
     # The 8,000-character cap is the service's rule; it answers 413 with its message.
     text: str

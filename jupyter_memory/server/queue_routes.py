@@ -7,7 +7,7 @@ from typing import Any
 from tornado import web
 
 from .base import APPROVE, READ, ApiError, MemoryHandler, authorized, off_loop
-from .bodies import ApplyBody, DismissBody, EmptyBody
+from .bodies import ApplyBody, DismissBody, ProcessAllBody
 from .jsonable import to_jsonable
 
 
@@ -101,7 +101,8 @@ class ProcessAllHandler(MemoryHandler):
     @off_loop
     def post(self) -> None:
         # No layer and no project: each item goes to the layer it was suggested for.
-        self.body(EmptyBody)
-        result = self.backend.memory.process_all().to_dict()
+        # ``expect``: the plan's total the person confirmed (GET queue/process-all/plan).
+        body = self.body(ProcessAllBody)
+        result = self.backend.memory.process_all(expect=body.expect).to_dict()
         self.backend.changed("queue", "process_all")
         self.reply(result)

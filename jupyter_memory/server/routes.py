@@ -21,6 +21,12 @@ from .queue_routes import (
 from .review_routes import DiscardHandler, KeepHandler, PromoteHandler, ReviewStatesHandler
 from .settings_routes import ProjectsHandler, SettingsHandler
 from .team_routes import TeamHandler
+from .undo_routes import (
+    AppliedHandler,
+    ProcessAllPlanHandler,
+    ReorganizeTextHandler,
+    RevertHandler,
+)
 
 PREFIX = "jupyter-memory"
 _SEGMENT = r"([^/]+)"
@@ -28,12 +34,16 @@ _SEGMENT = r"([^/]+)"
 ROUTES: list[tuple[str, type]] = [
     ("queue", QueueHandler),
     ("queue/process-all", ProcessAllHandler),
+    ("queue/process-all/plan", ProcessAllPlanHandler),
+    ("queue/applied", AppliedHandler),
     ("queue/proposals", ProposalStatesHandler),
     (f"queue/{_SEGMENT}/apply", ApplyHandler),
     (f"queue/{_SEGMENT}/dismiss", DismissHandler),
+    (f"queue/{_SEGMENT}/revert", RevertHandler),
     (f"knowledge/{_SEGMENT}", KnowledgeHandler),
     (f"knowledge/{_SEGMENT}/status", StatusHandler),
     (f"knowledge/{_SEGMENT}/reorganize", ReorganizeHandler),
+    (f"knowledge/{_SEGMENT}/reorganize-text", ReorganizeTextHandler),
     ("settings", SettingsHandler),
     ("projects", ProjectsHandler),
     ("focus", FocusHandler),

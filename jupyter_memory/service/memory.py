@@ -34,6 +34,7 @@ from .knowledge.files import KnowledgeFiles
 from .knowledge.history import KnowledgeHistory
 from .knowledge.preinject import PreinjectReorganize
 from .knowledge.queue import KnowledgeQueue
+from .knowledge.revert import KnowledgeRevert
 from .knowledge.shared_queue import TeamQueueStore
 from .knowledge.wiring import knowledge_services
 from .learning.agent_sessions import AgentSessions
@@ -335,6 +336,7 @@ class Memory:
     save_knowledge = Delegate("knowledge_services.files", KnowledgeFiles.save_knowledge)
     library_status = Delegate("knowledge_services.files", KnowledgeFiles.library_status)
     reorganize = Delegate("knowledge_services.files", KnowledgeFiles.reorganize)
+    reorganize_text = Delegate("knowledge_services.files", KnowledgeFiles.reorganize_text)
     context = Delegate("knowledge_services.context", KnowledgeContext.context)
     expand_knowledge_catalog = Delegate(
         "knowledge_services.context", KnowledgeContext.expand_knowledge_catalog
@@ -349,6 +351,8 @@ class Memory:
     apply = Delegate("knowledge_services.decisions", KnowledgeDecisions.apply)
     dismiss = Delegate("knowledge_services.decisions", KnowledgeDecisions.dismiss)
     process_all = Delegate("knowledge_services.decisions", KnowledgeDecisions.process_all)
+    process_all_plan = Delegate("knowledge_services.decisions", KnowledgeDecisions.process_all_plan)
+    revert = Delegate("knowledge_services.revert", KnowledgeRevert.revert)
     call_agent_tool = Delegate("knowledge_services.tools", KnowledgeAgentTools.call_agent_tool)
     record_person_text = Delegate("knowledge_services.evidence", AgentEvidence.record_person_text)
     record_agent_output = Delegate("knowledge_services.evidence", AgentEvidence.record_agent_output)

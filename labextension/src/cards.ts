@@ -5,7 +5,12 @@ import { alreadyDecided, outcomeText, sourceLabels } from './decided';
 import { button, clear, el } from './dom';
 import type { Trans } from './i18n';
 import { BATCH, CardFrame, LiveCardHub, liveCardsFactory } from './liveCards';
-import type { IAppliedProposal, IProposal, IProposalStates } from './schemas';
+import type {
+  IAppliedProposal,
+  IProposal,
+  IProposalStates,
+  IRevertResult
+} from './schemas';
 
 /**
  * Proposal cards in notebooks: outputs of our own MIME type, drawn from the
@@ -139,8 +144,11 @@ export class ProposalCard extends CardFrame {
 
   /** The proposal as the queue holds it now. */
   showLive(p: IProposal): void {
-    if (p.status === 'pending' && this.decided) {
-      return; // an answer older than the decision: a decision is never undone
+    // An answer older than the decision is stale, unless the Apply was reverted since
+    // (issue 32): then the proposal is pending again and the card turns back.
+    const reverted = Boolean(p.reverted_at);
+    if (p.status === 'pending' && this.decided && !reverted) {
+      return;
     }
     this.drawBody(p.kind, p.text, p.evidence_quote);
     const outcome = outcomeText(this.trans, p);
@@ -149,9 +157,13 @@ export class ProposalCard extends CardFrame {
       if (this.state !== 'decided-elsewhere') {
         this.node.dataset.state = p.status;
         this.setOutcome(outcome);
+        if (p.status === 'applied') {
+          this.offerRevert();
+        }
       }
     } else if (this.state !== 'pending') {
       this.node.dataset.state = 'pending';
+      this.node.dataset.reverted = reverted ? 'true' : 'false';
       void this.drawPending(p);
     }
     this.markLive();
@@ -236,10 +248,66 @@ export class ProposalCard extends CardFrame {
     );
   }
 
+  /** An applied card offers to undo it; the person picks what becomes of the proposal. */
+  private offerRevert(): void {
+    const trans = this.trans;
+    const revert = button(trans.__('Revert'), () => choose(), {
+      className: 'jm-card-revert',
+      title: trans.__('Take this entry out of its knowledge file again')
+    });
+    const choose = (): void => {
+      revert.remove();
+      this._actions.append(
+        button(
+          trans.__('Back to the queue'),
+          () => void this.revert('pending'),
+          { className: 'jm-card-revert-pending' }
+        ),
+        button(
+          trans.__('Revert and dismiss'),
+          () => void this.revert('dismissed'),
+          { className: 'jm-card-revert-dismiss' }
+        )
+      );
+    };
+    this._actions.appendChild(revert);
+  }
+
+  private async revert(then: 'pending' | 'dismissed'): Promise<void> {
+    for (const b of Array.from(this._actions.querySelectorAll('button'))) {
+      b.disabled = true;
+    }
+    try {
+      const result = await postJSON<IRevertResult>(
+        `queue/${encodeURIComponent(this.id)}/revert`,
+        { then }
+      );
+      this.say(this.trans.__('Removed from %1', result.path));
+      if (then === 'dismissed') {
+        this.node.dataset.state = 'dismissed';
+        this.setOutcome(this.trans.__('Reverted · dismissed'));
+      }
+      // Back to pending: the change event redraws this card with its buttons.
+    } catch (error) {
+      this.say(errorMessage(error), 'error');
+      for (const b of Array.from(this._actions.querySelectorAll('button'))) {
+        b.disabled = false;
+      }
+    }
+  }
+
   private async drawPending(p: IProposal): Promise<void> {
     clear(this._actions);
     this.say('');
     const trans = this.trans;
+    if (p.reverted_at) {
+      this._actions.appendChild(
+        el('div', {
+          className: 'jm-card-reverted',
+          text: trans.__('Reverted · back in the queue')
+        })
+      );
+    }
     const user = button(
       trans._p('card button', 'User'),
       () => void this.apply('user', null),
@@ -312,6 +380,7 @@ export class ProposalCard extends CardFrame {
           ? this.trans.__('Saved to Project · %1', result.project ?? '')
           : this.trans.__('Saved to User')
       );
+      this.offerRevert();
       this.say(this.trans.__('Written to %1', result.path));
     });
   }

@@ -13,7 +13,9 @@ export function outcomeText(trans: Trans, p: IProposal): string | null {
         ? trans.__('Saved to Project · %1', p.applied_project ?? '')
         : trans.__('Saved to User');
     case 'dismissed':
-      return trans.__('Dismissed');
+      return p.reverted_at
+        ? trans.__('Reverted · dismissed')
+        : trans.__('Dismissed');
     case 'superseded':
       return p.superseded_by
         ? trans.__('Superseded by %1', p.superseded_by)

@@ -14,10 +14,15 @@ import {
   putJSON,
   requestAPI
 } from './api';
+import { diffLines } from './diff';
 import { button, clear, el, setStatus, shown } from './dom';
 import type { Trans } from './i18n';
 import { mergeKnowledge } from './merge';
-import { IKnowledgeMergeConflict, ITeamStatus } from './schemas';
+import {
+  IKnowledgeMergeConflict,
+  IReorganizeResult,
+  ITeamStatus
+} from './schemas';
 
 /** The text both sides share: the file without the lines of its conflict blocks. */
 function commonText(conflict: IKnowledgeMergeConflict): string {
@@ -83,6 +88,39 @@ export class KnowledgeView extends Widget {
         title: trans.__('Back up, dedupe, condense and regroup the saved file')
       }
     );
+    // The Reorganize preview of unsaved text: its diff, shown before anything is saved.
+    this._previewNote = el('div', { className: 'jm-preview-note' });
+    this._previewDiff = el('pre', {
+      className: 'jm-diff',
+      attrs: { 'aria-label': trans.__('Changes Reorganize would make') }
+    });
+    this._previewMerged = el('ul', { className: 'jm-preview-merged' });
+    this._previewUse = button(
+      trans.__('Use this text'),
+      () => this.usePreview(),
+      {
+        className: 'jm-preview-use',
+        title: trans.__(
+          'Put the reorganized text in the editor; nothing is saved until you Save'
+        )
+      }
+    );
+    this._previewBox = el(
+      'div',
+      { className: 'jm-preview', attrs: { role: 'region' } },
+      [
+        this._previewNote,
+        this._previewMerged,
+        this._previewDiff,
+        el('div', { className: 'jm-toolbar' }, [
+          this._previewUse,
+          button(trans.__('Close'), () => this.closePreview(), {
+            className: 'jm-preview-cancel'
+          })
+        ])
+      ]
+    );
+    this._previewBox.hidden = true;
     this._status = el('div', {
       className: 'jm-status',
       attrs: { role: 'status' }
@@ -187,6 +225,7 @@ export class KnowledgeView extends Widget {
         this._counter
       ]),
       this._status,
+      this._previewBox,
       el('div', { className: 'jm-library-box' }, [
         el('div', {
           className: 'jm-library-title',
@@ -504,11 +543,19 @@ export class KnowledgeView extends Widget {
   }
 
   async reorganize(): Promise<void> {
-    if (this.dirty || this._busy) {
+    if (this._busy) {
+      return;
+    }
+    if (this.dirty) {
+      // Unsaved (perhaps over the save limit): reorganize the editor's text
+      // and show the diff; the person uses it, then saves, or not.
+      await this.previewReorganize();
       return;
     }
     const where = { project: this._project };
     const path = `knowledge/${this.layer}/reorganize`;
+    const before = this._editor.value;
+    this.closePreview();
     this.setBusy(true, this.trans.__('Reorganizing… starting'));
     try {
       let job = await postJSON<IReorganizeJob>(path, {}, where);
@@ -522,7 +569,19 @@ export class KnowledgeView extends Widget {
         await new Promise(resolve => setTimeout(resolve, 400));
         job = await requestAPI<IReorganizeJob>(path, {}, where);
       }
-      if (job.state === 'done') {
+      if (job.state === 'done' && job.result) {
+        this.showChanges(job.result, before);
+      }
+      if (job.state === 'done' && job.result && !job.result.written) {
+        // Nothing a reorganize may change: nothing was written, no backup made.
+        setStatus(
+          this._status,
+          this.trans.__(
+            'Nothing to reorganize: no true duplicates, no filler, no shared topic to group.'
+          ),
+          'info'
+        );
+      } else if (job.state === 'done') {
         Notification.success(
           this.layer === 'user'
             ? this.trans.__('User knowledge reorganized (backup kept)')
@@ -561,6 +620,112 @@ export class KnowledgeView extends Widget {
     await this.refresh(true);
   }
 
+  /** What Reorganize makes of the unsaved text, as a diff; nothing is written. */
+  async previewReorganize(): Promise<void> {
+    const text = this._editor.value;
+    try {
+      const result = await postJSON<IReorganizeResult>(
+        `knowledge/${this.layer}/reorganize-text`,
+        { text },
+        { project: this._project }
+      );
+      this._preview = result.text;
+      this.showChanges(result, text);
+      this._previewBox.dataset.mode = 'preview';
+      this._previewUse.hidden = !result.changed;
+      setStatus(
+        this._status,
+        result.changed
+          ? this.trans.__(
+              'Reorganize would make the changes below (nothing is saved yet).'
+            )
+          : this.trans.__(
+              'Nothing to reorganize: no true duplicates, no filler, no shared topic to group.'
+            ),
+        'info'
+      );
+    } catch (error) {
+      setStatus(
+        this._status,
+        this.trans.__('Reorganize failed: %1', errorMessage(error)),
+        'error'
+      );
+    }
+    this.updateControls();
+  }
+
+  /** The summary, the merges with why, and the line diff of a reorganize. */
+  private showChanges(result: IReorganizeResult, before: string): void {
+    const trans = this.trans;
+    this._previewNote.textContent = trans.__(
+      '%1 duplicate(s) merged, %2 entr(y/ies) condensed, %3 group(s) made; %4 → %5 characters; %6 of %7 entries kept.',
+      result.merged.length,
+      result.condensed.length,
+      result.groups.length,
+      result.chars_before,
+      result.chars_after,
+      result.leaves_after,
+      result.leaves_before
+    );
+    if (result.chars_after > SAVE_LIMIT) {
+      this._previewNote.textContent +=
+        ' ' +
+        trans.__(
+          'Still over the %1-character save limit: remove or shorten entries before saving.',
+          SAVE_LIMIT
+        );
+    }
+    clear(this._previewMerged);
+    for (const m of result.merged) {
+      this._previewMerged.append(
+        el('li', {
+          className: 'jm-preview-merge',
+          text: trans.__(
+            '“%1” merged into “%2” (%3)',
+            m.removed,
+            m.kept,
+            m.reason
+          )
+        })
+      );
+    }
+    clear(this._previewDiff);
+    for (const line of diffLines(before, result.text)) {
+      const mark = line.kind === 'del' ? '-' : line.kind === 'add' ? '+' : ' ';
+      this._previewDiff.append(
+        el('span', {
+          className: `jm-diff-${line.kind}`,
+          text: `${mark} ${line.text}\n`
+        })
+      );
+    }
+    this._previewBox.dataset.mode = 'done';
+    this._previewUse.hidden = true; // a saved reorganize: the diff is of what was written
+    this._previewBox.hidden = false;
+    this.node.dataset.preview = 'true';
+  }
+
+  /** The previewed text goes into the editor (unsaved: Save writes it, with its base). */
+  usePreview(): void {
+    if (this._preview === null) {
+      return;
+    }
+    this._editor.value = this._preview;
+    this.closePreview();
+    setStatus(
+      this._status,
+      this.trans.__('Reorganized text is in the editor: review it, then Save.'),
+      'info'
+    );
+    this.updateControls();
+  }
+
+  closePreview(): void {
+    this._preview = null;
+    this._previewBox.hidden = true;
+    this.node.dataset.preview = 'false';
+  }
+
   private setBusy(busy: boolean, message = ''): void {
     this._busy = busy;
     this._mask.hidden = !busy;
@@ -579,18 +744,21 @@ export class KnowledgeView extends Widget {
 
   private updateControls(): void {
     const length = this._editor.value.length;
-    this._counter.textContent = `${length} / ${SAVE_LIMIT}`;
+    this._counter.textContent = this.trans.__(
+      '%1 / %2 (save limit)',
+      length,
+      SAVE_LIMIT
+    );
     this._counter.dataset.over = length > SAVE_LIMIT ? 'true' : 'false';
     const noFile = this.layer === 'project' && !this._project;
     this._saveButton.disabled = this._busy || noFile;
+    // Unsaved text (over the save limit, say) can be reorganized too: a preview.
     this._reorganizeButton.disabled =
-      this._busy ||
-      noFile ||
-      this.dirty ||
-      this._conflict !== null ||
-      this._merge !== null;
+      this._busy || noFile || this._conflict !== null || this._merge !== null;
     this._reorganizeButton.title = this.dirty
-      ? this.trans.__('Save your changes first')
+      ? this.trans.__(
+          'Reorganize the unsaved text: see the changes, then use them and Save'
+        )
       : this.trans.__('Back up, dedupe, condense and regroup the saved file');
     this._dirtyNote.hidden = !this.dirty;
     this.node.dataset.dirty = this.dirty ? 'true' : 'false';
@@ -642,13 +810,26 @@ export class KnowledgeView extends Widget {
     clear(this._library);
     const trans = this.trans;
     // The field names tests and styles read stay English in every language.
+    // One limit per purpose, each with what it means (issue 32).
     const rows: [string, string, string][] = [
       ['rules', trans.__('Rules'), String(status.rules)],
       ['info', trans.__('Info'), String(status.info)],
+      ['characters', trans.__('Characters'), String(status.chars)],
       [
-        'characters',
-        trans.__('Characters'),
-        trans.__('%1 / %2 budget', status.chars, status.budget)
+        'save-limit',
+        trans.__('Save limit'),
+        trans.__(
+          '%1 characters: a Save or an Apply past it is refused',
+          SAVE_LIMIT
+        )
+      ],
+      [
+        'budget',
+        trans.__('Agent budget'),
+        trans.__(
+          '%1 characters listed to an agent per request; past it the list stops with a notice',
+          status.budget
+        )
       ],
       [
         'last-updated',
@@ -679,6 +860,12 @@ export class KnowledgeView extends Widget {
   private _conflict: IKnowledgeVersion | null = null;
   private _merge: IKnowledgeMergeConflict | null = null;
   private _busy = false;
+  private _preview: string | null = null;
+  private readonly _previewBox: HTMLDivElement;
+  private readonly _previewNote: HTMLDivElement;
+  private readonly _previewDiff: HTMLPreElement;
+  private readonly _previewMerged: HTMLUListElement;
+  private readonly _previewUse: HTMLButtonElement;
   private _project: string | null = null;
   private readonly _editor: HTMLTextAreaElement;
   private readonly _counter: HTMLSpanElement;

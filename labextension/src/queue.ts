@@ -1,4 +1,9 @@
-import { InputDialog, Notification } from '@jupyterlab/apputils';
+import {
+  Dialog,
+  InputDialog,
+  Notification,
+  showDialog
+} from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
 import {
@@ -12,6 +17,7 @@ import {
   requestAPI
 } from './api';
 import { alreadyDecided, sourceLabels } from './decided';
+import type { IAppliedList, IProcessAllPlan, IRevertResult } from './schemas';
 import { button, clear, el, setStatus } from './dom';
 import type { Trans } from './i18n';
 
@@ -75,6 +81,15 @@ export class QueueView extends Widget {
       attrs: { role: 'status' }
     });
     this._skipped = el('ul', { className: 'jm-skipped' });
+    // Recently applied, each with Revert (issue 32): an Apply can be undone here.
+    this._appliedHead = el('div', {
+      className: 'jm-applied-head',
+      text: trans.__('Recently applied (Revert takes an entry out again)')
+    });
+    this._applied = el('ul', {
+      className: 'jm-applied-list',
+      attrs: { 'aria-label': trans.__('Recently applied') }
+    });
     this._list = el('ul', {
       className: 'jm-queue-list',
       attrs: { role: 'list', 'aria-label': trans.__('Queued knowledge') }
@@ -91,7 +106,9 @@ export class QueueView extends Widget {
       this._status,
       this._skipped,
       this._list,
-      this._more
+      this._more,
+      this._appliedHead,
+      this._applied
     );
   }
 
@@ -128,6 +145,7 @@ export class QueueView extends Widget {
       this._projects = projects.projects;
       this.render(queue);
       this.onCount(queue.count, queue.enabled);
+      await this.renderApplied();
       requestAnimationFrame(() => {
         this.node.dataset.renderMs = String(
           Math.round(performance.now() - answered)
@@ -399,34 +417,115 @@ export class QueueView extends Widget {
     await this.refresh();
   }
 
+  /** The plan as lines: how many go to each file, and how many wait for a project. */
+  private planLines(plan: IProcessAllPlan): string[] {
+    const trans = this.trans;
+    const lines = plan.targets.map(t =>
+      t.layer === 'project'
+        ? trans.__('Project · %1: %2', t.project ?? '', t.count)
+        : trans.__('User: %1', t.count)
+    );
+    if (plan.pick_a_project) {
+      lines.push(
+        trans.__(
+          '%1 still need a project picked and stay in the queue',
+          plan.pick_a_project
+        )
+      );
+    }
+    return lines;
+  }
+
+  /** Says first what it will do (counts per layer and project), asks, then applies. */
   async processAll(): Promise<void> {
     clear(this._skipped);
+    const trans = this.trans;
+    let plan: IProcessAllPlan;
     try {
-      const result = await postJSON<IProcessAllResult>('queue/process-all');
+      plan = await requestAPI<IProcessAllPlan>('queue/process-all/plan');
+    } catch (error) {
+      setStatus(
+        this._status,
+        trans.__('Process all failed: %1', errorMessage(error)),
+        'error'
+      );
+      return;
+    }
+    if (plan.total === 0) {
+      setStatus(
+        this._status,
+        plan.pick_a_project
+          ? trans.__(
+              'Nothing to apply: %1 item(s) still need a project picked.',
+              plan.pick_a_project
+            )
+          : trans.__('No pending proposals.'),
+        'info'
+      );
+      return;
+    }
+    const body = el('div', { className: 'jm-process-plan' }, [
+      el('p', {
+        text: trans.__(
+          'Apply %1 proposal(s) to the layer each was suggested for?',
+          plan.total
+        )
+      }),
+      el(
+        'ul',
+        {},
+        this.planLines(plan).map(line =>
+          el('li', { className: 'jm-plan-line', text: line })
+        )
+      )
+    ]);
+    const answer = await showDialog({
+      title: trans.__('Process all'),
+      body: new Widget({ node: body }),
+      buttons: [
+        Dialog.cancelButton({ label: trans.__('Cancel') }),
+        Dialog.okButton({ label: trans.__('Apply %1', plan.total) })
+      ]
+    });
+    if (!answer.button.accept) {
+      return;
+    }
+    try {
+      // What runs is what was shown: refused if the queue changed meanwhile.
+      const result = await postJSON<IProcessAllResult>('queue/process-all', {
+        expect: plan.total
+      });
       const where = { user: 0, project: 0 };
       for (const a of result.applied) {
         if (a.status === 'applied') {
           where[a.layer === 'project' ? 'project' : 'user'] += 1;
         }
       }
-      const skipped = result.skipped;
-      Notification.success(
-        this.trans.__(
-          'Processed: %1 to User, %2 to Project, %3 skipped',
-          where.user,
-          where.project,
-          skipped.length
-        ),
-        { autoClose: 4000 }
+      const failed = result.failures.reduce((n, f) => n + f.count, 0);
+      const summary = trans.__(
+        'Processed: %1 to User, %2 to Project, %3 skipped',
+        where.user,
+        where.project,
+        result.skipped.length
       );
-      if (skipped.length) {
+      // Never green when something failed.
+      if (result.ok) {
+        Notification.success(summary, { autoClose: 4000 });
+      } else {
+        Notification.error(trans.__('%1 · %2 failed', summary, failed), {
+          autoClose: false
+        });
+      }
+      this.node.dataset.processed = result.ok ? 'ok' : 'failed';
+      const picks = result.skipped.filter(s => s.reason === 'pick a project');
+      if (picks.length) {
         this._skipped.appendChild(
           el('li', {
             className: 'jm-skipped-head',
-            text: this.trans.__('Skipped, still in the queue:')
+            text: trans.__('Skipped, still in the queue:')
           })
         );
-        for (const s of skipped) {
+        for (const s of picks) {
           this._skipped.appendChild(
             el('li', {
               className: 'jm-skipped-item',
@@ -436,10 +535,111 @@ export class QueueView extends Widget {
           );
         }
       }
+      // Each failure once, with how many items it stopped.
+      if (result.failures.length) {
+        this._skipped.appendChild(
+          el('li', {
+            className: 'jm-skipped-head jm-failures-head',
+            text: trans.__('Not applied, still in the queue:')
+          })
+        );
+        for (const f of result.failures) {
+          this._skipped.appendChild(
+            el('li', {
+              className: 'jm-failure-item',
+              text: trans.__('%1 item(s): %2', f.count, f.reason),
+              attrs: { 'data-count': String(f.count) }
+            })
+          );
+        }
+      }
     } catch (error) {
       setStatus(
         this._status,
-        this.trans.__('Process all failed: %1', errorMessage(error)),
+        trans.__('Process all failed: %1', errorMessage(error)),
+        'error'
+      );
+    }
+    await this.refresh();
+  }
+
+  /** The latest applied proposals, each with Revert. */
+  private async renderApplied(): Promise<void> {
+    let applied: IAppliedList;
+    try {
+      applied = await requestAPI<IAppliedList>(
+        'queue/applied',
+        {},
+        { limit: '10' }
+      );
+    } catch {
+      return; // the queue itself said what failed
+    }
+    clear(this._applied);
+    this._appliedHead.hidden = applied.items.length === 0;
+    const trans = this.trans;
+    for (const p of applied.items) {
+      const where =
+        p.applied_to === 'project'
+          ? trans.__('Project · %1', p.applied_project ?? '')
+          : trans.__('User');
+      this._applied.appendChild(
+        el('li', { className: 'jm-applied-item', attrs: { 'data-id': p.id } }, [
+          el('span', { className: 'jm-applied-text', text: p.text }),
+          el('span', { className: 'jm-applied-where', text: where }),
+          button(trans.__('Revert'), () => void this.revert(p.id, p.text), {
+            className: 'jm-revert',
+            title: trans.__('Take this entry out of its knowledge file again')
+          })
+        ])
+      );
+    }
+    this.node.dataset.applied = String(applied.items.length);
+  }
+
+  /** Undo an Apply: the person chooses whether the proposal goes back or away. */
+  async revert(id: string, text: string): Promise<void> {
+    const trans = this.trans;
+    const answer = await showDialog({
+      title: trans.__('Revert this Apply?'),
+      body: trans.__(
+        '“%1” leaves the knowledge file. What becomes of the proposal?',
+        text
+      ),
+      buttons: [
+        Dialog.cancelButton({ label: trans.__('Cancel') }),
+        Dialog.warnButton({
+          label: trans.__('Revert and dismiss'),
+          className: 'jm-revert-dismiss'
+        }),
+        Dialog.okButton({
+          label: trans.__('Revert, back to the queue'),
+          className: 'jm-revert-pending'
+        })
+      ]
+    });
+    if (!answer.button.accept) {
+      return;
+    }
+    const then = answer.button.displayType === 'warn' ? 'dismissed' : 'pending';
+    try {
+      const result = await postJSON<IRevertResult>(
+        `queue/${encodeURIComponent(id)}/revert`,
+        { then }
+      );
+      Notification.info(
+        result.status === 'pending'
+          ? trans.__(
+              'Reverted: the entry left %1; back in the queue',
+              result.path
+            )
+          : trans.__('Reverted: the entry left %1; dismissed', result.path),
+        { autoClose: 4000 }
+      );
+    } catch (error) {
+      setStatus(
+        this._status,
+        trans.__('Revert failed: %1', errorMessage(error)),
         'error'
       );
     }
@@ -481,5 +681,7 @@ export class QueueView extends Widget {
   private _projects: IProject[] = [];
   private readonly _list: HTMLUListElement;
   private readonly _skipped: HTMLUListElement;
+  private readonly _applied: HTMLUListElement;
+  private readonly _appliedHead: HTMLDivElement;
   private readonly _status: HTMLDivElement;
 }

@@ -31,6 +31,15 @@ export interface IAlreadyDecidedError {
   result: IDecidedProposal;
 }
 
+/**
+ * GET /queue/applied: the latest applied proposals, newest first; the panel
+ * reverts from it.
+ */
+export interface IAppliedList {
+  items: IProposal[];
+  count: number;
+}
+
 /** POST /queue/{id}/apply: the entry is in the file at `version`. */
 export interface IAppliedProposal {
   id: string;
@@ -389,7 +398,24 @@ export interface IMemoryHit {
   tokens: number;
 }
 
-/** POST /queue/process-all: what was applied, what was skipped and why. */
+/**
+ * GET /queue/process-all/plan: what Process all would apply, per layer and
+ * project, shown before it runs.
+ */
+export interface IProcessAllPlan {
+  targets: Array<{
+    layer: 'user' | 'project';
+    project: string | null;
+    count: number;
+  }>;
+  total: number;
+  pick_a_project: number;
+}
+
+/**
+ * POST /queue/process-all: what was applied, what was skipped and why; each
+ * failure once with its count; ok is false when anything failed.
+ */
 export interface IProcessAllResult {
   applied: Array<IAppliedProposal | IDecidedProposal>;
   skipped: Array<{
@@ -398,6 +424,12 @@ export interface IProcessAllResult {
     reason: string;
   }>;
   agents_md?: IAgentsMdReport[];
+  failures: Array<{
+    reason: string;
+    count: number;
+    ids: string[];
+  }>;
+  ok: boolean;
 }
 
 /** A registered project (POST /projects answers one, 201). */
@@ -460,6 +492,8 @@ export interface IProposal {
   proposed_by?: string;
   /** who applied or dismissed it (shared queue) */
   decided_by?: string;
+  /** when a person reverted its Apply (issue 32); the card says "reverted" */
+  reverted_at: string | null;
   [key: string]: unknown;
 }
 
@@ -499,7 +533,10 @@ export interface IReorganizeJob {
   status: number | null;
 }
 
-/** What a finished reorganize did to the file. */
+/**
+ * What a reorganize did (or, for a preview of unsaved text, would do): every
+ * merge with why, every condensed entry, every new group.
+ */
 export interface IReorganizeResult {
   layer: 'user' | 'project';
   project: string | null;
@@ -511,6 +548,44 @@ export interface IReorganizeResult {
   chars_after: number;
   used_llm: boolean;
   version: string;
+  changed: boolean;
+  written: boolean;
+  merged: Array<{
+    section: 'rules' | 'info';
+    kept: string;
+    removed: string;
+    reason: string;
+  }>;
+  condensed: Array<{
+    section: 'rules' | 'info';
+    before: string;
+    after: string;
+  }>;
+  groups: Array<{
+    section: 'rules' | 'info';
+    label: string;
+    shared: string;
+    entries: number;
+  }>;
+  leaves_before: number;
+  leaves_after: number;
+  other_share: number;
+  text: string;
+}
+
+/**
+ * POST /queue/{id}/revert: the entry left the file at `path` (now `version`);
+ * the proposal is `status` again (pending: back in the queue; dismissed).
+ */
+export interface IRevertResult {
+  id: string;
+  status: 'pending' | 'dismissed';
+  layer: 'user' | 'project';
+  project: string | null;
+  section: 'rules' | 'info';
+  path: string;
+  version: string;
+  agents_md?: IAgentsMdReport;
 }
 
 /**

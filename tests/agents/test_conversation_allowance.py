@@ -99,7 +99,10 @@ async def test_the_preinject_notice_reaches_an_mcp_client_in_the_tool_result(
     from jupyter_memory.core.knowledge.format import Entry, KnowledgeDoc, render_knowledge
     from jupyter_memory.service.knowledge.preinject import NOTICE
 
-    entries = tuple(Entry(f"Orders must pass check {i} in region {i * 3}") for i in range(80))
+    entries = tuple(
+        Entry(f"Note that {('orders', 'refunds')[i % 2]} must pass check {i} in region {i * 3}")
+        for i in range(80)
+    )
     with Memory(memory_home) as mem:
         mem.save_knowledge("user", render_knowledge(KnowledgeDoc(entries, ())))
     async with stdio_session(memory_home, "--conversation", "notice-1") as s:
@@ -118,7 +121,11 @@ def test_the_preinject_notice_reaches_the_chat_through_the_jupyter_ai_tool(
     from jupyter_memory.core.knowledge.format import Entry, KnowledgeDoc, render_knowledge
     from jupyter_memory.service.knowledge.preinject import NOTICE
 
-    entries = tuple(Entry(f"收入 must pass check {i} in region {i * 3}") for i in range(80))
+    # Filler pays for the labels: a reorganize never makes the file longer (issue 32).
+    entries = tuple(
+        Entry(f"Note that {('收入', '订单')[i % 2]} must pass check {i} in region {i * 3}")
+        for i in range(80)
+    )
     mem = Memory(memory_home)
     mem.save_knowledge("user", render_knowledge(KnowledgeDoc(entries, ())))
     jupyter_ai_tools.reset_shared_access(AgentAccess(mem, agent="jupyter-ai", conversation="t1"))
@@ -148,7 +155,10 @@ def test_the_memory_persona_says_the_preinject_notice_in_its_chat(
     from jupyter_memory.core.knowledge.format import Entry, KnowledgeDoc, render_knowledge
     from jupyter_memory.service.knowledge.preinject import NOTICE
 
-    entries = tuple(Entry(f"Orders must pass check {i} in region {i * 3}") for i in range(80))
+    entries = tuple(
+        Entry(f"Note that {('orders', 'refunds')[i % 2]} must pass check {i} in region {i * 3}")
+        for i in range(80)
+    )
     mem = Memory(memory_home)
     mem.save_knowledge("user", render_knowledge(KnowledgeDoc(entries, ())))
     jupyter_ai_tools.reset_shared_access(AgentAccess(mem, agent="jupyter-ai", conversation="s1"))

@@ -40,6 +40,7 @@ def test_process_all_applies_each_item_to_its_suggested_layer(page, lab, lab_mem
     )
     assert page.locator(f"{PANEL} .jm-process-target").count() == 0  # no layer to pick
     page.locator(f"{PANEL} .jm-process-all").click()
+    page.locator(".jp-Dialog button.jp-mod-accept").click()  # it asks first (issue 32)
     page.locator(
         ".Toastify__toast", has_text="Processed: 2 to User, 1 to Project, 1 skipped"
     ).wait_for()

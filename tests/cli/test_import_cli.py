@@ -44,7 +44,7 @@ def test_import_from_errors_and_choices(capsys, tmp_path):
 def test_export_basic_memory_and_agents_md(capsys, tmp_path):
     run(capsys, "import-from", "basic-memory", str(DATA / "basic-memory"))
     run(capsys, "import-from", "agents-md", str(DATA / "agents-md" / "AGENTS.md"))
-    run(capsys, "process-all")
+    run(capsys, "process-all", "--yes")
     code, out, _ = run(
         capsys, "export", "--format", "basic-memory", str(tmp_path / "notes"), "--json"
     )

@@ -61,7 +61,16 @@ def test_dismiss_and_process_all(capsys, memory_home: Path, project_dir: Path) -
     with pytest.raises(SystemExit) as refused:
         run(capsys, "process-all", "--to", "project")
     assert refused.value.code == 2 and "unrecognized arguments: --to" in capsys.readouterr().err
-    code, out, _ = run(capsys, "process-all")
+    # It says first what it will do; without a terminal to ask at, only --yes applies.
+    code, out, err = run(capsys, "process-all")
+    assert code == 1 and out.splitlines() == [
+        "Process all would apply 2 proposal(s):",
+        "  User: 1",
+        "  Project sales-q3: 1",
+        "  and leave 1 in the queue that still need a project picked",
+    ]
+    assert "pass --yes" in err and "GMV includes tax" not in run(capsys, "knowledge", "show")[1]
+    code, out, _ = run(capsys, "process-all", "--yes")
     assert code == 0 and out.splitlines() == [
         "applied 2, skipped 1",
         f"  → User: {b}  GMV includes tax",
@@ -76,7 +85,20 @@ def test_dismiss_and_process_all(capsys, memory_home: Path, project_dir: Path) -
     assert json.loads(out) == {
         "applied": [],
         "skipped": [{"id": pick, "text": "Weeks start on Monday", "reason": "pick a project"}],
+        "failures": [],
+        "ok": True,
     }
+    # Undo an Apply: back in the queue, or dismissed.
+    code, out, _ = run(capsys, "revert", b)
+    assert (
+        code == 0 and "reverted: removed from User knowledge" in out and "back in the queue" in out
+    )
+    assert "GMV includes tax" not in run(capsys, "knowledge", "show")[1]
+    code, out, _ = run(capsys, "revert", b, "--json")
+    assert code == 1 and json.loads(out)["error"] == "ConflictError"
+    run(capsys, "apply", b, "--to", "user")
+    code, out, _ = run(capsys, "revert", b, "--then", "dismissed", "--json")
+    assert code == 0 and json.loads(out)["status"] == "dismissed"
 
 
 def test_errors_exit_1_with_message(capsys, memory_home: Path) -> None:  # noqa: ANN001
@@ -91,7 +113,7 @@ def test_errors_exit_1_with_message(capsys, memory_home: Path) -> None:  # noqa:
 def test_save_expand_reorganize_settings(
     capsys, memory_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # noqa: ANN001
-    text = "## Rules\n- Calendar\n  - Q1 starts in February\n## Info\n- GMV 含税\n"
+    text = "## Rules\n- Calendar\n  - Q1 starts in February!!\n## Info\n- GMV 含税\n"
     _, shown, _ = run(capsys, "knowledge", "show", "--json")
     monkeypatch.setattr(sys, "stdin", io.StringIO(text))
     code, out, _ = run(
@@ -100,12 +122,16 @@ def test_save_expand_reorganize_settings(
     assert code == 0 and json.loads(out)["status"]["rules"] == 1
     code, out, _ = run(capsys, "expand", "Calendar", "Nope", "--json")
     res = json.loads(out)
-    assert res["entries"][0]["children"] == ["Q1 starts in February"] and res["unknown"] == ["Nope"]
+    assert res["entries"][0]["children"] == ["Q1 starts in February!!"]
+    assert res["unknown"] == ["Nope"]
     code, _, err = run(capsys, "expand", "Nope")
     assert code == 1 and "unknown label: Nope" in err
     _, saved, _ = run(capsys, "knowledge", "show")
     code, out, _ = run(capsys, "reorganize", "--json")
     assert Path(json.loads(out)["backup"]).read_text() == saved
+    assert json.loads(out)["condensed"][0]["after"] == "Q1 starts in February!"
+    code, out, _ = run(capsys, "reorganize")  # nothing left to change: said, nothing written
+    assert code == 0 and "Nothing to reorganize" in out
     code, out, _ = run(
         capsys, "settings", "--enabled", "off", "--auto-suggestions", "off", "--json"
     )

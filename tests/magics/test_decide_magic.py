@@ -46,6 +46,20 @@ def test_already_saved_names_where(ip, magics):
     assert magics.service.proposal(pid).status == "applied"
 
 
+def test_revert_an_apply_back_to_the_queue_or_dismissed(ip, magics):
+    pid = propose(magics, "Always use UTC timestamps")
+    ip.run_line_magic("memory", f"apply {pid} --to user")
+    out = str(ip.run_line_magic("memory", f"revert {pid}"))
+    assert out.startswith(f"Reverted {pid}: removed from User (") and "back in the queue" in out
+    assert "UTC" not in magics.service.knowledge("user")
+    assert magics.service.proposal(pid).status == "pending"
+    ip.run_line_magic("memory", f"apply {pid} --to user")
+    out = str(ip.run_line_magic("memory", f"revert {pid} --then dismissed"))
+    assert out.endswith("dismissed.") and magics.service.proposal(pid).status == "dismissed"
+    with pytest.raises(UsageError, match="only revert takes it"):
+        ip.run_line_magic("memory", f"dismiss {pid} --then pending")
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [

@@ -18,7 +18,11 @@ from jupyter_memory.service.knowledge.preinject import NOTICE
 
 
 def _flat_file(home: Path) -> Path:
-    entries = tuple(Entry(f"Orders must pass check {i} in region {i * 3}") for i in range(80))
+    # Filler pays for the labels: a reorganize never makes the file longer (issue 32).
+    entries = tuple(
+        Entry(f"Note that {('orders', 'refunds')[i % 2]} must pass check {i} in region {i * 3}")
+        for i in range(80)
+    )
     with Memory(home) as mem:
         mem.save_knowledge("user", render_knowledge(KnowledgeDoc(entries, ())))
         return Path(mem.library_status("user")["path"])

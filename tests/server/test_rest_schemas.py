@@ -241,6 +241,63 @@ async def test_knowledge_read_save_status_conflict(api):
     await call(api, "library_status.json", "StatusHandler", "GET", "knowledge", "user", "status")
 
 
+async def test_revert_plan_applied_and_reorganize_text(api, server_memory):
+    """Undo (issue 32): revert an Apply over REST, the Process all plan, the applied list."""
+    pid = propose(server_memory, "Revenue always excludes refunds")
+    propose(server_memory, "Weeks start on Monday")
+    plan = await call(
+        api, "process_all_plan.json", "ProcessAllPlanHandler", "GET", "queue", "process-all", "plan"
+    )
+    assert plan["targets"] == [{"layer": "user", "project": None, "count": 2}]
+    code, _ = await api("POST", "queue", pid, "apply", body={"to": "user"})
+    assert code == 200
+    listed = await call(api, "applied_list.json", "AppliedHandler", "GET", "queue", "applied")
+    assert [p["id"] for p in listed["items"]] == [pid]
+    reverted = await call(
+        api, "revert_result.json", "RevertHandler", "POST", "queue", pid, "revert", body={}
+    )
+    assert reverted["status"] == "pending" and reverted["layer"] == "user"
+    assert "Revenue always excludes refunds" not in server_memory.knowledge("user")
+    state = server_memory.proposal(pid)
+    assert state.status == "pending" and state.reverted_at is not None
+    queue = await call(api, "queue.json", "QueueHandler", "GET", "queue")
+    back = next(p for p in queue["items"] if p["id"] == pid)
+    assert back["reverted_at"] is not None
+    again = await call(
+        api, "error.json", "RevertHandler", "POST", "queue", pid, "revert", body={}, status=409
+    )
+    assert again["state"] == "not_applied"
+    code, _ = await api("POST", "queue", pid, "apply", body={"to": "user"})
+    dismissed = await call(
+        api,
+        "revert_result.json",
+        "RevertHandler",
+        "POST",
+        "queue",
+        pid,
+        "revert",
+        body={"then": "dismissed"},
+    )
+    assert dismissed["status"] == "dismissed"
+    actions = [r["action"] for r in server_memory.audit.records()]
+    assert actions.count("proposal.revert") == 2 and actions.count("proposal.apply") == 2
+    over = "## Rules\n\n" + "".join(
+        f"- Note that rule {i} holds for table t{i}\n" for i in range(300)
+    )
+    preview = await call(
+        api,
+        "reorganize_result.json",
+        "ReorganizeTextHandler",
+        "POST",
+        "knowledge",
+        "user",
+        "reorganize-text",
+        body={"text": over},
+    )
+    assert not preview["written"] and preview["leaves_after"] == 300
+    assert preview["chars_after"] < len(over) and "Rule 0 holds" in preview["text"]
+
+
 async def test_reorganize_job(api):
     code, read = await api("GET", "knowledge", "user")
     code, _ = await api("PUT", "knowledge", "user", body={"text": RULES, "base": read["version"]})

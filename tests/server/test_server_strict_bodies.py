@@ -57,10 +57,17 @@ WRITE_ROUTES = {
         ["text"],
     ),
     "apply": (("POST", ("queue", "PID", "apply")), {"to": "user"}, {"to": 1}, ["to"]),
-    "process-all": (("POST", ("queue", "process-all")), {}, {}, []),
+    "process-all": (("POST", ("queue", "process-all")), {}, {"expect": "3"}, ["expect"]),
     "projects": (("POST", ("projects",)), {"path": "p"}, {"path": ["p"]}, ["path"]),
     "dismiss": (("POST", ("queue", "PID", "dismiss")), {}, {}, []),
     "reorganize": (("POST", ("knowledge", "user", "reorganize")), {}, {}, []),
+    "revert": (("POST", ("queue", "PID", "revert")), {}, {"then": 1}, ["then"]),
+    "reorganize-text": (
+        ("POST", ("knowledge", "user", "reorganize-text")),
+        {"text": "## Rules\n"},
+        {"text": 5},
+        ["text"],
+    ),
 }
 
 
@@ -120,6 +127,8 @@ READ_ROUTES = [
     ("cases", "CASE-2026-001"),
     ("cases", "CASE-2026-001", "entries", "x.md"),
     ("knowledge", "user", "reorganize"),
+    ("queue", "applied"),
+    ("queue", "process-all", "plan"),
 ]
 
 

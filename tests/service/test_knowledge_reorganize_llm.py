@@ -39,7 +39,9 @@ def flat_doc(n: int) -> str:
     return render_knowledge(
         KnowledgeDoc(
             tuple(
-                Entry(f"{subjects[i % 4]} must pass check {i} in region {i * 3}") for i in range(n)
+                # The filler pays for the label lines: a reorganize never grows the file.
+                Entry(f"Note that {subjects[i % 4]} must pass check {i} in region {i * 3}")
+                for i in range(n)
             ),
             (),
         )
@@ -66,7 +68,8 @@ def test_reorganize_backs_up_then_groups(mem: Memory) -> None:
 
 def test_invalid_llm_result_is_refused_and_file_untouched(mem: Memory) -> None:
     mem.save_knowledge(
-        "user", "## Rules\n- Revenue excludes refunds\n## Info\n- GMV includes tax\n"
+        "user",
+        "## Rules\n- Please note that revenue excludes refunds!!!\n## Info\n- GMV includes tax\n",
     )
     path = Path(mem.library_status("user")["path"])
     before = path.read_bytes()
@@ -74,7 +77,9 @@ def test_invalid_llm_result_is_refused_and_file_untouched(mem: Memory) -> None:
     with pytest.raises(ReorganizeError, match="not a valid knowledge file"):
         mem.reorganize("user")
     mem.llm = ScriptedLLM("## Rules\n- Revenue excludes refunds\n## Info\n")
-    with pytest.raises(ReorganizeError, match="dropped the entry"):
+    with pytest.raises(
+        ReorganizeError, match="LLM's reorganized text was refused.*dropped the entry"
+    ):
         mem.reorganize("user")
     assert path.read_bytes() == before
     assert not Path(str(path) + ".bak").exists()
@@ -226,7 +231,7 @@ def test_openai_compatible_client_against_a_real_http_server(
 def test_file_changed_during_reorganize_is_not_overwritten(mem: Memory) -> None:
     from jupyter_memory.exceptions import ConflictError
 
-    mem.save_knowledge("user", "## Rules\n- Revenue excludes refunds\n## Info\n")
+    mem.save_knowledge("user", "## Rules\n- Note that revenue excludes refunds\n## Info\n")
 
     class EditingLLM:
         def complete(self, messages, *, max_tokens=2000):  # noqa: ANN001, ANN201

@@ -198,8 +198,13 @@ def loop_knowledge_save(ctx: Ctx) -> None:
 
 def loop_reorganize(ctx: Ctx) -> None:
     mem = ctx.memory()
+    bullets = seeds(ctx)
+    # A true duplicate each round, so every reorganize writes (one with nothing
+    # to change writes nothing, and a crash there would test nothing).
+    doubled = "## Rules\n\n" + "".join(f"- {b}\n" for b in [*bullets, bullets[0].upper()])
     ctx.begin()
     for i in range(100_000):
+        mem.save_knowledge("user", doubled)
         mem.reorganize("user")
         ctx.ack(str(i))
 

@@ -296,3 +296,29 @@ def append_entry(doc: KnowledgeDoc, section: str, text: str) -> KnowledgeDoc:
     """Apply merges a new entry as a single top-level bullet (spec §6.1)."""
     entry = Entry(clean_entry_text(text))
     return doc.with_section(section, (*doc.section(section), entry))
+
+
+def remove_entry(doc: KnowledgeDoc, key_of: Any, key: str) -> tuple[KnowledgeDoc, str] | None:
+    """``doc`` without its first leaf whose ``key_of(leaf) == key``, and that leaf's section.
+
+    Undoing an Apply (issue 32): the entry may have been moved under a label
+    since (a reorganize); a label left with no child goes too. ``None`` when
+    no leaf matches (the person edited or removed it meanwhile).
+    """
+    for name in (RULES, INFO):
+        entries = list(doc.section(name))
+        for i, entry in enumerate(entries):
+            if not entry.is_group:
+                if key_of(entry.text) == key:
+                    del entries[i]
+                    return doc.with_section(name, tuple(entries)), name
+                continue
+            for j, child in enumerate(entry.children):
+                if key_of(child) == key:
+                    rest = entry.children[:j] + entry.children[j + 1 :]
+                    if rest:
+                        entries[i] = Entry(entry.text, rest)
+                    else:
+                        del entries[i]
+                    return doc.with_section(name, tuple(entries)), name
+    return None

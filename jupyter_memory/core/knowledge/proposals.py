@@ -79,6 +79,8 @@ class Proposal(BaseModel):
     decided_at: datetime | None = None
     applied_to: Layer | None = None
     applied_project: str | None = None
+    # Set when a person reverted its Apply (issue 32): the card says "reverted".
+    reverted_at: datetime | None = None
     conversation: str | None = Field(default=None, max_length=MAX_REF_CHARS)
     dedup_hash: str = ""
 
@@ -102,7 +104,7 @@ class Proposal(BaseModel):
         # YAML (and git) would rewrite other line breaks; keep one kind.
         return _LINE_BREAKS.sub("\n", v)
 
-    @field_validator("created", "decided_at")
+    @field_validator("created", "decided_at", "reverted_at")
     @classmethod
     def _aware(cls, v: datetime | None) -> datetime | None:
         if v is None:

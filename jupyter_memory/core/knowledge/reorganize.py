@@ -1,201 +1,233 @@
 """The deterministic reorganizer (spec 002 §6.2–6.3), the default when no LLM is configured.
 
-Steps, per section:
+It never loses a rule (issue 32, item 6). Per section:
 
-1. **Dedupe**: a leaf whose :func:`~.knowledge_dedup.similarity` to an earlier
-   kept leaf is at or above :data:`~.knowledge_dedup.DUPLICATE_AT` is dropped.
-2. **Condense**: whitespace collapsed, filler openers ("Note that", "Please
-   remember:", "FYI", "请注意") and repeated end punctuation removed.
-3. **Regroup** (only when the condensed file is at or past the layer's catalog
-   threshold): each leaf goes under a short label, its subject — the words
-   before the first normative or definitional keyword ("Revenue" in "Revenue
-   excludes refunds", "收入" in "收入口径不含退款"), else its first words. Leaves
-   already under a label keep it. A label with a single leaf is merged into
-   "Other rules" / "Other info" so the catalog actually shrinks.
+1. **Merge only true duplicates**: a leaf is dropped only when the injected
+   ``same_entry`` test (default :func:`~.reorganize_result.strict_same_entry`:
+   identical after whitespace, case and punctuation normalisation) says it is
+   the same entry as an earlier kept leaf. Rules about different regions,
+   tables or metrics are different entries and all stay.
+2. **Condense only filler**: whitespace, filler openers ("Note that",
+   "FYI", "请注意") and repeated end punctuation (:func:`~.reorganize_check.condense`).
+3. **Group only under a shared word** (at or past the layer's catalog
+   threshold): leaves that share a topic word — a metric, a table, a region,
+   a column ("GMV", "orders_daily", "North", "收入") — go under that word as
+   their label, largest group first; a leaf that shares nothing with another
+   stays a top-level entry. There is no "Other" bucket: an existing one made
+   by an earlier reorganize is opened up and regrouped. Existing labelled
+   groups are kept.
+4. **Never longer**: a label line and the indent of its children cost
+   characters; groups are made only as far as the characters merging and
+   condensing saved pay for them, so the file never grows.
 
-The result must render and parse back as a valid two-section file within the
-8,000-character save cap and keep every leaf that was not a duplicate;
-otherwise :class:`ReorganizeError` and the caller leaves the file untouched.
+The result goes through :func:`~.reorganize_check.check_reorganized` like an
+LLM's would, and is a :class:`~.reorganize_result.ReorganizeOutcome` listing
+every merge (with why), every condensed entry and every new group.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
-from ..._i18n import M_
-from ...exceptions import ParseError, ValidationError
 from .context import CATALOG_THRESHOLD
-from .dedup import DUPLICATE_AT, dedup_key, similarity
 from .format import (
     INFO,
     RULES,
-    SAVE_CAP_CHARS,
     Entry,
     KnowledgeDoc,
     chars_of,
-    clean_entry_text,
-    parse_knowledge,
     render_knowledge,
 )
-
-MAX_LABEL_CHARS = 40
-OTHER_LABEL = {RULES: "Other rules", INFO: "Other info"}
-
-_FILLER = re.compile(
-    r"^(?:please\s+)?(?:note\s+that|remember\s+that|remember\s*:|note\s*:|fyi\s*[:,]?|"
-    r"keep\s+in\s+mind\s+that|请注意[:：，,]?|請注意[:：，,]?)\s*",
-    re.IGNORECASE,
+from .reorganize_check import (
+    ReorganizeError,
+    check_reorganized,
+    condense,
+    is_other_label,
 )
-_REPEATED_END = re.compile(r"([.!。！])\1+$")
-_SPLIT = re.compile(
-    r"\s+(?:always|never|must|should|do\s+not|don't|is\s+defined\s+as|are\s+defined\s+as|means|"
-    r"refers\s+to|excludes?|includes?|is|are)\b|"
-    r"口径|口徑|必须|必須|不要|应该|應該|定义为|定義為|是指|指的是|不含|不包含|包含|包括|不包括|务必|務必|禁止|统一|統一",
-    re.IGNORECASE,
+from .reorganize_result import Group, ReorganizeOutcome, SameEntry, strict_same_entry
+
+MIN_GROUP = 2
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*[A-Za-z0-9]|[A-Z]")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+# Words that say how (normative, definitional, function words), never what a group shares.
+_STOP = frozenset(
+    """
+    a an the is are be been was were to of in on at for and or that this it its we our you
+    your by with as from into than then when if not no do does don doesn always never must
+    should shall may can cannot use used using per each every all any only also before after
+    over under more less most least same new old exclude excludes excluded include includes
+    included including mean means meant refer refers defined define defines definition make
+    sure note rule info avoid prefer keep show shows shown set sets get gets count counts one
+    two three first last day days time times week weeks month months year years
+    """.split()  # noqa: SIM905 - a word list reads as words
 )
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK_STOP = frozenset(
+    """
+    必须 必須 不要 应该 應該 务必 務必 禁止 口径 口徑 定义 定義 义为 義為 是指 指的 的是 不含 包含 不包
+    包括 统一 統一 需要 注意 一律 使用 以及 或者 并且 如果 时候 可以 不能 不得
+    """.split()  # noqa: SIM905
+)
 
 
-class ReorganizeError(ValidationError):
-    """A reorganized file that is not valid, too large or loses entries: refused."""
+def _topic_words(leaf: str) -> dict[str, tuple[str, int]]:
+    """key → (the word as written, its position): the words a group label may be."""
+    text = unicodedata.normalize("NFKC", leaf)
+    out: dict[str, tuple[str, int]] = {}
+    for m in _WORD.finditer(text):
+        word = m.group(0)
+        key = word.casefold()
+        if len(key) < 3 and not word.isupper():
+            continue
+        if key in _STOP:
+            continue
+        if len(key) > 3 and key.endswith("s") and not key.endswith("ss"):
+            key = key[:-1]  # "tables" and "table" share a topic
+        out.setdefault(key, (word, m.start()))
+    for m in _CJK_RUN.finditer(text):
+        run = m.group(0)
+        for i in range(len(run) - 1):
+            pair = run[i : i + 2]
+            if pair not in _CJK_STOP:
+                out.setdefault(pair, (pair, m.start() + i))
+    return out
 
 
-@dataclass(frozen=True)
-class ReorganizeResult:
-    doc: KnowledgeDoc
+@dataclass
+class _Leaf:
     text: str
-    duplicates_removed: int
-    grouped: bool
+    group: str | None  # the label it already had
 
 
-def condense(text: str) -> str:
-    text = clean_entry_text(text)
-    stripped = _FILLER.sub("", text)
-    if stripped:
-        text = stripped[:1].upper() + stripped[1:] if stripped[:1].isascii() else stripped
-    return _REPEATED_END.sub(r"\1", text)
-
-
-def label_for(leaf: str) -> str:
-    """A short subject label for a leaf (deterministic)."""
-    match = _SPLIT.search(leaf)
-    subject = leaf[: match.start()] if match else ""
-    subject = subject.strip(" :：,，;；-—\"'").strip()
-    if not subject or len(subject) > MAX_LABEL_CHARS:
-        subject = leaf[:8] if _CJK.search(leaf) else " ".join(leaf.split()[:4])
-    subject = re.sub(r"^(?:the|a|an)\s+", "", subject, flags=re.IGNORECASE)
-    subject = subject.strip(" .。:：,，;；")[:MAX_LABEL_CHARS].strip()
-    return (subject[:1].upper() + subject[1:]) if subject else "General"
-
-
-def _dedupe(entries: tuple[Entry, ...]) -> tuple[list[tuple[str | None, str]], int]:
-    kept: list[tuple[str | None, str]] = []
-    removed = 0
+def _dedupe(name: str, entries: tuple[Entry, ...], same_entry: SameEntry) -> list[_Leaf]:
+    kept: list[_Leaf] = []
     for entry in entries:
-        group = entry.text if entry.is_group else None
-        for leaf in entry.leaves:
-            leaf = condense(leaf)
-            if any(similarity(leaf, other) >= DUPLICATE_AT for _, other in kept):
-                removed += 1
+        # A bucket that names nothing shared ("Other rules") is opened up and regrouped.
+        group = entry.text if entry.is_group and not is_other_label(entry.text) else None
+        for raw in entry.leaves:
+            leaf = condense(raw) or raw
+            if any(same_entry(k.text, leaf) is not None for k in kept):
+                continue  # check_reorganized lists it as merged, with why
+            kept.append(_Leaf(leaf, group))
+    return kept
+
+
+def _label(word: str) -> str:
+    return word[:1].upper() + word[1:] if word[:1].islower() else word
+
+
+def _group_cost(label: str, members: int) -> int:
+    return len(f"- {label}\n") + 2 * members  # the label line and the children's indent
+
+
+def _regroup(
+    name: str, kept: list[_Leaf], budget: int, taken: set[str]
+) -> tuple[tuple[Entry, ...], list[Group], int]:
+    """Group the leaves without a label by shared topic words, within ``budget`` characters."""
+    loose = [i for i, leaf in enumerate(kept) if leaf.group is None]
+    words = {i: _topic_words(kept[i].text) for i in loose}
+    label_of: dict[int, str] = {i: g for i, leaf in enumerate(kept) if (g := leaf.group)}
+    made: list[Group] = []
+    free = set(loose)
+    while len(free) >= MIN_GROUP:
+        counts: dict[str, list[int]] = {}
+        for i in sorted(free):
+            for key in words[i]:
+                counts.setdefault(key, []).append(i)
+        best: tuple[int, float, str] | None = None
+        for key, members in counts.items():
+            # A word every leaf of a section shares does not tell them apart.
+            if len(members) < MIN_GROUP or (len(members) == len(loose) and len(loose) > 3):
                 continue
-            kept.append((group, leaf))
-    return kept, removed
+            position = sum(words[i][key][1] for i in members) / len(members)
+            cand = (len(members), -position, key)
+            if best is None or cand[:2] > best[:2]:
+                best = cand
+        if best is None:
+            break
+        key = best[2]
+        members = counts[key]
+        label = _label(words[members[0]][key][0])
+        if dedup_label(label) in taken or _group_cost(label, len(members)) > budget:
+            for i in members:
+                words[i].pop(key, None)  # try the next shared word
+            continue
+        budget -= _group_cost(label, len(members))
+        taken.add(dedup_label(label))
+        made.append(Group(name, label, words[members[0]][key][0], len(members)))
+        for i in members:
+            label_of[i] = label
+            free.discard(i)
+    out: list[Entry] = []
+    children: dict[str, list[str]] = {}
+    for i, leaf in enumerate(kept):
+        at = label_of.get(i)
+        if at is None:
+            out.append(Entry(leaf.text))
+        elif at in children:
+            children[at].append(leaf.text)
+        else:
+            children[at] = [leaf.text]
+            out.append(Entry(at))
+    entries = tuple(
+        Entry(e.text, tuple(children[e.text])) if e.text in children else e for e in out
+    )
+    return entries, made, budget
 
 
-def _rebuild(kept: list[tuple[str | None, str]]) -> tuple[Entry, ...]:
-    """Keep the original shape: groups stay groups, plain entries stay plain."""
+def dedup_label(label: str) -> str:
+    return unicodedata.normalize("NFKC", label).casefold()
+
+
+def _flat(kept: list[_Leaf]) -> tuple[Entry, ...]:
+    """Without regrouping: groups stay groups, plain entries stay plain."""
     out: list[Entry] = []
     groups: dict[str, list[str]] = {}
-    for group, leaf in kept:
-        if group is None:
-            out.append(Entry(leaf))
-        elif group in groups:
-            groups[group].append(leaf)
+    for leaf in kept:
+        if leaf.group is None:
+            out.append(Entry(leaf.text))
+        elif leaf.group in groups:
+            groups[leaf.group].append(leaf.text)
         else:
-            groups[group] = [leaf]
-            out.append(Entry(group))
+            groups[leaf.group] = [leaf.text]
+            out.append(Entry(leaf.group))
     return tuple(Entry(e.text, tuple(groups[e.text])) if e.text in groups else e for e in out)
 
 
-def _regroup(kept: list[tuple[str | None, str]], section: str) -> tuple[Entry, ...]:
-    groups: dict[str, list[str]] = {}
-    shown: dict[str, str] = {}
-    for group, leaf in kept:
-        label = group or label_for(leaf)
-        key = dedup_key(label)
-        shown.setdefault(key, label)
-        groups.setdefault(key, []).append(leaf)
-    other: list[str] = []
-    out: list[Entry] = []
-    for key, leaves in groups.items():
-        if len(leaves) == 1 and not any(g == shown[key] for g, _ in kept):
-            other.extend(leaves)
-        else:
-            out.append(Entry(shown[key], tuple(leaves)))
-    if other:
-        out.append(Entry(OTHER_LABEL[section], tuple(other)))
-    return tuple(out)
-
-
-def reorganize_doc(doc: KnowledgeDoc, layer: str) -> ReorganizeResult:
-    kept = {name: _dedupe(doc.section(name)) for name in (RULES, INFO)}
-    removed = sum(n for _, n in kept.values())
-    flat = KnowledgeDoc(_rebuild(kept[RULES][0]), _rebuild(kept[INFO][0]), doc.title)
-    grouped = False
+def reorganize_doc(
+    doc: KnowledgeDoc,
+    layer: str,
+    *,
+    same_entry: SameEntry = strict_same_entry,
+) -> ReorganizeOutcome:
+    """Reorganize ``doc`` by the rules above; ``same_entry`` decides what is a duplicate."""
+    kept = {name: _dedupe(name, doc.section(name), same_entry) for name in (RULES, INFO)}
+    flat = KnowledgeDoc(_flat(kept[RULES]), _flat(kept[INFO]), doc.title)
+    made: list[Group] = []
     result = flat
     if chars_of(flat) >= CATALOG_THRESHOLD[layer]:
-        result = KnowledgeDoc(
-            _regroup(kept[RULES][0], RULES), _regroup(kept[INFO][0], INFO), doc.title
-        )
-        grouped = True
-    text = validate_reorganized(doc, render_knowledge(result), removed_ok=removed)
-    return ReorganizeResult(parse_knowledge(text), text, removed, grouped)
-
-
-def validate_reorganized(before: KnowledgeDoc, text: str, *, removed_ok: int | None = None) -> str:
-    """Refuse a result that is not a valid two-section file, too big, or lost entries.
-
-    ``removed_ok`` is how many leaves the deterministic reorganizer dropped as
-    duplicates; for an LLM result (``None``) every original leaf must still be
-    recognisable (its key equal, or similar above the duplicate threshold, to
-    a leaf of the result), since an LLM may reword while condensing.
-    """
-    try:
-        after = parse_knowledge(text, path="reorganized result")
-    except ParseError as exc:
-        raise ReorganizeError(
-            M_("result is not a valid knowledge file: {exc}", exc=exc), field="reorganize"
-        ) from exc
-    if after.legacy:
-        raise ReorganizeError(
-            M_("result must have exactly the sections '## Rules' and '## Info'"), field="reorganize"
-        )
-    rendered = render_knowledge(after)
-    if len(rendered) > SAVE_CAP_CHARS:
-        raise ReorganizeError(
-            M_(
-                "result is {n:,} characters, over the {limit:,} save limit",
-                n=len(rendered),
-                limit=SAVE_CAP_CHARS,
-            ),
-            field="reorganize",
-        )
-    before_leaves = before.leaves()
-    after_leaves = after.leaves()
-    if removed_ok is not None:
-        if len(after_leaves) != len(before_leaves) - removed_ok:
-            raise ReorganizeError(M_("result lost entries"), field="reorganize")
-        return rendered
-    after_texts = [leaf for _, leaf in after_leaves]
-    for _, leaf in before_leaves:
-        if not any(similarity(leaf, other) >= 0.5 for other in after_texts):
-            raise ReorganizeError(
-                M_("result dropped the entry {entry!r}", entry=leaf[:60]), field="reorganize"
-            )
-    return rendered
+        budget = chars_of(doc) - chars_of(flat)
+        taken = {dedup_label(leaf.group) for ks in kept.values() for leaf in ks if leaf.group}
+        rules, made_rules, budget = _regroup(RULES, kept[RULES], budget, taken)
+        info, made_info, budget = _regroup(INFO, kept[INFO], budget, taken)
+        made = made_rules + made_info
+        result = KnowledgeDoc(rules, info, doc.title)
+    # Held to the same check as an LLM's text (no "other" bucket is ever made here).
+    return check_reorganized(
+        doc, render_knowledge(result), same_entry=same_entry, groups=tuple(made)
+    )
 
 
 def needs_preinject_reorganize(doc: KnowledgeDoc, layer: str) -> bool:
     """Past the catalog threshold but still all top-level (spec §6.3)."""
     return chars_of(doc) >= CATALOG_THRESHOLD[layer] and not doc.has_groups and not doc.is_empty
+
+
+__all__ = [
+    "ReorganizeError",
+    "condense",
+    "needs_preinject_reorganize",
+    "reorganize_doc",
+]

@@ -13,20 +13,25 @@ import contextlib
 import dataclasses
 from collections.abc import Callable
 
-from ..._i18n import M_
+from ..._i18n import M_, Message
 from ...core.knowledge.dedup import dedup_hash, dedup_key
 from ...core.knowledge.format import INFO, RULES, append_entry, check_save_size, render_knowledge
 from ...core.knowledge.proposals import Proposal
-from ...exceptions import JupyterMemoryError, ValidationError
+from ...exceptions import ConflictError, JupyterMemoryError, ValidationError
 from ...store.root import StoreRoot
 from ..context import ServiceContext
 from .events import QueueEvents
 from .files import KnowledgeFiles, ProjectArg, check_layer, refuse_conflicted
 from .queue import KnowledgeQueue
-from .results import AgentsMdAutosync, DecisionResult, ProcessAllResult, SkippedProposal
-
-# Why Process all left an item whose suggested project was never named.
-PICK_A_PROJECT = "pick a project"
+from .results import (
+    PICK_A_PROJECT,
+    AgentsMdAutosync,
+    DecisionResult,
+    PlannedTarget,
+    ProcessAllPlan,
+    ProcessAllResult,
+    SkippedProposal,
+)
 
 # Runs after an Apply changed a project's knowledge: ``None`` when it did nothing.
 ProjectAppliedHook = Callable[[str], AgentsMdAutosync | None]
@@ -48,9 +53,16 @@ def _decided(p: Proposal) -> DecisionResult | None:
     return None
 
 
-def _also_locked(root: StoreRoot, held: StoreRoot) -> contextlib.AbstractContextManager[None]:
+def also_locked(root: StoreRoot, held: StoreRoot) -> contextlib.AbstractContextManager[None]:
     """``root``'s lock, unless it is the root whose lock is ``held`` (file locks do not nest)."""
     return contextlib.nullcontext() if root.root == held.root else root.locked()
+
+
+def _cause(exc: JupyterMemoryError) -> str:
+    """An error without its figures: the same refusal of many items is one failure."""
+    message = exc.message
+    template = message.template if isinstance(message, Message) else str(message)
+    return f"{type(exc).__name__}|{getattr(exc, 'field', '')}|{template}"
 
 
 class KnowledgeDecisions:
@@ -76,6 +88,10 @@ class KnowledgeDecisions:
     def _after(self, project_id: str) -> AgentsMdAutosync | None:
         hook = self._project_applied
         return hook(project_id) if hook is not None else None
+
+    def after_project_change(self, project_id: str) -> AgentsMdAutosync | None:
+        """The after-Apply hook, for another change of a project's knowledge (a revert)."""
+        return self._after(project_id)
 
     def apply(self, proposal_id: str, to: str, project: ProjectArg | None = None) -> DecisionResult:
         """A person's approval: merge the entry into Rules or Info of the chosen file.
@@ -111,7 +127,7 @@ class KnowledgeDecisions:
         with (
             self.ctx.semantic.foreground(),
             self.ctx.user.locked(),
-            _also_locked(root, self.ctx.user),
+            also_locked(root, self.ctx.user),
         ):
             path, p = store.find(proposal_id)
             done = _decided(p)
@@ -136,6 +152,7 @@ class KnowledgeDecisions:
                     "decided_at": now,
                     "applied_to": layer,
                     "applied_project": pid,
+                    "reverted_at": None,  # a newer decision than the revert
                 }
             )
             store.replace(path, p)
@@ -170,7 +187,11 @@ class KnowledgeDecisions:
             if done is not None:
                 return done
             now = self.ctx.clock()
-            update: dict[str, object] = {"status": "dismissed", "decided_at": now}
+            update: dict[str, object] = {
+                "status": "dismissed",
+                "decided_at": now,
+                "reverted_at": None,  # a newer decision than any revert
+            }
             if reason:
                 update["dismiss_reason"] = reason
             p = p.model_copy(update=update)
@@ -184,7 +205,24 @@ class KnowledgeDecisions:
         self.events.emit("dismissed", p.id, reason=reason)
         return DecisionResult(p.id, "dismissed")
 
-    def process_all(self) -> ProcessAllResult:
+    def process_all_plan(self) -> ProcessAllPlan:
+        """What :meth:`process_all` would do now: pending items per layer and project.
+
+        The panel and the CLI show it and ask before applying (issue 32).
+        """
+        counts: dict[tuple[str, str | None], int] = {}
+        pick = 0
+        for p in self.queue.queue():
+            if needs_project_pick(p):
+                pick += 1
+                continue
+            key = ("project", p.project) if p.suggested_layer == "project" else ("user", None)
+            counts[key] = counts.get(key, 0) + 1
+        targets = [PlannedTarget(layer, pid, n) for (layer, pid), n in sorted(
+            counts.items(), key=lambda kv: (kv[0][0] != "user", kv[0][1] or ""))]  # fmt: skip
+        return ProcessAllPlan(targets, pick)
+
+    def process_all(self, expect: int | None = None) -> ProcessAllResult:
         """Apply every pending item to the layer it was suggested for (spec 002 §4.4).
 
         Process all picks no layer and no project: an item suggested for User
@@ -196,7 +234,24 @@ class KnowledgeDecisions:
         malformed file) is skipped with the error. AGENTS.md auto-sync runs
         once per project at the end (``agents_md``: one report per project),
         not once per item.
+
+        ``expect`` is the ``total`` of the plan the person confirmed
+        (:meth:`process_all_plan`): when the queue changed since, nothing is
+        applied and :class:`ConflictError` (``state="plan_changed"``) says so,
+        so what runs is what was shown.
         """
+        if expect is not None:
+            total = self.process_all_plan().total
+            if total != expect:
+                raise ConflictError(
+                    M_(
+                        "the queue changed since the plan was shown ({expect} to apply, now "
+                        "{total}); nothing was applied: look at the plan again",
+                        expect=expect,
+                        total=total,
+                    ),
+                    state="plan_changed",
+                )
         applied: list[DecisionResult] = []
         skipped: list[SkippedProposal] = []
         for p in self.queue.queue():
@@ -207,10 +262,16 @@ class KnowledgeDecisions:
             try:
                 applied.append(self._apply_one(p.id, p.suggested_layer, target))
             except JupyterMemoryError as exc:
-                skipped.append(SkippedProposal(p.id, p.text, exc.as_message()))
+                skipped.append(SkippedProposal(p.id, p.text, exc.as_message(), _cause(exc)))
         projects = {a.project for a in applied if a.status == "applied" and a.project}
         reports = [r for pid in sorted(projects) if (r := self._after(pid)) is not None]
         return ProcessAllResult(applied, skipped, reports or None)
 
 
-__all__ = ["PICK_A_PROJECT", "KnowledgeDecisions", "ProjectAppliedHook", "needs_project_pick"]
+__all__ = [
+    "PICK_A_PROJECT",
+    "KnowledgeDecisions",
+    "ProjectAppliedHook",
+    "also_locked",
+    "needs_project_pick",
+]

@@ -21,7 +21,9 @@ from ...core.knowledge.format import (
     prepare_save,
     render_knowledge,
 )
-from ...core.knowledge.reorganize import ReorganizeError, reorganize_doc, validate_reorganized
+from ...core.knowledge.reorganize import reorganize_doc
+from ...core.knowledge.reorganize_check import ReorganizeError, check_reorganized
+from ...core.knowledge.reorganize_result import ReorganizeOutcome, SameEntry, strict_same_entry
 from ...core.llm import parse_reorganized, reorganize_prompt
 from ...exceptions import ConflictError, KnowledgeConflictError, ParseError, ValidationError
 from ...store import git
@@ -92,6 +94,10 @@ class KnowledgeFiles:
         self.ctx = ctx
         # One parse cache per file (KnowledgeFile re-reads only when the file changed).
         self._files: dict[Path, KnowledgeFile] = {}
+        # What Reorganize calls one entry (merged); strict by default. The
+        # meaning-aware identity module plugs in here: ``same_entry(a, b)``
+        # returns why a and b are one entry, or None.
+        self.same_entry: SameEntry = strict_same_entry
 
     @property
     def enabled(self) -> bool:
@@ -273,9 +279,17 @@ class KnowledgeFiles:
         )
 
     def reorganize(
-        self, layer: str = "user", project: ProjectArg | None = None
+        self, layer: str = "user", project: ProjectArg | None = None, *, trigger: str = "person"
     ) -> ReorganizeResult:
-        """Back up, dedupe, condense and (past the threshold) regroup one file."""
+        """Back up, merge true duplicates, condense filler and (past the threshold) group.
+
+        Never loses a rule and never makes the file longer (issue 32): the
+        result, the deterministic one or an LLM's, is checked by
+        :func:`~jupyter_memory.core.knowledge.reorganize_check.check_reorganized`
+        and refused with the reason otherwise. Duplicates are what
+        :attr:`same_entry` says is one entry. A file with nothing to change is
+        not written. ``trigger`` ("person" or "preinject") goes into the audit.
+        """
         layer, root, pid = self.layer_root(layer, project)
         kfile = self.file_of(root)
         loaded = kfile.load()
@@ -286,7 +300,13 @@ class KnowledgeFiles:
         refuse_conflicted(loaded)
         # Computed outside the lock: an LLM may take minutes, and other writers
         # must not wait for it. The file is re-checked under the lock.
-        new_text, grouped, removed = self._reorganized_text(loaded.doc, layer)
+        outcome = self._reorganized(loaded.doc, layer)
+        used_llm = self.ctx.settings.llm is not None
+        if not outcome.changed and outcome.text == loaded.text:
+            return ReorganizeResult(
+                layer, pid, str(kfile.path), str(kfile.backup_path), used_llm, loaded.version,
+                outcome, written=False,
+            )  # fmt: skip
         with self.ctx.semantic.foreground(), root.locked():
             if kfile.load(fresh=True).version != loaded.version:
                 raise ConflictError(
@@ -297,33 +317,54 @@ class KnowledgeFiles:
                     state="changed",
                 )
             kfile.write_backup(loaded.text)
-            digest = kfile.write(new_text)
+            digest = kfile.write(outcome.text)
         self.audit_write(
-            "knowledge.reorganize", kfile, digest, layer, pid, backup=str(kfile.backup_path)
-        )
+            "knowledge.reorganize", kfile, digest, layer, pid, backup=str(kfile.backup_path),
+            trigger=trigger, used_llm=used_llm, merged=len(outcome.merged),
+            condensed=len(outcome.condensed), groups=len(outcome.groups),
+            chars_before=outcome.chars_before, chars_after=outcome.chars_after,
+        )  # fmt: skip
         return ReorganizeResult(
-            layer=layer,
-            project=pid,
-            path=str(kfile.path),
-            backup=str(kfile.backup_path),
-            grouped=grouped,
-            duplicates_removed=removed,
-            chars_before=len(render_knowledge(loaded.doc)),
-            chars_after=len(new_text),
-            used_llm=self.ctx.settings.llm is not None,
-            version=digest,
+            layer, pid, str(kfile.path), str(kfile.backup_path), used_llm, digest, outcome
         )
 
-    def _reorganized_text(self, doc: KnowledgeDoc, layer: str) -> tuple[str, bool, int]:
+    def reorganize_text(
+        self, layer: str, text: str, project: ProjectArg | None = None
+    ) -> ReorganizeResult:
+        """What Reorganize would make of an unsaved ``text`` (the editor's); nothing is written.
+
+        The over-cap editor's way out: the text may be past the save cap. The
+        deterministic reorganizer always (the editor waits for it; an LLM call
+        is the saved file's Reorganize). ``written`` is False; the person saves
+        the result, or not, after seeing the diff.
+        """
+        if not isinstance(text, str):
+            raise ValidationError(M_("must be a string"), field="text")
+        layer, root, pid = self.layer_root(layer, project)
+        kfile = self.file_of(root)
+        doc = parse_knowledge(text, path=str(kfile.path))
+        outcome = reorganize_doc(doc, layer, same_entry=self.same_entry)
+        return ReorganizeResult(
+            layer=layer, project=pid, path=str(kfile.path), backup=str(kfile.backup_path),
+            used_llm=False, version=kfile.load().version, outcome=outcome, written=False,
+        )  # fmt: skip
+
+    def _reorganized(self, doc: KnowledgeDoc, layer: str) -> ReorganizeOutcome:
         client = self.ctx.settings.llm
         if client is None:
-            result = reorganize_doc(doc, layer)
-            return result.text, result.grouped, result.duplicates_removed
+            return reorganize_doc(doc, layer, same_entry=self.same_entry)
         group = chars_of(doc) >= CATALOG_THRESHOLD[layer]
         reply = client.complete(reorganize_prompt(render_knowledge(doc), group=group))
-        text = validate_reorganized(doc, parse_reorganized(reply))
-        removed = len(doc.leaves()) - len(parse_knowledge(text).leaves())
-        return text, group, max(0, removed)
+        try:
+            return check_reorganized(doc, parse_reorganized(reply), same_entry=self.same_entry)
+        except ReorganizeError as exc:
+            raise ReorganizeError(
+                M_(
+                    "the LLM's reorganized text was refused ({reason}); the file is unchanged",
+                    reason=exc.message,
+                ),
+                field="reorganize",
+            ) from exc
 
 
 __all__ = [

@@ -25,13 +25,19 @@ from ...store.knowledge.queue import QueueStore
 from ..context import ServiceContext
 from .files import KnowledgeFiles, ProjectArg
 
-AUDITED = ("proposal.apply", "proposal.dismiss", "knowledge.save", "knowledge.reorganize")
+AUDITED = (
+    "proposal.apply",
+    "proposal.revert",
+    "proposal.dismiss",
+    "knowledge.save",
+    "knowledge.reorganize",
+)
 
 
 @dataclass(frozen=True)
 class HistoryRow:
     at: str
-    change: str  # added, removed, dismissed, save, reorganize, apply
+    change: str  # added, removed, dismissed, save, reorganize, apply, revert
     item: str | None
     section: str | None
     by: str | None

@@ -20,7 +20,12 @@ catalog. The rules:
 - at most once per conversation and file, counted in the memory home
   (``recent/agent-preinject.json``), so a restarted server does not try again;
 - the reorganize writes ``knowledge.md.bak`` first and refuses to replace a
-  file that changed meanwhile (:meth:`.files.KnowledgeFiles.reorganize`).
+  file that changed meanwhile (:meth:`.files.KnowledgeFiles.reorganize`);
+- it follows the same rules as a person's Reorganize (never loses a rule,
+  never grows the file) and the person is told what changed: how many
+  duplicates were merged, entries condensed, groups made, characters before
+  and after (:func:`changes_notice`; the audit line, ``trigger: preinject``,
+  has the same counts), or that there was nothing to change.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from ...core.knowledge.reorganize import needs_preinject_reorganize
 from ...store.knowledge.proposal_allowance import ProposalAllowance
 from ..context import ServiceContext
 from .files import KnowledgeFiles, ProjectArg
+from .results import ReorganizeResult
 
 NOTICE = M_("Reorganizing Agent Memory before injection…")
 WAIT_S = 20.0
@@ -147,8 +153,7 @@ class PreinjectReorganize:
                 _say(notify, _failure(path, exc))
             else:
                 report.reorganized.append(path)
-                said = M_("Reorganized {path} (the previous text is in {path}.bak)", path=path)
-                _say(notify, said)
+                _say(notify, changes_notice(future.result()))
         return report
 
     def _start(self, layer: str, pid: str | None, path: str) -> Future[Any]:
@@ -164,12 +169,19 @@ class PreinjectReorganize:
         def work() -> None:
             try:
                 # Its own parse cache: the caller's service may be used meanwhile.
-                future.set_result(KnowledgeFiles(self.ctx).reorganize(layer, project=project))
+                files = KnowledgeFiles(self.ctx)
+                files.same_entry = self.files.same_entry
+                future.set_result(files.reorganize(layer, project=project, trigger="preinject"))
             except BaseException as exc:  # noqa: BLE001 - handed to whoever waits
                 future.set_exception(exc)
 
         threading.Thread(target=work, name="jupyter-memory-preinject", daemon=True).start()
         return future
+
+
+def changes_notice(result: ReorganizeResult) -> str:
+    """What the pre-inject reorganize changed, for the person (the audit has the same counts)."""
+    return result.summary()
 
 
 def _failure(path: str, exc: BaseException) -> str:

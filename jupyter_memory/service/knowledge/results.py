@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..._i18n import M_
 from ...core.knowledge.context import ExpandedEntry, LibraryStatus
 from ...core.knowledge.proposals import Proposal
+from ...core.knowledge.reorganize_result import ReorganizeOutcome
 from ..results import MappingResult
 
 # -- knowledge files --------------------------------------------------------------------
@@ -65,20 +67,61 @@ class KnowledgeRead(MappingResult):
 
 @dataclass(frozen=True, eq=False)
 class ReorganizeResult(MappingResult):
-    """What a reorganize wrote (the old text is in ``backup``)."""
+    """What a reorganize did: every merge (and why), condensed entry and new group.
+
+    ``changed`` False means the file had nothing a reorganize may change (no
+    true duplicate, no filler, no shared topic the saved characters pay for):
+    nothing was written and no backup made. ``written`` False with ``changed``
+    True is a preview of an unsaved text (:meth:`.files.KnowledgeFiles.reorganize_text`).
+    """
 
     layer: str
     project: str | None
     path: str
     backup: str
-    grouped: bool
-    duplicates_removed: int
-    chars_before: int
-    chars_after: int
     used_llm: bool
     version: str
+    outcome: ReorganizeOutcome
+    written: bool = True
+
+    @property
+    def grouped(self) -> bool:
+        return self.outcome.grouped
+
+    @property
+    def duplicates_removed(self) -> int:
+        return len(self.outcome.merged)
+
+    @property
+    def changed(self) -> bool:
+        return self.outcome.changed
+
+    def summary(self) -> str:
+        """One line for a person: what changed, or that nothing needed to."""
+        o = self.outcome
+        if not o.changed:
+            return M_(
+                "Nothing to reorganize in {path}: no true duplicates, no filler and no shared "
+                "topic to group within its length; it is left as it is",
+                path=self.path,
+            )
+        said = M_(
+            "{merged} duplicate(s) merged, {condensed} entr(y/ies) condensed, {groups} group(s) "
+            "made, {before:,} → {after:,} characters; all {leaves} other entries kept as they were",
+            merged=len(o.merged),
+            condensed=len(o.condensed),
+            groups=len(o.groups),
+            before=o.chars_before,
+            after=o.chars_after,
+            leaves=o.leaves_after,
+        )
+        if not self.written:
+            return M_("Reorganize would make: {said}", said=said)
+        return M_("Reorganized {path}: {said} (the previous text is in {backup})",
+                  path=self.path, said=said, backup=self.backup)  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
+        o = self.outcome.to_dict()
         return {
             "layer": self.layer,
             "project": self.project,
@@ -86,10 +129,19 @@ class ReorganizeResult(MappingResult):
             "backup": self.backup,
             "grouped": self.grouped,
             "duplicates_removed": self.duplicates_removed,
-            "chars_before": self.chars_before,
-            "chars_after": self.chars_after,
+            "chars_before": self.outcome.chars_before,
+            "chars_after": self.outcome.chars_after,
             "used_llm": self.used_llm,
             "version": self.version,
+            "changed": self.changed,
+            "written": self.written,
+            "merged": o["merged"],
+            "condensed": o["condensed"],
+            "groups": o["groups"],
+            "leaves_before": o["leaves_before"],
+            "leaves_after": o["leaves_after"],
+            "other_share": o["other_share"],
+            "text": self.outcome.text,
         }
 
 
@@ -165,6 +217,10 @@ class AgentsMdAutosync(MappingResult):
 
 # -- the queue --------------------------------------------------------------------------
 
+# Why Process all left an item whose suggested project was never named: the
+# person's pick, not a failure.
+PICK_A_PROJECT = "pick a project"
+
 
 @dataclass(frozen=True, eq=False)
 class ProposeResult(MappingResult):
@@ -229,26 +285,120 @@ class SkippedProposal(MappingResult):
     id: str
     text: str
     reason: str
+    # What kind of failure, without the item's own figures: the same refusal
+    # of every item ("8,044 / 8,051 … characters is over the limit") is one cause.
+    cause: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "text": self.text, "reason": self.reason}
 
 
 @dataclass(frozen=True, eq=False)
+class Failure(MappingResult):
+    """One reason Process all could not apply items, said once with how many it stopped."""
+
+    reason: str
+    count: int
+    ids: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"reason": self.reason, "count": self.count, "ids": list(self.ids)}
+
+
+@dataclass(frozen=True, eq=False)
 class ProcessAllResult(MappingResult):
-    """Process all: what was applied, what was skipped, one AGENTS.md report per project."""
+    """Process all: what was applied, what was skipped, one AGENTS.md report per project.
+
+    ``failures`` lists each distinct reason an Apply failed once, with its
+    count (one over-cap file refuses every later item the same way: one line,
+    not 89); items left for a project pick are not failures. ``ok`` is False
+    when anything failed.
+    """
 
     applied: list[DecisionResult]
     skipped: list[SkippedProposal]
     agents_md: list[AgentsMdAutosync] | None = None
 
+    @property
+    def failures(self) -> list[Failure]:
+        grouped: dict[str, tuple[str, list[str]]] = {}
+        for s in self.skipped:
+            if s.reason != PICK_A_PROJECT:
+                grouped.setdefault(s.cause or s.reason, (s.reason, []))[1].append(s.id)
+        return [Failure(reason, len(ids), ids) for reason, ids in grouped.values()]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "applied": [a.to_dict() for a in self.applied],
             "skipped": [s.to_dict() for s in self.skipped],
+            "failures": [f.to_dict() for f in self.failures],
+            "ok": self.ok,
         }
         if self.agents_md:
             out["agents_md"] = [r.to_dict() for r in self.agents_md]
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class PlannedTarget(MappingResult):
+    """How many pending items Process all would apply to one file."""
+
+    layer: str
+    project: str | None
+    count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"layer": self.layer, "project": self.project, "count": self.count}
+
+
+@dataclass(frozen=True, eq=False)
+class ProcessAllPlan(MappingResult):
+    """What Process all would do, shown before it runs: counts per layer and project."""
+
+    targets: list[PlannedTarget]
+    pick_a_project: int
+
+    @property
+    def total(self) -> int:
+        return sum(t.count for t in self.targets)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "targets": [t.to_dict() for t in self.targets],
+            "total": self.total,
+            "pick_a_project": self.pick_a_project,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class RevertResult(MappingResult):
+    """A reverted Apply: the entry left ``path``; the proposal is now ``status``."""
+
+    id: str
+    status: str  # "pending" (back in the queue) or "dismissed"
+    layer: str
+    project: str | None
+    section: str
+    path: str
+    version: str
+    agents_md: AgentsMdAutosync | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "status": self.status,
+            "layer": self.layer,
+            "project": self.project,
+            "section": self.section,
+            "path": self.path,
+            "version": self.version,
+        }
+        if self.agents_md is not None:
+            out["agents_md"] = self.agents_md.to_dict()
         return out
 
 
@@ -256,12 +406,17 @@ __all__ = [
     "AgentsMdAutosync",
     "CatalogExpansion",
     "DecisionResult",
+    "Failure",
     "FileOutcome",
     "KnowledgeFileStatus",
     "KnowledgeRead",
+    "PICK_A_PROJECT",
+    "PlannedTarget",
+    "ProcessAllPlan",
     "ProcessAllResult",
     "ProposeResult",
     "ReorganizeResult",
+    "RevertResult",
     "SkippedProposal",
     "SyncReport",
 ]

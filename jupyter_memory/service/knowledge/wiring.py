@@ -19,6 +19,7 @@ from .events import QueueEvents
 from .files import KnowledgeFiles
 from .preinject import PreinjectReorganize
 from .queue import KnowledgeQueue
+from .revert import KnowledgeRevert
 from .shared_queue import TeamQueueStore
 
 
@@ -32,6 +33,7 @@ class KnowledgeServices:
     tools: KnowledgeAgentTools
     evidence: AgentEvidence
     preinject: PreinjectReorganize
+    revert: KnowledgeRevert
 
 
 def knowledge_services(ctx: ServiceContext) -> KnowledgeServices:
@@ -47,7 +49,10 @@ def knowledge_services(ctx: ServiceContext) -> KnowledgeServices:
     tools = KnowledgeAgentTools(queue, context)
     evidence = AgentEvidence(ctx)
     preinject = PreinjectReorganize(ctx, files)
-    return KnowledgeServices(files, events, queue, decisions, context, tools, evidence, preinject)
+    revert = KnowledgeRevert(ctx, files, queue, events, decisions)
+    return KnowledgeServices(
+        files, events, queue, decisions, context, tools, evidence, preinject, revert
+    )
 
 
 __all__ = ["KnowledgeServices", "knowledge_services"]
