@@ -120,8 +120,16 @@ class KnowledgeQueue:
     ) -> ProposeResult:
         store = self.store
         with self.ctx.semantic.foreground(), self.ctx.user.locked():
-            pending = [p for _, p in store.scan()[0] if p.is_pending]
-            decision = decide_duplicate(text, self._known(pid, pending), store.dismissed_hashes())
+            scanned = [p for _, p in store.scan()[0]]
+            pending = [p for p in scanned if p.is_pending]
+            # A dismissed proposal in new words stays dismissed (issue 32).
+            dismissed = [Known(p.text, "dismissed", p.id) for p in scanned if p.status == "dismissed"]
+            decision = decide_duplicate(
+                text,
+                self._known(pid, pending) + dismissed,
+                store.dismissed_hashes(),
+                self.ctx.semantic.text_similarity(),
+            )
             if decision.action == "skip":
                 return ProposeResult("skipped", None, decision.reason)
             now = self.ctx.clock()
@@ -136,6 +144,7 @@ class KnowledgeQueue:
                 project=pid,
                 created=now,
                 supersedes=decision.supersedes,
+                supersedes_text=decision.supersedes_text,
                 conversation=conversation,
                 dedup_hash=dedup_hash(text),
             )
@@ -143,7 +152,12 @@ class KnowledgeQueue:
             if decision.supersedes:
                 old_path, old = store.find(decision.supersedes)
                 old = old.model_copy(
-                    update={"status": "superseded", "superseded_by": proposal.id, "decided_at": now}
+                    update={
+                        "status": "superseded",
+                        "superseded_by": proposal.id,
+                        "superseded_by_text": proposal.text,
+                        "decided_at": now,
+                    }
                 )
                 store.replace(old_path, old)
         self.ctx.audit.append(
