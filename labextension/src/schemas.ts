@@ -438,6 +438,10 @@ export interface IProposal {
   status: 'pending' | 'applied' | 'dismissed' | 'superseded';
   supersedes: string | null;
   superseded_by: string | null;
+  /** the text of the pending proposal this one replaced (the card says it in words) */
+  supersedes_text: string | null;
+  /** the text of the proposal that replaced this one */
+  superseded_by_text: string | null;
   decided_at: string | null;
   applied_to: 'user' | 'project' | null;
   applied_project: string | null;

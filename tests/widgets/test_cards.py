@@ -161,3 +161,15 @@ def test_the_fallbacks_speak_chinese_and_keep_stored_strings_escaped(
         None,
     ]
     assert "<b>Pending when this output was made.</b>" in english["text/html"]
+
+
+def test_a_superseding_card_says_what_it_replaces_in_words(session):
+    old = propose(session, "The orders_daily table refreshes at 6am UTC")
+    new = propose(session, "The orders_daily table refreshes at 7am UTC")
+    bundle = ProposalCards(session, [old, new])._repr_mimebundle_()
+    html, plain = bundle["text/html"], bundle["text/plain"]
+    assert "Replaced by: “The orders_daily table refreshes at 7am UTC”" in html
+    assert "Replaces: “The orders_daily table refreshes at 6am UTC”" in plain
+    assert old not in bundle["text/plain"].split("Replaced by", 1)[1].split("\n", 1)[0]
+    cards = bundle[PROPOSAL_MIME]["cards"]
+    assert cards[1]["replaces"] == "Replaces: “The orders_daily table refreshes at 6am UTC”"

@@ -179,8 +179,10 @@ _FILLER_ZH = (
     "都|要|请|就|也|只|仅|所有|全部|就是|等于|使用|用|可以|字段|第"
 )
 # Function characters that end a Chinese "word" (bigrams never cross them).
-_CJK_BREAK = set("的了是在里中把按将被以为和与及或并且而之其这那该此个时后前内上下到于从用对向由"
-                 "有过算指看近最每再还已让给")
+_CJK_BREAK = set(
+    "的了是在里中把按将被以为和与及或并且而之其这那该此个时后前内上下到于从用对向由"
+    "有过算指看近最每再还已让给"
+)
 _ZH_NUM = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
            "八": 8, "九": 9, "十": 10}  # fmt: skip
 _EN_NUM = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -247,7 +249,11 @@ _add("period", "", re.compile(r"第?([一二三四1-4])季度"))
 _add("period", "h1", re.compile(r"上半年|first half"))
 _add("period", "h2", re.compile(r"下半年|second half"))
 _add("date", "", re.compile(rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"))
-_add("date", "", re.compile(rf"\b(?:the\s+)?(\d{{1,2}}|first)(?:st|nd|rd|th)?\s+of\s+({_MONTH_RE})\b"))
+_add(
+    "date",
+    "",
+    re.compile(rf"\b(?:the\s+)?(\d{{1,2}}|first)(?:st|nd|rd|th)?\s+of\s+({_MONTH_RE})\b"),
+)
 _add("date", "", re.compile(r"(\d{1,2})月(\d{1,2})[日号]"))
 _add("period", "", re.compile(r"(?<!\d)((?:19|20)\d\d)(?:年)?(?!\d)"))
 _add("date", "", re.compile(rf"\b({_MONTH_RE})\b"))
@@ -405,7 +411,11 @@ def analyse(text: str) -> Analysed:
             name = slot
             got = _slot_value(slot, value, m)
             if slot == "ident":  # an identifier is a column by its suffix, else a table
-                name = "column" if re.search(r"_(?:id|date|hour|day|at|ts|time|no|key)$", got) else "table"
+                name = (
+                    "column"
+                    if re.search(r"_(?:id|date|hour|day|at|ts|time|no|key)$", got)
+                    else "table"
+                )
             slots.setdefault(name, set()).add(got)
             return " "
 

@@ -123,7 +123,9 @@ class KnowledgeQueue:
             scanned = [p for _, p in store.scan()[0]]
             pending = [p for p in scanned if p.is_pending]
             # A dismissed proposal in new words stays dismissed (issue 32).
-            dismissed = [Known(p.text, "dismissed", p.id) for p in scanned if p.status == "dismissed"]
+            dismissed = [
+                Known(p.text, "dismissed", p.id) for p in scanned if p.status == "dismissed"
+            ]
             decision = decide_duplicate(
                 text,
                 self._known(pid, pending) + dismissed,

@@ -106,7 +106,7 @@ class SemanticRecall:
         if self._factory is None:
             return None
         if self._similarity is None:
-            from ..knowledge.text_similarity import EmbeddingSimilarity
+            from .text_similarity import EmbeddingSimilarity
 
             self._similarity = EmbeddingSimilarity(self._factory)
         return self._similarity
