@@ -112,7 +112,7 @@ async def test_queue_apply_dismiss_process_all(api, server_memory, jp_root_dir):
     # With the AGENTS.md auto-sync on, an Apply to a project adds its report.
     code, _ = await api("PUT", "settings", body={"agents_md_autosync": True})
     assert code == 200
-    to_project = propose(server_memory, "Fiscal weeks start on Monday")
+    to_project = propose(server_memory, "Fiscal years start in April")
     synced = await call(
         api,
         "applied_proposal.json",
