@@ -131,9 +131,19 @@ def _slot_tokens(x: Analysed, slots: tuple[str, ...]) -> frozenset[str]:
     return frozenset(f"{s}:{v}" for s in slots for v in x.slot(s))
 
 
-def _strong(tokens: frozenset[str]) -> frozenset[str]:
-    """Tokens that name something: not a marker, not a lone Chinese character."""
-    return frozenset(t for t in tokens if not t.startswith("<") and len(t) >= 2)
+def _strong(tokens: frozenset[str], other: Analysed) -> frozenset[str]:
+    """Tokens that name something the other text lacks.
+
+    Not a marker, not a lone Chinese character, and not a Chinese bigram whose
+    characters both occur in the other text: reordered Chinese ("退款激增来自测试账号"
+    / "测试账号导致退款激增") makes new bigrams across word boundaries, not new words.
+    """
+    chars = {ch for t in other.tokens if not t.isascii() for ch in t}
+    return frozenset(
+        t
+        for t in tokens
+        if not t.startswith("<") and len(t) >= 2 and (t.isascii() or not set(t) <= chars)
+    )
 
 
 def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
@@ -151,7 +161,7 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     topic = _dice(topic_x, topic_y)
     slots_shared = bool(_slot_tokens(x, SUBJECT_SLOTS) & _slot_tokens(y, SUBJECT_SLOTS))
     words_x, words_y = x.tokens | x.slot("entity"), y.tokens | y.slot("entity")
-    only_x, only_y = _strong(words_x - words_y), _strong(words_y - words_x)
+    only_x, only_y = _strong(words_x - words_y, y), _strong(words_y - words_x, x)
     # One word in place of another on both sides names another object ("refunds" /
     # "taxes", "actuals" / "forecasts"): never the same entry, nor an update of it.
     substituted = bool(only_x) and bool(only_y)

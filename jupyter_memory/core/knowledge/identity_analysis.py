@@ -207,7 +207,8 @@ _WORD_SYNONYMS = {
     "place": "decimal", "seats": "seat", "accounts": "account",
 }  # fmt: skip
 _ZH_SYNONYMS = {
-    "去重": "dedup", "更新": "刷新", "起始": "开始", "开始于": "开始", "起": "开始",
+    "去重": "dedup", "来自": "cause", "导致": "cause", "造成": "cause", "由于": "cause",
+    "因为": "cause", "更新": "刷新", "起始": "开始", "开始于": "开始", "起": "开始",
     "结账": "关账", "汇报": "报告", "统计": "计算", "画成": "present", "表示": "present",
     "画": "present", "显示": "present", "保留": "present", "四舍五入到": "present",
     "四舍五入": "present", "数字": "number", "金额": "number", "数据": "number", "零": "0",
@@ -310,6 +311,11 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
     ("neg", _en(_NEG_EN)),
     ("neg", _zh(_NEG_ZH)),
 ]
+# Phrases that say one thing (a cause, …), as one word.
+_PHRASES_EN: list[tuple[re.Pattern[str], str]] = [
+    (_en(r"comes? from|caused by|due to|because of|stems? from|results? from|caus(?:e|es|ed|ing)"),
+     " cause "),
+]  # fmt: skip
 _FILLER_EN_RE = _en(_FILLER_EN)
 _FILLER_ZH_RE = _zh(_FILLER_ZH)
 _ZH_SYN_RE = _zh("|".join(_ZH_SYNONYMS))
@@ -429,6 +435,8 @@ def analyse(text: str) -> Analysed:
             else:
                 markers.add(marker)
             norm = pattern.sub(" ", norm)
+    for pattern, word in _PHRASES_EN:
+        norm = pattern.sub(word, norm)
     norm = _FILLER_EN_RE.sub(" ", norm)
     norm = _ZH_SYN_RE.sub(lambda m: " " + _ZH_SYNONYMS[m.group(0)] + " ", norm)
     norm = _FILLER_ZH_RE.sub(" ", norm)
