@@ -142,7 +142,7 @@ def _strong(tokens: frozenset[str], other: Analysed) -> frozenset[str]:
     return frozenset(
         t
         for t in tokens
-        if not t.startswith("<") and len(t) >= 2 and (t.isascii() or not set(t) <= chars)
+        if not t.startswith("<") and (t.isascii() or (len(t) >= 2 and not set(t) <= chars))
     )
 
 
