@@ -376,6 +376,21 @@ export interface IMemoryHit {
   tokens: number;
 }
 
+/**
+ * An approved or pending entry near a queued proposal (core/knowledge/dedup.py
+ * Neighbour.to_dict).
+ */
+export interface INeighbour {
+  text: string;
+  where: 'knowledge' | 'pending';
+  /** the layer ('user', 'project <id>') or the pending proposal's id */
+  ref: string;
+  relation: 'same' | 'update' | 'contradicts' | 'related';
+  reason: string;
+  /** the distinguishing slot that differs (region, metric, negation, …) */
+  slot: string | null;
+}
+
 /** POST /queue/process-all: what was applied, what was skipped and why. */
 export interface IProcessAllResult {
   applied: Array<IAppliedProposal | IDecidedProposal>;
@@ -451,6 +466,8 @@ export interface IProposal {
   proposed_by?: string;
   /** who applied or dismissed it (shared queue) */
   decided_by?: string;
+  /** GET /queue only: the nearest approved and pending entries, conflicts first (issue 32: 'may conflict with …', 'updates …', 'similar to …') */
+  neighbours?: INeighbour[];
   [key: string]: unknown;
 }
 

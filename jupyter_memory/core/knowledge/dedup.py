@@ -149,3 +149,44 @@ def decide_duplicate(
             "supersede", M_("updates pending {ref}", ref=item.ref), item.ref, item.text, rel
         )
     return DedupDecision("new")
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A known entry a person should see beside a proposal: similar, updated or in conflict."""
+
+    text: str
+    where: str  # "knowledge" or "pending"
+    ref: str  # layer label, or the pending proposal's id
+    relation: Identity
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "where": self.where,
+            "ref": self.ref,
+            "relation": self.relation.kind.value,
+            "reason": str(self.relation.reason),
+            "slot": self.relation.slot,
+        }
+
+
+NEIGHBOUR_OVERLAP = 0.5  # a related entry this close is worth showing ("similar to …")
+_NEIGHBOUR_ORDER = {Relation.CONTRADICTS: 0, Relation.UPDATE: 1, Relation.SAME: 2,
+                    Relation.RELATED: 3}  # fmt: skip
+
+
+def neighbours(text: str, known: Iterable[Known], limit: int = 3) -> list[Neighbour]:
+    """The nearest approved and pending entries, conflicts first (issue 32: context at
+    decision time): contradictions, updates, the same entry, related ones that share
+    at least half their words."""
+    found: list[Neighbour] = []
+    for item in known:
+        rel = relate(text, item.text)
+        if rel.kind is Relation.UNRELATED:
+            continue
+        if rel.kind is Relation.RELATED and rel.overlap < NEIGHBOUR_OVERLAP:
+            continue
+        found.append(Neighbour(item.text, item.where, item.ref, rel))
+    found.sort(key=lambda n: (_NEIGHBOUR_ORDER[n.relation.kind], -n.relation.overlap))
+    return found[:limit]

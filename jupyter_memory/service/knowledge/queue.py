@@ -13,7 +13,7 @@ from typing import Any
 
 from ..._i18n import M_
 from ...core.ids import new_id
-from ...core.knowledge.dedup import Known, decide_duplicate, dedup_hash
+from ...core.knowledge.dedup import Known, Neighbour, decide_duplicate, dedup_hash, neighbours
 from ...core.knowledge.evidence import SourceText, find_evidence, to_source, to_sources
 from ...core.knowledge.extract import (
     MAX_PER_ROUND,
@@ -383,6 +383,26 @@ class KnowledgeQueue:
 
     def proposal(self, proposal_id: str) -> Proposal:
         return self.store.find(proposal_id)[1]
+
+    def decision_context(self, proposals: Iterable[Proposal]) -> dict[str, list[Neighbour]]:
+        """For each pending proposal, the nearest approved and pending entries (issue 32):
+        what it may conflict with, update or repeat, so the person decides with them in view.
+
+        Lexical (no embedding): a listing must stay fast, and the nearest entries are the
+        ones sharing words or slots anyway.
+        """
+        items = [p for p in proposals if p.is_pending]
+        if not items:
+            return {}
+        pending = self.queue()
+        by_project: dict[str | None, list[Known]] = {}
+        out: dict[str, list[Neighbour]] = {}
+        for p in items:
+            if p.project not in by_project:
+                by_project[p.project] = self._known(p.project, pending)
+            known = [k for k in by_project[p.project] if k.ref != p.id]
+            out[p.id] = neighbours(p.text, known)
+        return out
 
 
 __all__ = [

@@ -63,3 +63,50 @@ def test_a_rewording_of_a_pending_rule_is_skipped_not_queued_beside_it(mem: Memo
     res = _propose(mem, "Revenue should exclude refunds")
     assert res["status"] == "skipped" and first["id"] in res["reason"]
     assert [p.id for p in mem.queue()] == [first["id"]]
+
+
+def test_each_pending_item_shows_what_it_may_conflict_with_or_is_similar_to(mem: Memory) -> None:
+    mem.save_knowledge("user", "## Rules\n- Revenue excludes refunds\n## Info\n")
+    flip = _propose(mem, "Revenue includes refunds")
+    north = _propose(mem, "North region revenue must exclude test accounts")
+    south = _propose(mem, "South region revenue must exclude test accounts")
+    context = mem.decision_context(mem.queue())
+    (conflict,) = [n.to_dict() for n in context[flip["id"]]]
+    assert conflict == {
+        "text": "Revenue excludes refunds",
+        "where": "knowledge",
+        "ref": "user",
+        "relation": "contradicts",
+        "reason": "says the opposite",
+        "slot": "negation",
+    }
+    (similar,) = context[north["id"]]
+    assert (similar.ref, similar.relation.kind.value, similar.relation.slot) == (
+        south["id"],
+        "related",
+        "region",
+    )
+
+
+def test_a_contradiction_applied_as_a_replacement_takes_the_old_entrys_place(mem: Memory) -> None:
+    mem.save_knowledge("user", "## Rules\n- Revenue excludes refunds\n- Use UTC\n## Info\n")
+    flip = _propose(mem, "Revenue includes refunds")
+    result = mem.apply(flip["id"], to="user", replaces="Revenue excludes refunds")
+    assert result["status"] == "applied"
+    leaves = [leaf for _, leaf in mem.knowledge_doc("user").leaves()]
+    assert leaves == ["Use UTC", "Revenue includes refunds"]
+    (record,) = [r for r in mem.audit.records() if r["action"] == "proposal.apply"]
+    assert record["replaced"] and record["replaced"] != record["item"]
+
+
+def test_replacing_an_entry_that_is_not_there_changes_nothing(mem: Memory) -> None:
+    import pytest
+
+    from jupyter_memory.exceptions import ValidationError
+
+    mem.save_knowledge("user", "## Rules\n- Use UTC\n## Info\n")
+    before = mem.knowledge("user")
+    flip = _propose(mem, "Revenue includes refunds")
+    with pytest.raises(ValidationError, match="replaces"):
+        mem.apply(flip["id"], to="user", replaces="Revenue excludes refunds")
+    assert mem.knowledge("user") == before and mem.proposal(flip["id"]).is_pending
