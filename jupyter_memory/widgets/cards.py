@@ -92,6 +92,18 @@ def replaces_text(proposal: Any) -> str | None:
     return tr("Replaces: “{text}”").format(text=text) if text else None
 
 
+def neighbour_line(neighbour: Any) -> str:
+    """One near entry as the card says it: "May conflict with: “…”" and the like."""
+    kind = neighbour.relation.kind.value
+    if kind == "contradicts":
+        return tr("May conflict with: “{text}”").format(text=neighbour.text)
+    if kind == "update":
+        return tr("Updates: “{text}”").format(text=neighbour.text)
+    if kind == "same":
+        return tr("Same as: “{text}”").format(text=neighbour.text)
+    return tr("Similar to: “{text}”").format(text=neighbour.text)
+
+
 def decided_text(proposal: Any) -> str | None:
     """What happened to a decided proposal, as the card says it; None while pending."""
     status = proposal.status
@@ -136,9 +148,11 @@ class CardSnapshot:
     project: str | None = None
     note: str | None = None
     replaces: str | None = None  # "Replaces: “…”" when it supersedes a pending proposal
+    # The nearest approved and pending entries while pending ("May conflict with: “…”").
+    context: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "context": list(self.context)}
 
     def plain_text(self) -> str:
         if self.status == "missing":
@@ -146,7 +160,7 @@ class CardSnapshot:
             return tr("proposal {id}: {note}").format(id=self.id, note=note)
         kind = _label(KIND_LABEL, self.kind)
         state = self.outcome or tr("pending · {how}").format(how=decide_line(self.id))
-        replaces = f"\n  {self.replaces}" if self.replaces else ""
+        replaces = "".join(f"\n  {line}" for line in (self.replaces, *self.context) if line)
         return (
             f"[{kind}] {self.text}\n  “{self.evidence_quote}” — {self.where()}{replaces}\n  {state}"
         )
@@ -165,8 +179,9 @@ class CardSnapshot:
             f'<div><span style="font-weight:600">{_e(kind)}</span> · <span>{_e(self.text)}</span></div>'
             f'<div style="{MUTED_CSS}">“{_e(self.evidence_quote)}” — {_e(self.where())}</div>'
         )
-        if self.replaces:
-            body += f'<div style="{MUTED_CSS}">{_e(self.replaces)}</div>'
+        for line in (self.replaces, *self.context):
+            if line:
+                body += f'<div style="{MUTED_CSS}">{_e(line)}</div>'
         if self.outcome:
             state = f"<div><b>{_e(self.outcome)}</b></div>"
         else:
@@ -243,6 +258,7 @@ def _snapshot(
         outcome=decided_text(p),
         project=p.project or focused,
         replaces=replaces_text(p),
+        context=tuple(neighbour_line(n) for n in mem.decision_context([p]).get(p.id, [])),
     )
 
 

@@ -29,6 +29,8 @@ export interface ICardSnapshot {
   note: string | null;
   /** "Replaces: “…”", in the kernel's language, when it supersedes a pending proposal. */
   replaces?: string | null;
+  /** The nearest approved and pending entries when the output was made ("May conflict with: “…”"). */
+  context?: string[];
 }
 
 /** The magics that decide a proposal: code, the same in every language. */
@@ -250,6 +252,12 @@ export class ProposalCard extends CardFrame {
       // What it replaces, in words (issue 32): never a bare proposal id.
       this._body.appendChild(
         el('div', { className: 'jm-card-replaces', text: replaces })
+      );
+    }
+    // What the kernel found near it: the person decides with it in view (issue 32).
+    for (const line of this.snapshot.context ?? []) {
+      this._body.appendChild(
+        el('div', { className: 'jm-card-context', text: line })
       );
     }
   }
