@@ -17,6 +17,7 @@ export type {
   IKnowledgeConflict,
   ILibraryStatus,
   IMemoryHit,
+  INeighbour,
   IProcessAllResult,
   IProject,
   IProposal,
