@@ -37,6 +37,8 @@ class ApplyBody(_Body):
     _nullable = frozenset({"project"})
     to: Literal["user", "project"]
     project: str | None = None
+    # The text of an entry of the target file this one replaces (a contradiction, issue 32).
+    replaces: str | None = None
 
 
 class DismissBody(_Body):

@@ -24,6 +24,17 @@ def _refuse_repeat(result: Any, proposal_id: str) -> None:
         )
 
 
+def _with_neighbours(memory: Any, page: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each item with the nearest approved and pending entries (issue 32: context at
+    decision time), computed per request: they follow the knowledge files as well."""
+    ids = {str(item["id"]) for item in page}
+    context = memory.decision_context(p for p in memory.queue() if p.id in ids)
+    return [
+        {**item, "neighbours": [n.to_dict() for n in context.get(str(item["id"]), [])]}
+        for item in page
+    ]
+
+
 QUEUE_PAGE = 100
 MAX_QUEUE_PAGE = 500
 
@@ -37,7 +48,7 @@ class QueueHandler(MemoryHandler):
         limit = self.int_arg("limit", QUEUE_PAGE, 1, MAX_QUEUE_PAGE)
         offset = self.int_arg("offset", 0, 0)
         items = self.backend.pending_proposals()
-        page = items[offset : offset + limit]
+        page = _with_neighbours(self.backend.memory, items[offset : offset + limit])
         enabled = self.backend.memory.settings["enabled"]
         more = max(0, len(items) - offset - len(page))
         self.reply(
@@ -75,7 +86,9 @@ class ApplyHandler(MemoryHandler):
         self.id_arg(proposal_id)
         body = self.body(ApplyBody)
         project = self.project_arg(body.project) if body.project else None
-        applied = self.backend.memory.apply(proposal_id, to=body.to, project=project)
+        applied = self.backend.memory.apply(
+            proposal_id, to=body.to, project=project, replaces=body.replaces
+        )
         result = to_jsonable(applied.to_dict())
         _refuse_repeat(result, proposal_id)
         self.backend.changed("queue", "apply", id=proposal_id)

@@ -39,6 +39,10 @@ class SemanticSearch(Protocol):
 
     def notify(self, roots: Iterable[StoreRoot]) -> None: ...
 
+    def text_similarity(self) -> Callable[[str, str], float] | None:
+        """The embedding cosine of two texts (identity decisions), ``None`` without the extra."""
+        ...
+
     def foreground(self) -> AbstractContextManager[None]:
         """Held around a recall or a write: background embedding waits meanwhile."""
         ...

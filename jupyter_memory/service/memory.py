@@ -348,6 +348,7 @@ class Memory:
     queue = Delegate("knowledge_services.queue", KnowledgeQueue.queue)
     queue_problems = Delegate("knowledge_services.queue", KnowledgeQueue.queue_problems)
     proposal = Delegate("knowledge_services.queue", KnowledgeQueue.proposal)
+    decision_context = Delegate("knowledge_services.queue", KnowledgeQueue.decision_context)
     apply = Delegate("knowledge_services.decisions", KnowledgeDecisions.apply)
     dismiss = Delegate("knowledge_services.decisions", KnowledgeDecisions.dismiss)
     process_all = Delegate("knowledge_services.decisions", KnowledgeDecisions.process_all)

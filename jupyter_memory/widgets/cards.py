@@ -87,6 +87,24 @@ def origin_label(proposal: Any, labels: dict[str, str] | None = None) -> str:
     return " · ".join(parts)
 
 
+def replaces_text(proposal: Any) -> str | None:
+    """What a proposal replaces, in words ("Replaces: “Revenue excludes refunds”"); None if nothing."""
+    text = getattr(proposal, "supersedes_text", None)
+    return tr("Replaces: “{text}”").format(text=text) if text else None
+
+
+def neighbour_line(neighbour: Any) -> str:
+    """One near entry as the card says it: "May conflict with: “…”" and the like."""
+    kind = neighbour.relation.kind.value
+    if kind == "contradicts":
+        return tr("May conflict with: “{text}”").format(text=neighbour.text)
+    if kind == "update":
+        return tr("Updates: “{text}”").format(text=neighbour.text)
+    if kind == "same":
+        return tr("Same as: “{text}”").format(text=neighbour.text)
+    return tr("Similar to: “{text}”").format(text=neighbour.text)
+
+
 def decided_text(proposal: Any) -> str | None:
     """What happened to a decided proposal, as the card says it; None while pending."""
     status = proposal.status
@@ -102,6 +120,9 @@ def decided_text(proposal: Any) -> str | None:
     if status == "dismissed":
         return tr("Dismissed")
     if status == "superseded":
+        by_text = getattr(proposal, "superseded_by_text", None)
+        if by_text:  # in words: the person knows the rule, not its id (issue 32)
+            return tr("Replaced by: “{text}”").format(text=by_text)
         if proposal.superseded_by:
             return tr("Superseded by {id}").format(id=proposal.superseded_by)
         return tr("Superseded")
@@ -127,9 +148,12 @@ class CardSnapshot:
     outcome: str | None = None
     project: str | None = None
     note: str | None = None
+    replaces: str | None = None  # "Replaces: “…”" when it supersedes a pending proposal
+    # The nearest approved and pending entries while pending ("May conflict with: “…”").
+    context: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "context": list(self.context)}
 
     def plain_text(self) -> str:
         if self.status == "missing":
@@ -137,7 +161,10 @@ class CardSnapshot:
             return tr("proposal {id}: {note}").format(id=self.id, note=note)
         kind = _label(KIND_LABEL, self.kind)
         state = self.outcome or tr("pending · {how}").format(how=decide_line(self.id))
-        return f"[{kind}] {self.text}\n  “{self.evidence_quote}” — {self.where()}\n  {state}"
+        replaces = "".join(f"\n  {line}" for line in (self.replaces, *self.context) if line)
+        return (
+            f"[{kind}] {self.text}\n  “{self.evidence_quote}” — {self.where()}{replaces}\n  {state}"
+        )
 
     def where(self) -> str:
         """Where the quote came from, then the proposal's source."""
@@ -153,6 +180,9 @@ class CardSnapshot:
             f'<div><span style="font-weight:600">{_e(kind)}</span> · <span>{visible_html(self.text)}</span></div>'
             f'<div style="{MUTED_CSS}">“{visible_html(self.evidence_quote)}” — {visible_html(self.where())}</div>'
         )
+        for line in (self.replaces, *self.context):
+            if line:
+                body += f'<div style="{MUTED_CSS}">{_e(line)}</div>'
         if self.outcome:
             state = f"<div><b>{_e(self.outcome)}</b></div>"
         else:
@@ -228,7 +258,16 @@ def _snapshot(
         status=p.status,
         outcome=decided_text(p),
         project=p.project or focused,
+        replaces=replaces_text(p),
+        context=tuple(neighbour_line(n) for n in mem.decision_context([p]).get(p.id, [])),
     )
 
 
-__all__ = ["PROPOSAL_MIME", "CardSnapshot", "ProposalCards", "decided_text", "origin_label"]
+__all__ = [
+    "PROPOSAL_MIME",
+    "CardSnapshot",
+    "ProposalCards",
+    "decided_text",
+    "origin_label",
+    "replaces_text",
+]

@@ -21,6 +21,7 @@ export type {
   IKnowledgeConflict,
   ILibraryStatus,
   IMemoryHit,
+  INeighbour,
   IProcessAllResult,
   IProject,
   IProposal,

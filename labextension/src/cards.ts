@@ -32,6 +32,10 @@ export interface ICardSnapshot {
   outcome: string | null;
   project: string | null;
   note: string | null;
+  /** "Replaces: “…”", in the kernel's language, when it supersedes a pending proposal. */
+  replaces?: string | null;
+  /** The nearest approved and pending entries when the output was made ("May conflict with: “…”"). */
+  context?: string[];
 }
 
 /** The magics that decide a proposal: code, the same in every language. */
@@ -123,7 +127,12 @@ export class ProposalCard extends CardFrame {
   ) {
     super(snapshot.id, 'jm-card', 'jm-card-note');
     this.trans = hub.trans;
-    this.drawBody(snapshot.kind, snapshot.text, snapshot.evidence_quote);
+    this.drawBody(
+      snapshot.kind,
+      snapshot.text,
+      snapshot.evidence_quote,
+      snapshot.replaces ?? null
+    );
     if (snapshot.outcome) {
       this.setOutcome(snapshot.outcome);
     }
@@ -150,7 +159,14 @@ export class ProposalCard extends CardFrame {
     if (p.status === 'pending' && this.decided && !reverted) {
       return;
     }
-    this.drawBody(p.kind, p.text, p.evidence_quote);
+    this.drawBody(
+      p.kind,
+      p.text,
+      p.evidence_quote,
+      p.supersedes_text
+        ? this.trans.__('Replaces: “%1”', p.supersedes_text)
+        : null
+    );
     const outcome = outcomeText(this.trans, p);
     if (outcome) {
       // A card whose own click met a decision made elsewhere keeps saying so.
@@ -209,7 +225,12 @@ export class ProposalCard extends CardFrame {
     }
   }
 
-  private drawBody(kind: string, text: string, quote: string): void {
+  private drawBody(
+    kind: string,
+    text: string,
+    quote: string,
+    replaces: string | null = null
+  ): void {
     clear(this._body);
     const trans = this.trans;
     const source = this.snapshot.source
@@ -239,6 +260,18 @@ export class ProposalCard extends CardFrame {
         })
       ])
     );
+    if (replaces) {
+      // What it replaces, in words (issue 32): never a bare proposal id.
+      this._body.appendChild(
+        el('div', { className: 'jm-card-replaces', text: replaces })
+      );
+    }
+    // What the kernel found near it: the person decides with it in view (issue 32).
+    for (const line of this.snapshot.context ?? []) {
+      this._body.appendChild(
+        el('div', { className: 'jm-card-context', text: line })
+      );
+    }
   }
 
   private setOutcome(text: string): void {

@@ -17,6 +17,10 @@ export function outcomeText(trans: Trans, p: IProposal): string | null {
         ? trans.__('Reverted · dismissed')
         : trans.__('Dismissed');
     case 'superseded':
+      // In words, not ids: the person knows the rule, not its id (issue 32).
+      if (p.superseded_by_text) {
+        return trans.__('Replaced by: “%1”', p.superseded_by_text);
+      }
       return p.superseded_by
         ? trans.__('Superseded by %1', p.superseded_by)
         : trans.__('Superseded');

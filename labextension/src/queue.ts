@@ -10,6 +10,7 @@ import {
   errorMessage,
   IAppliedProposal,
   IProcessAllResult,
+  INeighbour,
   IProject,
   IProposal,
   IQueue,
@@ -248,6 +249,9 @@ export class QueueView extends Widget {
       el('blockquote', { className: 'jm-evidence', text: p.evidence_quote }),
       el('div', { className: 'jm-origin', text: originLine(trans, p) })
     );
+    for (const n of p.neighbours ?? []) {
+      item.appendChild(this.renderNeighbour(p, n));
+    }
     if (p.proposed_by) {
       // A team project's shared queue: who of the team proposed it.
       item.append(
@@ -286,6 +290,47 @@ export class QueueView extends Widget {
     );
     item.appendChild(actions);
     return item;
+  }
+
+  /**
+   * An approved or pending entry near the item (issue 32): the person decides
+   * with it in view. An approved entry it contradicts can be replaced by it in
+   * one click (an Apply with ``replaces``, audited as such).
+   */
+  private renderNeighbour(p: IProposal, n: INeighbour): HTMLElement {
+    const trans = this.trans;
+    const text =
+      n.relation === 'contradicts'
+        ? trans.__('May conflict with: “%1”', n.text)
+        : n.relation === 'update'
+          ? trans.__('Updates: “%1”', n.text)
+          : n.relation === 'same'
+            ? trans.__('Same as: “%1”', n.text)
+            : trans.__('Similar to: “%1”', n.text);
+    const line = el('div', {
+      className: `jm-neighbour jm-neighbour-${n.relation}`,
+      text
+    });
+    if (n.relation === 'contradicts' && n.where === 'knowledge') {
+      const project = n.ref.startsWith('project ') ? n.ref.slice(8) : null;
+      line.appendChild(
+        button(
+          trans.__('Replace it'),
+          () =>
+            void this.apply(
+              p.id,
+              project ? 'project' : 'user',
+              project,
+              n.text
+            ),
+          {
+            className: 'jm-replace',
+            title: trans.__('Apply this in place of “%1”', n.text)
+          }
+        )
+      );
+    }
+    return line;
   }
 
   /** For an item with no project: pick one of the known projects, then apply. */
@@ -338,15 +383,13 @@ export class QueueView extends Widget {
   async apply(
     id: string,
     to: 'user' | 'project',
-    project: string | null
+    project: string | null,
+    replaces: string | null = null
   ): Promise<void> {
     try {
       const result = await postJSON<IAppliedProposal>(
         `queue/${encodeURIComponent(id)}/apply`,
-        {
-          to,
-          project
-        }
+        replaces === null ? { to, project } : { to, project, replaces }
       );
       Notification.success(
         this.trans.__('Applied to %1', destinationLabel(this.trans, result)),

@@ -399,6 +399,21 @@ export interface IMemoryHit {
 }
 
 /**
+ * An approved or pending entry near a queued proposal (core/knowledge/dedup.py
+ * Neighbour.to_dict).
+ */
+export interface INeighbour {
+  text: string;
+  where: 'knowledge' | 'pending';
+  /** the layer ('user', 'project <id>') or the pending proposal's id */
+  ref: string;
+  relation: 'same' | 'update' | 'contradicts' | 'related';
+  reason: string;
+  /** the distinguishing slot that differs (region, metric, negation, …) */
+  slot: string | null;
+}
+
+/**
  * GET /queue/process-all/plan: what Process all would apply, per layer and
  * project, shown before it runs.
  */
@@ -483,6 +498,10 @@ export interface IProposal {
   status: 'pending' | 'applied' | 'dismissed' | 'superseded';
   supersedes: string | null;
   superseded_by: string | null;
+  /** the text of the pending proposal this one replaced (the card says it in words) */
+  supersedes_text: string | null;
+  /** the text of the proposal that replaced this one */
+  superseded_by_text: string | null;
   decided_at: string | null;
   applied_to: 'user' | 'project' | null;
   applied_project: string | null;
@@ -494,6 +513,8 @@ export interface IProposal {
   decided_by?: string;
   /** when a person reverted its Apply (issue 32); the card says "reverted" */
   reverted_at: string | null;
+  /** GET /queue only: the nearest approved and pending entries, conflicts first (issue 32: 'may conflict with …', 'updates …', 'similar to …') */
+  neighbours?: INeighbour[];
   [key: string]: unknown;
 }
 

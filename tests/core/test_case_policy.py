@@ -162,3 +162,15 @@ def test_reasoning_chains_are_recognised():
         "暂缓渠道合谋方向，因为数据无法区分纠纷与欺诈。恢复条件：\n1. 往来邮件\n2. 第二家银行流水"
     )
     assert not is_reasoning_chain(reason)
+
+
+def test_the_same_doubt_in_new_words_is_skipped_not_written_again():
+    old = _e("Refund spike in March", "Doubt: the refund spike may come from test accounts.")
+    existing = [("2026-06-14_discuss_refund-spike.md", old)]
+    again = _e("March refund spike", "Doubt: test accounts may cause the refund spike.")
+    d = decide_case_note(again, existing, status_given=False)
+    assert (d.action, d.target) == ("skip", "2026-06-14_discuss_refund-spike.md")
+    zh = [("z.md", _e("退款激增", "怀疑退款激增来自测试账号"))]
+    assert decide_case_note(_e("退款激增（续）", "怀疑测试账号导致了退款激增"), zh).action == "skip"
+    other = decide_case_note(_e("退款激增", "怀疑退款激增来自促销活动"), zh)
+    assert other.action == "create" and other.related == "z.md"

@@ -128,7 +128,8 @@ def test_decide_skip_supersede_new_and_dismissed() -> None:
     ]
     assert decide_duplicate("revenue excludes refunds!", known).action == "skip"
     assert decide_duplicate("收入 不含 退款", known).reason == "already pending as p-1"
-    sup = decide_duplicate("收入口径不含退款", known)
-    assert (sup.action, sup.supersedes) == ("supersede", "p-1")
+    assert decide_duplicate("收入口径不含退款", known).reason == "already pending as p-1"
+    sup = decide_duplicate("收入不含退款和拒付", known)
+    assert (sup.action, sup.supersedes, sup.supersedes_text) == ("supersede", "p-1", "收入不含退款")
     assert decide_duplicate("Revenue excludes taxes", known).action == "new"
     assert decide_duplicate("DAU is daily", [], [dedup_hash("dau is daily.")]).action == "skip"

@@ -63,6 +63,28 @@ def propose(mem, text: str, kind: str = "rule") -> str:
     return str(result["proposal"]["id"])
 
 
+async def test_queue_items_show_their_conflicts_and_apply_replaces_one(api, server_memory):
+    server_memory.save_knowledge("user", "## Rules\n- Revenue excludes refunds\n## Info\n")
+    flip = propose(server_memory, "Revenue includes refunds")
+    queue = await call(api, "queue.json", "QueueHandler", "GET", "queue")
+    (item,) = queue["items"]
+    (near,) = item["neighbours"]
+    assert (near["relation"], near["text"], near["where"]) == (
+        "contradicts",
+        "Revenue excludes refunds",
+        "knowledge",
+    )
+    body = {"to": "user", "replaces": near["text"]}
+    applied = await call(
+        api, "applied_proposal.json", "ApplyHandler", "POST", "queue", flip, "apply", body=body
+    )
+    assert applied["status"] == "applied"
+    leaves = [leaf for _, leaf in server_memory.knowledge_doc("user").leaves()]
+    assert leaves == ["Revenue includes refunds"]
+    (record,) = [r for r in server_memory.audit.records() if r["action"] == "proposal.apply"]
+    assert record["replaced"]
+
+
 async def test_queue_apply_dismiss_process_all(api, server_memory, jp_root_dir):
     first = propose(server_memory, "Revenue always excludes refunds")
     propose(server_memory, "口径：收入不含退款", kind="info")
@@ -112,7 +134,7 @@ async def test_queue_apply_dismiss_process_all(api, server_memory, jp_root_dir):
     # With the AGENTS.md auto-sync on, an Apply to a project adds its report.
     code, _ = await api("PUT", "settings", body={"agents_md_autosync": True})
     assert code == 200
-    to_project = propose(server_memory, "Fiscal weeks start on Monday")
+    to_project = propose(server_memory, "Fiscal years start in April")
     synced = await call(
         api,
         "applied_proposal.json",

@@ -476,7 +476,7 @@ def test_concurrent_writers_lose_no_rows(tmp_path: Path):
         "cm = CaseMemory(sys.argv[1], 'CASE-2026-005')\n"
         "for i in range(6):\n"
         "    r = cm.note('insight', f'Writer {sys.argv[2]} hunch {i}',"
-        " f'Pattern {sys.argv[2]}-{i} in the rebate ledger.')\n"
+        " f'Pattern {sys.argv[2]}{i} in the rebate ledger.')\n"  # distinct notes
         "    assert r.action == 'created', r\n"
     )
     procs = [

@@ -99,12 +99,12 @@ def test_extract_round_limits_and_project_default(mem: Memory, project_dir: Path
     assert len(mem.queue()) == 5
 
 
-def test_supersede_rewording_of_pending(mem: Memory) -> None:
+def test_update_of_pending_supersedes_it(mem: Memory) -> None:
     first = mem.propose(
         "Revenue excludes refunds", "rule", "Revenue must always exclude refunds", messages=CHAT
     )
     second = mem.propose(
-        "Revenue should exclude refunds",
+        "Revenue excludes refunds and chargebacks",  # the same subject, wider: an update
         "rule",
         "Revenue must always exclude refunds",
         messages=CHAT,
@@ -281,7 +281,7 @@ def test_settings_switches(mem: Memory) -> None:
     assert mem.extract(CHAT, background=False)  # an explicit round still runs
     assert (
         mem.propose_knowledge(
-            "Revenue excludes all refunds",
+            "GMV excludes refunds",  # another metric than the rule the round queued
             "rule",
             "Revenue must always exclude refunds",
             messages=CHAT,

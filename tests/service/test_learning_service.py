@@ -276,3 +276,21 @@ def test_one_auto_gotcha_memory_per_error_while_it_waits_for_review(mem, clock):
     third = mem.capture_gotcha("kernel-3", sig, "df['refund_amt'].sum()", cell)
     assert third.memory_id != first.memory_id
     assert "in 2 sessions" in mem.get(first.memory_id).text
+
+
+def test_the_same_correction_in_other_words_is_one_candidate(mem, clock):
+    words = ["don't use the legacy_orders table", "never use legacy_orders"]
+    for n in range(5):
+        clock.advance(hours=1)
+        mem.digest_record(
+            f"kernel-{n}",
+            [
+                {"id": "a", "role": "assistant", "text": "SELECT * FROM legacy_orders"},
+                {"id": "u", "role": "user", "text": words[n % 2]},
+            ],
+        )
+        report = mem.digest()
+    (cand,) = mem.learning_candidates()
+    assert cand["evidence"] == 5
+    (proposed,) = report["proposed"]
+    assert proposed["status"] == "queued"

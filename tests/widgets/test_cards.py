@@ -161,3 +161,25 @@ def test_the_fallbacks_speak_chinese_and_keep_stored_strings_escaped(
         None,
     ]
     assert "<b>Pending when this output was made.</b>" in english["text/html"]
+
+
+def test_a_superseding_card_says_what_it_replaces_in_words(session):
+    old = propose(session, "The orders_daily table refreshes at 6am UTC")
+    new = propose(session, "The orders_daily table refreshes at 7am UTC")
+    bundle = ProposalCards(session, [old, new])._repr_mimebundle_()
+    html, plain = bundle["text/html"], bundle["text/plain"]
+    assert "Replaced by: “The orders_daily table refreshes at 7am UTC”" in html
+    assert "Replaces: “The orders_daily table refreshes at 6am UTC”" in plain
+    assert old not in bundle["text/plain"].split("Replaced by", 1)[1].split("\n", 1)[0]
+    cards = bundle[PROPOSAL_MIME]["cards"]
+    assert cards[1]["replaces"] == "Replaces: “The orders_daily table refreshes at 6am UTC”"
+
+
+def test_a_pending_card_shows_what_it_may_conflict_with(session):
+    session.memory.save_knowledge("user", "## Rules\n- Revenue excludes refunds\n## Info\n")
+    pid = propose(session, "Revenue includes refunds")
+    bundle = ProposalCards(session, [pid])._repr_mimebundle_()
+    assert "May conflict with: “Revenue excludes refunds”" in bundle["text/html"]
+    assert "May conflict with: “Revenue excludes refunds”" in bundle["text/plain"]
+    (card,) = bundle[PROPOSAL_MIME]["cards"]
+    assert card["context"] == ["May conflict with: “Revenue excludes refunds”"]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ..._i18n import M_, Message
 from ...exceptions import ParseError
+from ..knowledge.identity import same_entry
 from ..text import analyze, normalize
 from .entry_format import CaseEntry
 
@@ -235,7 +236,11 @@ def decide_case_note(
     candidate's default status is no change."""
     title, body = _norm(candidate.title), _norm(candidate.body)
     for name, old in existing:
-        if old.type != candidate.type or _norm(old.title) != title or _norm(old.body) != body:
+        if old.type != candidate.type:
+            continue
+        exact = _norm(old.title) == title and _norm(old.body) == body
+        # 宁可少记 (spec 000): the same doubt in new words is the same entry (issue 32).
+        if not exact and not same_entry(candidate.body, old.body):
             continue
         new_links = (
             set(candidate.evidence) - set(old.evidence)
@@ -245,7 +250,12 @@ def decide_case_note(
         )
         status_changed = status_given and candidate.status != old.status
         if not new_links and not status_changed:
-            return CaseNoteDecision("skip", name, None, M_("exact duplicate of {name}", name=name))
+            reason = (
+                M_("exact duplicate of {name}", name=name)
+                if exact
+                else M_("the same note in other words as {name}", name=name)
+            )
+            return CaseNoteDecision("skip", name, None, reason)
         if old.legacy:
             return CaseNoteDecision(
                 "create",

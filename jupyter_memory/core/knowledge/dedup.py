@@ -18,10 +18,11 @@ alone over-match. Measured on pairs such as
 * "收入不含退款" / "收入口径不含退款" → 0.77 (rewording)
 * "收入不含退款" / "收入不含税费" → 0.64 (different)
 
-the thresholds are :data:`DUPLICATE_AT` = 0.9 (skip) and :data:`REWORDING_AT`
-= 0.72 (a rewording of a *pending* item supersedes it). Texts whose numbers
-differ ("before 2020" / "before 2021") are never duplicates: their score is
-capped just below :data:`DUPLICATE_AT`.
+the thresholds are :data:`DUPLICATE_AT` = 0.9 and :data:`REWORDING_AT` = 0.72.
+Texts whose numbers differ ("before 2020" / "before 2021") are never
+duplicates: their score is capped just below :data:`DUPLICATE_AT`.
+:func:`similarity` is kept for Reorganize's own pass; the queue's verdict
+(:func:`decide_duplicate`) is the identity module's (:mod:`.identity`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..._i18n import M_
+from .identity import Identity, Relation, Similarity, relate
 
 DUPLICATE_AT = 0.9
 REWORDING_AT = 0.72
@@ -97,8 +99,8 @@ class Known:
     """Something a new proposal is compared with."""
 
     text: str
-    where: str  # "knowledge" (an approved file) or "pending" (the queue)
-    ref: str  # layer label for knowledge, proposal id for pending
+    where: str  # "knowledge" (an approved file), "pending" or "dismissed" (the queue)
+    ref: str  # layer label for knowledge, proposal id for pending and dismissed
 
 
 @dataclass(frozen=True)
@@ -106,23 +108,85 @@ class DedupDecision:
     action: str  # "new" | "skip" | "supersede"
     reason: str = ""
     supersedes: str | None = None
+    supersedes_text: str | None = None  # what it replaces, in words (the card says it)
+    relation: Identity | None = None  # how it relates to the entry that decided it
 
 
 def decide_duplicate(
-    text: str, known: Iterable[Known], dismissed_hashes: Iterable[str] = ()
+    text: str,
+    known: Iterable[Known],
+    dismissed_hashes: Iterable[str] = (),
+    similarity: Similarity | None = None,
 ) -> DedupDecision:
-    """Skip duplicates of approved or pending text and dismissed ones; supersede rewordings."""
+    """Skip what is the same entry as approved, pending or dismissed text; supersede updates.
+
+    The identity module decides (:func:`.identity.relate`): only an *update of
+    the same subject* of a pending item supersedes it; a rule about another
+    region, period, metric or table is new however alike its words.
+    """
     if dedup_hash(text) in set(dismissed_hashes):
         return DedupDecision("skip", M_("this proposal was dismissed before"))
-    best: tuple[float, Known] | None = None
+    best: tuple[float, Known, Identity] | None = None
     for item in known:
-        score = similarity(text, item.text)
-        if score >= DUPLICATE_AT:
+        rel = relate(text, item.text, similarity)
+        if rel.kind is Relation.SAME:
             if item.where == "knowledge":
-                return DedupDecision("skip", M_("already in {ref} knowledge", ref=item.ref))
-            return DedupDecision("skip", M_("already pending as {ref}", ref=item.ref))
-        if item.where == "pending" and score >= REWORDING_AT and (best is None or score > best[0]):
-            best = (score, item)
+                reason = M_("already in {ref} knowledge", ref=item.ref)
+            elif item.where == "dismissed":
+                reason = M_("the same as dismissed {ref}", ref=item.ref)
+            else:
+                reason = M_("already pending as {ref}", ref=item.ref)
+            return DedupDecision("skip", reason, relation=rel)
+        if (
+            item.where == "pending"
+            and rel.kind is Relation.UPDATE
+            and (best is None or rel.overlap > best[0])
+        ):
+            best = (rel.overlap, item, rel)
     if best is not None:
-        return DedupDecision("supersede", M_("rewords pending {ref}", ref=best[1].ref), best[1].ref)
+        _, item, rel = best
+        return DedupDecision(
+            "supersede", M_("updates pending {ref}", ref=item.ref), item.ref, item.text, rel
+        )
     return DedupDecision("new")
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A known entry a person should see beside a proposal: similar, updated or in conflict."""
+
+    text: str
+    where: str  # "knowledge" or "pending"
+    ref: str  # layer label, or the pending proposal's id
+    relation: Identity
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "where": self.where,
+            "ref": self.ref,
+            "relation": self.relation.kind.value,
+            "reason": str(self.relation.reason),
+            "slot": self.relation.slot,
+        }
+
+
+NEIGHBOUR_OVERLAP = 0.5  # a related entry this close is worth showing ("similar to …")
+_NEIGHBOUR_ORDER = {Relation.CONTRADICTS: 0, Relation.UPDATE: 1, Relation.SAME: 2,
+                    Relation.RELATED: 3}  # fmt: skip
+
+
+def neighbours(text: str, known: Iterable[Known], limit: int = 3) -> list[Neighbour]:
+    """The nearest approved and pending entries, conflicts first (issue 32: context at
+    decision time): contradictions, updates, the same entry, related ones that share
+    at least half their words."""
+    found: list[Neighbour] = []
+    for item in known:
+        rel = relate(text, item.text)
+        if rel.kind is Relation.UNRELATED:
+            continue
+        if rel.kind is Relation.RELATED and rel.overlap < NEIGHBOUR_OVERLAP:
+            continue
+        found.append(Neighbour(item.text, item.where, item.ref, rel))
+    found.sort(key=lambda n: (_NEIGHBOUR_ORDER[n.relation.kind], -n.relation.overlap))
+    return found[:limit]

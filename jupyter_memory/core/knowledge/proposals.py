@@ -76,6 +76,9 @@ class Proposal(BaseModel):
     status: Status = "pending"
     supersedes: str | None = None
     superseded_by: str | None = None
+    # The other proposal's text, so a card says what was replaced in words, not ids.
+    supersedes_text: str | None = Field(default=None, max_length=MAX_PROPOSAL_CHARS)
+    superseded_by_text: str | None = Field(default=None, max_length=MAX_PROPOSAL_CHARS)
     decided_at: datetime | None = None
     applied_to: Layer | None = None
     applied_project: str | None = None

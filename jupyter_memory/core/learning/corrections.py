@@ -27,11 +27,13 @@ per session — and the same confidence and thresholds apply.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...exceptions import ValidationError
 from ..knowledge.evidence import check_quote_shape
+from ..knowledge.identity import same_entry
 from ..text import normalize, squash_whitespace
 
 FIRST_GAP = 0.7  # 1 - confidence of a single piece of evidence (0.3)
@@ -121,6 +123,18 @@ class LearningCandidate:
             return list(self.evidence)
         last = max(at for at, _ in self.dismissals)
         return [e for e in self.evidence if e.at > last]
+
+
+def same_candidate(rule: str, candidates: Iterable[LearningCandidate]) -> LearningCandidate | None:
+    """The correction candidate that is this rule in other words (issue 32), if any.
+
+    "Don't use the legacy_orders table." and "Don't use legacy_orders." are one
+    candidate collecting evidence, decided by the identity module like the queue.
+    """
+    for cand in candidates:
+        if cand.source == "correction" and same_entry(rule, cand.rule):
+            return cand
+    return None
 
 
 def evidence_factor(count: int) -> float:

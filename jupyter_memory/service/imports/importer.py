@@ -138,6 +138,8 @@ def _existing(mem: MemoryPort, pid: str | None) -> ExistingState:
     for p in mem.queue(include_decided=True):
         if p.is_pending:
             state.known.append(Known(p.text, "pending", p.id))
+        elif p.status == "dismissed":  # dismissed in other words stays dismissed (issue 32)
+            state.known.append(Known(p.text, "dismissed", p.id))
         state.queued_hashes[p.dedup_hash or dedup_hash(p.text)] = p.status
     return state
 

@@ -17,6 +17,7 @@ from ..._i18n import M_, Message
 from ...core.knowledge.dedup import dedup_hash, dedup_key
 from ...core.knowledge.format import INFO, RULES, append_entry, check_save_size, render_knowledge
 from ...core.knowledge.proposals import Proposal
+from ...core.knowledge.replace_entry import replace_leaf
 from ...exceptions import ConflictError, JupyterMemoryError, ValidationError
 from ...store.root import StoreRoot
 from ..context import ServiceContext
@@ -93,20 +94,33 @@ class KnowledgeDecisions:
         """The after-Apply hook, for another change of a project's knowledge (a revert)."""
         return self._after(project_id)
 
-    def apply(self, proposal_id: str, to: str, project: ProjectArg | None = None) -> DecisionResult:
+    def apply(
+        self,
+        proposal_id: str,
+        to: str,
+        project: ProjectArg | None = None,
+        replaces: str | None = None,
+    ) -> DecisionResult:
         """A person's approval: merge the entry into Rules or Info of the chosen file.
 
+        ``replaces`` (the text of an entry in that file, e.g. one the proposal
+        contradicts) makes it a replacement: that entry is removed in the same
+        write, and the audit records it (``replaced``: the old entry's hash).
         With the ``agents_md_autosync`` switch on, an Apply to a project also
         re-syncs that project's AGENTS.md block; its report is under ``agents_md``.
         """
-        result = self._apply_one(proposal_id, to, project)
+        if replaces is not None and (not isinstance(replaces, str) or not replaces.strip()):
+            raise ValidationError(M_("must be a non-empty string"), field="replaces")
+        result = self._apply_one(proposal_id, to, project, replaces)
         if result.status == "applied" and result.layer == "project" and result.project:
             sync = self._after(result.project)
             if sync is not None:
                 result = dataclasses.replace(result, agents_md=sync)
         return result
 
-    def _apply_one(self, proposal_id: str, to: str, project: ProjectArg | None) -> DecisionResult:
+    def _apply_one(
+        self, proposal_id: str, to: str, project: ProjectArg | None, replaces: str | None = None
+    ) -> DecisionResult:
         check_layer(to, "to")
         store = self.queue.store
         path, p = store.find(proposal_id)
@@ -141,7 +155,18 @@ class KnowledgeDecisions:
             present = any(dedup_key(leaf) == key for _, leaf in loaded.doc.leaves())
             digest = None
             version = loaded.version
-            if not present:  # re-applying after a crash between the two writes adds nothing
+            if replaces is not None and not present:
+                replaced = replace_leaf(loaded.doc, replaces, section, p.text)
+                if replaced is None:
+                    raise ValidationError(
+                        M_("no entry {text!r} in {layer} knowledge to replace",
+                           text=replaces, layer=layer),
+                        field="replaces",
+                    )  # fmt: skip
+                text = render_knowledge(replaced)
+                check_save_size(text)
+                digest = version = kfile.write(text)
+            elif not present:  # re-applying after a crash between the two writes adds nothing
                 text = render_knowledge(append_entry(loaded.doc, section, p.text))
                 check_save_size(text)
                 digest = version = kfile.write(text)
@@ -159,6 +184,7 @@ class KnowledgeDecisions:
         self.files.audit_write(
             "proposal.apply", kfile, digest, layer, pid, at=now, id=p.id, section=section,
             item=dedup_hash(p.text),
+            **({"replaced": dedup_hash(replaces)} if replaces is not None else {}),
         )  # fmt: skip
         self.events.emit("applied", p.id, layer=layer, project=pid)
         return DecisionResult(

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..._i18n import M_
 from ...core.ids import new_id
-from ...core.knowledge.dedup import Known, decide_duplicate, dedup_hash
+from ...core.knowledge.dedup import Known, Neighbour, decide_duplicate, dedup_hash, neighbours
 from ...core.knowledge.evidence import SourceText, find_evidence, to_source, to_sources
 from ...core.knowledge.extract import (
     MAX_PER_ROUND,
@@ -126,8 +126,18 @@ class KnowledgeQueue:
     ) -> ProposeResult:
         store = self.store
         with self.ctx.semantic.foreground(), self.ctx.user.locked():
-            pending = [p for _, p in store.scan()[0] if p.is_pending]
-            decision = decide_duplicate(text, self._known(pid, pending), store.dismissed_hashes())
+            scanned = [p for _, p in store.scan()[0]]
+            pending = [p for p in scanned if p.is_pending]
+            # A dismissed proposal in new words stays dismissed (issue 32).
+            dismissed = [
+                Known(p.text, "dismissed", p.id) for p in scanned if p.status == "dismissed"
+            ]
+            decision = decide_duplicate(
+                text,
+                self._known(pid, pending) + dismissed,
+                store.dismissed_hashes(),
+                self.ctx.semantic.text_similarity(),
+            )
             if decision.action == "skip":
                 return ProposeResult("skipped", None, decision.reason)
             now = self.ctx.clock()
@@ -142,6 +152,7 @@ class KnowledgeQueue:
                 project=pid,
                 created=now,
                 supersedes=decision.supersedes,
+                supersedes_text=decision.supersedes_text,
                 conversation=conversation,
                 dedup_hash=dedup_hash(text),
             )
@@ -149,7 +160,12 @@ class KnowledgeQueue:
             if decision.supersedes:
                 old_path, old = store.find(decision.supersedes)
                 old = old.model_copy(
-                    update={"status": "superseded", "superseded_by": proposal.id, "decided_at": now}
+                    update={
+                        "status": "superseded",
+                        "superseded_by": proposal.id,
+                        "superseded_by_text": proposal.text,
+                        "decided_at": now,
+                    }
                 )
                 store.replace(old_path, old)
         self.ctx.audit.append(
@@ -383,6 +399,26 @@ class KnowledgeQueue:
 
     def proposal(self, proposal_id: str) -> Proposal:
         return self.store.find(proposal_id)[1]
+
+    def decision_context(self, proposals: Iterable[Proposal]) -> dict[str, list[Neighbour]]:
+        """For each pending proposal, the nearest approved and pending entries (issue 32):
+        what it may conflict with, update or repeat, so the person decides with them in view.
+
+        Lexical (no embedding): a listing must stay fast, and the nearest entries are the
+        ones sharing words or slots anyway.
+        """
+        items = [p for p in proposals if p.is_pending]
+        if not items:
+            return {}
+        pending = self.queue()
+        by_project: dict[str | None, list[Known]] = {}
+        out: dict[str, list[Neighbour]] = {}
+        for p in items:
+            if p.project not in by_project:
+                by_project[p.project] = self._known(p.project, pending)
+            known = [k for k in by_project[p.project] if k.ref != p.id]
+            out[p.id] = neighbours(p.text, known)
+        return out
 
 
 __all__ = [

@@ -43,6 +43,7 @@ from ...core.learning.corrections import (
     gotcha_quote,
     proposal_quote,
     ready,
+    same_candidate,
 )
 from ...core.learning.work_memory import Batch
 from ...exceptions import NotFoundError, ValidationError
@@ -118,13 +119,15 @@ class SelfLearner:
         now = self.ctx.clock()
         candidates = self.store.load()
         for correction, evidence in _corrections(batch, now):
-            cand, pid = candidates.get(correction.key, (None, None))
+            key = correction.key
+            if key not in candidates:  # the same correction in other words is one candidate
+                same = same_candidate(correction.rule, (c for c, _ in candidates.values()))
+                key = same.key if same is not None else key
+            cand, pid = candidates.get(key, (None, None))
             if cand is None:
-                cand = LearningCandidate(
-                    key=correction.key, rule=correction.rule, source="correction"
-                )
+                cand = LearningCandidate(key=key, rule=correction.rule, source="correction")
             add_evidence(cand, evidence)
-            candidates[correction.key] = (cand, pid)
+            candidates[key] = (cand, pid)
         for key, rule, evidence in _gotchas(batch, now):
             _add_gotcha_evidence(candidates, key, rule, evidence)
         proposed = self._propose_ready(candidates, now)

@@ -91,6 +91,7 @@ class SemanticRecall:
         self._worker = None if factory is None else EmbedWorker(factory, self.gate)
         self._query_cache: dict[str, Any] = {}
         self.query_encodings = 0  # queries this process encoded (tests, benchmarks)
+        self._similarity: Callable[[str, str], float] | None = None
 
     @property
     def available(self) -> bool:
@@ -99,6 +100,16 @@ class SemanticRecall:
     @property
     def worker(self) -> EmbedWorker | None:
         return self._worker
+
+    def text_similarity(self) -> Callable[[str, str], float] | None:
+        """The cosine of two texts for the identity decision (one model, made on first use)."""
+        if self._factory is None:
+            return None
+        if self._similarity is None:
+            from .text_similarity import EmbeddingSimilarity
+
+            self._similarity = EmbeddingSimilarity(self._factory)
+        return self._similarity
 
     def resolve_mode(self, mode: str | None) -> str:
         if mode is None:

@@ -222,3 +222,16 @@ def test_export_agents_md_writes_the_approved_knowledge(mem, tmp_path):
         export_agents_md(mem, tmp_path / "hand.md")
     # what we export imports back as nothing new
     assert mem.import_from("agents-md", out).proposals == []
+
+
+def test_an_imported_rule_the_person_dismissed_in_other_words_stays_dismissed(mem, tmp_path):
+    text = "Testing: Notebooks with outputs must never be committed."
+    dismissed = mem.propose(text, "rule", text)
+    mem.dismiss(dismissed["id"])
+    src = copy("agents-md", tmp_path)
+    planned = mem.import_from("agents-md", src, dry_run=True)  # the dry run says the same
+    assert len(planned.proposals) == 7
+    report = mem.import_from("agents-md", src)
+    queued = {p.text for p in mem.queue()}
+    assert "Testing: Never commit notebooks with outputs." not in queued
+    assert len(report.proposals) == 7

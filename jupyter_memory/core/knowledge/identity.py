@@ -1,0 +1,224 @@
+"""Are two texts the same entry? The one identity decision (issue 32).
+
+Every place that asks whether a new text is already known asks here: queue
+dedup and supersede (:mod:`.dedup`), dismissed-item matching, imports, case
+notes, learning candidates, and Reorganize's duplicate removal. The answer is
+an :class:`Identity`: a closed :class:`Relation` and the reason, naming the
+slot that differs when one does.
+
+* ``SAME`` — one entry in other words ("Refunds are not part of revenue" /
+  "Revenue excludes refunds"). A new text the same as a known one is skipped.
+* ``UPDATE`` — the same subject with a value or the scope changed ("… at 6am"
+  / "… at 7am"; "refunds" / "refunds and chargebacks"). Only an update may
+  supersede a pending proposal.
+* ``CONTRADICTS`` — the same subject, the opposite statement ("includes" /
+  "excludes", a negation).
+* ``RELATED`` — shares words or slots but is another rule: a different
+  region, period, metric, table or object. Never merged, never superseded.
+* ``UNRELATED`` — nothing in common.
+
+How (:mod:`.identity_analysis` reads the texts): the *subject slots* are
+compared first, as values: North against South, 华北 against 西南, GMV
+against net revenue, Q1 against Q2 is ``RELATED`` however similar the rest.
+Then polarity (a contradiction), then the *value slots* (an update), then the
+content words: their Dice overlap, and with the semantic extra the texts'
+embedding cosine, passed in as ``similarity`` (core stays pure: the service
+computes the cosine). The cosine alone never merges two texts: the measured
+cosines of multilingual-e5 are 0.95–0.98 for a paraphrase *and* for "excludes
+refunds" / "excludes taxes", so it only admits a paraphrase whose content words
+mostly meet anyway (``SEMANTIC_SAME_AT`` with ``SEMANTIC_DICE_FLOOR``) and
+vetoes a lexical match it finds far apart (``SEMANTIC_VETO_BELOW``). Constants
+are tuned on ``benchmarks/data/identity_pairs_dev.json`` only;
+``benchmarks/identity_bench.py`` reports the held-out figures.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..._i18n import M_, Message
+from .identity_analysis import (
+    ONE_SIDED_SLOTS,
+    SUBJECT_SLOTS,
+    VALUE_SLOTS,
+    Analysed,
+    analyse,
+)
+
+Similarity = Callable[[str, str], float]
+"""Cosine of two texts' embeddings (the service's embedder), or absent without the extra."""
+
+SAME_AT = 0.75  # Dice of content words at which two texts with equal slots are one entry
+TOPIC_AT = 0.5  # Dice at which two texts are about the same subject (update, contradiction)
+RELATED_AT = 0.25  # below it, with no slot in common, two texts are unrelated
+SEMANTIC_SAME_AT = 0.95  # cosine that admits a paraphrase below SAME_AT …
+SEMANTIC_DICE_FLOOR = 0.5  # … when at least this much of the content still meets
+SEMANTIC_VETO_BELOW = 0.88  # a lexical match the embedder puts this far apart is not one
+
+
+class Relation(enum.Enum):
+    SAME = "same"
+    UPDATE = "update"
+    CONTRADICTS = "contradicts"
+    RELATED = "related"
+    UNRELATED = "unrelated"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """How a new text ``a`` relates to a known text ``b``, and why."""
+
+    kind: Relation
+    reason: Message
+    slot: str | None = None  # the distinguishing slot that differs, when one does
+    overlap: float = 0.0  # Dice of the content words
+    cosine: float | None = None  # the embedding cosine, when the extra gave one
+
+    @property
+    def same(self) -> bool:
+        return self.kind is Relation.SAME
+
+    @property
+    def kept_apart(self) -> bool:
+        """Never merged with, nor superseding, the other text."""
+        return self.kind in (Relation.RELATED, Relation.UNRELATED)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "reason": str(self.reason),
+            "slot": self.slot,
+            "overlap": round(self.overlap, 3),
+            "cosine": None if self.cosine is None else round(self.cosine, 3),
+        }
+
+
+def _dice(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    return 2 * len(a & b) / (len(a) + len(b))
+
+
+def _subject_conflict(x: Analysed, y: Analysed) -> str | None:
+    for slot in SUBJECT_SLOTS:
+        a, b = x.slot(slot), y.slot(slot)
+        if a == b:
+            continue
+        if a and b:
+            if slot == "place" and (a < b or b < a):
+                continue  # "Texas and Florida" → "Texas, Florida and Georgia": a wider scope
+            return slot
+        if slot in ONE_SIDED_SLOTS:
+            return slot
+    return None
+
+
+def _value_change(x: Analysed, y: Analysed) -> str | None:
+    for slot in VALUE_SLOTS:
+        if x.slot(slot) != y.slot(slot):
+            return slot
+    if x.slot("place") != y.slot("place"):
+        return "place"
+    return None
+
+
+def _slot_tokens(x: Analysed, slots: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(f"{s}:{v}" for s in slots for v in x.slot(s))
+
+
+def _strong(tokens: frozenset[str], other: Analysed) -> frozenset[str]:
+    """Tokens that name something the other text lacks.
+
+    Not a marker, not a lone Chinese character, and not a Chinese bigram whose
+    characters both occur in the other text: reordered Chinese ("退款激增来自测试账号"
+    / "测试账号导致退款激增") makes new bigrams across word boundaries, not new words.
+    """
+    chars = {ch for t in other.tokens if not t.isascii() for ch in t}
+    return frozenset(
+        t
+        for t in tokens
+        if not t.startswith("<") and (t.isascii() or (len(t) >= 2 and not set(t) <= chars))
+    )
+
+
+def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
+    """How the new text ``a`` relates to the known text ``b`` (see the module docstring)."""
+    x, y = analyse(a), analyse(b)
+    if x.key == y.key:
+        return Identity(Relation.SAME, M_("the same words"), overlap=1.0)
+    topic_x = x.tokens | _slot_tokens(x, SUBJECT_SLOTS)
+    topic_y = y.tokens | _slot_tokens(y, SUBJECT_SLOTS)
+    marks_x = frozenset(f"<{m}>" for m in x.markers)
+    marks_y = frozenset(f"<{m}>" for m in y.markers)
+    full_x = topic_x | marks_x | _slot_tokens(x, VALUE_SLOTS)
+    full_y = topic_y | marks_y | _slot_tokens(y, VALUE_SLOTS)
+    overlap = _dice(full_x, full_y)
+    topic = _dice(topic_x, topic_y)
+    slots_shared = bool(_slot_tokens(x, SUBJECT_SLOTS) & _slot_tokens(y, SUBJECT_SLOTS))
+    words_x, words_y = x.tokens | x.slot("entity"), y.tokens | y.slot("entity")
+    only_x, only_y = _strong(words_x - words_y, y), _strong(words_y - words_x, x)
+    # One word in place of another on both sides names another object ("refunds" /
+    # "taxes", "actuals" / "forecasts"): never the same entry, nor an update of it.
+    substituted = bool(only_x) and bool(only_y)
+    # The cosine costs an embedding per new text: asked for only where it can decide.
+    cosine: float | None = None
+
+    def cos() -> float | None:
+        nonlocal cosine
+        if cosine is None and similarity is not None:
+            cosine = float(similarity(a, b))
+        return cosine
+
+    def made(kind: Relation, reason: Message, slot: str | None = None) -> Identity:
+        return Identity(kind, reason, slot=slot, overlap=overlap, cosine=cosine)
+
+    slot = _subject_conflict(x, y)
+    if slot is not None:
+        kind = Relation.RELATED if overlap >= RELATED_AT or slots_shared else Relation.UNRELATED
+        return made(kind, M_("a different {slot}", slot=slot), slot)
+    if overlap < RELATED_AT and not slots_shared:
+        return made(Relation.UNRELATED, M_("nothing in common"))
+
+    polar = x.negated != y.negated or (
+        {"excl", "incl"} <= (x.markers | y.markers)
+        and ("excl" in x.markers) != ("excl" in y.markers)
+    )
+    if polar and topic >= TOPIC_AT and not substituted:
+        return made(Relation.CONTRADICTS, M_("says the opposite"), "negation")
+    if substituted:
+        return made(Relation.RELATED, M_("another rule"))
+
+    value = _value_change(x, y)
+    if value is not None:
+        # The side with fewer values of the slot, if it has words the other lacks, says
+        # something else ("sent on Monday" against "covers Monday to Sunday").
+        vx, vy = x.slot(value), y.slot(value)
+        fewer = only_x if vx < vy else only_y if vy < vx else frozenset()
+        if topic >= TOPIC_AT and not fewer:
+            return made(
+                Relation.UPDATE, M_("the same subject with another {slot}", slot=value), value
+            )
+        return made(Relation.RELATED, M_("another {slot} and other words", slot=value), value)
+
+    if only_x and not only_y and x.separators > y.separators and topic >= TOPIC_AT:
+        return made(Relation.UPDATE, M_("the same rule, wider"))
+    if overlap >= SAME_AT:
+        vetoed = (c := cos()) is not None and c < SEMANTIC_VETO_BELOW
+        if not vetoed:
+            return made(Relation.SAME, M_("the same rule in other words"))
+    elif overlap >= SEMANTIC_DICE_FLOOR and (c := cos()) is not None and c >= SEMANTIC_SAME_AT:
+        return made(Relation.SAME, M_("the same rule in other words"))
+    return made(Relation.RELATED, M_("another rule"))
+
+
+def same_entry(a: str, b: str, similarity: Similarity | None = None) -> bool:
+    """True when ``a`` and ``b`` are one entry in other words (Reorganize's duplicate test)."""
+    return relate(a, b, similarity).kind is Relation.SAME
+
+
+__all__ = ["Identity", "Relation", "Similarity", "relate", "same_entry"]

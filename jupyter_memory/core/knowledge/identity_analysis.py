@@ -1,0 +1,484 @@
+"""What the identity decision reads in a rule: its words, its slots, its polarity.
+
+:func:`analyse` turns one text into an :class:`Analysed`, pure and cached:
+
+* **slots** — the parts that tell one rule's *subject* from another's and are
+  compared as values, never as similar words (issue 32: North/South, 华北/西南,
+  GMV/net revenue, Q1/Q2 never merge). Subject slots: ``region``, ``metric``,
+  ``table``, ``period`` (quarters, halves, years, fiscal years), ``grain``
+  (daily / weekly / monthly), ``medium`` (report, dashboard), ``chart`` (bar,
+  line …), ``place`` (states, provinces) and ``entity`` (a capitalised name
+  inside a sentence). Value slots, whose change makes an *update* of the same
+  subject: ``number``, ``time``, ``date``, ``weekday``, ``column``, ``colour``,
+  ``currency``, ``style`` (dashed, solid …), ``zone`` (UTC, local time),
+  ``stat`` (median, mean).
+* **polarity** — a normative synonym table maps "excludes / is not part of /
+  must not count / 不含 / 剔除 / 不计入 …" to one marker ``excl``, "includes /
+  counts / 包含 / 计入 …" to ``incl``, and records a remaining negation
+  ("not", "never", "rather than", 不, 别 …), so a paraphrase that says the same
+  thing with a negation meets its positive wording, and "includes" against
+  "excludes" is a contradiction rather than a rewording.
+* **tokens** — the content words: the recall analyser's English stems
+  (:func:`jupyter_memory.core.text.search_word`, Snowball, stopwords dropped),
+  Chinese split at function characters and cut into bigrams, fillers that
+  carry no rule ("must", "always", "make sure", 必须, 一律, 统一 …) dropped,
+  numbers written as digits ("third" → 3, 三 → 3), slots out of the text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..text import normalize, search_word
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_IDENT = r"[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+"
+
+SUBJECT_SLOTS = ("region", "metric", "table", "period", "grain", "medium", "chart", "place",
+                 "entity")  # fmt: skip
+VALUE_SLOTS = ("number", "time", "date", "weekday", "column", "colour", "currency", "style",
+               "zone", "stat")  # fmt: skip
+# Subject slots whose presence on one side only makes another subject ("South region
+# revenue …" is narrower than "Revenue …"); the others only count when both name one.
+ONE_SIDED_SLOTS = frozenset({"region", "metric", "table", "period"})
+
+
+def _alts(words: str) -> str:
+    return "|".join(sorted((re.escape(w) for w in words.split("|")), key=len, reverse=True))
+
+
+# -- the tables -------------------------------------------------------------------------------
+
+# (canonical value, English pattern or Chinese words). English patterns match whole words of
+# the normalised text; Chinese words match anywhere (no spaces to find).
+_METRICS_EN = {
+    "net_revenue": r"net revenue|net sales",
+    "gross_revenue": r"gross revenue|gross sales",
+    "gross_margin": r"gross margins?",
+    "revenue": r"revenues?|turnover",
+    "gmv": r"gmv|gross merchandise value",
+    "aov": r"aov|average order values?|average basket values?",
+    "basket_size": r"average basket sizes?|basket sizes?",
+    "dau": r"dau|daily active users?",
+    "mau": r"mau|monthly active users?",
+    "wau": r"wau|weekly active users?",
+    "active_users": r"active users?",
+    "churn": r"churn(?: rate)?",
+    "retention": r"retention(?: rate)?",
+    "conversion": r"conversion(?: rate)?|cvr",
+    "bounce": r"bounce rate",
+    "upgrade": r"upgrades?|upgrade rate",
+    "cost": r"costs?|cogs|cost of goods sold",
+    "profit": r"profits?|net income",
+    "margin": r"margins?",
+    "arpu": r"arpu",
+    "ltv": r"ltv|lifetime value",
+    "cac": r"cac",
+    "nps": r"nps",
+    "ctr": r"ctr|click[- ]through rate",
+}
+_METRICS_ZH = {
+    "net_revenue": "净收入|净营收|净销售额",
+    "gross_revenue": "总收入|总营收|毛收入",
+    "gross_margin": "毛利率|毛利",
+    "revenue": "收入|营收|营业额",
+    "gmv": "成交额|交易额",
+    "aov": "客单价|平均订单金额",
+    "item_price": "件单价",
+    "dau": "日活跃用户|日活",
+    "mau": "月活跃用户|月活",
+    "active_users": "活跃用户",
+    "churn": "流失率",
+    "retention": "留存率",
+    "conversion": "转化率",
+    "bounce": "跳出率",
+    "upgrade": "升级率",
+    "cost": "成本",
+    "profit": "净利润|利润",
+}
+_REGIONS_EN = (
+    r"north|south|east|west|central|north[- ]?east|north[- ]?west|south[- ]?east|"
+    r"south[- ]?west|midwest|emea|apac|latam|amer|americas|europe|asia|nordics|dach"
+)
+_REGIONS_ZH = "华北|华南|华东|华西|华中|西南|西北|东北|东南|大中华区|亚太|欧洲|北美"
+_PLACES_EN = (
+    r"texas|florida|georgia|california|oregon|washington|minnesota|michigan|ohio|new york|"
+    r"china|japan|india|germany|france|spain|italy|brazil|canada|mexico|uk|us|usa"
+)
+_PLACES_ZH = (
+    "北京|上海|天津|重庆|广东|广西|海南|江苏|浙江|山东|河北|河南|四川|云南|贵州|湖北|湖南|"
+    "福建|深圳|广州|杭州|成都|日本|美国|英国|德国"
+)
+_CHARTS_EN = {"bar": r"bar charts?|bar graphs?", "line": r"line charts?|line graphs?",
+              "pie": r"pie charts?", "scatter": r"scatter plots?|scatter charts?",
+              "histogram": r"histograms?", "heatmap": r"heatmaps?", "area": r"area charts?"}  # fmt: skip
+_CHARTS_ZH = {"bar": "柱状图|条形图", "line": "折线图", "pie": "饼图", "scatter": "散点图",
+              "histogram": "直方图", "heatmap": "热力图"}  # fmt: skip
+_MEDIUM_EN = {"report": r"reports?|reporting", "dashboard": r"dashboards?"}
+_MEDIUM_ZH = {"report": "报告|报表", "dashboard": "看板|仪表盘"}
+_GRAIN_EN = {"daily": r"daily", "weekly": r"weekly", "monthly": r"monthly",
+             "quarterly": r"quarterly", "yearly": r"yearly|annual|annually"}  # fmt: skip
+_GRAIN_ZH = {"daily": "日报|日表", "weekly": "周报", "monthly": "月报|月度", "quarterly": "季报",
+             "yearly": "年报|年度"}  # fmt: skip
+_COLOURS_EN = r"blue|red|green|dark green|grey|gray|black|orange|yellow|purple"
+_COLOURS_ZH = {"blue": "蓝色", "red": "红色", "dark green": "深绿色", "green": "绿色",
+               "grey": "灰色", "black": "黑色", "orange": "橙色"}  # fmt: skip
+_CURRENCIES_EN = {"usd": r"usd|us dollars?|dollars?", "eur": r"eur|euros?",
+                  "cny": r"cny|rmb|yuan", "jpy": r"jpy|yen", "gbp": r"gbp"}  # fmt: skip
+_CURRENCIES_ZH = {"usd": "美元", "eur": "欧元", "cny": "人民币", "jpy": "日元"}
+_STYLES_EN = {"dashed": r"dashed", "dotted": r"dotted", "solid": r"solid"}
+_STYLES_ZH = {"dashed": "虚线", "dotted": "点线", "solid": "实线"}
+_ZONES_EN = {"utc": r"utc|gmt", "local": r"local time", "beijing": r"beijing time|cst"}
+_ZONES_ZH = {"utc": "UTC", "beijing": "北京时间", "local": "当地时间|本地时间"}
+_STATS_EN = {"median": r"medians?", "mean": r"means?|averages?", "p95": r"p95"}
+_STATS_ZH = {"median": "中位数", "mean": "平均数|平均值|均值"}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAYS_ZH = {"monday": "周一|星期一", "tuesday": "周二|星期二", "wednesday": "周三|星期三",
+                "thursday": "周四|星期四", "friday": "周五|星期五", "saturday": "周六|星期六",
+                "sunday": "周日|星期日|星期天"}  # fmt: skip
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")  # fmt: skip
+_MONTH_RE = "|".join(_MONTHS) + "|" + "|".join(m[:3] for m in _MONTHS if m != "may")
+
+# Normative synonyms (polarity markers), longest first within each list.
+_EXCL_EN = (
+    r"(?:(?:do|does|did|must|should|will|can)(?: not|n't)|not|never|no longer)"
+    r" (?:be )?(?:include[sd]?|including|count(?:s|ed)?|counted|contain(?:s|ed)?|part of)"
+    r"|(?:is|are|be|being)(?: not|n't) (?:part of|counted|included|in)"
+    r"|exclud\w*|leav(?:e|es|ing) out|left out|omit\w*|filter(?:s|ed)? out|strip(?:s|ped)? out"
+    r"|remov(?:e|es|ed|ing)|net of|without"
+)
+_INCL_EN = (
+    r"includ\w*|contain\w*|count(?:s|ed)? (?:in|toward|towards|as)|counted|counts?"
+    r"|part of|belong(?:s)? to|made up of|cover(?:s|ed)?|consists? of"
+)
+_NEG_EN = (
+    r"not|never|no|rather than|instead of|cannot|can't|don't|doesn't|won't|isn't|aren't"
+    r"|stop(?:s|ped)?(?: using)?"
+)
+_EXCL_ZH = "不包含|不包括|不计入|不算入|不算|不含|剔除|排除|去除|去掉|刨除|除去|不统计"
+_INCL_ZH = "包含|包括|计入|算入|属于|含有|含|组成"
+_NEG_ZH = "而不是|而非|不要|不能|不必|不用|不是|没有|无须|禁止|切勿|停用|别|勿|不|非"
+_MINUS_EN = r"minus|subtract\w*|less|(?<= )-(?= )"
+_MINUS_ZH = "减去|扣除|减"
+_DIV_EN = r"divided by|over|per"
+_DIV_ZH = "除以"
+
+# Words that carry no rule: modality and emphasis.
+_FILLER_EN = (
+    r"must|should|always|need(?:s)? to|have to|has to|make sure(?: that)?|ensure(?: that)?"
+    r"|please|every time|all|any|only|also|too|just|each|every|one or more|at least|our|we"
+    r"|note|rule|info|gotcha|remember|keep in mind|the one|thing|now|once|to get|get|equals?"
+    r"|is equal to|used|use|using|uses|can|may|column|field|anything|run|runs|go|goes|span"
+    r"|spans|through|from"
+)
+_FILLER_ZH = (
+    "必须|务必|一定要|一定|需要|应该|应当|一律|统一|始终|总是|记得|注意|备注|规则|口径|"
+    "都|要|请|就|也|只|仅|所有|全部|就是|等于|使用|用|可以|字段|第"
+)
+# Function characters that end a Chinese "word" (bigrams never cross them).
+_CJK_BREAK = set(
+    "的了是在里中把按将被以为和与及或并且而之其这那该此个时后前内上下到于从用对向由"
+    "有过算指看近最每再还已让给"
+)
+_ZH_NUM = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+           "八": 8, "九": 9, "十": 10}  # fmt: skip
+_EN_NUM = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+           "seven": 7, "eight": 8, "nine": 9, "ten": 10, "first": 1, "second": 2, "third": 3,
+           "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
+           "tenth": 10, "single": 1}  # fmt: skip
+# Spellings that are one word to the analyser.
+_WORD_SYNONYMS = {
+    "dedupe": "deduplic", "dedup": "deduplic", "deduplicate": "deduplic",
+    "reload": "refresh", "reloaded": "refresh", "refreshed": "refresh", "refreshes": "refresh",
+    "begin": "start", "begins": "start", "began": "start", "starts": "start",
+    "canceled": "cancel", "cancelled": "cancel", "cancellations": "cancel",
+    "fully": "full", "books": "book", "booked": "book",
+    # Ways of putting a number or a series in front of a reader.
+    "summarised": "present", "summarized": "present", "show": "present", "shows": "present",
+    "display": "present", "displayed": "present", "round": "present", "rounded": "present",
+    "draw": "present", "drawn": "present", "plot": "present", "plotted": "present",
+    "mark": "present", "marked": "present",
+    "figures": "number", "numbers": "number", "amounts": "number",
+    "frozen": "freez", "freeze": "freez", "lock": "freez", "locked": "freez",
+    "axes": "axis", "values": "value", "decimals": "decimal", "places": "decimal",
+    "place": "decimal", "seats": "seat", "accounts": "account",
+}  # fmt: skip
+_ZH_SYNONYMS = {
+    "去重": "dedup", "来自": "cause", "导致": "cause", "造成": "cause", "由于": "cause",
+    "因为": "cause", "更新": "刷新", "起始": "开始", "开始于": "开始", "起": "开始",
+    "结账": "关账", "汇报": "报告", "统计": "计算", "画成": "present", "表示": "present",
+    "画": "present", "显示": "present", "保留": "present", "四舍五入到": "present",
+    "四舍五入": "present", "数字": "number", "金额": "number", "数据": "number", "零": "0",
+}  # fmt: skip
+
+
+def _en(pattern: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![a-z0-9_])(?:{pattern})(?![a-z0-9_])")
+
+
+def _zh(words: str) -> re.Pattern[str]:
+    return re.compile(_alts(words))
+
+
+_SLOT_RULES: list[tuple[str, str, re.Pattern[str]]] = []  # (slot, value or "", pattern)
+
+
+def _add(slot: str, value: str, pattern: re.Pattern[str]) -> None:
+    _SLOT_RULES.append((slot, value, pattern))
+
+
+# Order matters: an identifier or a table name is taken before its words are read, a longer
+# metric before the shorter one inside it ("net revenue" before "revenue").
+_add("table", "", re.compile(rf"(?:the )?\b({_IDENT}|[a-z][a-z0-9]*) table\b"))
+_add("table", "", re.compile(rf"\btable ({_IDENT})\b"))
+_add("table", "", re.compile(rf"({_IDENT}|[a-z][a-z0-9_]*)\s*表(?!示)"))
+_add("grain", "daily", _en(r"every day|each day|per day"))
+_add("ident", "", re.compile(rf"(?<![a-z0-9_])({_IDENT})(?![a-z0-9_])"))
+_add("time", "", re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b"))
+_add("time", "", re.compile(r"\b(\d{1,2}):(\d{2})\b"))
+_add("time", "", re.compile(r"(?:早上|上午|下午|晚上|凌晨)?(\d{1,2})点(半|\d{1,2}分)?"))
+for _v, _p in {**_METRICS_EN}.items():
+    _add("metric", _v, _en(_p))
+for _v, _w in _METRICS_ZH.items():
+    _add("metric", _v, _zh(_w))
+_add("metric", "gmv", re.compile(r"gmv"))
+_add("period", "", re.compile(r"(?<![a-z0-9])(q[1-4]|h[12]|fy\s?\d{2,4})(?![a-z0-9])"))
+_add("period", "", re.compile(r"第?([一二三四1-4])季度"))
+_add("period", "h1", re.compile(r"上半年|first half"))
+_add("period", "h2", re.compile(r"下半年|second half"))
+_add("date", "", re.compile(rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"))
+_add(
+    "date",
+    "",
+    re.compile(rf"\b(?:the\s+)?(\d{{1,2}}|first)(?:st|nd|rd|th)?\s+of\s+({_MONTH_RE})\b"),
+)
+_add("date", "", re.compile(r"(\d{1,2})月(\d{1,2})[日号]"))
+_add("period", "", re.compile(r"(?<!\d)((?:19|20)\d\d)(?:年)?(?!\d)"))
+_add("date", "", re.compile(rf"\b({_MONTH_RE})\b"))
+_add("date", "", re.compile(r"(?<!\d)(\d{1,2})月(?!份?\d)"))
+for _v, _w in _CHARTS_ZH.items():
+    _add("chart", _v, _zh(_w))
+for _v, _p in _CHARTS_EN.items():
+    _add("chart", _v, _en(_p))
+for _v, _p in _MEDIUM_EN.items():
+    _add("medium", _v, _en(_p))
+for _v, _w in _MEDIUM_ZH.items():
+    _add("medium", _v, _zh(_w))
+for _v, _p in _GRAIN_EN.items():
+    _add("grain", _v, _en(_p))
+for _v, _w in _GRAIN_ZH.items():
+    _add("grain", _v, _zh(_w))
+_add("region", "", _en(_REGIONS_EN))
+_add("region", "", _zh(_REGIONS_ZH))
+_add("place", "", _en(_PLACES_EN))
+_add("place", "", _zh(_PLACES_ZH))
+_add("colour", "", _en(_COLOURS_EN))
+for _v, _w in _COLOURS_ZH.items():
+    _add("colour", _v, _zh(_w))
+for _v, _p in _CURRENCIES_EN.items():
+    _add("currency", _v, _en(_p))
+for _v, _w in _CURRENCIES_ZH.items():
+    _add("currency", _v, _zh(_w))
+for _v, _p in _STYLES_EN.items():
+    _add("style", _v, _en(_p))
+for _v, _w in _STYLES_ZH.items():
+    _add("style", _v, _zh(_w))
+for _v, _p in _ZONES_EN.items():
+    _add("zone", _v, _en(_p))
+for _v, _w in _ZONES_ZH.items():
+    _add("zone", _v, _zh(_w.casefold()))
+for _v, _p in _STATS_EN.items():
+    _add("stat", _v, _en(_p))
+for _v, _w in _STATS_ZH.items():
+    _add("stat", _v, _zh(_w))
+for _d in _WEEKDAYS:
+    _add("weekday", _d, _en(_d + "s?"))
+for _v, _w in _WEEKDAYS_ZH.items():
+    _add("weekday", _v, _zh(_w))
+
+_MARKERS: list[tuple[str, re.Pattern[str]]] = [
+    ("excl", _en(_EXCL_EN)),
+    ("excl", _zh(_EXCL_ZH)),
+    ("minus", _en(_MINUS_EN)),
+    ("minus", _zh(_MINUS_ZH)),
+    ("div", _en(_DIV_EN)),
+    ("div", _zh(_DIV_ZH)),
+    ("incl", _en(_INCL_EN)),
+    ("incl", _zh(_INCL_ZH)),
+    ("neg", _en(_NEG_EN)),
+    ("neg", _zh(_NEG_ZH)),
+]
+# Phrases that say one thing (a cause, …), as one word.
+_PHRASES_EN: list[tuple[re.Pattern[str], str]] = [
+    (_en(r"comes? from|caused by|due to|because of|stems? from|results? from|caus(?:e|es|ed|ing)"),
+     " cause "),
+]  # fmt: skip
+_FILLER_EN_RE = _en(_FILLER_EN)
+_FILLER_ZH_RE = _zh(_FILLER_ZH)
+_ZH_SYN_RE = _zh("|".join(_ZH_SYNONYMS))
+_EN_NUM_RE = _en("|".join(_EN_NUM))
+_ZH_NUM_RE = re.compile(r"(?:第)?([零一二两三四五六七八九十]+)(?=[个季月日号位天周次年点])")
+_ENTITY_RE = re.compile(r"(?<=[a-z0-9,;] )([A-Z][A-Za-z0-9]+|[A-Z]{2,})\b")
+_NUMBER_RE = re.compile(r"(?<![a-z_])\d+(?:\.\d+)?")
+# List separators: "and" and its kin; a comma counts only before a later "and" (a list, not a clause).
+_SEPARATORS = re.compile(r"、|\band\b|\bplus\b|和|以及|及|与|[,，](?=[^.。;；]*(?:\band\b|和))")
+_TOKEN_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
+
+
+def _zh_number(word: str) -> int:
+    if word == "十":
+        return 10
+    if word.startswith("十"):
+        return 10 + _ZH_NUM.get(word[1:], 0)
+    if "十" in word:
+        tens, _, ones = word.partition("十")
+        return _ZH_NUM.get(tens, 1) * 10 + _ZH_NUM.get(ones, 0)
+    return _ZH_NUM.get(word, 0)
+
+
+@dataclass(frozen=True)
+class Analysed:
+    """One text as the identity decision reads it (see the module docstring)."""
+
+    key: str  # the text normalised, slots and markers still in it
+    tokens: frozenset[str]
+    slots: dict[str, frozenset[str]]
+    markers: frozenset[str]  # excl, incl, minus, div
+    negated: bool
+    separators: int  # list separators: "A and B" names more than "A"
+
+    def slot(self, name: str) -> frozenset[str]:
+        return self.slots.get(name, frozenset())
+
+
+def _slot_value(slot: str, value: str, match: re.Match[str]) -> str:
+    if value:
+        return value
+    groups = [g for g in match.groups() if g] or [match.group(0)]
+    if slot == "time":
+        return _time_value(match)
+    if slot == "date":
+        return _date_value(groups)
+    if slot == "period":
+        g = groups[0].replace(" ", "")
+        if g in "一二三四" or g in "1234":
+            return f"q{_ZH_NUM.get(g, 0) or int(g)}"
+        return g
+    return groups[0].replace(" ", "").replace("-", "")
+
+
+def _time_value(match: re.Match[str]) -> str:
+    g = match.groups()
+    hour = int(g[0])
+    minute = 0
+    if len(g) >= 2 and g[1]:
+        minute = 30 if g[1] == "半" else int(re.sub(r"\D", "", g[1]) or 0)
+    if len(g) >= 3 and g[2] == "pm" and hour < 12:
+        hour += 12
+    return f"{hour:02d}:{minute:02d}"
+
+
+def _month(word: str) -> int:
+    if word.isdigit():
+        return int(word)
+    for i, name in enumerate(_MONTHS, 1):
+        if name.startswith(word[:3]):
+            return i
+    return 0
+
+
+def _date_value(groups: list[str]) -> str:
+    if len(groups) == 1:
+        return f"m{_month(groups[0])}"
+    first, second = groups[0], groups[1]
+    if first.isdigit() and not second.isdigit():  # "1 of april"
+        return f"m{_month(second)}d{int(first)}"
+    if first == "first":
+        return f"m{_month(second)}d1"
+    return f"m{_month(first)}d{int(second)}"
+
+
+@lru_cache(maxsize=4096)
+def analyse(text: str) -> Analysed:
+    raw = " ".join(text.split())
+    entities = {m.group(1).casefold() for m in _ENTITY_RE.finditer(raw)}
+    norm = normalize(raw)
+    norm = _EN_NUM_RE.sub(lambda m: str(_EN_NUM[m.group(0)]), norm)
+    norm = _ZH_NUM_RE.sub(lambda m: str(_zh_number(m.group(1))), norm)
+    key = norm
+    separators = len(_SEPARATORS.findall(norm))
+    slots: dict[str, set[str]] = {}
+    for slot, value, pattern in _SLOT_RULES:
+
+        def take(m: re.Match[str], slot: str = slot, value: str = value) -> str:
+            name = slot
+            got = _slot_value(slot, value, m)
+            if slot == "ident":  # an identifier is a column by its suffix, else a table
+                name = (
+                    "column"
+                    if re.search(r"_(?:id|date|hour|day|at|ts|time|no|key)$", got)
+                    else "table"
+                )
+            slots.setdefault(name, set()).add(got)
+            return " "
+
+        norm = pattern.sub(take, norm)
+    markers: set[str] = set()
+    negated = False
+    for marker, pattern in _MARKERS:
+        if pattern.search(norm):
+            if marker == "neg":
+                negated = True
+            else:
+                markers.add(marker)
+            norm = pattern.sub(" ", norm)
+    for pattern, word in _PHRASES_EN:
+        norm = pattern.sub(word, norm)
+    norm = _FILLER_EN_RE.sub(" ", norm)
+    norm = _ZH_SYN_RE.sub(lambda m: " " + _ZH_SYNONYMS[m.group(0)] + " ", norm)
+    norm = _FILLER_ZH_RE.sub(" ", norm)
+    numbers = set(_NUMBER_RE.findall(norm))
+    if numbers:
+        slots.setdefault("number", set()).update(numbers)
+        norm = _NUMBER_RE.sub(" ", norm)
+    left = set(re.findall(r"[a-z0-9]+", norm))
+    entities = {w for w in entities if w in left and search_word(w) is not None}
+    if entities:
+        slots["entity"] = entities
+    tokens: set[str] = set()
+    for cjk, word in _TOKEN_RE.findall(norm):
+        if cjk:
+            tokens.update(_cjk_words(cjk))
+        else:
+            stem = search_word(_WORD_SYNONYMS.get(word, word))
+            if stem is not None and stem not in entities:
+                tokens.add(_WORD_SYNONYMS.get(stem, stem))
+    return Analysed(
+        key=key,
+        tokens=frozenset(tokens),
+        slots={k: frozenset(v) for k, v in slots.items()},
+        markers=frozenset(markers),
+        negated=negated,
+        separators=separators,
+    )
+
+
+def _cjk_words(run: str) -> list[str]:
+    out: list[str] = []
+    word = ""
+    for ch in run + "的":
+        if ch in _CJK_BREAK:
+            if len(word) == 1:
+                out.append(word)
+            else:
+                out.extend(word[i : i + 2] for i in range(len(word) - 1))
+            word = ""
+        else:
+            word += ch
+    return out
+
+
+__all__ = ["ONE_SIDED_SLOTS", "SUBJECT_SLOTS", "VALUE_SLOTS", "Analysed", "analyse"]
