@@ -221,4 +221,10 @@ def same_entry(a: str, b: str, similarity: Similarity | None = None) -> bool:
     return relate(a, b, similarity).kind is Relation.SAME
 
 
-__all__ = ["Identity", "Relation", "Similarity", "relate", "same_entry"]
+def same_entry_reason(a: str, b: str, similarity: Similarity | None = None) -> Message | None:
+    """Why ``a`` and ``b`` are one entry, or None: the duplicate test Reorganize takes."""
+    found = relate(a, b, similarity)
+    return found.reason if found.kind is Relation.SAME else None
+
+
+__all__ = ["Identity", "Relation", "Similarity", "relate", "same_entry", "same_entry_reason"]

@@ -21,9 +21,10 @@ from ...core.knowledge.format import (
     prepare_save,
     render_knowledge,
 )
+from ...core.knowledge.identity import same_entry_reason
 from ...core.knowledge.reorganize import reorganize_doc
 from ...core.knowledge.reorganize_check import ReorganizeError, check_reorganized
-from ...core.knowledge.reorganize_result import ReorganizeOutcome, SameEntry, strict_same_entry
+from ...core.knowledge.reorganize_result import ReorganizeOutcome, SameEntry
 from ...core.llm import parse_reorganized, reorganize_prompt
 from ...exceptions import ConflictError, KnowledgeConflictError, ParseError, ValidationError
 from ...store import git
@@ -94,10 +95,11 @@ class KnowledgeFiles:
         self.ctx = ctx
         # One parse cache per file (KnowledgeFile re-reads only when the file changed).
         self._files: dict[Path, KnowledgeFile] = {}
-        # What Reorganize calls one entry (merged); strict by default. The
-        # meaning-aware identity module plugs in here: ``same_entry(a, b)``
+        # What Reorganize calls one entry (merged): the identity module's "same
+        # entry" decision, so paraphrases merge while rules about different
+        # regions, tables, metrics or periods never do. ``same_entry(a, b)``
         # returns why a and b are one entry, or None.
-        self.same_entry: SameEntry = strict_same_entry
+        self.same_entry: SameEntry = same_entry_reason
 
     @property
     def enabled(self) -> bool:
