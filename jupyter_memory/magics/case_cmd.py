@@ -63,7 +63,11 @@ class CaseSearchResult(TableResult):
     "--hypothesis", action="append", help=tr("note: a hypothesis id (repeatable) · list: filter")
 )
 @argument("--related", help=tr("note: a related entry"))
-@argument("--file", action="append", help=tr("note: a file the entry refers to (repeatable)"))
+@argument(
+    "--file",
+    action="append",
+    help=tr("note: a file the entry refers to (repeatable; default: this notebook)"),
+)
 @argument("--status", help=tr("note: 已纳入, 存档待查 or 已排除"))
 @argument("--final", action="append", help=tr("archive: ENTRY=STATE (repeatable)"))
 @argument(

@@ -96,6 +96,15 @@ def validate_status(value: str) -> str:
     return value
 
 
+def validate_evidence_ids(values: tuple[str, ...]) -> tuple[str, ...]:
+    for ev in values:
+        if not isinstance(ev, str) or not EVIDENCE_RE.match(ev):
+            raise ValidationError(
+                M_("{ev!r} is not an evidence id like E-007", ev=ev), field="evidence"
+            )
+    return values
+
+
 def validate_date(value: str, *, field_name: str = "date") -> str:
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
         raise ValidationError(M_("{value!r} is not YYYY-MM-DD", value=value), field=field_name)
@@ -203,11 +212,7 @@ def check_new_entry(entry: CaseEntry) -> CaseEntry:
             raise ValidationError(
                 M_("must not contain the section heading {line!r}", line=line), field="body"
             )
-    for ev in entry.evidence:
-        if not EVIDENCE_RE.match(ev):
-            raise ValidationError(
-                M_("{ev!r} is not an evidence id like E-007", ev=ev), field="evidence"
-            )
+    validate_evidence_ids(entry.evidence)
     for hyp in entry.hypotheses:
         if not HYPOTHESIS_RE.match(hyp):
             raise ValidationError(

@@ -5,7 +5,7 @@ a note written in a notebook or a Jupyter AI chat knows that file, so a new
 entry links it unless the writer gave files of its own. The link is relative
 to the entry file (``case_memory/``), so it opens from the entry in
 JupyterLab or any Markdown viewer; characters a link path cannot hold here
-(spaces, parentheses, ``%``) are percent-encoded, Chinese is kept.
+(spaces, parentheses, ``%``, ``#``, ``?``, ``<``, ``>``) are percent-encoded, Chinese is kept.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from .entry_format import FileLink
 
 NOTES = {".ipynb": "记录时所在的笔记本", ".chat": "记录时所在的对话"}
 OTHER_NOTE = "记录时所在的文件"
-_ESCAPE = re.compile(r"[%()\s]")
+# what would end the link, or read as its query or fragment
+_ESCAPE = re.compile(r"[%()\s#?<>]")
 
 
 def _escape(path: str) -> str:

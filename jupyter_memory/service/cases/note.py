@@ -23,6 +23,7 @@ from ...core.cases.entry_format import (
     check_new_entry,
     entry_file_name,
     normalize_body,
+    validate_evidence_ids,
     validate_status,
 )
 from ...core.cases.index_format import entry_row
@@ -110,7 +111,7 @@ class CaseNoteWriter:
             return refusal
         # 关联证据 links to the registry: an id it does not hold is named, never linked
         registered = {item.id for item in items}
-        evidence = tuple(dict.fromkeys(evidence))
+        evidence = validate_evidence_ids(tuple(dict.fromkeys(evidence)))
         unknown = tuple(e for e in evidence if e not in registered)
         candidate = check_new_entry(
             CaseEntry(

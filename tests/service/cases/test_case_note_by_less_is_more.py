@@ -13,6 +13,7 @@ import pytest
 from jupyter_memory.agents.chat_focus import access_for_chat
 from jupyter_memory.cli.main import main
 from jupyter_memory.core.cases.entry_format import FileLink
+from jupyter_memory.exceptions import ValidationError
 from jupyter_memory.service.agent_access import AgentAccess
 from jupyter_memory.service.cases.memory import CaseMemory
 from tests.service.case_helpers import CASE, Clock, copy_sample
@@ -180,3 +181,16 @@ def test_the_workspace_copy_is_untouched_outside_case_memory(ws: Path, tmp_path:
     before = (ws / "cases" / CASE / "evidence_registry.json").read_bytes()
     cm.note("hesitate", "登记表外的证据", BODY, evidence=["E-555"])
     assert (ws / "cases" / CASE / "evidence_registry.json").read_bytes() == before
+
+
+def test_a_malformed_evidence_id_is_still_refused_naming_the_field(cm: CaseMemory) -> None:
+    before = sorted(p.name for p in cm.memory_dir.iterdir())
+    with pytest.raises(ValidationError, match="evidence"):
+        cm.note("insight", "新线索", BODY, evidence=["the bank statement"])
+    assert sorted(p.name for p in cm.memory_dir.iterdir()) == before
+
+
+def test_a_link_path_escapes_what_markdown_would_misread(ws: Path, cm: CaseMemory) -> None:
+    r = cm.note("insight", "井号", BODY, source=ws / "a#1?.ipynb")
+    (link,) = cm.get(r.entry).entry.files
+    assert link.path == "../../../a%231%3F.ipynb" and link.name == "a#1?.ipynb"
