@@ -26,6 +26,8 @@ _DRIVE_RE = re.compile(r"^[A-Za-z]:")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 _DASHES = re.compile(r"-{2,}")
+# Unicode letters and digits (str.isalnum: categories L and N), no "_".
+_WORDS = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 # Format characters (category Cf: bidi controls, zero-width joiners, BOM, …)
 # and the marks that only select a glyph variant: invisible in a name.
 _INVISIBLE = re.compile(
@@ -180,6 +182,11 @@ def is_slug(value: str) -> bool:
     Both forms we ever wrote pass (``supplier-overlap``, ``zh-94ba0cadf2``,
     ``退款不计入收入``), in NFC or, as HFS+ lists them, NFD.
     """
+    # Fast path (every entry name is checked on each listing): words of
+    # letters and digits of any script, lower case. Only names with combining
+    # marks (NFD, Indic scripts) need the character walk below.
+    if _WORDS.fullmatch(value):
+        return value == value.lower()
     if not value or value[0] == "-" or value[-1] == "-" or "--" in value:
         return False
     last = "-"
