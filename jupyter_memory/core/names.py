@@ -26,16 +26,16 @@ _DRIVE_RE = re.compile(r"^[A-Za-z]:")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 _DASHES = re.compile(r"-{2,}")
-# Unicode letters and digits (str.isalnum: categories L and N), no "_".
-_WORDS = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
-# Format characters (category Cf: bidi controls, zero-width joiners, BOM, …)
-# and the marks that only select a glyph variant: invisible in a name.
-_INVISIBLE = re.compile(
-    r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff]"
+# Letters and marks that show nothing (Hangul fillers, Khmer inherent vowels,
+# the combining grapheme joiner, variation selectors): never kept in a name.
+# Format characters (bidi controls, zero-width joiners, BOM) are category Cf
+# and never kept anyway.
+_HIDDEN = (
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef"
 )
-_INVISIBLE_MARKS = frozenset("\u034f\u180b\u180c\u180d\u180f") | frozenset(
-    chr(c) for c in (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))
-)
+_HIDDEN_RE = re.compile(f"[{_HIDDEN}]")
+# Words of letters and digits of any script (str.isalnum: categories L and N).
+_WORDS = re.compile(f"[^\\W_{_HIDDEN}]+(?:-[^\\W_{_HIDDEN}]+)*")
 
 
 def reject_unsafe(value: str, *, field: str) -> str:
@@ -110,9 +110,7 @@ def _kept(ch: str) -> bool:
     slug can never carry a path separator, a reserved character, a dot or a
     space, nor reorder or hide part of a name on screen.
     """
-    if ch in _INVISIBLE_MARKS:
-        return False
-    return unicodedata.category(ch)[0] in "LNM"
+    return unicodedata.category(ch)[0] in "LNM" and not _HIDDEN_RE.match(ch)
 
 
 def _word_chars(title: str) -> Iterator[str]:
@@ -163,14 +161,11 @@ def slugify(title: str, *, max_len: int = MAX_SLUG, max_bytes: int | None = None
     slug = unicodedata.normalize("NFC", slug)
     if not _fits(slug, max_len, limit):
         cut = slug
-        while cut and not _fits(cut, max_len, limit):
+        while not _fits(cut, max_len, limit):
             cut = cut[:-1]
-        at_word = cut.rsplit("-", 1)[0] if slug[len(cut) : len(cut) + 1] not in ("", "-") else cut
-        # a combining mark never ends a cut off from its letter
-        slug = (at_word if "-" in cut else cut).rstrip("-")
-        while slug and _is_mark(slug[-1]):
-            slug = slug[:-1]
-        slug = slug.rstrip("-")
+        if slug[len(cut)] != "-" and "-" in cut:  # cut inside a word: end at the last whole one
+            cut = cut.rsplit("-", 1)[0]
+        slug = cut.rstrip("-")
     if not slug:
         slug = f"x-{hashlib.sha1(title.encode('utf-8')).hexdigest()[:10]}"
     return slug
@@ -204,8 +199,6 @@ def validate_slug(value: str, *, field: str = "slug") -> str:
     """A slug a person gave (``--slug``), in NFC: what :func:`slugify` could have made,
     at most :data:`MAX_GIVEN_SLUG` characters and twice that many bytes."""
     reject_unsafe(value, field=field)
-    if _INVISIBLE.search(value):
-        raise UnsafeNameError(M_("contains invisible or bidi control characters"), field=field)
     value = unicodedata.normalize("NFC", value)
     if not is_slug(value) or not _fits(value, MAX_GIVEN_SLUG, 2 * MAX_GIVEN_SLUG):
         raise UnsafeNameError(

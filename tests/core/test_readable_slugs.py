@@ -25,7 +25,7 @@ WINDOWS_FORBIDDEN = set('<>:"/\\|?*')
 WINDOWS_RESERVED = {"con", "prn", "aux", "nul"} | {
     f"{d}{i}" for d in ("com", "lpt") for i in "123456789"
 }
-BIDI_AND_INVISIBLE = "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff\u2060"
+BIDI_AND_INVISIBLE = "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff\u2060\u3164\u115f\ufe0f"
 
 
 def assert_safe_file_name(name: str) -> None:
