@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,17 @@ def test_a_link_path_escapes_what_markdown_would_misread(ws: Path, cm: CaseMemor
     r = cm.note("insight", "井号", BODY, source=ws / "a#1?.ipynb")
     (link,) = cm.get(r.entry).entry.files
     assert link.path == "../../../a%231%3F.ipynb" and link.name == "a#1?.ipynb"
+
+
+def test_a_name_listed_decomposed_is_found_by_its_composed_form(cm: CaseMemory) -> None:
+    """HFS+ lists names in NFD, a person types NFC (Korean, kana with dakuten)."""
+    made = cm.note("observe", "매출 담당자가 답을 피함", BODY)
+    nfd = unicodedata.normalize("NFD", made.entry)
+    assert nfd != made.entry
+    made.path.rename(cm.memory_dir / nfd)
+    cm.repair()
+    assert cm.set_status(made.entry, "已纳入").path.name == nfd
+    linked = cm.note(
+        "observe", "매출 담당자 재면담", "두 번째 면담에서도 같은 반응.", related=made.entry
+    )
+    assert linked.related == nfd
