@@ -23,6 +23,7 @@ from ..service.http_credential import HttpCredential
 from . import mcp_compat
 from .mcp_http_guard import BearerGuard, client_key
 from .tool_args import (
+    CASE_GUIDANCE,
     CASE_TOOL_DOCS,
     CaseEntryArgs,
     CaseIndexArgs,
@@ -43,7 +44,7 @@ INSTRUCTIONS = (
     "quote of their words; the person decides whether it is kept. You cannot apply, edit or "
     "delete knowledge. The block also carries the person's memories by tier (HOT always, "
     "WARM relevant to the query you pass, a COLD index of titles); recall searches them "
-    "(read only)."
+    "(read only). In an investigation case, case_note keeps what is not evidence. " + CASE_GUIDANCE
 )
 log = logging.getLogger(__name__)
 T = TypeVar("T")

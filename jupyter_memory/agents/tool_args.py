@@ -79,8 +79,11 @@ class RememberArgs(_Args):
 # Exactly what the case files accept (core/cases/entry_format.py), so an agent
 # reads the rule in the schema instead of learning it from a refusal.
 CASE_ID = r"^CASE-\d{4}-\d{3}$"
+# The slug may keep Chinese (any script's letters): the schema says which
+# characters can never be in it; the case folder checks the rest (is_slug).
 ENTRY_FILE = (
-    r"^\d{4}-\d{2}-\d{2}_(discuss|hesitate|insight|observe|think)_[a-z0-9]+(-[a-z0-9]+)*\.md$"
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}_(discuss|hesitate|insight|observe|think)_"
+    r'[^\s\x00-\x1f\x7f/\\:*?"<>|_.]+\.md$'
 )
 EvidenceId = Annotated[str, Field(pattern=r"^E-\d{1,6}$")]
 HypothesisId = Annotated[str, Field(pattern=r"^H-\d{1,6}$")]
@@ -89,14 +92,15 @@ CaseState = Literal["已纳入", "存档待查", "已排除"]
 _CASE = "Case id CASE-YYYY-NNN, e.g. 'CASE-2026-001': a folder under the workspace's cases/."
 _ENTRY = (
     "File name of an entry of this case, <YYYY-MM-DD>_<type>_<slug>.md, e.g. "
-    "'2026-06-14_discuss_supplier-overlap.md' (as listed by case_index)."
+    "'2026-06-14_discuss_supplier-overlap.md' or '2026-12-01_hesitate_退款不计入收入.md' "
+    "(as listed by case_index)."
 )
 
 
 class CaseNoteArgs(_Args):
     case: str = Field(pattern=CASE_ID, description=_CASE)
     type: CaseEntryType = Field(
-        description="Entry type (spec 000): discuss (a branch explored but not pursued), "
+        description="Entry type: discuss (a branch explored but not pursued), "
         "hesitate (a doubt to verify), insight (a speculative idea), observe (an informal "
         "behavioural signal), think (the reviewable reason behind a key decision)."
     )
@@ -117,7 +121,8 @@ class CaseNoteArgs(_Args):
     evidence: list[EvidenceId] = Field(
         default_factory=list,
         description="Ids of formal evidence in the case's evidence_registry.json, each 'E-' "
-        "and 1-6 digits, e.g. ['E-007']; nothing else (no file names or quotes).",
+        "and 1-6 digits, e.g. ['E-007']; nothing else (no file names or quotes). An id the "
+        "registry does not hold is not linked: the result names it in 'unknown_evidence'.",
     )
     hypotheses: list[HypothesisId] = Field(
         default_factory=list,
@@ -138,7 +143,8 @@ class CaseNoteArgs(_Args):
         default_factory=list,
         description="Files the entry came from (关联文件), each a path relative to the case "
         "folder, e.g. 'working_papers/interview-3.md': 1-500 characters, no spaces or "
-        "parentheses. New paths are added to an existing entry's list.",
+        "parentheses. New paths are added to an existing entry's list. Omitted on a new "
+        "entry: the chat this call came from, when the host says which (Jupyter AI).",
     )
 
 
@@ -165,13 +171,27 @@ class CaseEntryArgs(_Args):
     entry: str = Field(pattern=ENTRY_FILE, description=_ENTRY)
 
 
+# What is worth a case note, and that a doubtful one is not written: said the
+# same way to every agent (the case_note tool, the Memory persona, the MCP
+# server's instructions). Agents read English; the team's own words are kept.
+CASE_GUIDANCE = (
+    "Worth a note is only what is not formal yet and an investigator may want to re-check "
+    "later: a path explored but not pursued (discuss), a doubt the evidence cannot settle "
+    "yet (hesitate), an untested hunch (insight), an informal signal that cannot be "
+    "structured yet (observe), or the reason a path was paused or a hypothesis revised "
+    "(think). Not worth one: evidence, a working-paper conclusion, chit-chat, a log of what "
+    "was done, a repeat of an entry in other words. When unsure, don't write: fewer notes "
+    "are better than noise (拿不准时不写：宁可少记，不可滥记); a case keeps about 10-30 entries."
+)
+
 # The case tools' descriptions, shared by the MCP server and the Jupyter AI tools.
 CASE_TOOL_DOCS = {
     "case_note": (
-        "Keep an investigation case's memory (spec 000) under the team's write policy: "
+        "Keep an investigation case's memory under the team's write policy: "
         "side paths, doubts, hunches, informal observations and decision reasons that are "
-        "not evidence. Nothing already in evidence_registry.json or a working paper, no "
-        "record of what was done. An exact repeat is skipped; the same type, title and body "
+        "not evidence. " + CASE_GUIDANCE + " Nothing already in evidence_registry.json or "
+        "a working paper. Evidence ids the registry does not hold are not linked and are "
+        "named in 'unknown_evidence'. An exact repeat is skipped; the same type, title and body "
         "as an existing entry (read it with case_entry) with a new status, related entry or "
         "files updates that entry; anything else creates an entry, linked to the one it "
         "continues. A 'disabled' policy refuses the write. Show the person the lines in "

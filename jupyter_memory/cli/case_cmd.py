@@ -276,7 +276,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     note.add_argument("--related", help=tr("an existing entry file this continues"))
     note.add_argument("--file", action="append", metavar="PATH", help=tr("a related file link"))
     note.add_argument("--status", help=tr("已纳入 | 存档待查 | 已排除"))
-    note.add_argument("--slug", help=tr("kebab-case slug for the file name"))
+    note.add_argument(
+        "--slug", help=tr("the file name's slug (default: from the title, Chinese kept)")
+    )
     lst = add("list", _cmd_list, tr("list entries, filtered"))
     lst.add_argument("--type")
     lst.add_argument("--evidence")

@@ -64,7 +64,11 @@ class CaseSearchResult(TableResult):
     "--hypothesis", action="append", help=tr("note: a hypothesis id (repeatable) · list: filter")
 )
 @argument("--related", help=tr("note: a related entry"))
-@argument("--file", action="append", help=tr("note: a file the entry refers to (repeatable)"))
+@argument(
+    "--file",
+    action="append",
+    help=tr("note: a file the entry refers to (repeatable; default: this notebook)"),
+)
 @argument("--status", help=tr("note: 已纳入, 存档待查 or 已排除"))
 @argument("--final", action="append", help=tr("archive: ENTRY=STATE (repeatable)"))
 @argument(
@@ -106,7 +110,7 @@ def case(self: Any, line: str, cell: str | None = None) -> Any:
         return _search(self, args)
     cm = _current(self)
     if args.action == "note":
-        return _note(cm, args, cell)
+        return _note(self, cm, args, cell)
     if args.action == "list":
         return _list(cm, args)
     if args.action == "index":
@@ -219,7 +223,7 @@ def _repair(cm: Any) -> TextBlock:
     return TextBlock("\n".join(lines))
 
 
-def _note(cm: Any, args: Any, cell: str | None) -> None:
+def _note(self: Any, cm: Any, args: Any, cell: str | None) -> None:
     body = cell.strip("\n") if cell is not None else joined(args.words)
     if cell is not None and args.words:
         raise UsageError(
@@ -241,6 +245,8 @@ def _note(cm: Any, args: Any, cell: str | None) -> None:
         related=args.related,
         files=args.file or (),
         status=args.status,
+        # 关联文件 of a new entry given no --file: the notebook this kernel runs
+        source=getattr(getattr(self, "session", None), "notebook", None),
         actor="person",
     )
     for message in result.localized_notice():  # nothing at all under the silent policy

@@ -313,7 +313,9 @@ class AgentAccess:
     ) -> dict[str, Any]:
         """Spec 000's write decision flow (skip, update or create) under the team's
         write policy; the same type, title and body as an entry update its status,
-        related entry and files."""
+        related entry and files. A new entry given no files links the chat the
+        call came from (Jupyter AI tells it; an MCP client names no file, so
+        nothing is assumed there)."""
         if not self.enabled():
             raise PolicyError(M_("memory is disabled by the person; nothing is captured"))
         _refuse_hidden(title=title, body=body)
@@ -326,6 +328,7 @@ class AgentAccess:
             related=related,
             files=files,
             status=status,
+            source=self.chat_file,
             actor=f"agent:{self.agent}",
         )
         if result.action == "disabled":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 import os
 import shutil
 from importlib.metadata import entry_points
@@ -35,6 +36,10 @@ NOTE = {
 def ws(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     shutil.copytree(SAMPLE, ws)
+    registry = ws / "cases" / CASE / "evidence_registry.json"
+    data = json.loads(registry.read_text("utf-8"))
+    data["items"].append({"id": "E-099", "description": "财务经理访谈记录"})  # 关联证据 is checked
+    registry.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
     return ws
 
 

@@ -60,7 +60,9 @@ def test_round_trip(text: str, quote: str, kind: str, status: str) -> None:
 def test_file_name_is_dated_readable_and_unique_by_id() -> None:
     name = proposal_file_name(make())
     assert name == "2026-11-30_rule_revenue-excludes-refunds-p-0000000001abcdefghij.md"
-    assert proposal_file_name(make(text="收入不含退款")).startswith("2026-11-30_rule_zh-")
+    assert proposal_file_name(make(text="收入不含退款")).startswith(
+        "2026-11-30_rule_收入不含退款-p-"
+    )
 
 
 def test_bad_fields_are_named() -> None:

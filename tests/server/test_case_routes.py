@@ -71,3 +71,20 @@ async def test_entry_files_are_objects_with_name_path_and_note(api, jp_root_dir)
     code, entry = await api("GET", "cases", CASE, "entries", with_files[0]["file"])
     check("case_entry.json", entry)
     assert set(entry["files"][0]) == {"name", "path", "note"}
+
+
+async def test_an_entry_with_a_chinese_file_name_is_read_by_its_name(api, jp_root_dir):
+    from jupyter_memory.service.cases.memory import CaseMemory
+
+    shutil.copytree(SAMPLE / "cases", jp_root_dir / "cases")
+    made = CaseMemory(jp_root_dir, CASE).note(
+        "insight", "退款不计入收入", "月末退款集中，原因不明。"
+    )
+    assert made.entry and made.entry.endswith("_insight_退款不计入收入.md")
+    code, detail = await api("GET", "cases", CASE)
+    assert made.entry in [e["file"] for e in detail["entries"]]
+    # jp_fetch percent-encodes the segment as the panel does (encodeURIComponent)
+    code, entry = await api("GET", "cases", CASE, "entries", made.entry)
+    assert code == 200, entry
+    check("case_entry.json", entry)
+    assert entry["title"] == "退款不计入收入"

@@ -72,6 +72,9 @@ def test_status_overview(cm: CaseMemory):
 
 def test_note_creates_entry_then_index_in_a_fresh_workspace(tmp_path: Path):
     cm = CaseMemory(tmp_path, "CASE-2026-007", clock=Clock(), name="测试案件")
+    (tmp_path / "cases" / "CASE-2026-007").mkdir(parents=True)
+    registry = '[{"id": "E-007", "description": "供应商共用银行账户"}]'
+    (tmp_path / "cases" / "CASE-2026-007" / "evidence_registry.json").write_text(registry, "utf-8")
     r = cm.note(
         "hesitate",
         "境外付款 looks odd",
@@ -113,12 +116,12 @@ def test_skip_update_and_linked_create(cm: CaseMemory):
     skip = cm.note("hesitate", "境外付款路线证据不足", body, evidence=["E-009"])
     assert skip.action == "skipped" and skip.path.name == HESITATE
     assert (cm.memory_dir / HESITATE).read_text("utf-8") == before
-    upd = cm.note("hesitate", "境外付款路线证据不足", body, evidence=["E-020"])
+    upd = cm.note("hesitate", "境外付款路线证据不足", body, evidence=["E-014"])
     assert upd.action == "updated" and upd.path.name == HESITATE
     entry = cm.get(HESITATE).entry
-    assert entry.evidence == ("E-009", "E-020") and entry.body == cm.get(HESITATE).entry.body
+    assert entry.evidence == ("E-009", "E-014") and entry.body == cm.get(HESITATE).entry.body
     row = next(r for r in index_rows(cm) if r.summary == "境外付款路线证据不足")
-    assert row.evidence == ("E-009", "E-020")
+    assert row.evidence == ("E-009", "E-014")
     new = cm.note("hesitate", "境外付款路线证据不足", "新的判断：H 公司的董事与经销商 D 同名。")
     assert new.action == "created" and new.related == HESITATE
     assert cm.get(new.path.name).entry.title == "境外付款路线证据不足"  # other day: no clash

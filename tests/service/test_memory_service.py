@@ -31,7 +31,7 @@ def test_chinese_recall_finds_two_char_words(mem: Memory):
     mem.remember("完全无关的内容")
     assert {h.id for h in mem.recall("退款")} == {a.id, b.id}
     assert [h.id for h in mem.recall("口径")] == [a.id]
-    assert Path(a.path).name.startswith("2026-11-30_procedural_zh-")
+    assert Path(a.path).name == "2026-11-30_procedural_收入口径.md"
 
 
 def test_filters(mem: Memory, clock):

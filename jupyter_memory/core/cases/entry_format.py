@@ -15,7 +15,7 @@ from datetime import date as _date
 
 from ..._i18n import M_
 from ...exceptions import ParseError, UnsafeNameError, ValidationError
-from ..names import reject_unsafe
+from ..names import is_slug, reject_unsafe
 
 ENTRY_TYPES = ("discuss", "hesitate", "insight", "observe", "think")
 STATUSES = ("已纳入", "存档待查", "已排除")
@@ -48,8 +48,10 @@ RETROSPECTIVE_MAP: tuple[tuple[str, str, str, str], ...] = (
 )
 
 CASE_ID_RE = re.compile(r"^CASE-\d{4}-\d{3}$")
+# The shape of an entry file name; the slug part is checked by ``is_slug``
+# (ASCII kebab case as before, or words that keep Chinese and other letters).
 ENTRY_NAME_RE = re.compile(
-    r"^(\d{4}-\d{2}-\d{2})_(discuss|hesitate|insight|observe|think)_([a-z0-9]+(?:-[a-z0-9]+)*)\.md$"
+    r"^([0-9]{4}-[0-9]{2}-[0-9]{2})_(discuss|hesitate|insight|observe|think)_([^_/\\.]+)\.md$"
 )
 EVIDENCE_RE = re.compile(r"^E-\d{1,6}$")
 HYPOTHESIS_RE = re.compile(r"^H-\d{1,6}$")
@@ -94,6 +96,15 @@ def validate_status(value: str) -> str:
     return value
 
 
+def validate_evidence_ids(values: tuple[str, ...]) -> tuple[str, ...]:
+    for ev in values:
+        if not isinstance(ev, str) or not EVIDENCE_RE.match(ev):
+            raise ValidationError(
+                M_("{ev!r} is not an evidence id like E-007", ev=ev), field="evidence"
+            )
+    return values
+
+
 def validate_date(value: str, *, field_name: str = "date") -> str:
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
         raise ValidationError(M_("{value!r} is not YYYY-MM-DD", value=value), field=field_name)
@@ -131,9 +142,13 @@ def entry_file_name(date: str, entry_type: str, slug: str) -> str:
 
 
 def parse_entry_name(name: str) -> tuple[str, str, str] | None:
-    """``(date, type, slug)`` of a name that follows the naming rule, else ``None``."""
+    """``(date, type, slug)`` of a name that follows the naming rule, else ``None``.
+
+    Both slug forms are entries: ``supplier-overlap`` / ``zh-94ba0cadf2``
+    (written before) and ``退款不计入收入`` (now), in NFC or NFD (HFS+ lists
+    names decomposed)."""
     m = ENTRY_NAME_RE.match(name)
-    return (m.group(1), m.group(2), m.group(3)) if m else None
+    return (m.group(1), m.group(2), m.group(3)) if m and is_slug(m.group(3)) else None
 
 
 @dataclass(frozen=True)
@@ -197,11 +212,7 @@ def check_new_entry(entry: CaseEntry) -> CaseEntry:
             raise ValidationError(
                 M_("must not contain the section heading {line!r}", line=line), field="body"
             )
-    for ev in entry.evidence:
-        if not EVIDENCE_RE.match(ev):
-            raise ValidationError(
-                M_("{ev!r} is not an evidence id like E-007", ev=ev), field="evidence"
-            )
+    validate_evidence_ids(entry.evidence)
     for hyp in entry.hypotheses:
         if not HYPOTHESIS_RE.match(hyp):
             raise ValidationError(

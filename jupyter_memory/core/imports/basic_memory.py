@@ -20,7 +20,7 @@ from typing import Any
 from ..._i18n import M_
 from ...exceptions import ParseError
 from ..memories.models import MAX_TAG_CHARS, MAX_TAGS
-from ..names import slugify
+from ..names import ascii_slug
 from .drafts import MemoryDraft
 from .markdown import split_optional_frontmatter
 
@@ -142,7 +142,7 @@ def parse_note(path: str, text: str) -> MemoryDraft:
     meta, body, body_line = split_optional_frontmatter(text, path=path)
     stem = path.rsplit("/", 1)[-1].removesuffix(".md")
     title = " ".join(str(meta.get("title") or stem).split())
-    permalink = str(meta.get("permalink") or slugify(title))
+    permalink = str(meta.get("permalink") or ascii_slug(title))
     tags = note_tags(meta.get("tags"), path=path)
     ours = [t for t in tags if len(t) <= MAX_TAG_CHARS and not _UNSAFE_TAG.search(t)][:MAX_TAGS]
     note_type = str(meta.get("type") or "note")
@@ -190,7 +190,7 @@ def render_note(memory: dict[str, Any]) -> tuple[str, str]:
     import json
 
     title = str(memory["title"])
-    permalink = str(memory.get("permalink") or slugify(title))
+    permalink = str(memory.get("permalink") or ascii_slug(title))
     tags = memory.get("note_tags") or memory.get("tags") or []
     lines = [
         "---",

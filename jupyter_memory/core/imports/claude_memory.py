@@ -17,7 +17,7 @@ import re
 
 from ..._i18n import M_
 from ...exceptions import ParseError
-from ..names import slugify
+from ..names import ascii_slug
 from .agents_md import parse_instructions
 from .drafts import MemoryDraft, ParsedFile
 from .markdown import blocks, split_optional_frontmatter
@@ -90,7 +90,7 @@ def parse_index(path: str, text: str, topic_files: frozenset[str]) -> ParsedFile
             MemoryDraft(
                 text=block.text,
                 title=block.text[:77] + "…" if len(block.text) > 80 else block.text,
-                key=f"claude-memory:{path}:{slugify(block.text, max_len=40)}",
+                key=f"claude-memory:{path}:{ascii_slug(block.text, max_len=40)}",
                 extra={"claude_memory_file": path},
                 line=block.line,
             )

@@ -11,6 +11,7 @@ index rules live in one place. Callers that write hold :meth:`locked`.
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -164,7 +165,20 @@ class CaseIndexKeeper:
                 M_("{raw!r} is not a case memory file (<YYYY-MM-DD>_<type>_<slug>.md)", raw=raw),
                 field="entry",
             )
-        return raw
+        return self._as_listed(raw)
+
+    def _as_listed(self, name: str) -> str:
+        """``name`` as the folder lists it: a Korean or Japanese name typed in NFC
+        names the file HFS+ (or a copy from it) lists decomposed, and back."""
+        if name.isascii():
+            return name
+        want = unicodedata.normalize("NFC", name)
+        for listed in self.store.list_names()[0]:
+            if listed == name:
+                return name
+            if unicodedata.normalize("NFC", listed) == want:
+                return listed
+        return name
 
     def record(self, entry: EntryRef) -> CaseRecord:
         """One entry read and parsed (strictly: an unreadable file is a ParseError)."""

@@ -138,6 +138,7 @@ class CaseMemory:
         *,
         status: str | None = None,
         slug: str | None = None,
+        source: str | os.PathLike[str] | None = None,
         actor: str = "assistant",
     ) -> CaseNoteResult:
         """Run spec 000's write decision flow; return what it did.
@@ -146,7 +147,12 @@ class CaseMemory:
         in a working paper, a plain operation record, or not one of the five
         types), ``skipped`` (exact duplicate), ``updated`` (only status or links
         changed) or ``created`` (with ``关联 Memory`` filled when it continues an
-        existing topic). Failures raise, whatever the policy."""
+        existing topic). Failures raise, whatever the policy.
+
+        ``evidence`` ids missing from ``evidence_registry.json`` are not linked
+        and are named in ``unknown_evidence``. ``source`` is the notebook or chat
+        the note came from: a new entry given no ``files`` links it (关联文件).
+        The file name keeps a Chinese title readable (``…_退款不计入收入.md``)."""
         return self.notes.note(
             type,
             title,
@@ -157,6 +163,7 @@ class CaseMemory:
             files,
             status=status,
             slug=slug,
+            source=source,
             actor=actor,
         )
 

@@ -8,6 +8,7 @@ case lock) repair INDEX.md from the files → SKIP / UPDATE / CREATE → INDEX.m
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -22,9 +23,11 @@ from ...core.cases.entry_format import (
     check_new_entry,
     entry_file_name,
     normalize_body,
+    validate_evidence_ids,
     validate_status,
 )
 from ...core.cases.index_format import entry_row
+from ...core.cases.source_link import source_link
 from ...core.names import slugify, validate_slug
 from ...exceptions import NotFoundError, ValidationError
 from .index_keeper import CaseIndexKeeper
@@ -84,6 +87,7 @@ class CaseNoteWriter:
         *,
         status: str | None = None,
         slug: str | None = None,
+        source: str | os.PathLike[str] | None = None,
         actor: str = "assistant",
     ) -> CaseNoteResult:
         """Run the decision flow; see :meth:`CaseMemory.note` for the outcomes."""
@@ -101,9 +105,14 @@ class CaseNoteWriter:
                 keeper.case_id,
                 pol.value,
             )
-        refusal = self._excluded(type, title, body, pol)
+        items = self._registry_items()
+        refusal = self._excluded(type, title, body, pol, items)
         if refusal is not None:
             return refusal
+        # 关联证据 links to the registry: an id it does not hold is named, never linked
+        registered = {item.id for item in items}
+        evidence = validate_evidence_ids(tuple(dict.fromkeys(evidence)))
+        unknown = tuple(e for e in evidence if e not in registered)
         candidate = check_new_entry(
             CaseEntry(
                 title=title.strip(),
@@ -111,7 +120,7 @@ class CaseNoteWriter:
                 date=keeper.now().date().isoformat(),
                 body=normalize_body(body),
                 status=validate_status(status) if status is not None else DEFAULT_STATUS,
-                evidence=tuple(dict.fromkeys(evidence)),
+                evidence=tuple(e for e in evidence if e in registered),
                 hypotheses=tuple(dict.fromkeys(hypotheses)),
                 related=keeper.entry_name(related) if related is not None else None,
                 files=tuple(dict.fromkeys(_file_link(f) for f in files)),
@@ -136,7 +145,7 @@ class CaseNoteWriter:
                 candidate, [(r.name, r.entry) for r in records], status_given=status is not None
             )
             if decision.action == "skip":
-                return self._result(
+                skipped = self._result(
                     "skipped",
                     decision.reason,
                     pol,
@@ -144,6 +153,7 @@ class CaseNoteWriter:
                     path=store.entry_path(decision.target or ""),
                     problems=problems,
                 )
+                return replace(skipped, unknown_evidence=unknown)
             if decision.action == "update":
                 target = decision.target or ""
                 keeper.stop_if_blocked(report, target)
@@ -151,21 +161,30 @@ class CaseNoteWriter:
                     target, candidate, records, status, actor, pol, decision.reason
                 )
             else:
-                result = self._create(candidate, slug, decision, records, actor, pol)
-            return replace(result, problems=problems)
+                link = source_link(source, keeper.memory_dir) if source is not None else None
+                result = self._create(candidate, slug, decision, records, actor, pol, link)
+            return replace(result, problems=problems, unknown_evidence=unknown)
+
+    def _registry_items(self) -> list[policy.RegistryItem]:
+        """The case's registered evidence (none without a registry); invalid JSON raises:
+        exclusion cannot be checked."""
+        store = self.keeper.store
+        registry = store.read_registry()
+        if registry is None:
+            return []
+        return policy.registry_items(registry, path=str(store.registry_path))
 
     def _excluded(
-        self, type: str, title: str, body: str, pol: policy.WritePolicy
+        self,
+        type: str,
+        title: str,
+        body: str,
+        pol: policy.WritePolicy,
+        items: list[policy.RegistryItem],
     ) -> CaseNoteResult | None:
         """Spec 000's exclusions, in its order; ``None`` when the note is admissible."""
         store = self.keeper.store
-        registry = store.read_registry()  # invalid JSON raises: exclusion unknowable
         n = len(store.list_names()[0])
-        items = (
-            policy.registry_items(registry, path=str(store.registry_path))
-            if registry is not None
-            else []
-        )
         item = policy.match_registry(title, body, items)
         if item is not None:
             reason = M_("already registered in evidence_registry.json as {id}", id=item.id)
@@ -200,11 +219,14 @@ class CaseNoteWriter:
         records: list[CaseRecord],
         actor: str,
         pol: policy.WritePolicy,
+        link: FileLink | None = None,
     ) -> CaseNoteResult:
         keeper = self.keeper
         # every row of INDEX.md, those kept for unreadable entries included
         keys = {row.key for row in keeper.expected_index(records).rows}
         entry = replace(candidate, related=decision.related)
+        if link is not None and not entry.files:  # 关联文件: where the note came from
+            entry = replace(entry, files=(link,))
         n = 1
         while entry_row(entry).key in keys:  # same day, type and title: keep rows distinct
             n += 1

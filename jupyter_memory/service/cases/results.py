@@ -95,6 +95,9 @@ class CaseNoteResult:
     # Files the write went around (unreadable entries, ambiguous rows, …): always
     # reported, whatever the policy (spec 000: failures are never silent).
     problems: tuple[str, ...] = ()
+    # 关联证据 ids that evidence_registry.json does not hold: named, never linked
+    # (also shown whatever the policy: what was asked for did not happen).
+    unknown_evidence: tuple[str, ...] = ()
 
     @property
     def entry(self) -> str | None:
@@ -143,6 +146,14 @@ class CaseNoteResult:
             show(M_("case memory {case}: {problem}", case=self.case_id, problem=p))
             for p in self.problems
         ]
+        if self.unknown_evidence:
+            said = M_(
+                "case memory {case}: evidence {ids} is not in evidence_registry.json; not "
+                "linked (register it, then note again with the same type, title and body)",
+                case=self.case_id,
+                ids=", ".join(self.unknown_evidence),
+            )
+            problems.insert(0, show(said))
         line = self._message()
         if line is None:
             return problems
@@ -162,6 +173,7 @@ class CaseNoteResult:
             "hint": _text(self.hint),
             "message": self.message,
             "problems": list(self.problems),
+            "unknown_evidence": list(self.unknown_evidence),
             "notice": self.notice(),
         }
 

@@ -33,7 +33,6 @@ from pathlib import Path
 from ..._i18n import M_
 from ...core.cases.entry_format import (
     CASE_ID_RE,
-    ENTRY_NAME_RE,
     parse_entry_name,
     validate_case_id,
 )
@@ -277,17 +276,14 @@ def stat_entries(
     file in the workspace: one ``stat`` per file, so a reader can skip files it
     has already seen unchanged."""
     root = Path(workspace).expanduser() / CASES_DIR
-    match = ENTRY_NAME_RE.match
     for case_id in list_case_ids(workspace):
         found = []
         with os.scandir(root / case_id / MEMORY_DIR) as it:
             for e in it:
-                m = match(e.name)
-                if m and not e.is_symlink():
+                parts = parse_entry_name(e.name)
+                if parts and not e.is_symlink():
                     st = e.stat()
-                    found.append(
-                        (e.name, m.group(1), m.group(2), e.path, st.st_mtime_ns, st.st_size)
-                    )
+                    found.append((e.name, parts[0], parts[1], e.path, st.st_mtime_ns, st.st_size))
         found.sort()
         for name, date, etype, path, mtime, size in found:
             yield case_id, name, date, etype, path, mtime, size
