@@ -137,6 +137,10 @@ class PolicyError(JupyterMemoryError):
     """Refused by a switch, a write policy or a rate limit."""
 
 
+class LLMBudgetSpentError(PolicyError):
+    """Today's LLM budget (settings ``llm_budget``) is spent: background LLM work stops."""
+
+
 class ParseError(JupyterMemoryError):
     """A stored file that cannot be parsed; ``path`` and ``reason`` say why."""
 
@@ -191,6 +195,7 @@ __all__ = [
     "DerivedIndexError",
     "JupyterMemoryError",
     "KnowledgeConflictError",
+    "LLMBudgetSpentError",
     "LinkedPathError",
     "LockTimeoutError",
     "NotFoundError",

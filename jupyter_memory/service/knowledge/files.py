@@ -270,9 +270,14 @@ class KnowledgeFiles:
         )
 
     def reorganize(
-        self, layer: str = "user", project: ProjectArg | None = None
+        self, layer: str = "user", project: ProjectArg | None = None, *, background: bool = False
     ) -> ReorganizeResult:
-        """Back up, dedupe, condense and (past the threshold) regroup one file."""
+        """Back up, dedupe, condense and (past the threshold) regroup one file.
+
+        An LLM call counts against today's budget (llm_budget.py); a
+        ``background`` reorganize (pre-inject) is refused once it is spent
+        (:class:`~jupyter_memory.exceptions.LLMBudgetSpentError`, which names it).
+        """
         layer, root, pid = self.layer_root(layer, project)
         kfile = self.file_of(root)
         loaded = kfile.load()
@@ -283,7 +288,7 @@ class KnowledgeFiles:
         refuse_conflicted(loaded)
         # Computed outside the lock: an LLM may take minutes, and other writers
         # must not wait for it. The file is re-checked under the lock.
-        new_text, grouped, removed = self._reorganized_text(loaded.doc, layer)
+        new_text, grouped, removed = self._reorganized_text(loaded.doc, layer, background)
         with self.ctx.semantic.foreground(), root.locked():
             if kfile.load(fresh=True).version != loaded.version:
                 raise ConflictError(
@@ -311,8 +316,15 @@ class KnowledgeFiles:
             version=digest,
         )
 
-    def _reorganized_text(self, doc: KnowledgeDoc, layer: str) -> tuple[str, bool, int]:
-        client = self.ctx.settings.llm
+    def _reorganized_text(
+        self, doc: KnowledgeDoc, layer: str, background: bool = False
+    ) -> tuple[str, bool, int]:
+        llm = self.ctx.settings.llm
+        client = (
+            None
+            if llm is None
+            else self.ctx.settings.budget.client(llm, use="reorganize", background=background)
+        )
         if client is None:
             result = reorganize_doc(doc, layer)
             return result.text, result.grouped, result.duplicates_removed

@@ -164,7 +164,9 @@ class PreinjectReorganize:
         def work() -> None:
             try:
                 # Its own parse cache: the caller's service may be used meanwhile.
-                future.set_result(KnowledgeFiles(self.ctx).reorganize(layer, project=project))
+                # Nobody asked for it: a background LLM use under the daily budget.
+                files = KnowledgeFiles(self.ctx)
+                future.set_result(files.reorganize(layer, project=project, background=True))
             except BaseException as exc:  # noqa: BLE001 - handed to whoever waits
                 future.set_exception(exc)
 
