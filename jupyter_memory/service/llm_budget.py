@@ -32,7 +32,7 @@ USES = ("extraction", "digest", "reorganize")
 _USE_WORDS = {
     "extraction": M_("extraction"),
     "digest": M_("digests"),
-    "reorganize": M_("reorganize"),
+    "reorganize": M_("reorganizing"),
 }
 
 
@@ -84,7 +84,7 @@ class LLMSpend:
     def notice(self, use: str) -> str:
         """The line a person sees when background LLM work stops."""
         return M_(
-            "today's LLM budget is spent ({spend}): background {use} stops until tomorrow"
+            "today's LLM budget is spent ({spend}): no more background {use} until tomorrow"
             " (change llm_budget with %memory settings or in settings.json)",
             spend=self.describe(),
             use=_USE_WORDS.get(use, use),
