@@ -105,3 +105,24 @@ def test_the_marker_table_is_the_one_the_docs_show() -> None:
         assert f"| `{marker}:` |" in doc, marker
     assert note_of("INFO：全角冒号也可以") is not None
     assert note_of("notes: plural is not a marker") is None
+
+
+def test_a_wrapped_note_is_one_note_and_a_listing_is_none() -> None:
+    wrapped = (
+        "# note: the finance team books refunds in the month the customer asked,\n"
+        "# not in the month the money went back\n"
+        "# this line is another comment\nx = 1"
+    )
+    [cand] = extract_candidates(_cell(wrapped))
+    assert cand.text == (
+        "The finance team books refunds in the month the customer asked,"
+        " not in the month the money went back"
+    )
+    short = "# note: GMV includes tax\n# must re-run this\nx = 1"
+    assert [c.text for c in extract_candidates(_cell(short))] == ["GMV includes tax"]
+    listing = (
+        "# note: Revealed local types are:\n"
+        "# note:     a: numpy.dtype[numpy.floating[numpy._typing._64Bit]]\n"
+        "# note:     b: numpy.dtype[numpy.floating[numpy._typing._64Bit]]"
+    )
+    assert extract_candidates(_cell(listing)) == []

@@ -35,6 +35,7 @@ MAX_PER_ROUND = 3
 MIN_SENTENCE_CHARS = 8
 MIN_CJK_SENTENCE_CHARS = 4
 MAX_SENTENCE_CHARS = 300
+MAX_NOTE_CHARS = 600  # a note wrapped over many lines is cut at a word here
 
 _RULE_EN = re.compile(
     r"\b(always|never|must|mustn't|must not|should|shouldn't|should not|do not|don't|"
@@ -132,13 +133,16 @@ class KnowledgeCandidate:
 
 
 def _readable_lines(source: SourceText) -> list[str]:
-    """The lines a note can start: comments of a code cell, every line of other texts."""
+    """The lines a note can start: comments of a code cell, every line of other texts.
+
+    A code line that is not a comment is an empty string, so a comment block
+    ends there (a note's continuation lines stay within its block).
+    """
     if source.role == "code":
         lines = []
         for line in source.text.splitlines():
             m = _COMMENT.match(line) or _TRAILING_COMMENT.search(line)
-            if m and m.group("text").strip():
-                lines.append(m.group("text"))
+            lines.append(m.group("text") if m and m.group("text").strip() else "")
         return lines
     return [_MD_MARK.sub("", line) for line in source.text.splitlines()]
 
@@ -156,7 +160,7 @@ def sentences(source: SourceText) -> list[str]:
 def _long_enough(sentence: str) -> bool:
     norm = normalize_quote(sentence)
     least = MIN_CJK_SENTENCE_CHARS if _CJK_RE.search(norm) else MIN_SENTENCE_CHARS
-    return least <= len(norm) <= MAX_SENTENCE_CHARS
+    return least <= len(norm)
 
 
 def _tidy(sentence: str) -> str:
@@ -173,6 +177,50 @@ class Note:
     kind: str
     source: str
     quote: str
+
+
+# Characters of code, not prose: a "note:" listing types or calls is program output.
+_CODE_CHARS = re.compile(r"[\[\](){}<>=_`\\/|*#@$]")
+MAX_CODE_SHARE = 0.15
+
+
+_DOTTED = re.compile(r"\w\.\w")  # np.dtype, df.groupby: a dotted name
+
+
+def _is_code(text: str) -> bool:
+    chars = [c for c in text if not c.isspace()]
+    code = len(_CODE_CHARS.findall(text)) + len(_DOTTED.findall(text))
+    return bool(chars) and code > MAX_CODE_SHARE * len(chars)
+
+
+def _body(line: str) -> str:
+    """The line without its marker (a continuation line may have none)."""
+    stripped = line.strip().replace("**", "").replace("__", "")
+    match = _NOTE.match(stripped)
+    return match.group("body").strip() if match else stripped
+
+
+WRAP_CHARS = 50  # a line this long without a full stop was wrapped (PEP 8 wraps near 79)
+
+
+def _wrapped(line: str) -> bool:
+    """Does the line look cut by a wrap rather than ended (long, no closing punctuation)?
+
+    A line ending in a colon goes on too: what it introduces is part of the note.
+    """
+    return len(line) >= WRAP_CHARS and not line.endswith(
+        (".", "。", "!", "！", "?", "？", ";", "；")
+    )
+
+
+def _continues(line: str) -> bool:
+    """Does this line carry on the note above (a wrapped comment or paragraph)?"""
+    stripped = line.strip()
+    if not stripped:
+        return False
+    match = _NOTE.match(stripped)
+    # "note:     a: …" under "note: … are:" (indented after the marker) carries on too
+    return match is None or bool(re.match(r"^[^:：]*[:：]\s{2,}", stripped))
 
 
 def note_of(line: str) -> Note | None:
@@ -201,19 +249,41 @@ def extract_candidates(
 ) -> list[KnowledgeCandidate]:
     """Every marked note of the recent person texts, oldest first; nothing else.
 
-    A note whose text is too short to be evidence, or over the sentence cap,
-    is not a note. The caller applies dedup and the execution-state check.
+    A note wrapped over the following lines of its comment block or paragraph
+    is one note (cut at :data:`MAX_NOTE_CHARS`); one too short to be evidence,
+    or whose text is mostly code (a listing of types or calls), is not a note. The caller applies dedup and the execution-state check.
     """
     out: list[KnowledgeCandidate] = []
     seen: set[str] = set()
     for source in recent_person_texts(sources, max_messages):
-        for line in _readable_lines(source):
-            note = note_of(line)
-            if note is None or not _long_enough(note.text):
+        lines = _readable_lines(source)
+        i = 0
+        while i < len(lines):
+            note = note_of(lines[i])
+            i += 1
+            if note is None:
                 continue
-            key = normalize_quote(note.text).casefold()
+            body = _body(lines[i - 1])
+            last = lines[i - 1].strip()
+            # a note wrapped over lines of its comment block or paragraph is one note
+            while (
+                i < len(lines)
+                and _continues(lines[i])
+                and (_wrapped(last) or last.endswith((":", "：")))
+            ):
+                last = lines[i].strip()
+                body = f"{body} {_body(last)}"
+                i += 1
+            if _is_code(body):
+                continue  # a listing of types or calls, not a sentence a person keeps
+            text = _tidy(body)
+            if len(text) > MAX_NOTE_CHARS:
+                text = text[:MAX_NOTE_CHARS].rsplit(" ", 1)[0] + " …"
+            if not _long_enough(text):
+                continue
+            key = normalize_quote(text).casefold()
             if key in seen:
                 continue
             seen.add(key)
-            out.append(KnowledgeCandidate(note.text, note.kind, note.quote, note.source, source))
+            out.append(KnowledgeCandidate(text, note.kind, note.quote, note.source, source))
     return out
