@@ -39,7 +39,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from .._i18n import localized
+from .._i18n import M_, localized
 from .flush_thread import FlushThread
 
 if TYPE_CHECKING:
@@ -52,6 +52,12 @@ GOTCHA_REPEATS = 3  # capture.GOTCHA_REPEATS: a gotcha is the third failure
 MAX_CELL_CHARS = 200_000  # BatchMessage's cap
 MAX_GOTCHA_CELL_CHARS = 20_000  # capture_gotcha's cap
 _ASK_CELL = re.compile(r"^\s*%%ask\b")
+
+
+def waiting_notice(n: int) -> str:
+    if n == 1:
+        return M_("1 memory from earlier sessions waits for review: %memories --review")
+    return M_("{n} memories from earlier sessions wait for review: %memories --review", n=n)
 
 
 def kernel_session_key(shell: Any) -> str:
@@ -177,9 +183,16 @@ class DigestFeed:
             return
         self.started = {}
         try:
-            self.started = self.session.memory.start_session(self.session_key).to_dict()
+            mem = self.session.memory
+            self.started = mem.start_session(self.session_key).to_dict()
+            waiting = mem.unreviewed_count() if mem.enabled else 0
         except Exception as exc:  # noqa: BLE001 - housekeeping must not stop the cell
             self._report(exc)
+            return
+        if waiting:
+            # What earlier sessions' digests stored (at a kernel's exit nobody saw it):
+            # said once, under the first cell (issue 32).
+            print(f"jupyter-memory: {localized(waiting_notice(waiting))}")
 
     # -- digest now and at exit -------------------------------------------------------------
 

@@ -402,6 +402,7 @@ class Memory:
         "learning_services.agent_sessions", AgentSessions.digest_idle_sessions
     )
     unreviewed = Delegate("learning_services.review", ReviewService.unreviewed)
+    unreviewed_count = Delegate("learning_services.review", ReviewService.unreviewed_count)
     keep_memory = Delegate("learning_services.review", ReviewService.keep_memory)
     discard_memory = Delegate("learning_services.review", ReviewService.discard_memory)
     promote_memory = Delegate("learning_services.review", ReviewService.promote_memory)
