@@ -14,6 +14,13 @@
   ZH, comments and markdown, with and without normative words), run as one
   notebook through ``Memory.extract``; each cell must queue exactly one proposal.
 
+* **LLM calls per hour of notebook work** — a model, not a measurement: an
+  hour of 60 cells, 20–90 s apart with four breaks of 6–15 minutes (seeded).
+  Before, with an LLM configured, every executed cell made an extraction call
+  (a burst collapsed only while a round was running); after, one call per end
+  of a conversation: each pause of at least ``llm_idle_minutes`` (5) and the
+  shutdown; the daily budget (40 calls) caps both days of such work.
+
 Target: after ≤ 0.5 proposals per 100 ordinary cells; 50 of 50 notes.
 
 Usage: ``python benchmarks/noise_bench.py [--before 19ccec4] [--no-service]``
@@ -130,6 +137,16 @@ def notes_check() -> dict[str, Any]:
     return {"notes": len(notes), "exactly_one": len(notes) - len(wrong), "wrong": wrong}
 
 
+def llm_calls_per_hour(seed: int = 32, idle_minutes: float = 5.0) -> dict[str, Any]:
+    import random
+
+    rng = random.Random(seed)
+    gaps = [rng.uniform(20, 90) for _ in range(56)] + [rng.uniform(360, 900) for _ in range(4)]
+    rng.shuffle(gaps)
+    ends = sum(1 for g in gaps if g >= idle_minutes * 60) + 1  # + kernel shutdown
+    return {"cells": len(gaps), "before": len(gaps), "after": ends, "idle_minutes": idle_minutes}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--before", default="19ccec4", help="git revision of main's extractor")
@@ -155,6 +172,7 @@ def main() -> None:
         service.pop("per_cell")
         out["after_through_the_service"] = service
     out["explicit_notes"] = notes_check()
+    out["llm_calls_per_hour_model"] = llm_calls_per_hour()
     print(json.dumps(out, ensure_ascii=False, indent=2))
 
 
