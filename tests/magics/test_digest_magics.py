@@ -294,6 +294,8 @@ def test_the_first_cell_says_what_earlier_digests_left_for_review(ip, magics, me
         other.digest_record("kernel-old", [{"id": "c1", "role": "user", "text": TODO_CELL}])
         assert len(other.digest(session="kernel-old").stored) == 1
     capsys.readouterr()
+    run(ip, "%memory status")  # this extension's own magic: no reminder there
+    assert "wait" not in capsys.readouterr().out
     run(ip, "a = 1")
     said = capsys.readouterr().out
     assert "1 memory from earlier sessions waits for review: %memories --review" in said
