@@ -344,12 +344,13 @@ def suggestion_round(
 
 
 def boundary_round(self: Any, boundary: str) -> tuple[list[Any], bool, list[str]]:
-    """The end of a conversation (boundary.py): one LLM round, then this session's digest.
+    """The end of a conversation (boundary.py): one LLM round, then (idle) the digest.
 
     With an LLM configured and Automatic suggestions on, one extraction call
-    reads the recent cells (the notes were read cell by cell). Then the cells
-    recorded since the last digest are digested (background: the LLM only
-    within budget) and the notice says how many memories wait for review.
+    reads the recent cells (the notes were read cell by cell). When the
+    notebook went idle, the cells recorded since the last digest are digested
+    too (background: the LLM only within budget) and the notice says how many
+    memories wait for review.
     Returns the new proposals, whether the LLM was called, and the notices.
     """
     notices: list[str] = []
@@ -366,7 +367,9 @@ def boundary_round(self: Any, boundary: str) -> tuple[list[Any], bool, list[str]
             if mem.last_extraction_notice:
                 notices.append(localized(mem.last_extraction_notice))
     feed = getattr(self, "digest_feed", None)
-    if feed is not None and boundary != "shutdown":  # at exit the digest feed digests
+    # The notebook idle is the session's pause: digest what it recorded so far. A
+    # %%ask exchange is not (the session goes on); at exit the digest feed digests.
+    if feed is not None and boundary == "idle":
         feed.flush()
         with self.session.lock:
             mem = self.service
