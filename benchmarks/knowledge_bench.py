@@ -36,15 +36,16 @@ from jupyter_memory.core.knowledge.format import (
     render_knowledge,
 )
 
+# Explicit notes and ordinary prose: only the notes are candidates (issue 32).
 MESSAGES = [
-    "Let's look at Q3. Revenue must always exclude refunds and chargebacks.",
-    "收入口径不含退款，也不含运费补贴。我们必须按北京时间切日。",
+    "Let's look at Q3.\nrule: revenue must always exclude refunds and chargebacks.",
+    "口径：收入不含退款，也不含运费补贴。我们必须按北京时间切日。",
     "Can you plot weekly actives by region?",
     "Note: DAU is defined as unique logged-in users per calendar day.",
     "Never count internal test accounts in any KPI.",
-    "GMV 定义为含税成交额。请注意促销赠品不计入销量。",
+    "注意：GMV 定义为含税成交额。请注意促销赠品不计入销量。",
     "The churn window should be 90 days for subscription products.",
-    "Thanks, that chart looks right. Cohorts use the first paid order date.",
+    "Thanks, that chart looks right.\ninfo: cohorts use the first paid order date.",
 ]
 
 

@@ -161,6 +161,10 @@ class PolicyError(JupyterMemoryError):
     """Refused by a switch, a write policy or a rate limit."""
 
 
+class LLMBudgetSpentError(PolicyError):
+    """Today's LLM budget (settings ``llm_budget``) is spent: background LLM work stops."""
+
+
 class ParseError(JupyterMemoryError):
     """A stored file that cannot be parsed; ``path`` and ``reason`` say why."""
 
@@ -247,6 +251,7 @@ __all__ = [
     "HiddenTextError",
     "JupyterMemoryError",
     "KnowledgeConflictError",
+    "LLMBudgetSpentError",
     "LinkedPathError",
     "LockTimeoutError",
     "NotFoundError",

@@ -43,7 +43,7 @@ def test_queue_frame_has_every_status_and_decision_times(mem, clock, project_dir
     mem.focus(project_dir)
     msgs = [
         {"role": "code", "text": "# note: revenue excludes refunds\nx=1", "cell_id": "c1"},
-        {"role": "markdown", "text": "Always exclude test accounts.", "cell_id": "c2"},
+        {"role": "markdown", "text": "rule: Always exclude test accounts.", "cell_id": "c2"},
     ]
     made = mem.extract(msgs, project="sales-q3", background=False)
     assert len(made) == 2

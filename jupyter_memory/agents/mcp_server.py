@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .._i18n import localized
 from ..core.knowledge.agent_tools import ExpandKnowledgeCatalogArgs, ProposeKnowledgeArgs
 from ..exceptions import JupyterMemoryError
 from ..service.agent_access import AgentAccess
@@ -303,6 +304,9 @@ def end_session(access: AgentAccess) -> None:
     pending for the next digest); errors are said on stderr, never raised."""
     try:
         if access.memory.enabled:
-            access.memory.end_agent_session(session_key(access))
+            end = access.memory.end_agent_session(session_key(access))
+            for notice in (end.budget_notice, end.notice):
+                if notice:  # what the digest stored is said, never silent (issue 32)
+                    sys.stderr.write(f"jupyter-memory: {localized(notice)}\n")
     except JupyterMemoryError as exc:
         sys.stderr.write(f"jupyter-memory: session digest at disconnect: {exc}\n")

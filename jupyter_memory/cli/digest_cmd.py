@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .._i18n import tr
+from .._i18n import localized, tr
 from ..core.learning.work_memory import (
     ValidationReport,
     parse_batch,
@@ -108,4 +108,6 @@ def _run_digest(args: argparse.Namespace) -> int:
         print(f"  + {item['id']}  {said}  {item['title']}")
     for rejection in report["rejected"]:
         print(f"  - {rejection['rule']}: {rejection['message']}")
+    if report["notice"]:  # the LLM budget: this request went over it
+        print(localized(report["notice"]))
     return 0

@@ -100,10 +100,12 @@ def _list(args: argparse.Namespace) -> int:
 def _stats(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         stats = mem.stats()
+        spend = mem.llm_spend()
     if args.json:
-        emit_json(stats.to_dict())
+        emit_json({**stats.to_dict(), "llm_spend": spend.to_dict()})
         return 0
     print(tr("{n} memories in {home}").format(n=stats.total, home=stats.home))
+    print(tr("LLM today:    {spend}").format(spend=localized(spend.describe())))
     counts = stats.to_dict()
     for key in ("by_type", "by_tier", "by_scope", "by_project", "by_heat"):
         print(f"  {key[3:]:8} " + ", ".join(f"{k}: {v}" for k, v in sorted(counts[key].items())))

@@ -11,7 +11,7 @@ import contextlib
 from typing import Any
 
 from ..agents.ask_magic import register_ask, unregister_ask
-from . import completion, digest_feed, evidence_feed
+from . import boundary_feed, completion, digest_feed, evidence_feed
 from .memory_magics import MemoryMagics
 
 _LOADED: dict[int, MemoryMagics] = {}
@@ -29,6 +29,8 @@ def load_extension(shell: Any) -> MemoryMagics:
     register_ask(shell, magics)  # %%ask and {memory_context} (jupyter_memory.agents, issue 7)
     digest_feed.install(shell, magics)  # session digest: cells → inbox, start, exit (issue 8)
     evidence_feed.install(shell, magics)  # cells → the person's text agents may quote (issue 13)
+    # LLM extraction at conversation ends, not per cell; its atexit runs before the digest's
+    boundary_feed.install(shell, magics)
     completion.install(shell, magics)  # tab completion of actions, options and values
     _LOADED[id(shell)] = magics
     return magics
@@ -43,6 +45,7 @@ def unload_extension(shell: Any) -> None:
     unregister_ask(shell, magics)
     digest_feed.uninstall(shell, magics)
     evidence_feed.uninstall(shell, magics)
+    boundary_feed.uninstall(shell, magics)
     completion.uninstall(shell, magics)
     while magics in shell.configurables:
         shell.configurables.remove(magics)

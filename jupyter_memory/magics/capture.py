@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 KEEP_CELLS = 64
 GOTCHA_REPEATS = 3
-_OWN_MAGIC = re.compile(
+OWN_MAGIC = re.compile(
     r"^\s*%{1,2}(?:remember|recall|forget|memories|memory|case|load_ext|config)\b"
 )
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
@@ -66,7 +66,7 @@ class CellCapture:
     def post_run_cell(self, result: Any) -> None:
         info = result.info
         raw = info.raw_cell if info is not None else None
-        if not raw or _OWN_MAGIC.match(raw) or self._broken:
+        if not raw or OWN_MAGIC.match(raw) or self._broken:
             return
         try:
             enabled, auto = self.session.flags()

@@ -81,6 +81,8 @@ def describe_digest(report: dict[str, Any]) -> str:
         )
     if stored:
         lines.append("Review them with %memories --review (Keep / Discard / Promote).")
+    if report.get("notice"):  # the LLM budget: spent, or this request went over it
+        lines.append(localized(report["notice"]))
     return "\n".join(lines)
 
 

@@ -39,7 +39,8 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from .._i18n import localized
+from .._i18n import M_, localized
+from .capture import OWN_MAGIC
 from .flush_thread import FlushThread
 
 if TYPE_CHECKING:
@@ -52,6 +53,12 @@ GOTCHA_REPEATS = 3  # capture.GOTCHA_REPEATS: a gotcha is the third failure
 MAX_CELL_CHARS = 200_000  # BatchMessage's cap
 MAX_GOTCHA_CELL_CHARS = 20_000  # capture_gotcha's cap
 _ASK_CELL = re.compile(r"^\s*%%ask\b")
+
+
+def waiting_notice(n: int) -> str:
+    if n == 1:
+        return M_("1 memory from earlier sessions waits for review: %memories --review")
+    return M_("{n} memories from earlier sessions wait for review: %memories --review", n=n)
 
 
 def kernel_session_key(shell: Any) -> str:
@@ -73,6 +80,7 @@ class DigestFeed:
         self._lock = threading.Lock()
         self._thread = FlushThread(self.flush, name="jupyter-memory-digest-feed")
         self.started: dict[str, Any] | None = None
+        self._waiting = 0  # memories earlier sessions left for review, said once
         self.last_error: str | None = None
         self.closed = False
 
@@ -171,15 +179,27 @@ class DigestFeed:
 
     # -- a new session -----------------------------------------------------------------------
 
-    def start_session(self, *_: Any) -> None:
-        """``pre_run_cell``: once, before the first cell of this session runs."""
-        if self.started is not None:
-            return
-        self.started = {}
-        try:
-            self.started = self.session.memory.start_session(self.session_key).to_dict()
-        except Exception as exc:  # noqa: BLE001 - housekeeping must not stop the cell
-            self._report(exc)
+    def start_session(self, info: Any = None, *_: Any) -> None:
+        """``pre_run_cell``: once, before the first cell of this session runs.
+
+        It also counts the memories earlier digests left for review (one at a
+        kernel's exit told no one) and says so once, under the first cell that
+        is not one of this extension's magics (``%memories --review`` needs no
+        reminder).
+        """
+        if self.started is None:
+            self.started = {}
+            try:
+                mem = self.session.memory
+                self.started = mem.start_session(self.session_key).to_dict()
+                self._waiting = mem.unreviewed_count() if mem.enabled else 0
+            except Exception as exc:  # noqa: BLE001 - housekeeping must not stop the cell
+                self._report(exc)
+                return
+        raw = getattr(info, "raw_cell", None) or ""
+        if self._waiting and not OWN_MAGIC.match(raw):
+            print(f"jupyter-memory: {localized(waiting_notice(self._waiting))}")
+            self._waiting = 0
 
     # -- digest now and at exit -------------------------------------------------------------
 

@@ -5,6 +5,7 @@
     %memory context                 %memory queue
     %memory suggest                 %memory process-all
     %memory digest                  %memory agent-unreviewed on | off
+    %memory settings                %memory settings calls_per_day=40,tokens_per_day=200000
     %memory apply ID --to user      %memory dismiss ID
     %memory revert ID [--then dismissed]   (undo an Apply)
     %memory keep ID                 %memory discard ID
@@ -22,12 +23,15 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from .._i18n import localized, tr
+from .._i18n import N_, localized, tr
+from ..exceptions import ValidationError
 from ..service.knowledge.decisions import PICK_A_PROJECT
 from . import decide_cmd, digest_cmd, focus_cmd
 from .args import argument, magic_arguments, parse
 from .render import TextBlock
 from .team_status import team_lines
+
+SETTINGS_USAGE = N_("%memory settings calls_per_day=N,tokens_per_day=N (the daily LLM budget)")
 
 ACTIONS = (
     "focus",
@@ -40,6 +44,7 @@ ACTIONS = (
     "suggest",
     "process-all",
     "digest",
+    "settings",
     "agent-unreviewed",
     "apply",
     "dismiss",
@@ -157,6 +162,7 @@ def _status(self: Any, args: Any) -> TextBlock:
         pending = len(mem.queue())
         project = focus_cmd.project_line(self)
         team = team_lines(mem.team_status()) if mem.project_id else []
+        llm_line = tr("LLM today:    {spend}").format(spend=localized(mem.llm_spend().describe()))
     last = self.worker.last
     feed = getattr(self, "digest_feed", None)
     if feed is not None:
@@ -172,6 +178,13 @@ def _status(self: Any, args: Any) -> TextBlock:
         tr("notebook:     {notebook}").format(notebook=notebook),
         *team,
     ]
+    lines.append(llm_line)
+    ended = getattr(getattr(self, "boundary", None), "last", None)
+    if ended is not None:
+        said = " · ".join(ended.notices) or tr("{n} proposal(s)").format(n=ended.proposals)
+        lines.append(
+            tr("last ending:  {boundary}: {what}").format(boundary=ended.boundary, what=said)
+        )
     if last is not None:
         what = last.error or tr("{n} proposal(s)").format(n=len(last.proposals))
         lines.append(tr("last round:   {cell}: {what}").format(cell=last.cell, what=what))
@@ -220,9 +233,43 @@ def _suggest(self: Any, args: Any) -> Any:
         raise UsageError(tr("%memory suggest: memory is off (turn it on with %memory on)"))
     self.worker.wait()
     proposals = suggestion_round(self, tuple(self.capture.cells), None, background=False)
+    with self.session.lock:
+        notice = self.service.last_extraction_notice
+    if notice:
+        print(f"jupyter-memory: {notice}")
     if not proposals:
         return TextBlock(tr("No new suggestions in the recent cells."))
     return _cards(self, proposals)
+
+
+def _settings(self: Any, args: Any) -> TextBlock:
+    """``%memory settings [calls_per_day=N,tokens_per_day=N]``: the LLM budget, shown or set."""
+    if args.value:
+        budget: dict[str, int] = {}
+        for part in args.value.split(","):
+            key, sep, value = part.partition("=")
+            if not sep or not value.strip().isdigit():
+                raise UsageError(tr(SETTINGS_USAGE))
+            budget[key.strip()] = int(value)
+        with self.session.lock:
+            try:
+                self.service.update_settings(llm_budget=budget)
+            except ValidationError as exc:
+                raise UsageError(f"%memory settings: {exc.localized()}") from None
+    with self.session.lock:
+        settings = self.service.settings
+        spend = self.service.llm_spend()
+    limits = settings["llm_budget"]
+    lines = [
+        tr("LLM:          {state}").format(
+            state=tr("configured") if settings.get("llm") else tr("not configured")
+        ),
+        tr("LLM budget:   {calls} calls and {tokens:,} tokens a day").format(
+            calls=limits["calls_per_day"], tokens=limits["tokens_per_day"]
+        ),
+        tr("LLM spent:    {spend}").format(spend=localized(spend.describe())),
+    ]
+    return TextBlock("\n".join(lines))
 
 
 def _process_all(self: Any, args: Any) -> TextBlock:
@@ -260,6 +307,7 @@ _HANDLERS = {
     "queue": _queue,
     "suggest": _suggest,
     "process-all": _process_all,
+    "settings": _settings,
     "digest": digest_cmd.digest,
     "agent-unreviewed": digest_cmd.agent_unreviewed,
     "apply": decide_cmd.apply,
@@ -275,16 +323,24 @@ _HANDLERS = {
 
 
 def suggestion_round(
-    self: Any, cells: tuple[Any, ...], gotcha: Any, *, background: bool = True
+    self: Any,
+    cells: tuple[Any, ...],
+    gotcha: Any,
+    *,
+    background: bool = True,
+    llm: bool | None = None,
 ) -> list[Any]:
     """One extraction round over the recent cells (``gotcha`` is not proposed here:
     see the module docstring).
 
-    ``background`` rounds (after a cell) respect Automatic suggestions; ``%memory
-    suggest`` is a person's request and runs whenever memory is enabled.
+    ``background`` rounds (after a cell) respect Automatic suggestions and read
+    only explicit notes: the LLM reads at conversation boundaries (boundary.py).
+    ``%memory suggest`` is a person's request: it runs whenever memory is
+    enabled, with the LLM when one is configured, even past the budget (and says so).
     """
     from ..service.knowledge.notebook_evidence import round_messages
 
+    use_llm = (not background) if llm is None else llm
     window = self.recent_cells
     notebook = self._locate_notebook()
     messages = round_messages(cells[-window:], notebook, window)
@@ -298,8 +354,47 @@ def suggestion_round(
                 notebook=str(notebook) if notebook else None,
                 max_messages=window,
                 background=background,
+                llm=use_llm,
             )
     return made
+
+
+def boundary_round(self: Any, boundary: str) -> tuple[list[Any], bool, list[str]]:
+    """The end of a conversation (boundary.py): one LLM round, then (idle) the digest.
+
+    With an LLM configured and Automatic suggestions on, one extraction call
+    reads the recent cells (the notes were read cell by cell). When the
+    notebook went idle, the cells recorded since the last digest are digested
+    too (background: the LLM only within budget) and the notice says how many
+    memories wait for review.
+    Returns the new proposals, whether the LLM was called, and the notices.
+    """
+    notices: list[str] = []
+    made: list[Any] = []
+    called = False
+    _, auto = self.session.flags(fresh=True)
+    with self.session.lock:
+        has_llm = self.service.llm is not None
+    if has_llm and auto:
+        made = suggestion_round(self, tuple(self.capture.cells), None, background=True, llm=True)
+        with self.session.lock:
+            mem = self.service
+            called = mem.last_extraction_called_llm
+            if mem.last_extraction_notice:
+                notices.append(localized(mem.last_extraction_notice))
+    feed = getattr(self, "digest_feed", None)
+    # The notebook idle is the session's pause: digest what it recorded so far. A
+    # %%ask exchange is not (the session goes on); at exit the digest feed digests.
+    if feed is not None and boundary == "idle":
+        feed.flush()
+        with self.session.lock:
+            mem = self.service
+            if mem.enabled and mem.digest_pending(feed.session_key):
+                report = mem.digest(session=feed.session_key, background=True)
+                for said in (report.notice, report.review_notice()):
+                    if said:
+                        notices.append(localized(said))
+    return made, called, notices
 
 
 def _cards(self: Any, proposals: list[Any]) -> Any:

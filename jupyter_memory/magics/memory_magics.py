@@ -5,7 +5,7 @@ Each magic's parsing and rendering lives in its own module (``remember``,
 and owns the kernel's session (service, capture hook, suggestion worker).
 
 Options (``%config MemoryMagics.<name> = value`` or ``ipython_config.py``):
-``home``, ``project``, ``recent_cells``, ``level``, ``limit``.
+``home``, ``project``, ``recent_cells``, ``level``, ``limit``, ``llm_idle_minutes``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
-from traitlets import CaselessStrEnum, Int, TraitError, Unicode, observe, validate
+from traitlets import CaselessStrEnum, Float, Int, TraitError, Unicode, observe, validate
 from traitlets.config import Configurable
 
 from . import case_cmd, memory_cmd
@@ -50,6 +50,11 @@ class MemoryMagics(Magics, Configurable):
         help="Default %recall disclosure: index (titles), snippet, or full text.",
     ).tag(config=True)
     limit = Int(10, help="Default number of rows shown by %recall and %memories.").tag(config=True)
+    llm_idle_minutes = Float(
+        5.0,
+        help="With an LLM configured: minutes without a run after which the notebook's "
+        "conversation ended and one LLM extraction round reads the recent cells.",
+    ).tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
@@ -74,6 +79,13 @@ class MemoryMagics(Magics, Configurable):
         value = int(proposal["value"])
         if not 1 <= value <= 100:
             raise TraitError("MemoryMagics.recent_cells must be from 1 to 100")
+        return value
+
+    @validate("llm_idle_minutes")
+    def _check_idle(self, proposal: Any) -> float:
+        value = float(proposal["value"])
+        if not 0 < value <= 24 * 60:
+            raise TraitError("MemoryMagics.llm_idle_minutes must be above 0 and at most 1440")
         return value
 
     @observe("home", "project")

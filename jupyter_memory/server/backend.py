@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from .._i18n import localized
 from ..exceptions import JupyterMemoryError
 from ..service.memory import Memory
 from ..store.mtimes import folder_fingerprint
@@ -94,6 +95,11 @@ class MemoryBackend:
                 return
             for end in ended:
                 self.log.info("jupyter-memory: idle session digested: %s", end.to_dict())
+                for notice in (end.budget_notice, end.notice):
+                    if notice:  # said, never silent (issue 32)
+                        self.log.warning(
+                            "jupyter-memory: %s: %s", end.session_key, localized(notice)
+                        )
 
         self._idle_run = threading.Thread(target=run, name="jupyter-memory-idle", daemon=True)
         self._idle_run.start()

@@ -73,11 +73,19 @@ class KnowledgeBody(_Body):
     base: str | None = None
 
 
+class LLMBudgetBody(_Body):
+    """The daily LLM budget (llm_budget.py); a field left out keeps its value."""
+
+    calls_per_day: int | None = Field(default=None, ge=0)
+    tokens_per_day: int | None = Field(default=None, ge=0)
+
+
 class SettingsBody(_Body):
     # None only as "left out" (the switch keeps its value); an explicit null is refused.
     enabled: bool | None = None
     auto_suggestions: bool | None = None
     agents_md_autosync: bool | None = None
+    llm_budget: LLMBudgetBody | None = None
 
 
 class ProjectBody(_Body):

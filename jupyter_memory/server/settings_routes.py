@@ -12,13 +12,19 @@ from .base import APPROVE, READ, MemoryHandler, authorized, off_loop
 from .bodies import ProjectBody, SettingsBody
 
 
-def switches(settings: dict[str, Any]) -> dict[str, Any]:
-    """The switches the panel shows; the LLM endpoint config (a key) stays on the server."""
+def switches(settings: dict[str, Any], memory: Memory) -> dict[str, Any]:
+    """The switches the panel shows; the LLM endpoint config (a key) stays on the server.
+
+    ``llm_budget`` and today's ``llm_spend`` against it (issue 32) come along.
+    """
+    spend = memory.llm_spend().to_dict()
     return {
         "enabled": settings["enabled"],
         "auto_suggestions": settings["auto_suggestions"],
         "agents_md_autosync": settings["agents_md_autosync"],
         "llm_configured": bool(settings.get("llm")),
+        "llm_budget": dict(settings["llm_budget"]),
+        "llm_spend": {k: spend[k] for k in ("day", "calls", "tokens", "spent")},
     }
 
 
@@ -27,7 +33,8 @@ class SettingsHandler(MemoryHandler):
     @authorized(action="read", resource=READ)
     @off_loop
     def get(self) -> None:
-        self.reply(switches(self.backend.memory.settings))
+        memory = self.backend.memory
+        self.reply(switches(memory.settings, memory))
 
     @web.authenticated
     @authorized(action="write", resource=APPROVE)
@@ -37,11 +44,11 @@ class SettingsHandler(MemoryHandler):
         changes = body.model_dump(exclude_none=True)
         memory = self.backend.memory
         if not changes:
-            self.reply(switches(memory.settings))
+            self.reply(switches(memory.settings, memory))
             return
         result = memory.update_settings(**changes)
         self.backend.changed("settings", "settings")
-        self.reply(switches(result))
+        self.reply(switches(result, memory))
 
 
 class ProjectsHandler(MemoryHandler):

@@ -166,6 +166,9 @@ class OpenAICompatibleClient:
         self.timeout = timeout
         self.attempts = attempts
         self.backoff = backoff
+        # The server's usage.total_tokens of the last reply (None when it sent none),
+        # read by the LLM budget (llm_budget.py).
+        self.last_usage: int | None = None
 
     def send(self, request: urllib.request.Request, read: Callable[[Any], T]) -> T:
         """Open ``request`` (retrying 429/5xx) and ``read`` the response; errors name the endpoint."""
@@ -210,4 +213,7 @@ class OpenAICompatibleClient:
             raise bad_answer(self.url, M_("the reply is not an OpenAI chat completion")) from exc
         if not isinstance(content, str):
             raise bad_answer(self.url, M_("the reply has no text content"))
+        usage = data.get("usage") if isinstance(data, dict) else None
+        total = usage.get("total_tokens") if isinstance(usage, dict) else None
+        self.last_usage = total if isinstance(total, int) and not isinstance(total, bool) else None
         return content

@@ -43,6 +43,7 @@ from .learning.digest import DigestService
 from .learning.gotchas import GotchaCapture
 from .learning.review import ReviewService
 from .learning.wiring import learning_services
+from .llm_budget import LLMSpend
 from .memories.cold_archive import ColdArchive
 from .memories.maintenance import MemoryMaintenance
 from .memories.reader import MemoryReader
@@ -234,6 +235,7 @@ class Memory:
         llm: dict[str, str] | None = None,
         agent_unreviewed: bool | None = None,
         agents_md_autosync: bool | None = None,
+        llm_budget: dict[str, int] | None = None,
     ) -> dict[str, Any]:
         """Persist switches (a person's act); returns the new settings."""
         return self.ctx.settings.update(
@@ -243,7 +245,12 @@ class Memory:
             llm=llm,
             agent_unreviewed=agent_unreviewed,
             agents_md_autosync=agents_md_autosync,
+            llm_budget=llm_budget,
         )
+
+    def llm_spend(self) -> LLMSpend:
+        """Today's background-and-explicit LLM spend against the ``llm_budget`` setting."""
+        return self.ctx.settings.budget.spend()
 
     @property
     def enabled(self) -> bool:
@@ -366,6 +373,16 @@ class Memory:
     def last_extraction_skipped(self) -> builtins.list[dict[str, str]]:
         return self.knowledge_services.queue.last_extraction_skipped
 
+    @property
+    def last_extraction_notice(self) -> str | None:
+        """The LLM budget's word on the last extraction round (spent, went over), else None."""
+        return self.knowledge_services.queue.last_extraction_notice
+
+    @property
+    def last_extraction_called_llm(self) -> bool:
+        """Did the last extraction round call the LLM (the boundary rounds, issue 32)?"""
+        return self.knowledge_services.queue.last_extraction_called_llm
+
     # -- learning, tiers and the cold archive (service/learning/, service/memories/) --
 
     tier_rows = Delegate("learning_services.tiers", TiersService.tier_rows)
@@ -395,6 +412,7 @@ class Memory:
         "learning_services.agent_sessions", AgentSessions.digest_idle_sessions
     )
     unreviewed = Delegate("learning_services.review", ReviewService.unreviewed)
+    unreviewed_count = Delegate("learning_services.review", ReviewService.unreviewed_count)
     keep_memory = Delegate("learning_services.review", ReviewService.keep_memory)
     discard_memory = Delegate("learning_services.review", ReviewService.discard_memory)
     promote_memory = Delegate("learning_services.review", ReviewService.promote_memory)

@@ -15,6 +15,7 @@ from ..store.audit import AuditLog
 from ..store.knowledge.files import SettingsFile
 from ..store.root import StoreRoot
 from ..store.storage import STORAGE_CHOICES
+from .llm_budget import DEFAULT_LLM_BUDGET, LLMBudget, check_llm_budget
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     "enabled": True,
@@ -25,6 +26,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "agent_unreviewed": False,
     # Re-sync an existing AGENTS.md block after each Apply to the Project layer (off).
     "agents_md_autosync": False,
+    # One daily budget for every background LLM use (llm_budget.py, issue 32).
+    "llm_budget": dict(DEFAULT_LLM_BUDGET),
 }
 BOOLEAN_SETTINGS = ("enabled", "auto_suggestions", "agent_unreviewed", "agents_md_autosync")
 
@@ -41,6 +44,7 @@ class Settings:
         self.clock = clock
         self._llm: LLMClient | None = None
         self._llm_set = False
+        self.budget = LLMBudget(user.root, self.read, clock)
 
     def read(self) -> dict[str, Any]:
         """The switches: ``enabled`` (master), ``auto_suggestions``, ``extract_max_messages``, ``llm``."""
@@ -55,6 +59,12 @@ class Settings:
                     M_("field {key!r} must be true or false", key=key),
                     path=self.user.layout.settings,
                 )
+        try:
+            out["llm_budget"] = check_llm_budget(out["llm_budget"])
+        except ValidationError as exc:
+            raise ParseError(
+                M_("field 'llm_budget': {why}", why=str(exc)), path=self.user.layout.settings
+            ) from exc
         return out
 
     def update(
@@ -66,6 +76,7 @@ class Settings:
         llm: dict[str, str] | None = None,
         agent_unreviewed: bool | None = None,
         agents_md_autosync: bool | None = None,
+        llm_budget: dict[str, int] | None = None,
     ) -> dict[str, Any]:
         """Persist switches (a person's act); returns the new settings."""
         changes: dict[str, Any] = {}
@@ -85,6 +96,9 @@ class Settings:
                     M_("must be an integer from 1 to 100"), field="extract_max_messages"
                 )
             changes["extract_max_messages"] = extract_max_messages
+        if llm_budget is not None:
+            current = check_llm_budget(self.read()["llm_budget"])
+            changes["llm_budget"] = check_llm_budget({**current, **dict(llm_budget)})
         if llm is not None:
             from .llm_http import check_llm_config
 

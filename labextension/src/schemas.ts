@@ -672,6 +672,16 @@ export interface ISettings {
   auto_suggestions: boolean;
   agents_md_autosync: boolean;
   llm_configured: boolean;
+  llm_budget: {
+    calls_per_day: number;
+    tokens_per_day: number;
+  };
+  llm_spend: {
+    day: string;
+    calls: number;
+    tokens: number;
+    spent: boolean;
+  };
 }
 
 /**

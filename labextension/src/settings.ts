@@ -49,6 +49,10 @@ export class SettingsView extends Widget {
         ])
       );
     }
+    // Today's LLM spend against the daily budget (issue 32): read-only here;
+    // set with %memory settings, settings.json or PUT settings.
+    this._spend = el('div', { className: 'jm-setting-help jm-llm-spend' });
+    this.node.appendChild(this._spend);
     this._status = el('div', {
       className: 'jm-status',
       attrs: { role: 'status' }
@@ -87,6 +91,16 @@ export class SettingsView extends Widget {
     for (const [key, input] of this._inputs) {
       input.checked = Boolean(settings[key]);
     }
+    const spend = settings.llm_spend;
+    const budget = settings.llm_budget;
+    this._spend.textContent = this.trans.__(
+      'LLM today: %1 of %2 calls, %3 of %4 tokens (background extraction, digests and reorganize stop when spent)',
+      String(spend.calls),
+      String(budget.calls_per_day),
+      spend.tokens.toLocaleString(),
+      budget.tokens_per_day.toLocaleString()
+    );
+    this._spend.dataset.spent = String(spend.spent);
     this.node.dataset.loaded = 'true';
     this.node.dataset.enabled = String(settings.enabled);
     this.onChange(settings);
@@ -94,4 +108,5 @@ export class SettingsView extends Widget {
 
   private readonly _inputs = new Map<keyof ISettings, HTMLInputElement>();
   private readonly _status: HTMLDivElement;
+  private readonly _spend: HTMLDivElement;
 }

@@ -2,7 +2,9 @@
 
 An analyst works in ``sales-q3/analysis/orders.ipynb``. A real kernel runs
 their cells: ``%load_ext jupyter_memory``, ``%remember`` of a procedure, and a
-cell whose ``# note:`` states a rule. Then agents beside the notebook:
+cell whose comment states a rule without a note marker (a marked note would be
+queued by the kernel itself, issue 32; proposing this one is the agent's part).
+Then agents beside the notebook:
 
 - **Jupyter AI** (marked ``jupyter_ai``, ``make test-integrations``): a real
   ``jupyter server`` with Jupyter AI and our extension; a chat file opened
@@ -157,10 +159,10 @@ def test_the_loop_through_a_jupyter_ai_chat_beside_the_notebook(
         jupyter_server(desk.root, log, with_mcp=True) as server,
         kernel_for(desk.notebook, memory_home) as kernel,
     ):
-        # 1. The person's notebook, saved; then a cell with a note, run just now.
+        # 1. The person's notebook, saved; then a cell with a comment, run just now.
         start_the_notebook(kernel)
         kernel.save()
-        kernel.run(f"# note: {NOTE_EN}\nrevenue = 0")
+        kernel.run(f"# {NOTE_EN}\nrevenue = 0")
         wait_for_evidence(memory_home, NOTE_EN)
 
         # 2. A chat beside the notebook; the person asks @Memory.
@@ -265,7 +267,7 @@ def test_the_loop_through_an_editor_agent_over_mcp_in_the_notebooks_folder(
 ) -> None:
     with kernel_for(desk.notebook, memory_home) as kernel:
         start_the_notebook(kernel)
-        kernel.run(f"# note: {NOTE_ZH}\nrevenue = 0")
+        kernel.run(f"# {NOTE_ZH}\nrevenue = 0")
         kernel.save()
         wait_for_evidence(memory_home, NOTE_ZH)
         asyncio.run(_editor_agent(memory_home, desk, kernel))

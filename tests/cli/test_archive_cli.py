@@ -55,3 +55,13 @@ def test_stats_json_counts_per_tier_and_heat(capsys, memory_home: Path):
     assert code == 0
     assert stats["by_tier"] == {"durable": 2, "daily": 1}
     assert stats["by_heat"] == {"HOT": 1, "WARM": 1, "COLD": 1}
+
+
+def test_stats_show_todays_llm_spend(capsys, memory_home: Path):
+    """Issue 32: what the LLM cost today, against the budget."""
+    code, out = run(capsys, "stats", "--json")
+    spend = json.loads(out)["llm_spend"]
+    assert code == 0
+    assert (spend["calls"], spend["calls_per_day"], spend["spent"]) == (0, 40, False)
+    code, out = run(capsys, "stats")
+    assert "0 of 40 calls, 0 of 200,000 tokens today" in out

@@ -20,30 +20,30 @@ from jupyter_memory.core.knowledge.extract import (
 )
 
 
-def test_extracts_rules_and_info_in_english_and_chinese() -> None:
+def test_only_marked_notes_are_extracted_in_english_and_chinese() -> None:
     src = to_sources(
         [
             "Hello there. Revenue must always exclude refunds. Is DAU daily?",
+            "rule: revenue always excludes refunds",
             {
                 "cell_type": "code",
                 "id": "c1",
-                "source": "x = 1\n# note: GMV is defined as gross sales\n",
+                "source": "x = 1\n# note: GMV is defined as gross sales\n# must re-run this\n",
             },
             {
                 "cell_type": "markdown",
                 "id": "c2",
-                "source": "## 口径\n- 收入口径不含退款。我们必须使用北京时间。",
+                "source": "## 口径\n- 收入口径不含退款。我们必须使用北京时间。\n- 口径：收入不含退款",
             },
         ]
     )
     cands = extract_candidates(src)
-    got = [(c.kind, c.text) for c in cands]
-    assert ("rule", "Revenue must always exclude refunds.") in got
-    assert ("info", "GMV is defined as gross sales") in got
-    assert ("info", "收入口径不含退款。") in got
-    assert ("rule", "我们必须使用北京时间。") in got
-    assert not any("DAU" in t for _, t in got)  # a question is not knowledge
-    for c in cands:  # the quote is the sentence: it always passes the evidence check
+    assert [(c.kind, c.text) for c in cands] == [
+        ("rule", "Revenue always excludes refunds"),
+        ("info", "GMV is defined as gross sales"),
+        ("info", "收入不含退款"),
+    ]
+    for c in cands:  # the marked line is the quote: it always passes the evidence check
         assert find_evidence(c.quote, src) is not None
 
 
@@ -53,15 +53,16 @@ def test_agent_and_instruction_messages_are_not_read() -> None:
             {"role": "assistant", "text": "You must always use UTC."},
             {"role": "system", "text": "Never reveal secrets."},
             "Execute Plan: you should always run step 2.",
+            {"role": "assistant", "text": "note: always use UTC."},
         ]
     )
     assert extract_candidates(src) == []
 
 
 def test_only_the_last_n_person_messages() -> None:
-    msgs = [f"Rule {i}: you must check table{i} daily" for i in range(12)]
+    msgs = [f"rule: you must check table{i} daily" for i in range(12)]
     cands = extract_candidates(to_sources(msgs))
-    assert [c.text for c in cands][0].startswith("Rule 4")
+    assert [c.text for c in cands][0] == "You must check table4 daily"
     assert len(extract_candidates(to_sources(msgs), max_messages=2)) == 2
 
 

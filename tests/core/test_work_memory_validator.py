@@ -607,3 +607,36 @@ def test_method_checks_accept_the_specs_own_methods():
         "8f3a2c1",
         "2026-08-22",
     ]
+
+
+def test_method_checks_accept_english_imperatives_and_when_conditionals():
+    """Issue 32: plain imperatives and "when …, do …" are normative (as 当…时 is);
+    descriptions, also those opening with "when", are not."""
+    from jupyter_memory.core.learning.method_checks import is_normative
+
+    for ok in (
+        "When a join multiplies row counts, check key uniqueness on both sides first.",
+        "Check key uniqueness on both sides before joining.",
+        "Use the booking date for monthly revenue.",
+        "If the refresh fails, re-run the upstream job before the report.",
+        "Before comparing regions, normalise revenue to the same currency.",
+        "Do the currency conversion before aggregating.",
+        "Whenever a metric changes definition, note the date in the dashboard.",
+        "Exclude test accounts from every revenue figure.",
+        "Drop the first row before parsing the dates.",
+        "Please verify the currency of each region.",
+    ):
+        assert is_normative(ok), ok
+    for description in (
+        "When I ran the join, the row count doubled.",
+        "When the job ran yesterday it failed twice.",
+        "Checks are run on both sides.",
+        "The join multiplies row counts.",
+        "Uses the booking date.",
+        "If the refresh fails, the report is empty.",
+        "Revenue figures exclude test accounts.",
+        "Test accounts are excluded from the sample.",
+        "Use of the cache is limited to the nightly job.",
+        "Drop rate is computed per week.",
+    ):
+        assert not is_normative(description), description

@@ -161,7 +161,7 @@ def test_markdown_above_executed_cells_is_evidence(ip, magics, tmp_path, monkeyp
     import nbformat
 
     nb = nbformat.v4.new_notebook()
-    md = nbformat.v4.new_markdown_cell("Churn is defined as no order in 90 days.")
+    md = nbformat.v4.new_markdown_cell("Note: churn is defined as no order in 90 days.")
     code = nbformat.v4.new_code_cell("x = 1")
     nb.cells = [md, code]
     path = tmp_path / "analysis.ipynb"
@@ -183,7 +183,7 @@ def test_markdown_found_by_source_when_the_front_end_sends_no_cell_id(
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [
-        nbformat.v4.new_markdown_cell("退款率定义为退款订单数除以支付订单数。"),
+        nbformat.v4.new_markdown_cell("口径：退款率定义为退款订单数除以支付订单数。"),
         nbformat.v4.new_code_cell("rate = 0.05"),
     ]
     path = tmp_path / "zh.ipynb"

@@ -284,3 +284,20 @@ def test_review_cards_and_magics_speak_chinese(ip, magics, monkeypatch):
     assert "生成此输出时尚未审核。" in page and f"%memory keep {entry.id}" in page
     assert ip.run_line_magic("memory", f"keep {entry.id}").startswith(f"已保留 {entry.id}")
     assert "已审核过" in ip.run_line_magic("memory", f"keep {entry.id}")
+
+
+def test_the_first_cell_says_what_earlier_digests_left_for_review(ip, magics, memory_home, capsys):
+    """Issue 32: a digest at a kernel's exit told no one; the next session's first cell does."""
+    from jupyter_memory import Memory
+
+    with Memory(home=memory_home) as other:  # the session that ended earlier
+        other.digest_record("kernel-old", [{"id": "c1", "role": "user", "text": TODO_CELL}])
+        assert len(other.digest(session="kernel-old").stored) == 1
+    capsys.readouterr()
+    run(ip, "%memory status")  # this extension's own magic: no reminder there
+    assert "wait" not in capsys.readouterr().out
+    run(ip, "a = 1")
+    said = capsys.readouterr().out
+    assert "1 memory from earlier sessions waits for review: %memories --review" in said
+    run(ip, "b = 2")
+    assert "wait" not in capsys.readouterr().out  # once a session

@@ -89,12 +89,21 @@ async def test_reorganize_runs_as_a_job_with_progress(api, memory_home):
 
 async def test_settings_switches(api, server_memory):
     code, data = await api("GET", "settings")
+    spend = data.pop("llm_spend")
     assert code == 200 and data == {
         "enabled": True,
         "auto_suggestions": True,
         "agents_md_autosync": False,
         "llm_configured": False,
+        "llm_budget": {"calls_per_day": 40, "tokens_per_day": 200_000},
     }
+    assert (spend["calls"], spend["tokens"], spend["spent"]) == (0, 0, False)
+    # the daily LLM budget is the person's to set (issue 32); a field left out keeps its value
+    code, data = await api("PUT", "settings", body={"llm_budget": {"calls_per_day": 10}})
+    assert code == 200 and data["llm_budget"] == {"calls_per_day": 10, "tokens_per_day": 200_000}
+    assert server_memory.settings["llm_budget"]["calls_per_day"] == 10
+    code, data = await api("PUT", "settings", body={"llm_budget": {"calls_per_day": -1}})
+    assert code == 422 and "calls_per_day" in data["field"]
     code, data = await api("PUT", "settings", body={"enabled": False})
     assert code == 200 and data["enabled"] is False
     assert server_memory.settings["enabled"] is False

@@ -23,9 +23,9 @@ from jupyter_memory.exceptions import (
 )
 
 CHAT = [
-    {"role": "user", "text": "Revenue must always exclude refunds.", "id": "m1"},
+    {"role": "user", "text": "Note: Revenue must always exclude refunds.", "id": "m1"},
     {"role": "assistant", "text": "Noted. DAU should count unique devices.", "id": "m2"},
-    {"role": "user", "text": "收入口径不含退款。", "id": "m3"},
+    {"role": "user", "text": "口径：收入口径不含退款。", "id": "m3"},
 ]
 
 
@@ -84,19 +84,29 @@ def test_evidence_from_agent_output_is_refused(mem: Memory) -> None:
     assert mem.queue() == []
 
 
-def test_extract_round_limits_and_project_default(mem: Memory, project_dir: Path) -> None:
+def test_every_note_is_queued_with_the_project_default(mem: Memory, project_dir: Path) -> None:
+    """A person's notes have no round limit (that is the LLM's); prose makes nothing."""
     msgs = [
-        "Revenue must exclude refunds. Always use UTC for day boundaries.",
-        "DAU is defined as unique users per day. Never mix test accounts into KPIs.",
-        "GMV includes tax.",
+        "rule: revenue must exclude refunds\nrule: always use UTC for day boundaries",
+        "info: DAU is defined as unique users per day\nNever mix test accounts into KPIs.",
+        "note: GMV includes tax\nnote: the fiscal year starts in February",
+        "gotcha: the vendor file repeats its header on page two",
     ]
     mem.focus(project_dir)
     queued = mem.extract(msgs)
-    assert len(queued) == 3
+    assert [p.text for p in queued] == [
+        "Revenue must exclude refunds",
+        "Always use UTC for day boundaries",
+        "DAU is defined as unique users per day",
+        "GMV includes tax",
+        "The fiscal year starts in February",
+        "The vendor file repeats its header on page two",
+    ]
+    assert [p.kind for p in queued] == ["rule", "rule", "info", "info", "info", "rule"]
+    assert queued[-1].source == "gotcha"
     assert all(p.suggested_layer == "project" and p.project == "sales-q3" for p in queued)
-    assert any("round limit" in s["reason"] for s in mem.last_extraction_skipped)
-    assert len(mem.extract(msgs)) == 2  # the first three are pending duplicates now
-    assert len(mem.queue()) == 5
+    assert mem.extract(msgs) == []  # pending duplicates now
+    assert len(mem.queue()) == 6
 
 
 def test_update_of_pending_supersedes_it(mem: Memory) -> None:

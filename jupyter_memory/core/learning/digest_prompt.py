@@ -85,7 +85,8 @@ with their reasons, root causes and fixes, risks, constraints, results. When uns
 fact and method, choose work_fact. metadata may hold work_object, status, \
 activity_start_time, activity_end_time (ISO 8601 with offset, from message times only).
 - work_method: guidance for future work. It must (a) be normative (should / must / never / \
-prefer / 应 / 必须 / 禁止 / 不要 / 优先, or "the user holds that … should …"), (b) still hold \
+prefer / 应 / 必须 / 禁止 / 不要 / 优先, an imperative "Check …", a conditional "When …, do …" / \
+当…时, or "the user holds that … should …"), (b) still hold \
 with the concrete objects removed, and (c) guide future similar tasks rather than record \
 this one. "Be careful" or "weigh all factors" is not a method. A reason attributed to the \
 person must be supported by their words: "the user holds that … (because: …)". metadata: \
@@ -126,7 +127,8 @@ give both a concrete work_fact (this root cause and fix) and an abstract work_me
 PRE-CHECK (before output, for every work_method; if any answer is no, make it a work_fact or \
 work_artifact):
 1. Does it contain a normative word (should / must / never / don't / prefer, 应 / 必须 / 禁止 / \
-不要 / 优先), or is it "the user holds that" + normative content?
+不要 / 优先), is it an imperative ("Check …", "When …, do …", 当…时), or is it "the user \
+holds that" + normative content?
 2. Does it still hold with module names, commits, dates and files removed?
 3. Does it guide future similar tasks, or answer "why this kind of problem should be thought \
 about this way", rather than only record what happened this time?

@@ -117,7 +117,8 @@ def _check_method(raw: dict[str, Any], problems: list[Problem]) -> None:
             (
                 "method_not_normative",
                 "a work_method needs a norm word (should, must, never, 应, 必须, 禁止, 不要, "
-                "优先…) or 'the user holds that …'; a description is a work_fact",
+                "优先…), an imperative ('Check …', 'When …, do …', 当…时) or "
+                "'the user holds that …'; a description is a work_fact",
             )
         )
     specifics = one_off_specifics(content)

@@ -291,6 +291,10 @@ class KnowledgeFiles:
         and refused with the reason otherwise. Duplicates are what
         :attr:`same_entry` says is one entry. A file with nothing to change is
         not written. ``trigger`` ("person" or "preinject") goes into the audit.
+
+        An LLM call counts against today's budget (llm_budget.py); a pre-inject
+        reorganize is background work, refused once the budget is spent
+        (:class:`~jupyter_memory.exceptions.LLMBudgetSpentError`, which names it).
         """
         layer, root, pid = self.layer_root(layer, project)
         kfile = self.file_of(root)
@@ -302,7 +306,7 @@ class KnowledgeFiles:
         refuse_conflicted(loaded)
         # Computed outside the lock: an LLM may take minutes, and other writers
         # must not wait for it. The file is re-checked under the lock.
-        outcome = self._reorganized(loaded.doc, layer)
+        outcome = self._reorganized(loaded.doc, layer, background=trigger == "preinject")
         used_llm = self.ctx.settings.llm is not None
         if not outcome.changed and outcome.text == loaded.text:
             return ReorganizeResult(
@@ -351,8 +355,15 @@ class KnowledgeFiles:
             used_llm=False, version=kfile.load().version, outcome=outcome, written=False,
         )  # fmt: skip
 
-    def _reorganized(self, doc: KnowledgeDoc, layer: str) -> ReorganizeOutcome:
-        client = self.ctx.settings.llm
+    def _reorganized(
+        self, doc: KnowledgeDoc, layer: str, *, background: bool = False
+    ) -> ReorganizeOutcome:
+        llm = self.ctx.settings.llm
+        client = (
+            None
+            if llm is None
+            else self.ctx.settings.budget.client(llm, use="reorganize", background=background)
+        )
         if client is None:
             return reorganize_doc(doc, layer, same_entry=self.same_entry)
         group = chars_of(doc) >= CATALOG_THRESHOLD[layer]

@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Iterable
 from typing import Any
 
-from ..._i18n import M_
+from ..._i18n import M_, localized
 from ...core.ids import new_id
 from ...core.knowledge.dedup import Known, Neighbour, decide_duplicate, dedup_hash, neighbours
 from ...core.knowledge.evidence import SourceText, find_evidence, to_source, to_sources
@@ -26,10 +26,11 @@ from ...core.knowledge.extract import (
 from ...core.knowledge.proposals import KINDS, LAYERS, SOURCES, Proposal, build_proposal
 from ...core.llm import extraction_prompt, parse_extraction
 from ...core.visible import refuse_hidden
-from ...exceptions import ParseError, PolicyError, ValidationError
+from ...exceptions import LLMBudgetSpentError, ParseError, PolicyError, ValidationError
 from ...store.knowledge.proposal_allowance import ProposalAllowance
 from ...store.knowledge.queue import QueueStore
 from ..context import ServiceContext
+from ..llm_budget import over_budget_note
 from ..secret_guard import PROPOSAL_REFUSED, kinds_in, redacted, refuse_secrets
 from .events import QueueEvents
 from .files import KnowledgeFiles, ProjectArg, check_layer
@@ -38,6 +39,7 @@ from .results import ProposeResult
 AGENT_PROPOSALS_PER_CONVERSATION = 5
 DEFAULT_CONVERSATION = "default"
 MAX_PROPOSAL_TEXT = 1_000
+MAX_KNOWN_CHARS = 12_000  # approved + pending entries shown to the LLM (one call's prompt)
 
 
 def _choice(value: str, allowed: tuple[str, ...], field: str) -> str:
@@ -70,6 +72,8 @@ class KnowledgeQueue:
         self._rounds: dict[str, list[SourceText]] = {}
         self._agent_calls: dict[str, int] = {}  # an unnamed conversation's allowance
         self._last_skipped: list[dict[str, str]] = []
+        self._last_notice: str | None = None
+        self._last_llm_call = False
 
     # -- rounds and targets -------------------------------------------------------------
 
@@ -302,12 +306,42 @@ class KnowledgeQueue:
 
     # -- extraction ---------------------------------------------------------------------
 
-    def _llm_candidates(self, sources: list[SourceText], window: int) -> list[KnowledgeCandidate]:
+    def _known_texts(self, pid: str | None) -> list[str]:
+        """The layer's approved and pending entries, for the LLM not to propose again."""
+        pending = [p for _, p in self.store.scan()[0] if p.is_pending]
+        out: list[str] = []
+        used = 0
+        for known in self._known(pid, pending):
+            used += len(known.text) + 3
+            if used > MAX_KNOWN_CHARS:
+                break  # one call's prompt stays bounded on a large layer
+            out.append(known.text)
+        return out
+
+    def _llm_candidates(
+        self, sources: list[SourceText], window: int, pid: str | None, background: bool
+    ) -> list[KnowledgeCandidate]:
         client = self.ctx.settings.llm
         assert client is not None
         recent = recent_person_texts(sources, window)
+        if not recent:
+            return []  # nothing the person wrote: no call
+        budget = self.ctx.settings.budget
+        try:
+            reply = budget.complete(
+                client,
+                extraction_prompt(recent, self._known_texts(pid)),
+                use="extraction",
+                background=background,
+            )
+        except LLMBudgetSpentError as exc:
+            self._last_notice = localized(exc)
+            return []
+        self._last_llm_call = True
+        if reply.over_budget:
+            self._last_notice = localized(over_budget_note(reply.spend))
         out = []
-        for item in parse_extraction(client.complete(extraction_prompt(recent))):
+        for item in parse_extraction(reply.text):
             try:
                 found = find_evidence(item.evidence_quote, recent)
             except ValidationError:
@@ -328,29 +362,53 @@ class KnowledgeQueue:
         notebook: str | None = None,
         max_messages: int | None = None,
         background: bool = True,
+        llm: bool = True,
     ) -> list[Proposal]:
-        """One extraction round: at most 3 new proposals from the person's recent texts.
+        """One extraction round over the person's recent texts.
 
-        ``background=True`` (an automatic round) does nothing while Automatic
-        suggestions are off; nothing at all happens while memory is disabled.
-        Skipped candidates and why are in :attr:`last_extraction_skipped`.
+        Every explicit note (a marker line, core/knowledge/extract.py) becomes
+        a proposal. With ``llm`` and an LLM configured, one LLM call reads the
+        same texts too (at most 3 proposals from it): that is the end of a
+        conversation (issue 32); the kernel's per-cell round passes
+        ``llm=False``. The call counts against today's budget; a ``background``
+        round whose budget is spent makes none and says why in
+        :attr:`last_extraction_notice`. ``background=True`` (an automatic
+        round) does nothing while Automatic suggestions are off; nothing at
+        all happens while memory is disabled. Skipped candidates and why are
+        in :attr:`last_extraction_skipped`.
         """
         skipped: list[dict[str, str]] = []
         self._last_skipped = skipped
+        self._last_notice = None
+        self._last_llm_call = False
         settings = self.ctx.settings.read()
         if not settings["enabled"] or (background and not settings["auto_suggestions"]):
             return []
         sources = self.record_round(messages, conversation=conversation, notebook=notebook)
         window = max_messages if max_messages is not None else int(settings["extract_max_messages"])
         layer, pid = self._proposal_target(None, project)
-        candidates = (
-            self._llm_candidates(sources, window)
-            if self.ctx.settings.llm
-            else extract_candidates(sources, max_messages=window)
-        )
         queued: list[Proposal] = []
+        notes = extract_candidates(sources, max_messages=window)
+        self._enqueue_all(notes, None, queued, skipped, layer, pid, conversation)
+        if llm and self.ctx.settings.llm is not None:
+            found = self._llm_candidates(sources, window, pid, background)
+            self._enqueue_all(found, MAX_PER_ROUND, queued, skipped, layer, pid, conversation)
+        return queued
+
+    def _enqueue_all(
+        self,
+        candidates: list[KnowledgeCandidate],
+        limit: int | None,
+        queued: list[Proposal],
+        skipped: list[dict[str, str]],
+        layer: str,
+        pid: str | None,
+        conversation: str | None,
+    ) -> None:
+        """Queue candidates (``limit`` of them at most; a person's notes have none)."""
+        made = 0
         for cand in candidates:
-            if len(queued) >= MAX_PER_ROUND:
+            if limit is not None and made >= limit:
                 skipped.append({"text": cand.text, "reason": M_("round limit of 3 reached")})
                 continue
             reason = execution_state_reason(cand.text)
@@ -372,9 +430,18 @@ class KnowledgeQueue:
             )
             if result.proposal is not None:
                 queued.append(result.proposal)
+                made += 1
             else:
                 skipped.append({"text": cand.text, "reason": result.reason})
-        return queued
+
+    @property
+    def last_extraction_notice(self) -> str | None:
+        """The LLM budget's word on the last round (spent, or went over), else None."""
+        return self._last_notice
+
+    @property
+    def last_extraction_called_llm(self) -> bool:
+        return self._last_llm_call
 
     @property
     def last_extraction_skipped(self) -> list[dict[str, str]]:

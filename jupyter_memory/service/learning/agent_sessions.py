@@ -48,6 +48,9 @@ class AgentSessionEnd(MappingResult):
     digested: bool
     stored: int = 0
     left: str | None = None  # why it stays pending, when it does
+    # "3 memories from this session wait for review: …" (issue 32), None when none
+    notice: str | None = None
+    budget_notice: str | None = None  # the LLM budget was spent (or went over)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +58,8 @@ class AgentSessionEnd(MappingResult):
             "digested": self.digested,
             "stored": self.stored,
             "left": self.left,
+            "notice": self.notice,
+            "budget_notice": self.budget_notice,
         }
 
 
@@ -122,8 +127,15 @@ class AgentSessions:
             return AgentSessionEnd(
                 session_key, False, left=f"{pending} messages pending: digested next time"
             )
-        report = self.digest.digest(session=session_key)
-        return AgentSessionEnd(session_key, True, stored=len(report.stored))
+        # A session's end, nobody waiting: a background LLM use under the daily budget.
+        report = self.digest.digest(session=session_key, background=True)
+        return AgentSessionEnd(
+            session_key,
+            True,
+            stored=len(report.stored),
+            notice=report.review_notice(),
+            budget_notice=report.notice,
+        )
 
     def digest_idle_sessions(self, idle_minutes: float = IDLE_MINUTES) -> list[AgentSessionEnd]:
         """Digest every chat and MCP session quiet for ``idle_minutes`` (its end)."""

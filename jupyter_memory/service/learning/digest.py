@@ -38,10 +38,11 @@ from ...core.learning.work_memory import (
 from ...core.learning.work_memory_types import WorkMemoryType
 from ...core.memories.models import MemoryEntry, MemoryType, Source, Tier
 from ...core.validation import validation_error
-from ...exceptions import PolicyError, ValidationError
+from ...exceptions import LLMBudgetSpentError, PolicyError, ValidationError
 from ...store.learning.chat_files import find_chat_files, read_chat_messages
 from ...store.learning.digest_store import DigestStore
 from ..context import ServiceContext
+from ..llm_budget import MeteredClient, over_budget_note
 from ..secret_guard import redacted_records
 from .candidates import SelfLearner
 from .ports import WorkMemoryWriter
@@ -145,12 +146,13 @@ class DigestService:
             out.append((f"chat:{path}", batch, len(messages)))
         return out
 
-    def _extract(self, batch: Batch, pool: list[dict[str, str]]) -> ValidationReport:
+    def _extract(
+        self, batch: Batch, pool: list[dict[str, str]], client: MeteredClient | None
+    ) -> ValidationReport:
         # Scene labels take their project from the messages (spec 001): one they name,
         # or the one they were recorded in; registered ids only help to match a name.
         # The project focused now (perhaps another notebook's) is never a guess.
         known = sorted(self.ctx.projects.known())
-        client = self.ctx.settings.llm
         if client is not None:
             return extract_with_llm(client, batch, pool, known_projects=known)
         scenes = extract_work_memories(batch, pool, known_projects=known)
@@ -190,12 +192,28 @@ class DigestService:
             extra={k: v for k, v in extra.items() if v is not None},
         )
 
-    def digest(self, session: str | None = None) -> DigestReport:
-        """Digest every batch not yet consumed (or one session's); report what was stored."""
+    def digest(self, session: str | None = None, *, background: bool = False) -> DigestReport:
+        """Digest every batch not yet consumed (or one session's); report what was stored.
+
+        An LLM call counts against today's budget (llm_budget.py). A
+        ``background`` digest (a session's end, nobody asked) whose budget is
+        spent uses the embedded extractor instead and says so in ``notice``; a
+        person's request runs anyway and ``notice`` says it went over.
+        """
         if not self.ctx.settings.enabled:
             raise PolicyError(M_("memory is disabled by the person; nothing is extracted"))
         focused = self.ctx.projects.project_id
-        extractor = "llm" if self.ctx.settings.llm is not None else "deterministic"
+        llm = self.ctx.settings.llm
+        client = None
+        notice: str | None = None
+        if llm is not None:
+            budget = self.ctx.settings.budget
+            spend = budget.spend()
+            if background and spend.spent:
+                notice = spend.notice("digest")
+            else:
+                client = budget.client(llm, use="digest", background=background)
+        extractor = "llm" if client is not None else "deterministic"
         batches: list[DigestedBatch] = []
         stored: list[StoredWorkMemory] = []
         rejected: list[Rejection] = []
@@ -204,7 +222,12 @@ class DigestService:
             # the pool of the project the batch was recorded in (older inboxes: focus)
             project_key = _recorded_project(batch) or focused or NO_PROJECT
             pool = self.store.pool(project_key)
-            verdict = self._extract(batch, pool)
+            try:
+                verdict = self._extract(batch, pool, client)
+            except LLMBudgetSpentError as exc:
+                # spent during this background digest: the rest without an LLM, said once
+                notice, client, extractor = str(exc), None, "deterministic"
+                verdict = self._extract(batch, pool, None)
             new_labels = [m.scene.label for m in verdict.accepted if m.scene.status == "new"]
             ids = (
                 self.store.add_scenes(project_key, [x for x in new_labels if x])
@@ -232,7 +255,9 @@ class DigestService:
             )
             stored.extend(here)
             rejected.extend(verdict.rejected)
-        return DigestReport(extractor, batches, stored, rejected, proposed)
+        if client is not None and client.went_over and client.spend is not None:
+            notice = over_budget_note(client.spend)
+        return DigestReport(extractor, batches, stored, rejected, proposed, notice)
 
 
 def _recorded_project(batch: Batch) -> str | None:

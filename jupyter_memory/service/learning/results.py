@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ..._i18n import M_
 from ...core.learning.corrections import Thresholds
 from ...core.learning.work_memory import Rejection
 from ..results import MappingResult
@@ -73,6 +74,18 @@ class DigestReport(MappingResult):
     stored: list[StoredWorkMemory]
     rejected: list[Rejection]
     proposed: list[LearnedProposal]
+    # The LLM budget's word: spent (a background digest used the embedded
+    # extractor) or, for a person's request, that it went over today's budget.
+    notice: str | None = None
+
+    def review_notice(self, how: str = "%memories --review") -> str | None:
+        """The one line a digest leaves where the person is (issue 32): what waits for review."""
+        n = len(self.stored)
+        if n == 0:
+            return None
+        if n == 1:
+            return M_("1 memory from this session waits for review: {how}", how=how)
+        return M_("{n} memories from this session wait for review: {how}", n=n, how=how)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -81,6 +94,8 @@ class DigestReport(MappingResult):
             "stored": [s.to_dict() for s in self.stored],
             "rejected": [r.to_dict() for r in self.rejected],
             "proposed": [p.to_dict() for p in self.proposed],
+            "notice": self.notice,
+            "review_notice": self.review_notice(),
         }
 
 

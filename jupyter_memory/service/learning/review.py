@@ -83,6 +83,12 @@ class ReviewService:
         self.writer = writer
         self.queue = queue
 
+    def unreviewed_count(self) -> int:
+        """How many memories wait for review (index rows only: cheap at a session's start)."""
+        return sum(
+            1 for root in self.ctx.projects.roots() for row in root.rows() if not row.reviewed
+        )
+
     def unreviewed(self, *, limit: int | None = None) -> list[UnreviewedMemory]:
         """Memories waiting for review, newest first, with their evidence and scene."""
         rows = [

@@ -63,7 +63,19 @@ def test_digest_service_stores_unreviewed_work_memories(ctx, ops, learner):
     assert digests.digest_pending() == 3
     report = digests.digest()
     assert isinstance(report, DigestReport) and report.extractor == "deterministic"
-    assert list(report.to_dict()) == ["extractor", "batches", "stored", "rejected", "proposed"]
+    assert list(report.to_dict()) == [
+        "extractor",
+        "batches",
+        "stored",
+        "rejected",
+        "proposed",
+        "notice",
+        "review_notice",
+    ]
+    assert report.notice is None  # no LLM, no budget to speak of
+    assert report.review_notice() == (
+        "1 memory from this session waits for review: %memories --review"
+    )
     (batch,) = report.batches
     assert batch.to_dict() == {
         "source": "inbox:kernel-1",
