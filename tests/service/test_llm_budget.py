@@ -118,7 +118,7 @@ def test_a_background_reorganize_is_refused_when_spent(mem) -> None:
     mem.llm = ScriptedLLM("## Rules\n- Always use UTC\n## Info\n")
     files = mem.knowledge_services.files
     with pytest.raises(LLMBudgetSpentError, match="reorganizing"):
-        files.reorganize("user", background=True)
+        files.reorganize("user", trigger="preinject")
     result = mem.reorganize("user")  # the person's Reorganize runs
     assert result.used_llm
 

@@ -90,7 +90,8 @@ def one_of_everything(mem: Memory, clock, project_dir: Path, ws: Path) -> None:
     mem.remember("an old daily note", type="episodic", tier="daily", created=old)
     clock.advance(days=1)
     assert mem.archive()["archived"], "nothing reached the cold archive"
-    mem.save_knowledge("user", "## Rules\n\n- Use ISO dates.\n\n## Info\n")
+    # a true duplicate, so the reorganize below has something to change and writes
+    mem.save_knowledge("user", "## Rules\n\n- Use ISO dates.\n- Use ISO dates.\n\n## Info\n")
     mem.save_knowledge("project", "## Rules\n\n- Weeks start on Monday.\n\n## Info\n")
     mem.reorganize("user")  # writes knowledge.md.bak first
     kept = mem.propose("Always log the query", "rule", "Always log the query", source="manual")
