@@ -25,6 +25,7 @@ else:  # pragma: no cover - Python 3.10
 
 from .._i18n import M_
 from ..exceptions import ParseError, ValidationError
+from . import json_text_edit as jt
 
 SERVER_NAME = "jupyter-memory"
 
@@ -143,6 +144,72 @@ def _ours(item: Any) -> bool:
     return isinstance(item, dict) and item.get("name") == SERVER_NAME
 
 
+def _kept_layout(before: str | None, meant: dict[str, Any], edit: Any) -> str:
+    """``edit(before)``, our member changed in place, when it says exactly ``meant``;
+    else the whole document re-dumped with the file's indentation."""
+    if before is not None and before.strip():
+        try:
+            after: str = edit(before)
+            if json.loads(after) == meant:
+                return after
+        except (ValueError, IndexError, KeyError):
+            pass
+    return _dump(meant, before)
+
+
+def _find(found: list[jt.Member], key: str) -> jt.Member | None:
+    return next((m for m in found if m.key == key), None)
+
+
+def _ours_at(text: str, found: list[jt.Member]) -> list[int]:
+    return [i for i, m in enumerate(found) if _ours(json.loads(text[m.value_start : m.end]))]
+
+
+def _add_in_place(fmt: Format, value: Any, indent: int | str) -> Any:
+    key = _container_key(fmt)
+
+    def edit(text: str) -> str:
+        top_at = jt.top(text)
+        holder = _find(jt.members(text, top_at)[1], key)
+        if holder is None:
+            wrapped = [value] if fmt == "jupyter-ai" else {SERVER_NAME: value}
+            return jt.insert(text, top_at, key, wrapped, indent)
+        found = jt.members(text, holder.value_start)[1]
+        if fmt == "jupyter-ai":
+            at = _ours_at(text, found)
+            if len(at) == 1:
+                return jt.replace(text, found[at[0]], value, indent)
+            return jt.insert(text, holder.value_start, None, value, indent)
+        mine = _find(found, SERVER_NAME)
+        if mine is not None:
+            return jt.replace(text, mine, value, indent)
+        return jt.insert(text, holder.value_start, SERVER_NAME, value, indent)
+
+    return edit
+
+
+def _remove_in_place(fmt: Format, drop_container: bool) -> Any:
+    key = _container_key(fmt)
+
+    def edit(text: str) -> str:
+        top_at = jt.top(text)
+        holder = _find(jt.members(text, top_at)[1], key)
+        assert holder is not None
+        found = jt.members(text, holder.value_start)[1]
+        if fmt == "jupyter-ai":
+            at = _ours_at(text, found)
+        else:
+            at = [i for i, m in enumerate(found) if m.key == SERVER_NAME]
+        for index in reversed(at):
+            text = jt.delete(text, holder.value_start, index)
+        if drop_container and not jt.members(text, holder.value_start)[1]:
+            tops = jt.members(text, top_at)[1]
+            text = jt.delete(text, top_at, tops.index(_find(tops, key) or holder))
+        return text
+
+    return edit
+
+
 def json_add(before: str | None, fmt: Format, entry: ServerEntry, path: str) -> Edit:
     data = parse_json(before, path)
     container = _container(data, fmt, path)
@@ -160,7 +227,8 @@ def json_add(before: str | None, fmt: Format, entry: ServerEntry, path: str) -> 
             return Edit(before, before)
         servers[SERVER_NAME] = value
         data[key] = servers
-    return Edit(before, _dump(data, before))
+    edit = _add_in_place(fmt, value, _indent_of(before or ""))
+    return Edit(before, _kept_layout(before, data, edit))
 
 
 def json_entry(text: str | None, fmt: Format, path: str) -> Any:
@@ -189,7 +257,7 @@ def json_remove(before: str | None, fmt: Format, path: str, *, drop_container: b
         data[key] = rest
     else:
         del data[key]
-    return Edit(before, _dump(data, before))
+    return Edit(before, _kept_layout(before, data, _remove_in_place(fmt, drop_container)))
 
 
 # --- TOML (Codex's config.toml) -----------------------------------------------------------
