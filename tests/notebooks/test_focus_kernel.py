@@ -136,9 +136,13 @@ def test_memories_frame_in_a_focused_notebook_has_the_projects_memories(
             "df = frames.memories_frame()\n"
             "print('TITLES', sorted(df.title), sorted(set(df.project.dropna())))"
         ),
+        nbformat.v4.new_code_cell("%memories --stats"),
     ]
     nbformat.write(nb, str(nb_path))
     texts = _run(nb_path, memory_home)
     line = next(t for t in texts if t.startswith("TITLES"))
     assert "'refunds rule'" in line and "'退款规则'" in line, line
     assert "['sales-q3']" in line, line
+    # %memories --stats counts the same memories, in the same project.
+    stats = next(t for t in texts if "by_project" in t or "total" in t)
+    assert "sales-q3 2" in stats, stats
