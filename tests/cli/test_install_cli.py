@@ -343,3 +343,42 @@ def test_cli_in_a_subprocess_installs_and_uninstalls_codex(tmp_path: Path) -> No
     assert refused.returncode != 0
     assert str(broken) in refused.stderr and "not valid JSON" in refused.stderr
     assert broken.read_text() == "{oops"
+
+
+def test_the_installed_entry_starts_a_server_an_mcp_client_reaches(tmp_path: Path) -> None:
+    """The entry written for Claude Code's project file, run as that client would run it."""
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from jupyter_memory import Memory
+
+    project = tmp_path / "sales-q3"
+    project.mkdir()
+    with Memory(project=str(project)) as person:  # registered by the person
+        person.save_knowledge("project", "## Rules\n- Refunds net against the order month.\n")
+    target = svc.TARGETS["claude-code"]
+    path = _file("claude-code", Path.home(), project)
+    entry = svc.entry_for(
+        target,
+        project=project,
+        memory_home=None,
+        url=None,
+        token=None,
+        command=[sys.executable, "-m", "jupyter_memory.cli.main"],
+    )
+    svc.install(target, path, entry, dry_run=False)
+    server = json.loads(path.read_text())["mcpServers"]["jupyter-memory"]
+
+    async def context() -> str:
+        params = StdioServerParameters(
+            command=server["command"], args=server["args"], env=dict(os.environ), cwd=project
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            result = await s.call_tool("memory_context", {})
+            return "".join(getattr(c, "text", "") for c in result.content)
+
+    # --project auto, started in the project folder: the project's knowledge.
+    assert "Refunds net against the order month." in asyncio.run(context())
