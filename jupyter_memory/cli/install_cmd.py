@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._i18n import tr
+from .._i18n import M_, tr
+from ..exceptions import ValidationError
 from .output import emit_json
 
 
@@ -18,6 +19,11 @@ def _install(args: argparse.Namespace) -> int:
     target = svc.target_named(args.target)
     project = getattr(args, "project", None)
     folder = Path(project).expanduser().resolve() if project else None
+    if folder is not None and not folder.is_dir():
+        # The tool's project file goes in a folder: an id or a typo would make one elsewhere.
+        raise ValidationError(
+            M_("{path} is not a folder: give the project's folder", path=folder), field="--project"
+        )
     path = svc.config_file(target, project=folder, **svc.default_paths())
     if args.uninstall:
         result = svc.uninstall(target, path, dry_run=args.dry_run)

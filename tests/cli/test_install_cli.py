@@ -382,3 +382,10 @@ def test_the_installed_entry_starts_a_server_an_mcp_client_reaches(tmp_path: Pat
 
     # --project auto, started in the project folder: the project's knowledge.
     assert "Refunds net against the order month." in asyncio.run(context())
+
+
+def test_project_must_be_a_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["install", "cursor", "--project", "no-such-folder"]) != 0
+    err = capsys.readouterr().err
+    assert "no-such-folder is not a folder" in err and "--project" in err
+    assert not (Path.cwd() / "no-such-folder").exists()
