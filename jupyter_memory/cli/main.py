@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "jupyter_memory.cli.team_cmd",
     "jupyter_memory.cli.demo_cmd",
     "jupyter_memory.cli.agents_cmd",
+    "jupyter_memory.cli.install_cmd",
     "jupyter_memory.cli.digest_cmd",
     "jupyter_memory.cli.learning_cmd",
     "jupyter_memory.cli.archive_cmd",

@@ -31,10 +31,27 @@ Columns (dtypes):
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..service.memory import Memory
+
+# Set by ``%load_ext jupyter_memory`` (magics/__init__.py): the kernel's own ``Memory``,
+# held under the kernel session's lock, so a frame without ``memory=`` reads the
+# project in use for this notebook, as ``%recall`` does (issue 30). None outside a
+# kernel with the extension loaded: a ``Memory()`` on the default home.
+KernelMemory = Callable[[], AbstractContextManager["Memory"]]
+_kernel_memory: KernelMemory | None = None
+
+
+def use_kernel_memory(provider: KernelMemory | None) -> None:
+    """The kernel's ``Memory`` for frames called without one (``None``: forget it)."""
+    global _kernel_memory
+    _kernel_memory = provider
+
 
 MEMORY_COLUMNS = [
     "id",
@@ -79,12 +96,17 @@ KNOWLEDGE_COLUMNS = ["layer", "project", "section", "label", "text", "position",
 AUDIT_COLUMNS = ["at", "action", "actor", "layer", "id", "sha256", "path"]
 
 
-def _memory(memory: Memory | None) -> Memory:
+@contextlib.contextmanager
+def _memory(memory: Memory | None) -> Iterator[Memory]:
     if memory is not None:
-        return memory
-    from ..service.memory import Memory
+        yield memory
+    elif _kernel_memory is not None:
+        with _kernel_memory() as mem:
+            yield mem
+    else:
+        from ..service.memory import Memory
 
-    return Memory()
+        yield Memory()
 
 
 def _typed(frame: Any, times: list[str], categories: list[str]) -> Any:
@@ -101,7 +123,8 @@ def memories_frame(memory: Memory | None = None) -> Any:
     """Every memory of the user layer and the focused project, with attention and heat."""
     import pandas as pd
 
-    rows = _memory(memory).list()
+    with _memory(memory) as mem:
+        rows = mem.list()
     frame = pd.DataFrame(rows, columns=MEMORY_COLUMNS)
     frame["access_count"] = frame["access_count"].fillna(0).astype("int64")
     frame["confidence"] = frame["confidence"].astype("float64")
@@ -119,7 +142,9 @@ def queue_frame(memory: Memory | None = None) -> Any:
     import pandas as pd
 
     rows = []
-    for p in _memory(memory).queue(include_decided=True):
+    with _memory(memory) as mem:
+        proposals = mem.queue(include_decided=True)
+    for p in proposals:
         d = p.to_dict()
         origin = d.pop("quote_origin", None) or {}
         d.update({k: origin.get(k) for k in ("cell_id", "message_id", "notebook_path")})
@@ -138,31 +163,31 @@ def knowledge_frame(memory: Memory | None = None, projects: list[str] | None = N
     """Leaf entries of User knowledge and of each project's knowledge (default: all known)."""
     import pandas as pd
 
-    mem = _memory(memory)
-    places: list[tuple[str, str | None]] = [("user", None)]
-    for project in projects if projects is not None else sorted(mem.known_projects()):
-        places.append(("project", project))
     rows = []
-    for layer, pid in places:
-        doc = mem.knowledge_doc(layer, project=pid)
-        path = mem.library_status(layer, project=pid).path
-        for section, entries in (("rules", doc.rules), ("info", doc.info)):
-            position = 0
-            for entry in entries:
-                leaves = [(entry.text, c) for c in entry.children] or [("", entry.text)]
-                for label, text in leaves:
-                    rows.append(
-                        {
-                            "layer": layer,
-                            "project": pid,
-                            "section": section,
-                            "label": label,
-                            "text": text,
-                            "position": position,
-                            "path": path,
-                        }
-                    )
-                    position += 1
+    with _memory(memory) as mem:
+        places: list[tuple[str, str | None]] = [("user", None)]
+        for project in projects if projects is not None else sorted(mem.known_projects()):
+            places.append(("project", project))
+        for layer, pid in places:
+            doc = mem.knowledge_doc(layer, project=pid)
+            path = mem.library_status(layer, project=pid).path
+            for section, entries in (("rules", doc.rules), ("info", doc.info)):
+                position = 0
+                for entry in entries:
+                    leaves = [(entry.text, c) for c in entry.children] or [("", entry.text)]
+                    for label, text in leaves:
+                        rows.append(
+                            {
+                                "layer": layer,
+                                "project": pid,
+                                "section": section,
+                                "label": label,
+                                "text": text,
+                                "position": position,
+                                "path": path,
+                            }
+                        )
+                        position += 1
     frame = pd.DataFrame(rows, columns=KNOWLEDGE_COLUMNS)
     frame["position"] = frame["position"].astype("int64")
     return _typed(frame, [], ["layer", "section"])
@@ -172,7 +197,8 @@ def audit_frame(memory: Memory | None = None) -> Any:
     """The audit log: who did what, when (a forgotten memory keeps only id and hash)."""
     import pandas as pd
 
-    records: list[dict[str, Any]] = list(_memory(memory).audit_records())
+    with _memory(memory) as mem:
+        records: list[dict[str, Any]] = list(mem.audit_records())
     extra = sorted({k for r in records for k in r} - set(AUDIT_COLUMNS))
     frame = pd.DataFrame(records, columns=AUDIT_COLUMNS + extra)
     return _typed(frame, ["at"], ["action", "actor", "layer"])
@@ -187,7 +213,8 @@ def knowledge_history_frame(memory: Memory | None = None, project: str | None = 
     """A project's knowledge history, git and the audit log together (docs/teams.md)."""
     import pandas as pd
 
-    rows = [r.to_dict() for r in _memory(memory).knowledge_history(project=project)]
+    with _memory(memory) as mem:
+        rows = [r.to_dict() for r in mem.knowledge_history(project=project)]
     frame = pd.DataFrame(rows, columns=HISTORY_COLUMNS)
     return _typed(frame, ["at"], ["change", "section", "source"])
 

@@ -8,8 +8,10 @@ configurable and the worker thread again.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from typing import Any
 
+from .. import frames
 from ..agents.ask_magic import register_ask, unregister_ask
 from . import boundary_feed, completion, digest_feed, evidence_feed
 from .memory_magics import MemoryMagics
@@ -32,8 +34,19 @@ def load_extension(shell: Any) -> MemoryMagics:
     # LLM extraction at conversation ends, not per cell; its atexit runs before the digest's
     boundary_feed.install(shell, magics)
     completion.install(shell, magics)  # tab completion of actions, options and values
+    frames.use_kernel_memory(_kernel_memory(magics))  # frames read this notebook's project
     _LOADED[id(shell)] = magics
     return magics
+
+
+def _kernel_memory(magics: MemoryMagics) -> frames.KernelMemory:
+    @contextlib.contextmanager
+    def held() -> Iterator[Any]:
+        # The worker thread shares this Memory: frames take the session's lock as magics do.
+        with magics.session.lock:
+            yield magics.session.memory
+
+    return held
 
 
 def unload_extension(shell: Any) -> None:
@@ -47,6 +60,7 @@ def unload_extension(shell: Any) -> None:
     evidence_feed.uninstall(shell, magics)
     boundary_feed.uninstall(shell, magics)
     completion.uninstall(shell, magics)
+    frames.use_kernel_memory(None)
     while magics in shell.configurables:
         shell.configurables.remove(magics)
     for kind, table in magics.magics.items():

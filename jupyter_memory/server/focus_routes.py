@@ -32,19 +32,27 @@ class FocusBody(_Body):
     project: str | None = Field(description="a registered project id, or null for no project")
 
 
+def server_root(handler: MemoryHandler) -> Path:
+    return Path(os.path.realpath(handler.settings.get("server_root_dir") or os.getcwd()))
+
+
+def notebook_at(handler: MemoryHandler, path: str) -> Path:
+    """The notebook's absolute path, inside the server's root (links resolved)."""
+    if not path.endswith(".ipynb"):
+        raise ValidationError(f"{path!r} is not a notebook (.ipynb)", field="path")
+    root = server_root(handler)
+    full = Path(os.path.realpath(root / path.lstrip("/")))
+    if root != full and root not in full.parents:
+        raise UnsafeNameError(f"{path!r} is outside the server's root folder", field="path")
+    return full
+
+
 class FocusHandler(MemoryHandler):
     def _root(self) -> Path:
-        return Path(os.path.realpath(self.settings.get("server_root_dir") or os.getcwd()))
+        return server_root(self)
 
     def _notebook(self, path: str) -> Path:
-        """The notebook's absolute path, inside the server's root (links resolved)."""
-        if not path.endswith(".ipynb"):
-            raise ValidationError(f"{path!r} is not a notebook (.ipynb)", field="path")
-        root = self._root()
-        full = Path(os.path.realpath(root / path.lstrip("/")))
-        if root != full and root not in full.parents:
-            raise UnsafeNameError(f"{path!r} is outside the server's root folder", field="path")
-        return full
+        return notebook_at(self, path)
 
     def _answer(self, memory: Memory, path: str, notebook: Path) -> dict[str, Any]:
         found = memory.focus_of(notebook=notebook).to_dict()

@@ -6,6 +6,7 @@ from tornado import web
 
 from ..core.memories.recall_query import RecallQuery
 from .base import READ, MemoryHandler, authorized, off_loop
+from .focus_routes import notebook_at
 
 MAX_LIMIT = 200
 # Recall ranks at most 1,000 hits (RecallQuery); the deepest page ends there.
@@ -21,11 +22,17 @@ class MemoriesHandler(MemoryHandler):
         # Later pages (issue 16): recall ranks offset + limit + 1 hits, the extra
         # one tells whether more follow.
         offset = self.int_arg("offset", 0, 0, MAX_OFFSET)
+        project = self.project_arg()
+        path = self.get_argument("path", "")
+        if project is None and path:
+            # ?path=<notebook>: the project in use for it, the one its kernel's %recall
+            # searches (the person's choice, else the registered project it sits in).
+            project = self.backend.memory.focus_of(notebook=notebook_at(self, path)).project
         query = RecallQuery.of(
             self.get_argument("q", ""),
             type=self.get_argument("type", None) or None,
             tier=self.get_argument("tier", None) or None,
-            project=self.project_arg(),
+            project=project,
             recent=self.get_argument("recent", None) or None,
             limit=offset + limit + 1,
             level="snippet",

@@ -95,6 +95,26 @@ export class MemoriesView extends Widget {
     this._query.focus();
   }
 
+  /**
+   * The active notebook (its path under the Jupyter root, or null): the search
+   * sends it, and the server searches the project in use for it, the one its
+   * kernel's `%recall` searches (issue 30).
+   */
+  setNotebook(path: string | null): void {
+    this._notebook = path;
+  }
+
+  /** The project in use changed: hits already shown are searched again. */
+  setProject(project: string | null): void {
+    if (project === this._project) {
+      return;
+    }
+    this._project = project;
+    if (this.node.dataset.loaded === 'true') {
+      void this.search();
+    }
+  }
+
   /** The first page of hits for the query, or (``offset`` > 0) the next page below. */
   async search(offset = 0): Promise<void> {
     try {
@@ -106,7 +126,8 @@ export class MemoriesView extends Widget {
           type: this._type.value,
           recent: this._recent.value,
           limit: String(PAGE),
-          offset: String(offset)
+          offset: String(offset),
+          path: this._notebook
         }
       );
       if (offset === 0) {
@@ -151,6 +172,8 @@ export class MemoriesView extends Widget {
   }
 
   private _shown = 0;
+  private _notebook: string | null = null;
+  private _project: string | null = null;
   private readonly _more: HTMLButtonElement;
   private readonly _query: HTMLInputElement;
   private readonly _type: HTMLSelectElement;

@@ -64,8 +64,10 @@ export class MemoryPanel extends Panel {
     const pick = () => void this.pickProject();
     this.queue.onPickProject = pick;
     this.projectKnowledge.onPickProject = pick;
-    this.focusLine.onFocus = project =>
+    this.focusLine.onFocus = project => {
       this.projectKnowledge.setFocused(project);
+      this.memories.setProject(project);
+    };
     this.focusLine.onAddFolder = () => this.pickProject();
 
     this._badge = el('span', {
@@ -179,6 +181,7 @@ export class MemoryPanel extends Panel {
 
   /** The active notebook changed (its path under the Jupyter root, or null). */
   async setNotebook(path: string | null): Promise<void> {
+    this.memories.setNotebook(path);
     if (path !== this.focusLine.notebook) {
       await this.focusLine.track(path);
     }

@@ -128,3 +128,35 @@ def test_the_panel_sets_the_focus_the_kernel_follows_and_the_status_bar_shows_it
     wait_idle_after_run(page)
     assert "No project focused" in _cell_output(page, 1, "No project focused")
     assert not page.js_errors, page.js_errors
+
+
+def test_the_panels_memories_search_finds_the_focused_projects_memories(page, lab, lab_mem):
+    """Issue 30: 0 hits for "refunds" / "退款" in a focused notebook where %recall found them."""
+    sales = lab.root / "refund-proj"
+    sales.mkdir(exist_ok=True)
+    lab_mem.register_project(sales)
+    lab_mem.remember("Refunds are netted against the order month.", project="refund-proj")
+    lab_mem.remember("Refunds over 500 need a second approver.", project="refund-proj")
+    lab_mem.remember("退款按订单月份冲抵，不跨月。", project="refund-proj")
+    (lab.root / "refund-analysis").mkdir(exist_ok=True)
+    write_notebook(
+        lab.root / "refund-analysis" / "refunds.ipynb",
+        ["%load_ext jupyter_memory", "%memory focus ../refund-proj"],
+    )
+    run_notebook(page, lab, "refund-analysis/refunds.ipynb")
+    wait_idle_after_run(page)
+    page.wait_for_selector(f"{FOCUS}[data-project='refund-proj']", timeout=15_000)
+    show_tab(page, "memories")
+    search = page.locator("#jm-memories .jm-search")
+    for query, text in (("refunds", "second approver"), ("退款", "不跨月")):
+        search.fill(query)
+        search.press("Enter")
+        page.locator("#jm-memories .jm-hit", has_text=text).wait_for(timeout=15_000)
+    assert page.locator("#jm-memories .jm-hit").count() == 1  # 退款: the one Chinese memory
+    search.fill("refunds")
+    search.press("Enter")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#jm-memories .jm-hit').length === 2", timeout=15_000
+    )
+    screenshot(page, "21-memories-of-the-focused-project")
+    assert not page.js_errors, page.js_errors

@@ -113,3 +113,36 @@ def test_focus_in_a_notebook_reaches_the_chat_and_the_mcp_session_beside_it(
         "project:      sales-q3" in t and "chosen for this notebook" in t
         for t in _run(nb_path, memory_home)
     )
+
+
+def test_memories_frame_in_a_focused_notebook_has_the_projects_memories(
+    tmp_path: Path, memory_home: Path
+) -> None:
+    project = tmp_path / "sales-q3"
+    project.mkdir()
+    work = tmp_path / "analysis"
+    work.mkdir()
+    with Memory(memory_home, project=str(project)) as person:
+        person.remember("Refunds are netted against the order month.", title="refunds rule",
+                        project="sales-q3")
+        person.remember("退款按订单月份冲抵。", title="退款规则", project="sales-q3")
+    nb_path = work / "orders.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("%load_ext jupyter_memory"),
+        nbformat.v4.new_code_cell(f"%memory focus {project}"),
+        nbformat.v4.new_code_cell(
+            "from jupyter_memory import frames\n"
+            "df = frames.memories_frame()\n"
+            "print('TITLES', sorted(df.title), sorted(set(df.project.dropna())))"
+        ),
+        nbformat.v4.new_code_cell("%memories --stats"),
+    ]
+    nbformat.write(nb, str(nb_path))
+    texts = _run(nb_path, memory_home)
+    line = next(t for t in texts if t.startswith("TITLES"))
+    assert "'refunds rule'" in line and "'退款规则'" in line, line
+    assert "['sales-q3']" in line, line
+    # %memories --stats counts the same memories, in the same project.
+    stats = next(t for t in texts if "by_project" in t or "total" in t)
+    assert "sales-q3 2" in stats, stats

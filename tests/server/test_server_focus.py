@@ -95,3 +95,30 @@ async def test_bad_input_is_refused_and_registers_nothing(
     _notebook(planted, "n.ipynb")
     code, data = await api("GET", "focus", params={"path": "cloned/n.ipynb"})
     assert data["project"] is None and data["unregistered_path"] == "cloned"
+
+
+async def test_memories_search_uses_the_project_in_use_for_the_notebook(
+    api, jp_root_dir: Path, server_memory: Memory
+) -> None:
+    """Issue 30: the panel's search found 0 hits where %recall in the notebook found them."""
+    nb = _notebook(jp_root_dir, "analysis/orders.ipynb")
+    sales = jp_root_dir / "sales-q3"
+    sales.mkdir()
+    server_memory.focus(sales, notebook=nb)  # %memory focus in the notebook's kernel
+    with Memory(server_memory.home, project=str(sales)) as kernel:
+        kernel.remember("Refunds are netted against the order month.", project="sales-q3")
+        kernel.remember("Refunds over 500 need a second approver.", project="sales-q3")
+        kernel.remember("退款按订单月份冲抵。", project="sales-q3")
+    for q, hits in (("refunds", 2), ("退款", 1)):
+        params = {"q": q, "path": "analysis/orders.ipynb"}
+        code, data = await api("GET", "memories", params=params)
+        assert code == 200 and data["count"] == hits, (q, data)
+        assert {h["project"] for h in data["hits"]} == {"sales-q3"}
+        code, data = await api("GET", "memories", params={"q": q, "project": "sales-q3"})
+        assert code == 200 and data["count"] == hits
+    # A notebook without a project: the User layer only.
+    _notebook(jp_root_dir, "elsewhere/x.ipynb")
+    code, data = await api("GET", "memories", params={"q": "refunds", "path": "elsewhere/x.ipynb"})
+    assert code == 200 and data["count"] == 0
+    code, data = await api("GET", "memories", params={"q": "refunds", "path": "../out.ipynb"})
+    assert code == 422 and data["field"] == "path"
