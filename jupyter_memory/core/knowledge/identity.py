@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..._i18n import M_, Message
+from ..text import search_word
 from .identity_analysis import (
     ONE_SIDED_SLOTS,
     SUBJECT_SLOTS,
@@ -114,8 +115,16 @@ def _subject_conflict(x: Analysed, y: Analysed) -> str | None:
                 continue  # "Texas and Florida" → "Texas, Florida and Georgia": a wider scope
             return slot
         if slot in ONE_SIDED_SLOTS:
+            if slot == "table" and _named_as_word(a or b, y if a else x):
+                continue  # "filter events …: the table is …" against "the events table"
             return slot
     return None
+
+
+def _named_as_word(tables: frozenset[str], other: Analysed) -> bool:
+    """Each table's name is a word of the other text, which names it without "table"."""
+    stems = [search_word(t) for t in tables]
+    return all(s is not None and s in other.tokens for s in stems)
 
 
 def _value_change(x: Analysed, y: Analysed) -> str | None:
