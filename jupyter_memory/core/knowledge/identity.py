@@ -136,10 +136,6 @@ def _value_change(x: Analysed, y: Analysed) -> str | None:
     return None
 
 
-def _slot_tokens(x: Analysed, slots: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(f"{s}:{v}" for s in slots for v in x.slot(s))
-
-
 def _strong(tokens: frozenset[str], other: Analysed) -> frozenset[str]:
     """Tokens that name something the other text lacks.
 
@@ -147,7 +143,7 @@ def _strong(tokens: frozenset[str], other: Analysed) -> frozenset[str]:
     characters both occur in the other text: reordered Chinese ("退款激增来自测试账号"
     / "测试账号导致退款激增") makes new bigrams across word boundaries, not new words.
     """
-    chars = {ch for t in other.tokens if not t.isascii() for ch in t}
+    chars = other.cjk_chars
     return frozenset(
         t
         for t in tokens
@@ -160,20 +156,13 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     x, y = analyse(a), analyse(b)
     if x.key == y.key:
         return Identity(Relation.SAME, M_("the same words"), overlap=1.0)
-    topic_x = x.tokens | _slot_tokens(x, SUBJECT_SLOTS)
-    topic_y = y.tokens | _slot_tokens(y, SUBJECT_SLOTS)
-    marks_x = frozenset(f"<{m}>" for m in x.markers)
-    marks_y = frozenset(f"<{m}>" for m in y.markers)
-    full_x = topic_x | marks_x | _slot_tokens(x, VALUE_SLOTS)
-    full_y = topic_y | marks_y | _slot_tokens(y, VALUE_SLOTS)
+    topic_x = x.tokens | x.subject_tokens
+    topic_y = y.tokens | y.subject_tokens
+    full_x = topic_x | x.marker_tokens | x.value_tokens
+    full_y = topic_y | y.marker_tokens | y.value_tokens
     overlap = _dice(full_x, full_y)
     topic = _dice(topic_x, topic_y)
-    slots_shared = bool(_slot_tokens(x, SUBJECT_SLOTS) & _slot_tokens(y, SUBJECT_SLOTS))
-    words_x, words_y = x.tokens | x.slot("entity"), y.tokens | y.slot("entity")
-    only_x, only_y = _strong(words_x - words_y, y), _strong(words_y - words_x, x)
-    # One word in place of another on both sides names another object ("refunds" /
-    # "taxes", "actuals" / "forecasts"): never the same entry, nor an update of it.
-    substituted = bool(only_x) and bool(only_y)
+    slots_shared = bool(x.subject_tokens & y.subject_tokens)
     # The cosine costs an embedding per new text: asked for only where it can decide.
     cosine: float | None = None
 
@@ -192,6 +181,12 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
         return made(kind, M_("a different {slot}", slot=slot), slot)
     if overlap < RELATED_AT and not slots_shared:
         return made(Relation.UNRELATED, M_("nothing in common"))
+    # (Read only now: most pairs of a listing have left above.)
+    words_x, words_y = x.words, y.words
+    only_x, only_y = _strong(words_x - words_y, y), _strong(words_y - words_x, x)
+    # One word in place of another on both sides names another object ("refunds" /
+    # "taxes", "actuals" / "forecasts"): never the same entry, nor an update of it.
+    substituted = bool(only_x) and bool(only_y)
 
     polar = x.negated != y.negated or (
         {"excl", "incl"} <= (x.markers | y.markers)

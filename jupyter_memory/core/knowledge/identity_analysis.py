@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from ..text import normalize, search_word
 
@@ -413,6 +413,32 @@ class Analysed:
 
     def slot(self, name: str) -> frozenset[str]:
         return self.slots.get(name, frozenset())
+
+    # Derived sets, made once per text (analyse() is cached): relate() runs per pair, and a
+    # queue listing compares every pending proposal with every known entry.
+    @cached_property
+    def subject_tokens(self) -> frozenset[str]:
+        return self._slot_tokens(SUBJECT_SLOTS)
+
+    @cached_property
+    def value_tokens(self) -> frozenset[str]:
+        return self._slot_tokens(VALUE_SLOTS)
+
+    @cached_property
+    def marker_tokens(self) -> frozenset[str]:
+        return frozenset(f"<{m}>" for m in self.markers)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Content words and named entities: what a substitution is read from."""
+        return self.tokens | self.slot("entity")
+
+    @cached_property
+    def cjk_chars(self) -> frozenset[str]:
+        return frozenset(ch for t in self.tokens if not t.isascii() for ch in t)
+
+    def _slot_tokens(self, names: tuple[str, ...]) -> frozenset[str]:
+        return frozenset(f"{s}:{v}" for s in names for v in self.slot(s))
 
 
 def _slot_value(slot: str, value: str, match: re.Match[str]) -> str:
