@@ -188,3 +188,26 @@ def test_a_single_modal_character_is_not_cut_out_of_a_word() -> None:
     # 应 is "should" alone, but part of 响应 (response): 响应时长 is not 配送时长.
     rel = relate("响应时长用中位数。", "配送时长用中位数。")
     assert rel.kept_apart, rel
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Flag payouts that exceed $5,000.", "Flag payouts above $5,000."),
+        ("Flag payouts over $5,000.", "Flag payouts above $5,000."),
+        ("Suppliers with less than 3 deliveries are new.", "Suppliers with fewer than 3 deliveries are new."),
+        ("A lead scoring at least 70 is qualified.", "A lead scoring 70 or more is qualified."),
+        ("超过5000元的赔付要标记。", "5000元以上的赔付要标记。"),
+        ("近7天有下单的用户算活跃买家", "最近7天内有下单的用户算活跃买家"),
+    ],
+)  # fmt: skip
+def test_a_comparison_or_a_window_in_other_words_is_one(new: str, known: str) -> None:
+    assert same_entry(new, known), relate(new, known)
+
+
+def test_the_direction_of_a_comparison_keeps_rules_apart() -> None:
+    assert relate("Flag payouts below $5,000.", "Flag payouts above $5,000.").kept_apart
+    assert relate("低于5000元的赔付要标记。", "超过5000元的赔付要标记。").kept_apart
+    # "over" between two quantities still divides them.
+    assert same_entry("Conversion rate is orders over sessions.",
+                      "Conversion rate is orders divided by sessions.")  # fmt: skip

@@ -69,6 +69,18 @@ _PARTICLE_VERBS = _alts(
     "leave|leaves|leaving|left|take|takes|taking|took|filter|filters|filtered|filtering"
     "|strip|strips|stripped|weed|weeds|weeded|throw|throws|threw|thrown|keep|keeps|kept"
 )
+_AT_LEAST_EN = _alts(
+    "at least|or more|or higher|or above|or greater|or over|no less than|not less than"
+    "|a minimum of|minimum of|no fewer than|not fewer than"
+)
+_AT_LEAST_ZH = _alts("不低于|不少于|不小于|至少|达到|及以上|或以上")
+_MORE_EN = _alts(
+    "above|exceed|exceeds|exceeded|exceeding|more than|greater than|higher than|larger than"
+    "|longer than|in excess of|upwards of"
+)
+_MORE_ZH = _alts("超过|超出|大于|高于|多于|以上")
+_LESS_EN = _alts("below|less than|fewer than|lower than|shorter than|smaller than|beneath|short of")
+_LESS_ZH = _alts("少于|低于|小于|不足|不到|未满|以下")
 # Rewrites that make one wording of a general construction out of its variants, applied to the
 # normalised text before anything is read from it (order matters).
 _REWRITES: list[tuple[re.Pattern[str], str]] = [
@@ -83,6 +95,12 @@ _REWRITES: list[tuple[re.Pattern[str], str]] = [
     # A time window: "within the past 28 days" = "in the last 28 days" = "over the previous …".
     (re.compile(rf"\b(?:(?:with)?in|during|over|for|across) (?:the )?(?:{_RECENT})\b"), " last "),
     (re.compile(rf"\b(?:the )?(?:{_RECENT})\b"), " last "),
+    (re.compile(r"(?:最近|过去|近)(?=\d|[一二两三四五六七八九十])"), " "),
+    # A comparison in any of its words is one word, whose direction counts: "exceeds $5,000"
+    # = "above $5,000" = "over $5,000" = "超过5000" = "5000以上" (but "below" is another rule).
+    (re.compile(rf"\b(?:{_AT_LEAST_EN})\b|{_AT_LEAST_ZH}"), " atleast "),
+    (re.compile(rf"\b(?:{_MORE_EN})\b|\b(?:over|beyond) (?=[$€£¥]?\d)|{_MORE_ZH}"), " morethan "),
+    (re.compile(rf"\b(?:{_LESS_EN})\b|\bunder (?=[$€£¥]?\d)|{_LESS_ZH}"), " lessthan "),
     # A definition by membership names the metric: "a user counts as active" = "active users".
     (re.compile(rf"\b(?:{_DETERMINERS} )?({_MEMBERS})s? (?:{_COUNTS_AS}) (?:an? )?([a-z]+)\b"),
      r" \2 \1s "),
