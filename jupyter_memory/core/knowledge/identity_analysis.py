@@ -18,10 +18,19 @@
   ("not", "never", "rather than", 不, 别 …), so a paraphrase that says the same
   thing with a negation meets its positive wording, and "includes" against
   "excludes" is a contradiction rather than a rewording.
+* **constructions** — before anything is read, general constructions are
+  rewritten to one wording (``_REWRITES``): determiners are never a name ("the
+  table"), "one" after a determiner and "at least one" / "one or more" are no
+  number, time windows ("within the past" = "in the last" = 最近/近), particle
+  verbs ("leave X out"), a definition by membership ("a user counts as
+  active" = "active users") and comparisons with their direction ("exceeds" =
+  "above" = 超过 = 以上; "below" is another word). The tables are general
+  vocabulary; round two was measured on pairs written before it was tuned.
 * **tokens** — the content words: the recall analyser's English stems
   (:func:`jupyter_memory.core.text.search_word`, Snowball, stopwords dropped),
   Chinese split at function characters and cut into bigrams, fillers that
-  carry no rule ("must", "always", "make sure", 必须, 一律, 统一 …) dropped,
+  carry no rule ("must", "always", "make sure", 必须, 一律, 统一 …) and frame words
+  that say how, not what ("measure", "compute", "define", 计算, 视为, 记为 …) dropped,
   numbers written as digits ("third" → 3, 三 → 3), slots out of the text.
 """
 
