@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_memory.core.knowledge.identity import Relation, relate, same_entry
+from jupyter_memory.core.knowledge.identity_analysis import analyse
 
 SAMPLE = Path(__file__).parents[1] / "data" / "identity_pairs_sample.json"
 AS_LABEL = {
@@ -91,3 +92,122 @@ def test_committed_sample_of_labelled_pairs() -> None:
     said_same = [label for label, g in got if g == "same"]
     assert all(label == "same" for label in said_same)
     assert sum(label == g for label, g in got) >= 0.85 * len(got)
+
+
+# -- general fixes (round two): each a construction of the language, not a pair -------------
+
+
+def test_a_determiner_is_never_a_table_name() -> None:
+    assert analyse("Use this table for refunds.").slot("table") == frozenset()
+    assert analyse("The table is partitioned by event_date.").slot("table") == frozenset()
+    assert analyse("The orders table refreshes hourly.").slot("table") == {"orders"}
+    # The table named as a plain word elsewhere is the same table, a determiner is no other.
+    new, known = (
+        "Filter events on event_date: the table is partitioned by it.",
+        ("The events table is partitioned by event_date; always filter on it."),
+    )
+    assert same_entry(new, known), relate(new, known)
+    assert relate("The lookup is the table we refresh hourly.",
+                  "The orders table refreshes hourly.").kept_apart  # fmt: skip
+
+
+def test_one_as_a_pronoun_or_a_quantifier_is_not_the_number_one() -> None:
+    assert analyse("The March list is the one we use.").slot("number") == frozenset()
+    assert analyse("Churn counts paying subscribers, not free ones.").slot("number") == frozenset()
+    assert same_entry("Churned sellers have at least one refund in the past 90 days.",
+                      "Churned sellers have one or more refunds within the last 90 days.")  # fmt: skip
+    assert same_entry(
+        "活跃商家：近30天内至少有一次上架", "活跃商家指最近30天内至少一次上架的商家。"
+    )
+    # A real count still is one.
+    assert analyse("Keep one decimal place.").slot("number") == {"1"}
+
+
+def test_a_definition_by_membership_names_the_metric() -> None:
+    assert analyse("A user counts as active with a login in the last 7 days.").slot("metric") == {
+        "active_users"
+    }
+    assert same_entry("A customer counts as active with an order in the last 90 days.",
+                      "Active customers have an order in the last 90 days.")  # fmt: skip
+    assert same_entry("A subscriber is considered lapsed after 60 days without a payment.",
+                      "Lapsed subscribers go 60 days without a payment.")  # fmt: skip
+
+
+def test_time_windows_in_other_words_are_one_window() -> None:
+    assert same_entry("Sellers with no listing during the past 30 days are dormant.",
+                      "Sellers with no listing in the last 30 days are dormant.")  # fmt: skip
+    assert relate("Sellers with no listing in the last 60 days are dormant.",
+                  "Sellers with no listing within the past 30 days are dormant.").kind is (
+        Relation.UPDATE
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "Leave contractors out of headcount.",
+        "Don't count contractors in headcount.",
+        "Drop contractors from headcount.",
+        "Contractors are omitted from headcount.",
+        "Take contractors out of headcount.",
+    ],
+)
+def test_ways_of_saying_exclude_are_one(new: str) -> None:
+    assert same_entry(new, "Headcount excludes contractors."), relate(
+        new, "Headcount excludes contractors."
+    )
+    assert relate("Headcount includes contractors.", new).kind is Relation.CONTRADICTS
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Avoid joining on email addresses.", "Never join on email addresses."),
+        ("Joins on email addresses are prohibited.", "Never join on email addresses."),
+        ("Double opt-in is mandatory for newsletters.", "Newsletters must use double opt-in."),
+        ("Newsletters require double opt-in.", "Newsletters must use double opt-in."),
+        ("留存分析不纳入内部员工账号。", "留存剔除内部员工账号。"),
+        ("工作时间严禁改生产配置。", "工作时间不要改生产配置。"),
+    ],
+)
+def test_normative_synonyms_from_general_vocabulary(new: str, known: str) -> None:
+    assert same_entry(new, known), relate(new, known)
+
+
+def test_frame_words_and_derivations_do_not_tell_rules_apart() -> None:
+    assert same_entry("We measure delivery time from pickup scan to delivery scan.",
+                      "Delivery time is counted from pickup scan to delivery scan.")  # fmt: skip
+    assert same_entry("Check the currency before any comparison.",
+                      "Check the currency before comparing.")  # fmt: skip
+    assert same_entry(
+        "Attrition uses a rolling twelve months.", "Attrition uses a rolling 12 months."
+    )
+
+
+def test_a_single_modal_character_is_not_cut_out_of_a_word() -> None:
+    # 应 is "should" alone, but part of 响应 (response): 响应时长 is not 配送时长.
+    rel = relate("响应时长用中位数。", "配送时长用中位数。")
+    assert rel.kept_apart, rel
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Flag payouts that exceed $5,000.", "Flag payouts above $5,000."),
+        ("Flag payouts over $5,000.", "Flag payouts above $5,000."),
+        ("Suppliers with less than 3 deliveries are new.", "Suppliers with fewer than 3 deliveries are new."),
+        ("A lead scoring at least 70 is qualified.", "A lead scoring 70 or more is qualified."),
+        ("超过5000元的赔付要标记。", "5000元以上的赔付要标记。"),
+        ("近7天有下单的用户算活跃买家", "最近7天内有下单的用户算活跃买家"),
+    ],
+)  # fmt: skip
+def test_a_comparison_or_a_window_in_other_words_is_one(new: str, known: str) -> None:
+    assert same_entry(new, known), relate(new, known)
+
+
+def test_the_direction_of_a_comparison_keeps_rules_apart() -> None:
+    assert relate("Flag payouts below $5,000.", "Flag payouts above $5,000.").kept_apart
+    assert relate("低于5000元的赔付要标记。", "超过5000元的赔付要标记。").kept_apart
+    # "over" between two quantities still divides them.
+    assert same_entry("Conversion rate is orders over sessions.",
+                      "Conversion rate is orders divided by sessions.")  # fmt: skip
