@@ -261,6 +261,7 @@ class StoreRoot:
             self.files.delete(name)
             self.index.remove(name)
             self.index.forget_access(memory_id)
+            self.index.scrub()
             if self.files.exists(name):
                 raise StoreError(
                     M_("file still present after delete"), path=self.files.path_of(name)

@@ -127,6 +127,9 @@ class SearchIndex(Protocol):
 
     def forget_access(self, memory_id: str) -> None: ...
 
+    def scrub(self) -> None:
+        """After a forget: take the removed text out of every file of the index."""
+
     # -- reads
     def search(self, query: SearchQuery) -> list[IndexedMemory]: ...
 

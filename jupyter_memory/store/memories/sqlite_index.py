@@ -50,6 +50,7 @@ from .sqlite_db import (
     transaction,
     ts,
 )
+from .sqlite_scrub import scrub as scrub_deleted
 
 # 5: the meta table (analyser identity); 6: postings, terms, totals; 7: postings.w
 SCHEMA_VERSION = 7
@@ -250,6 +251,12 @@ class SqliteIndex:
         self._pending_access.pop(memory_id, None)
         con = self.connection()
         con.execute("DELETE FROM acc.access WHERE id = ?", (memory_id,))
+
+    def scrub(self) -> None:
+        """After a forget: no segment, free page or -wal file keeps the removed text."""
+        con = self.connection()
+        self.attach_embeddings(con, create=False)
+        scrub_deleted(con)
 
     def sync(
         self, stats: Iterable[FileStat], load: LoadFn, progress: Progress | None = None
