@@ -33,6 +33,7 @@ from .knowledge.events import QueueEvents
 from .knowledge.files import KnowledgeFiles
 from .knowledge.history import KnowledgeHistory
 from .knowledge.preinject import PreinjectReorganize
+from .knowledge.purge import ProposalPurge
 from .knowledge.queue import KnowledgeQueue
 from .knowledge.shared_queue import TeamQueueStore
 from .knowledge.wiring import knowledge_services
@@ -343,6 +344,7 @@ class Memory:
     proposal = Delegate("knowledge_services.queue", KnowledgeQueue.proposal)
     apply = Delegate("knowledge_services.decisions", KnowledgeDecisions.apply)
     dismiss = Delegate("knowledge_services.decisions", KnowledgeDecisions.dismiss)
+    purge = Delegate("knowledge_services.purge", ProposalPurge.purge)
     process_all = Delegate("knowledge_services.decisions", KnowledgeDecisions.process_all)
     call_agent_tool = Delegate("knowledge_services.tools", KnowledgeAgentTools.call_agent_tool)
     record_person_text = Delegate("knowledge_services.evidence", AgentEvidence.record_person_text)
