@@ -29,7 +29,7 @@ from ...core.memories.models import (
 from ...core.names import validate_id
 from ...core.progress import BAR_THRESHOLD, NoProgress, Progress
 from ...core.validation import validation_error
-from ...exceptions import NotFoundError, ParseError, ValidationError
+from ...exceptions import NotFoundError, ParseError, StoreError, ValidationError
 from ...store.audit import audit_record
 from ...store.jsonl import read_jsonl
 from ...store.knowledge.person_text import PersonTextLog
@@ -162,8 +162,13 @@ class MemoryWriter:
         )
         with self.ctx.semantic.foreground():  # the background embedder waits meanwhile
             name, digest = root.write_new(entry)
-            # no file name in the log: its slug holds the title's words (issue 29)
-            self._audit("create", entry.id, root, sha256=digest)
+            try:
+                # no file name in the log: its slug holds the title's words (issue 29)
+                self._audit("create", entry.id, root, sha256=digest)
+            except StoreError:
+                with root.locked():
+                    root.unwrite(name)  # whole or nothing: no memory without its audit line
+                raise
         self.ctx.semantic.notify([root])
         entry.layer = root.layer
         entry.path = str(root.files.path_of(name))

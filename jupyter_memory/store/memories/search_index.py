@@ -110,6 +110,9 @@ class VectorStore(Protocol):
 
 
 class SearchIndex(Protocol):
+    # True once the index was opened on a read-only mount (answers from its last state).
+    read_only: bool
+
     # -- keeping in step with the files
     def sync(
         self, stats: Iterable[FileStat], load: LoadFn, progress: Progress | None = None
