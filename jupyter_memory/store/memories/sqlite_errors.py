@@ -38,6 +38,25 @@ def index_error(exc: sqlite3.Error, path: Path) -> StoreError:
     return StoreError(message, path=path)
 
 
+# SQLite's result codes of a disk or a lock, not of a damaged file (sqlite3.Error.sqlite_errorname).
+DISK_CODES: tuple[str, ...] = (
+    "SQLITE_FULL",
+    "SQLITE_IOERR",
+    "SQLITE_READONLY",
+    "SQLITE_CANTOPEN",
+    "SQLITE_BUSY",
+    "SQLITE_LOCKED",
+    "SQLITE_PERM",
+    "SQLITE_NOMEM",
+)
+
+
+def is_disk_error(exc: sqlite3.Error) -> bool:
+    """A full, read-only, failing or busy disk: the file itself may be fine, never rebuild it."""
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    return name.startswith(DISK_CODES)
+
+
 def _nearly_full(path: Path) -> bool:
     for folder in (path, *path.parents):
         try:

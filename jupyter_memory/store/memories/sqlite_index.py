@@ -53,7 +53,13 @@ from .sqlite_db import (
     transaction,
     ts,
 )
-from .sqlite_errors import immutable_uri, index_error, open_immutable, store_errors
+from .sqlite_errors import (
+    immutable_uri,
+    index_error,
+    is_disk_error,
+    open_immutable,
+    store_errors,
+)
 from .sqlite_scrub import scrub as scrub_deleted
 
 # 5: the meta table (analyser identity); 6: postings, terms, totals; 7: postings.w
@@ -232,9 +238,9 @@ class SqliteIndex:
                 name = self._new_db(empty=True)
                 con = connect(self.layout.index_dir / name, self.layout.index_root)
             con.execute("SELECT count(*) FROM entries").fetchone()
-        except sqlite3.OperationalError:
-            raise  # full, read-only, locked or failing disk: not a damaged file
         except sqlite3.DatabaseError as exc:
+            if is_disk_error(exc):
+                raise  # full, read-only, locked or failing disk: not a damaged file
             self.notices.append(f"index {name} is corrupt ({exc}); rebuilding from files")
             name = self._new_db(empty=True)
             con = connect(self.layout.index_dir / name, self.layout.index_root)
