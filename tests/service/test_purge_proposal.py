@@ -32,6 +32,7 @@ def test_purge_keeps_the_hash_and_no_byte_of_the_text(mem: Memory, memory_home: 
     with pytest.raises(ConflictError):
         mem.purge(pid)  # pending: dismiss it first
     mem.dismiss(pid)
+    assert WORD not in (memory_home / "audit.jsonl").read_text()  # ids, never slugs
     result = mem.purge(pid)
     assert result.to_dict() == {"id": pid, "status": "purged"}
     assert mem.purge(pid).to_dict() == {"id": pid, "status": "already_purged"}
