@@ -103,3 +103,27 @@ def test_audit_lines_carry_no_slug(mem: Memory, memory_home: Path) -> None:
     mem.update(e.id, tags=["x"])
     audit = (memory_home / "audit.jsonl").read_text()
     assert WORD not in audit and e.id in audit
+
+
+def test_cli_forget_leaves_no_byte(memory_home: Path) -> None:
+    """The same through the CLI, each step its own process (index files closed between)."""
+    import subprocess
+    import sys
+
+    def cli(*argv: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "jupyter_memory.cli.main", *argv, "--home", str(memory_home)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    made = json.loads(cli("remember", TEXT, "--title", TITLE, "--json"))
+    cli("remember", "revenue excludes refunds")
+    assert WORD in cli("recall", WORD)
+    assert _leaks(memory_home)
+    cli("forget", made["id"])
+    assert WORD not in cli("recall", WORD)
+    leaks = _leaks(memory_home)
+    assert leaks == [], "\n".join(leaks)
