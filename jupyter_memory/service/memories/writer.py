@@ -29,7 +29,13 @@ from ...core.memories.models import (
 from ...core.names import validate_id
 from ...core.progress import BAR_THRESHOLD, NoProgress, Progress
 from ...core.validation import validation_error
-from ...exceptions import NotFoundError, ParseError, StoreError, ValidationError
+from ...exceptions import (
+    JupyterMemoryError,
+    NotFoundError,
+    ParseError,
+    StoreError,
+    ValidationError,
+)
 from ...store.audit import audit_record
 from ...store.jsonl import read_jsonl
 from ...store.knowledge.person_text import PersonTextLog
@@ -222,20 +228,24 @@ class MemoryWriter:
     def forget_at(self, where: Located) -> ForgetResult:
         """:meth:`forget` of the memory already located (the review's own lookup)."""
         memory_id, root = where.id, where.root
-        entry = root.read(where.name)
+        try:
+            entry: MemoryEntry | None = root.read(where.name)
+        except (JupyterMemoryError, OSError):
+            entry = None  # a damaged file is still forgotten; its words cannot be known
         with self.ctx.semantic.foreground():
             _, digest = root.delete(memory_id)
             self._audit("delete", memory_id, root, sha256=digest)
             self._forget_words(memory_id, entry)
         return ForgetResult(id=memory_id, layer=root.layer)
 
-    def _forget_words(self, memory_id: str, entry: MemoryEntry) -> None:
+    def _forget_words(self, memory_id: str, entry: MemoryEntry | None) -> None:
         """Take the memory's words out of what was recorded on the way to it, and the log."""
-        holds = holder(
-            needles(entry.text, entry.meta.title, (q.quote for q in entry.meta.evidence))
-        )
-        PersonTextLog(self.ctx.home).drop_holding(holds)
-        DigestStore(self.ctx.home).drop_holding(holds)
+        if entry is not None:
+            holds = holder(
+                needles(entry.text, entry.meta.title, (q.quote for q in entry.meta.evidence))
+            )
+            PersonTextLog(self.ctx.home).drop_holding(holds)
+            DigestStore(self.ctx.home).drop_holding(holds)
         self.ctx.audit.scrub(memory_id)
 
     def _audit(self, action: str, memory_id: str, root: StoreRoot, **fields: Any) -> None:
