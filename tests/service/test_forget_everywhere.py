@@ -127,3 +127,23 @@ def test_cli_forget_leaves_no_byte(memory_home: Path) -> None:
     assert WORD not in cli("recall", WORD)
     leaks = _leaks(memory_home)
     assert leaks == [], "\n".join(leaks)
+
+
+def test_a_reader_holding_a_snapshot_does_not_fail_the_forget(mem: Memory, memory_home: Path):
+    import sqlite3
+
+    e = mem.remember(TEXT, title=TITLE)
+    mem.recall(WORD)
+    index = memory_home / ".index" / (memory_home / ".index" / "CURRENT").read_text().strip()
+    reader = sqlite3.connect(index, isolation_level=None)
+    try:
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM entries").fetchone()  # holds its snapshot
+        assert mem.forget(e.id).id == e.id  # the checkpoint cannot truncate yet: no error
+        assert mem.recall(WORD) == []
+    finally:
+        reader.close()
+    mem.forget(mem.remember("another note to forget").id)  # the next forget empties the -wal
+    mem.close()
+    leaks = _leaks(memory_home)
+    assert leaks == [], "\n".join(leaks)

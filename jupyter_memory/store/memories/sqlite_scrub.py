@@ -18,11 +18,13 @@ Deleting a row is not enough to take its words out of the files (issue 29):
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 
 from .sqlite_db import attached
 
 SECURE_DELETE_VERSION = (3, 42, 0)
+CHECKPOINT_WAIT_MS = 2000
 
 
 def _secure_delete_on(con: sqlite3.Connection) -> bool:
@@ -46,6 +48,14 @@ def scrub(con: sqlite3.Connection) -> None:
             con.execute("INSERT INTO fts(fts, rank) VALUES('secure-delete', 1)")
     if merge:
         con.execute("INSERT INTO fts(fts) VALUES('optimize')")
-    for schema in ("main", "emb", "acc"):
-        if schema == "main" or attached(con, schema):
-            con.execute(f"PRAGMA {schema}.wal_checkpoint(TRUNCATE)")
+    # A TRUNCATE checkpoint waits for readers on older snapshots: not for the
+    # connection's 30 s, and a reader that holds on only delays the truncation.
+    (timeout,) = con.execute("PRAGMA busy_timeout").fetchone()
+    con.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+    try:
+        for schema in ("main", "emb", "acc"):
+            if schema == "main" or attached(con, schema):
+                with contextlib.suppress(sqlite3.OperationalError):
+                    con.execute(f"PRAGMA {schema}.wal_checkpoint(TRUNCATE)").fetchall()
+    finally:
+        con.execute(f"PRAGMA busy_timeout = {int(timeout)}")
