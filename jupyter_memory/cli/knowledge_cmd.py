@@ -7,7 +7,8 @@ import argparse
 import sys
 from typing import Any
 
-from .._i18n import N_, localized, tr
+from .._i18n import M_, N_, localized, tr
+from ..exceptions import ValidationError
 from ..service.knowledge.results import PICK_A_PROJECT
 from . import knowledge_file_cmd, team_cmd
 from .output import emit_json, open_memory
@@ -43,6 +44,12 @@ def _status_words(status: str) -> str:
 
 
 def _queue(args: argparse.Namespace) -> int:
+    if args.action == "purge":
+        if not args.id:
+            raise ValidationError(
+                M_("queue purge needs the id of a dismissed proposal"), field="id"
+            )
+        return _purge(args, args.id)
     with open_memory(args) as mem:
         items = mem.queue(include_decided=args.all)
         problems = mem.queue_problems()
@@ -112,6 +119,8 @@ def _apply(args: argparse.Namespace) -> int:
 def _dismiss(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         result = mem.dismiss(args.id, args.reason)
+    if args.purge and result["status"] in ("dismissed", "already_dismissed"):
+        return _purge(args, args.id)
     if args.json:
         emit_json(result.to_dict())
     else:
@@ -138,6 +147,22 @@ def _confirmed(args: argparse.Namespace, plan: Any) -> bool:
     print("\n".join(_plan_lines(plan)))
     answer = input(tr("Apply them? [y/N] "))
     return answer.strip().lower() in ("y", "yes", "是", "好")
+
+
+def _purge(args: argparse.Namespace, proposal_id: str) -> int:
+    with open_memory(args) as mem:
+        result = mem.purge(proposal_id)
+    if args.json:
+        emit_json(result.to_dict())
+    elif result.status == "purged":
+        print(
+            tr(
+                "purged: its text is gone from every file; its hash is kept so it is not suggested again"
+            )
+        )
+    else:
+        print(tr("already purged: nothing changed"))
+    return 0
 
 
 def _process_all(args: argparse.Namespace) -> int:
@@ -264,6 +289,13 @@ def _settings(args: argparse.Namespace) -> int:
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("queue", parents=[common], help=tr("pending knowledge proposals"))
     p.add_argument("--all", action="store_true", help=tr("include applied, dismissed, superseded"))
+    p.add_argument(
+        "action",
+        nargs="?",
+        choices=["purge"],
+        help=tr("purge ID: remove a dismissed proposal's text, keep its hash"),
+    )
+    p.add_argument("id", nargs="?", help=tr("the proposal (with purge)"))
     p.set_defaults(func=_queue)
 
     p = sub.add_parser("propose", parents=[common], help=tr("queue a knowledge proposal yourself"))
@@ -283,6 +315,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("dismiss", parents=[common], help=tr("dismiss a proposal for good"))
     p.add_argument("id")
     p.add_argument("--reason", help=tr("why (a learned rule's candidate records it)"))
+    p.add_argument(
+        "--purge",
+        action="store_true",
+        help=tr("also remove its text from every file (its hash is kept)"),
+    )
     p.set_defaults(func=_dismiss)
 
     p = sub.add_parser(

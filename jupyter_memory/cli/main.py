@@ -16,7 +16,7 @@ from .._i18n import tr
 from .._i18n.argparse_words import ArgumentParser
 from .._version import __version__
 from ..exceptions import JupyterMemoryError
-from .output import fail, shown_stdout
+from .output import fail, say_read_only, shown_stdout
 
 # Command modules, in help order. Each adds its sub-commands.
 COMMAND_MODULES = [
@@ -101,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(args, exc)
     except KeyboardInterrupt:
         return 130
+    finally:
+        say_read_only()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -88,8 +88,30 @@ def open_memory(args: argparse.Namespace) -> Any:
     from ..service.memory import Memory
 
     mem = Memory(home=args.home, project=args.project)
+    _OPENED.append(mem)
     if shows_progress(args):
         from ..widgets.progress import TqdmProgress
 
         mem.show_progress(TqdmProgress)
     return mem
+
+
+# The stores this command opened: a read-only one is named once at the end.
+_OPENED: list[Any] = []
+
+
+def say_read_only() -> None:
+    """One line on stderr for each store that answered from its last index (read-only mount)."""
+    said: set[str] = set()
+    for mem in _OPENED:
+        for root in mem.ctx.projects.roots():
+            where = str(root.root)
+            if (root.read_only or root.index.read_only) and where not in said:
+                said.add(where)
+                sys.stderr.write(
+                    tr("read-only home: {root} cannot be updated, showing the last index").format(
+                        root=where
+                    )
+                    + "\n"
+                )
+    _OPENED.clear()

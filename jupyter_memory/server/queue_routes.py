@@ -1,4 +1,4 @@
-"""Queued Knowledge: list pending proposals, the state of any, apply, dismiss, process all."""
+"""Queued Knowledge: list pending proposals, the state of any, apply, dismiss, purge, process all."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from tornado import web
 
 from .base import APPROVE, READ, ApiError, MemoryHandler, authorized, off_loop
-from .bodies import ApplyBody, DismissBody, ProcessAllBody
+from .bodies import ApplyBody, DismissBody, EmptyBody, ProcessAllBody
 from .jsonable import to_jsonable
 
 
@@ -105,6 +105,20 @@ class DismissHandler(MemoryHandler):
         result = to_jsonable(self.backend.memory.dismiss(proposal_id, body.reason).to_dict())
         _refuse_repeat(result, proposal_id)
         self.backend.changed("queue", "dismiss", id=proposal_id)
+        self.reply(result)
+
+
+class PurgeHandler(MemoryHandler):
+    """A dismissed proposal's text removed from every file; its hash kept (issue 29)."""
+
+    @web.authenticated
+    @authorized(action="write", resource=APPROVE)
+    @off_loop
+    def post(self, proposal_id: str) -> None:
+        self.id_arg(proposal_id)
+        self.body(EmptyBody)
+        result = to_jsonable(self.backend.memory.purge(proposal_id).to_dict())
+        self.backend.changed("queue", "purge", id=proposal_id)
         self.reply(result)
 
 

@@ -16,6 +16,7 @@ from .queue_routes import (
     DismissHandler,
     ProcessAllHandler,
     ProposalStatesHandler,
+    PurgeHandler,
     QueueHandler,
 )
 from .review_routes import DiscardHandler, KeepHandler, PromoteHandler, ReviewStatesHandler
@@ -40,6 +41,7 @@ ROUTES: list[tuple[str, type]] = [
     (f"queue/{_SEGMENT}/apply", ApplyHandler),
     (f"queue/{_SEGMENT}/dismiss", DismissHandler),
     (f"queue/{_SEGMENT}/revert", RevertHandler),
+    (f"queue/{_SEGMENT}/purge", PurgeHandler),
     (f"knowledge/{_SEGMENT}", KnowledgeHandler),
     (f"knowledge/{_SEGMENT}/status", StatusHandler),
     (f"knowledge/{_SEGMENT}/reorganize", ReorganizeHandler),

@@ -33,6 +33,7 @@ from .knowledge.events import QueueEvents
 from .knowledge.files import KnowledgeFiles
 from .knowledge.history import KnowledgeHistory
 from .knowledge.preinject import PreinjectReorganize
+from .knowledge.purge import ProposalPurge
 from .knowledge.queue import KnowledgeQueue
 from .knowledge.revert import KnowledgeRevert
 from .knowledge.shared_queue import TeamQueueStore
@@ -358,6 +359,7 @@ class Memory:
     decision_context = Delegate("knowledge_services.queue", KnowledgeQueue.decision_context)
     apply = Delegate("knowledge_services.decisions", KnowledgeDecisions.apply)
     dismiss = Delegate("knowledge_services.decisions", KnowledgeDecisions.dismiss)
+    purge = Delegate("knowledge_services.purge", ProposalPurge.purge)
     process_all = Delegate("knowledge_services.decisions", KnowledgeDecisions.process_all)
     process_all_plan = Delegate("knowledge_services.decisions", KnowledgeDecisions.process_all_plan)
     revert = Delegate("knowledge_services.revert", KnowledgeRevert.revert)

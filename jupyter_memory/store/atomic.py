@@ -203,6 +203,11 @@ def root_lock(
             lock.acquire()
     except Timeout as exc:
         raise lock_timeout(held_by, timeout, cut, path=root) from exc
+    except OSError as exc:  # a read-only or full disk: the lock file cannot be made
+        raise StoreError(
+            M_("cannot take the lock: {reason}", reason=exc.strerror or exc),
+            path=root / LOCK_NAME,
+        ) from exc
     with _held_guard:
         _held[key] = (me, 1)
     try:

@@ -1,7 +1,9 @@
 """Append-only audit log (JSON lines) of every create, update and delete.
 
 A deletion keeps only id, hash and time: a forgotten memory's text must not
-survive in the log (docs/design.md, issue 2 "forget").
+survive in the log (docs/design.md, issue 2 "forget"). Memory lines carry no
+file name either (its slug comes from the title); logs written before that
+lose the names of a memory when it is forgotten (:meth:`AuditLog.scrub`).
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ from typing import Any
 
 from .._i18n import M_
 from ..exceptions import ParseError, StoreError
-from .atomic import ensure_dir, fsync_dir
+from .atomic import ensure_dir, fsync_dir, write_bytes_atomic
 from .links import linked, refuse_link
 from .private import open_private
 
 AUDIT_FILE = "audit.jsonl"
+# Fields of a line that may hold words of a memory (a file name holds the title's slug).
+TEXT_FIELDS = ("path", "title", "name")
+SCRUB_TRIES = 5
 
 
 def audit_record(
@@ -148,3 +153,44 @@ class AuditLog:
                 ) from exc
             if isinstance(rec, dict):
                 yield rec
+
+    def scrub(self, record_id: str) -> int:
+        """Drop :data:`TEXT_FIELDS` from every line about ``record_id``; returns lines changed.
+
+        The log is rewritten whole (temp file and rename). Appends take no lock,
+        so the rewrite is made again when the log grew while it was being made;
+        what is left is the instant between that check and the rename.
+        """
+        if self._linked() or not self.path.exists():
+            return 0
+        for _ in range(SCRUB_TRIES):
+            try:
+                data = self.path.read_bytes()
+            except OSError as exc:
+                raise StoreError(
+                    M_("audit read failed: {reason}", reason=exc.strerror or exc), path=self.path
+                ) from exc
+            lines = data.split(b"\n")
+            changed = 0
+            for i, raw in enumerate(lines):
+                if record_id.encode() not in raw:
+                    continue
+                try:
+                    rec = json.loads(raw.decode("utf-8"))
+                except (UnicodeDecodeError, json.JSONDecodeError):
+                    continue  # a torn or damaged line: doctor reports it
+                if not isinstance(rec, dict) or rec.get("id") != record_id:
+                    continue
+                if any(k in rec for k in TEXT_FIELDS):
+                    clean = {k: v for k, v in rec.items() if k not in TEXT_FIELDS}
+                    lines[i] = json.dumps(clean, ensure_ascii=False, sort_keys=True).encode()
+                    changed += 1
+            if not changed:
+                return 0
+            if self.path.stat().st_size != len(data):
+                continue  # an append landed meanwhile: read again
+            write_bytes_atomic(self.path, b"\n".join(lines), root=self.root)
+            return changed
+        raise StoreError(
+            M_("the audit log kept growing; its names were not removed"), path=self.path
+        )

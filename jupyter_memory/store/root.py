@@ -40,6 +40,7 @@ from .memories.search_index import (
 )
 from .memories.sqlite_index import SqliteIndex
 from .private import LooseMode, loose_modes
+from .read_only import on_read_only_fs
 from .storage import Storage, exclusive_create_lock
 
 
@@ -71,6 +72,8 @@ class StoreRoot:
         self._index_chain = link_chain(self.layout.index_root, self.layout.index_dir)
         self._memories_dir = os.fspath(self.layout.memories)
         self.last_report: IndexSyncReport | None = None
+        # Set once a read found the root on a read-only mount (store/read_only.py).
+        self.read_only = False
         # Who shows long indexing (adapters set it: a terminal bar, a notebook widget).
         self.progress: ProgressFactory | None = None
 
@@ -142,6 +145,11 @@ class StoreRoot:
         if mtime is None and not self.layout.index_dir.exists():
             self._synced_dir_mtime = None
             return None
+        if on_read_only_fs(self.root):
+            # No lock file can be made and no index written: answer from the last index.
+            self.read_only = True
+            self._synced_dir_mtime = mtime
+            return None
         # A read request does not wait for a writer holding the root: the index
         # answers as the last writer left it (SQLite commits whole transactions)
         # and the sync is done on a later look. Without an index there is nothing
@@ -198,11 +206,28 @@ class StoreRoot:
                 raise StoreError(M_("id {id} already exists", id=entry.meta.id), path=self.root)
             name = self._free_name(entry)
             digest, stat = self.files.write(name, entry)
-            self.index.upsert(entry, stat)
-            self._verify(name, entry)
+            try:
+                self.index.upsert(entry, stat)
+                self._verify(name, entry)
+            except BaseException:
+                self.unwrite(name)
+                raise
         self._synced_dir_mtime = self._dir_mtime()
         entry.path = name
         return name, digest
+
+    def unwrite(self, name: str) -> None:
+        """Take back a new memory whose write did not complete (index or audit failed).
+
+        A write is whole or absent: a file left without its index row and audit
+        line would be found by the next sync and stored anyway, and a retry
+        would store it twice. The row goes with it when the index can still be
+        written (a full disk has the file's room back by then).
+        """
+        with contextlib.suppress(OSError, StoreError):
+            self.files.delete(name)
+        with contextlib.suppress(StoreError):
+            self.index.remove(name)
 
     def write_existing(self, name: str, entry: MemoryEntry) -> str:
         entry.meta.content_sha256 = content_hash(entry.text)
@@ -261,6 +286,7 @@ class StoreRoot:
             self.files.delete(name)
             self.index.remove(name)
             self.index.forget_access(memory_id)
+            self.index.scrub()
             if self.files.exists(name):
                 raise StoreError(
                     M_("file still present after delete"), path=self.files.path_of(name)

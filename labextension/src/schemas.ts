@@ -528,6 +528,14 @@ export interface IProposalStates {
 }
 
 /**
+ * POST /queue/{id}/purge: the dismissed proposal's text is gone, its hash kept.
+ */
+export interface IPurgedProposal {
+  id: string;
+  status: 'purged' | 'already_purged';
+}
+
+/**
  * GET /queue?limit=&offset=: one page of the pending proposals (count: how many
  * are pending).
  */

@@ -128,6 +128,10 @@ async def test_queue_apply_dismiss_process_all(api, server_memory, jp_root_dir):
         "dismiss",
         status=409,
     )
+    purged = await call(
+        api, "purged_proposal.json", "PurgeHandler", "POST", "queue", second, "purge"
+    )
+    assert purged["status"] == "purged"
     folder = jp_root_dir / "sales-q3"
     folder.mkdir()
     server_memory.focus(folder)

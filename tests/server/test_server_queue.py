@@ -128,3 +128,17 @@ async def test_process_all_applies_each_item_to_its_suggested_layer(
     assert "收入口径不含退款" not in server_memory.knowledge("project", "sales-q3")
     code, data = await api("GET", "queue")
     assert [p["id"] for p in data["items"]] == [needs_pick]
+
+
+async def test_purge_a_dismissed_proposal(api, server_memory, memory_home: Path):
+    text = "Never trust the qzplvwkst staging table"
+    pid = propose(server_memory, text)
+    code, data = await api("POST", "queue", pid, "purge")
+    assert code == 409 and "only a dismissed proposal is purged" in data["message"], data
+    await api("POST", "queue", pid, "dismiss")
+    code, data = await api("POST", "queue", pid, "purge")
+    assert code == 200 and data == {"id": pid, "status": "purged"}
+    code, data = await api("POST", "queue", pid, "purge")
+    assert code == 200 and data["status"] == "already_purged"
+    held = [p for p in memory_home.rglob("*") if p.is_file() and b"qzplvwkst" in p.read_bytes()]
+    assert held == []

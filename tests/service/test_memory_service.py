@@ -193,7 +193,8 @@ def test_audit_records_hide_forgotten_memories(mem: Memory):
     assert [r["action"] for r in records if r.get("id") == gone.id] == ["delete"]
     assert "forgotten" not in str(records)
     create = next(r for r in records if r.get("id") == keep.id)
-    assert create["path"].endswith("_kept.md") and create["sha256"] and create["actor"] == "person"
+    # no file name: its slug holds the title's words (issue 29)
+    assert "path" not in create and create["sha256"] and create["actor"] == "person"
 
 
 def test_reviewed_only_alone_filters(mem: Memory):

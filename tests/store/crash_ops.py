@@ -10,6 +10,7 @@ costs a fork rather than an interpreter start.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
@@ -170,6 +171,18 @@ def loop_dismiss(ctx: Ctx) -> None:
         ctx.ack(pid)
 
 
+def loop_purge(ctx: Ctx) -> None:
+    mem = ctx.memory()
+    ctx.begin()
+    for pid in seeds(ctx):
+        # A seed purged in an earlier round is gone; one whose purge was killed
+        # after the delete has no purge line either: both are purged already.
+        with contextlib.suppress(NotFoundError):
+            mem.dismiss(pid)
+            mem.purge(pid)
+        ctx.ack(pid)
+
+
 def loop_process_all(ctx: Ctx) -> None:
     mem, rng = ctx.memory(), random.Random(2000 + ctx.round)
     ctx.begin()
@@ -272,6 +285,7 @@ SETUPS: dict[str, Callable[[Ctx], None]] = {
     "forget": setup_forget,
     "apply": setup_proposals,
     "dismiss": setup_proposals,
+    "purge": setup_proposals,
     "reorganize": setup_reorganize,
     "restore": setup_restore,
 }
@@ -282,6 +296,7 @@ LOOPS: dict[str, Callable[[Ctx], None]] = {
     "enqueue": loop_enqueue,
     "apply": loop_apply,
     "dismiss": loop_dismiss,
+    "purge": loop_purge,
     "process-all": loop_process_all,
     "knowledge-save": loop_knowledge_save,
     "reorganize": loop_reorganize,

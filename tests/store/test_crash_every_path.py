@@ -193,6 +193,17 @@ def check_acks(path_name: str, mem: Memory, acks: list[str], ws: Path) -> None:
             assert p.status == "dismissed" and p.dedup_hash in dismissed
         text = knowledge_text(mem)
         assert not any(mem.proposal(pid).text in text for pid in crash_ops.seeds(_ctx(mem)))
+    elif path_name == "purge":
+        # A purge is whole: the file is gone and its hash kept, or it is still
+        # there (pending or dismissed) for the person to purge again.
+        dismissed = set(json.loads((mem.home / "dismissed.json").read_text("utf-8")))
+        assert len(dismissed) >= len(set(acks))
+        for pid in acks:
+            with pytest.raises(NotFoundError):
+                mem.proposal(pid)
+        for p in mem.queue(include_decided=True):
+            if p.status == "dismissed":
+                assert p.dedup_hash in dismissed
     elif path_name == "reorganize":
         text = knowledge_text(mem)
         for bullet in crash_ops.seeds(_ctx(mem)):

@@ -224,9 +224,10 @@ class KnowledgeDecisions:
             store.add_dismissed(p.dedup_hash or dedup_hash(p.text))
             digest = store.replace(path, p)
         folder = self.ctx.projects.folder_of(p.project) if p.project else None
+        # no queue file name in the log: it holds a slug of the text (issue 29)
         self.ctx.audit.append(
             "proposal.dismiss", actor=self.ctx.actor, by=self.ctx.who(folder), at=now,
-            id=p.id, path=str(path), sha256=digest, project=p.project,
+            id=p.id, sha256=digest, project=p.project,
         )  # fmt: skip
         self.events.emit("dismissed", p.id, reason=reason)
         return DecisionResult(p.id, "dismissed")

@@ -177,8 +177,7 @@ class KnowledgeQueue:
             actor=self.ctx.actor if source == "manual" else source,
             at=now,
             id=proposal.id,
-            path=str(path),
-            sha256=digest,
+            sha256=digest,  # no file name: it holds a slug of the text (issue 29)
             source=source,
             layer=layer,
             project=pid,

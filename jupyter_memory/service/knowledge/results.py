@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..._i18n import M_
 from ...core.knowledge.context import ExpandedEntry, LibraryStatus
@@ -238,6 +238,17 @@ class ProposeResult(MappingResult):
             out["supersedes"] = self.supersedes
             out["proposal"] = self.proposal.to_dict()
         return out
+
+
+@dataclass(frozen=True, eq=False)
+class PurgeResult(MappingResult):
+    """``purged`` (the dismissed proposal's file is gone, its hash kept) or ``already_purged``."""
+
+    id: str
+    status: Literal["purged", "already_purged"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "status": self.status}
 
 
 @dataclass(frozen=True, eq=False)

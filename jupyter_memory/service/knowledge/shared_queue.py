@@ -111,9 +111,21 @@ class TeamQueueStore(QueueStore):
             return proposal
         return proposal.model_copy(update={"decided_by": self.who(folder)})
 
+    def purge(self, path: Path, digest: str) -> None:
+        pid, store = self._store_of(path)
+        if pid is None:
+            super().purge(path, digest)
+            return
+        # A shared proposal's hash is kept in the project's dismissed.json, which
+        # git carries to every clone: a teammate is not offered it again either.
+        super().add_dismissed(digest)
+        with self._project_root(pid).locked():
+            store.purge(path, digest)
+
     def dismissed_hashes(self) -> set[str]:
         hashes = super().dismissed_hashes()
         for store in self.shared_stores().values():
+            hashes |= store.dismissed_hashes()
             good, _ = store.scan()
             hashes |= {p.dedup_hash for _, p in good if p.status == "dismissed" and p.dedup_hash}
         return hashes

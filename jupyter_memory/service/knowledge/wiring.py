@@ -18,6 +18,7 @@ from .decisions import KnowledgeDecisions
 from .events import QueueEvents
 from .files import KnowledgeFiles
 from .preinject import PreinjectReorganize
+from .purge import ProposalPurge
 from .queue import KnowledgeQueue
 from .revert import KnowledgeRevert
 from .shared_queue import TeamQueueStore
@@ -29,6 +30,7 @@ class KnowledgeServices:
     events: QueueEvents
     queue: KnowledgeQueue
     decisions: KnowledgeDecisions
+    purge: ProposalPurge
     context: KnowledgeContext
     tools: KnowledgeAgentTools
     evidence: AgentEvidence
@@ -45,13 +47,14 @@ def knowledge_services(ctx: ServiceContext) -> KnowledgeServices:
     queue = KnowledgeQueue(ctx, files, store, events)
     decisions = KnowledgeDecisions(ctx, files, queue, events)
     decisions.on_project_applied(AutosyncAfterApply(ctx, files))
+    purge = ProposalPurge(ctx, queue, events)
     context = KnowledgeContext(ctx, files)
     tools = KnowledgeAgentTools(queue, context)
     evidence = AgentEvidence(ctx)
     preinject = PreinjectReorganize(ctx, files)
     revert = KnowledgeRevert(ctx, files, queue, events, decisions)
     return KnowledgeServices(
-        files, events, queue, decisions, context, tools, evidence, preinject, revert
+        files, events, queue, decisions, purge, context, tools, evidence, preinject, revert
     )
 
 

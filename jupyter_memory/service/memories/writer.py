@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from ..._i18n import M_
+from ...core.memories.forgotten import holder, needles
 from ...core.memories.inputs import check_text, default_title, parse_enum, parse_iso, split_list
 from ...core.memories.models import (
     EvidenceQuote,
@@ -28,9 +29,18 @@ from ...core.memories.models import (
 from ...core.names import validate_id
 from ...core.progress import BAR_THRESHOLD, NoProgress, Progress
 from ...core.validation import validation_error
-from ...exceptions import ParseError, ValidationError
+from ...exceptions import (
+    JupyterMemoryError,
+    NotFoundError,
+    ParseError,
+    StoreError,
+    ValidationError,
+)
 from ...store.audit import audit_record
 from ...store.jsonl import read_jsonl
+from ...store.knowledge.person_text import PersonTextLog
+from ...store.learning.digest_store import DigestStore
+from ...store.memories.cold_archive import delete_archived
 from ...store.root import StoreRoot
 from ..context import ServiceContext
 from ..secret_guard import PROJECT_REFUSED, REMEMBER_REFUSED, kinds_in, refuse_secrets
@@ -186,7 +196,13 @@ class MemoryWriter:
         )
         with self.ctx.semantic.foreground():  # the background embedder waits meanwhile
             name, digest = root.write_new(entry)
-            self._audit("create", entry.id, root, path=name, sha256=digest)
+            try:
+                # no file name in the log: its slug holds the title's words (issue 29)
+                self._audit("create", entry.id, root, sha256=digest)
+            except StoreError:
+                with root.locked():
+                    root.unwrite(name)  # whole or nothing: no memory without its audit line
+                raise
         self.ctx.semantic.notify([root])
         entry.layer = root.layer
         entry.path = str(root.files.path_of(name))
@@ -213,23 +229,52 @@ class MemoryWriter:
             raise validation_error(exc, default="memory") from exc
         with self.ctx.semantic.foreground():
             digest = root.write_existing(name, entry)
-            self._audit("update", memory_id, root, path=name, sha256=digest)
+            self._audit("update", memory_id, root, sha256=digest)
         self.ctx.semantic.notify([root])
         entry.layer = root.layer
         entry.path = str(root.files.path_of(name))
         return entry
 
     def forget(self, memory_id: str) -> ForgetResult:
-        """Delete a memory and every derived trace; the audit keeps id, hash and time only."""
-        return self.forget_at(locate(self.ctx, memory_id))
+        """Delete a memory and every derived trace; the audit keeps id, hash and time only.
+
+        A memory in the cold archive (``memories/.old/``) is forgotten there.
+        """
+        try:
+            where = locate(self.ctx, memory_id)
+        except NotFoundError:
+            for root in self.ctx.projects.roots():
+                gone = delete_archived(root, memory_id)
+                if gone is not None:
+                    entry, digest = gone
+                    self._audit("delete", memory_id, root, sha256=digest)
+                    self._forget_words(memory_id, entry)
+                    return ForgetResult(id=memory_id, layer=root.layer)
+            raise
+        return self.forget_at(where)
 
     def forget_at(self, where: Located) -> ForgetResult:
         """:meth:`forget` of the memory already located (the review's own lookup)."""
         memory_id, root = where.id, where.root
+        try:
+            entry: MemoryEntry | None = root.read(where.name)
+        except (JupyterMemoryError, OSError):
+            entry = None  # a damaged file is still forgotten; its words cannot be known
         with self.ctx.semantic.foreground():
             _, digest = root.delete(memory_id)
             self._audit("delete", memory_id, root, sha256=digest)
+            self._forget_words(memory_id, entry)
         return ForgetResult(id=memory_id, layer=root.layer)
+
+    def _forget_words(self, memory_id: str, entry: MemoryEntry | None) -> None:
+        """Take the memory's words out of what was recorded on the way to it, and the log."""
+        if entry is not None:
+            holds = holder(
+                needles(entry.text, entry.meta.title, (q.quote for q in entry.meta.evidence))
+            )
+            PersonTextLog(self.ctx.home).drop_holding(holds)
+            DigestStore(self.ctx.home).drop_holding(holds)
+        self.ctx.audit.scrub(memory_id)
 
     def _audit(self, action: str, memory_id: str, root: StoreRoot, **fields: Any) -> None:
         self.ctx.audit.append(
@@ -283,12 +328,11 @@ class MemoryWriter:
                             actor=self.ctx.actor,
                             at=at,
                             id=entry.id,
-                            path=name,
                             sha256=digest,
                             layer=root.layer,
                             via="import",
                         )
-                        for entry, (name, digest) in zip(chunk, written, strict=True)
+                        for entry, (_name, digest) in zip(chunk, written, strict=True)
                     ]
                 )
                 ids.extend(entry.id for entry in chunk)

@@ -16,6 +16,7 @@ where a quote came from, and never count.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,17 @@ class PersonTextLog:
                 total -= sizes.pop(0)
             write_json(self.path, kept, root=self.home)
         return len(kept)
+
+    def drop_holding(self, holds: Callable[[str], bool]) -> int:
+        """Remove every record whose text ``holds`` says is forgotten; returns how many."""
+        if not self.path.exists():
+            return 0
+        with root_lock(self.folder, within=self.home):
+            records = self.read()
+            kept = [r for r in records if not holds(str(r.get("text", "")))]
+            if len(kept) != len(records):
+                write_json(self.path, kept, root=self.home)
+        return len(records) - len(kept)
 
     def clear(self) -> None:
         with root_lock(self.folder, within=self.home):

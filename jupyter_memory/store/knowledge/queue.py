@@ -18,7 +18,7 @@ from ...core.knowledge.proposals import (
 )
 from ...core.names import validate_id
 from ...exceptions import NotFoundError, ParseError, StoreError
-from ..atomic import remove_stale_temp_files, write_text_atomic
+from ..atomic import delete_durable, remove_stale_temp_files, write_text_atomic
 from ..json_file import read_json, write_json
 from ..layout import RootLayout
 from ..links import linked
@@ -109,6 +109,18 @@ class QueueStore:
         hashes = self.dismissed_hashes()
         if digest not in hashes:
             write_json(self.dismissed_path, sorted(hashes | {digest}), root=self.root)
+
+    def purge(self, path: Path, digest: str) -> None:
+        """Delete a dismissed proposal's file, its dedup hash kept (caller holds the lock).
+
+        The hash goes into this queue's ``dismissed.json`` first: a crash between
+        the two leaves the file and the hash, never neither.
+        """
+        self.add_dismissed(digest)
+        delete_durable(path, root=self.root)
+        self._parsed.pop(path, None)
+        if path.exists():
+            raise StoreError(M_("file still present after delete"), path=path)
 
     def contested(self) -> list[dict[str, str]]:
         """Proposals two clones decided differently: git's merge kept one decision and

@@ -17,6 +17,7 @@ that folder's lock:
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,27 @@ class DigestStore:
             data["messages"] = data["messages"][drop:]
             data["consumed"] = consumed - drop
             write_json(path, data, root=self.home)
+
+    def drop_holding(self, holds: Callable[[str], bool]) -> int:
+        """Remove every message (pending or consumed) whose text ``holds`` says is forgotten."""
+        listable = self.inbox.is_dir() and not linked(self.home, self.inbox)
+        if not listable:
+            return 0
+        dropped = 0
+        with root_lock(self.folder, within=self.home):
+            for path in sorted(self.inbox.glob("*.json")):
+                data = self._read_inbox(path)
+                if not data:
+                    continue
+                messages, consumed = data["messages"], int(data["consumed"])
+                gone = [i for i, m in enumerate(messages) if holds(str(m.get("text", "")))]
+                if not gone:
+                    continue
+                data["messages"] = [m for i, m in enumerate(messages) if i not in set(gone)]
+                data["consumed"] = consumed - sum(1 for i in gone if i < consumed)
+                write_json(path, data, root=self.home)
+                dropped += len(gone)
+        return dropped
 
     # -- cursors of read-only sources ----------------------------------------------------
 

@@ -13,8 +13,9 @@ from typing import Protocol
 
 from ..._i18n import M_
 from ...core.frontmatter_io import parse_memory
+from ...core.memories.models import MemoryEntry
 from ...exceptions import NotFoundError, ParseError, StoreError
-from ..atomic import move_durable
+from ..atomic import delete_durable, move_durable, sha256_bytes
 from ..layout import RootLayout
 from ..links import linked
 from .files import MemoryFiles
@@ -70,6 +71,25 @@ def archived(root: StoreRoot) -> list[tuple[str, str]]:
             continue
         out.append((entry.meta.id, path.name))
     return out
+
+
+def delete_archived(root: StoreRoot, memory_id: str) -> tuple[MemoryEntry, str] | None:
+    """Forget a memory that is in the cold archive: (its entry, the file's sha256), or None."""
+    for found_id, name in archived(root):
+        if found_id != memory_id:
+            continue
+        path = root.layout.archive / name
+        with root.locked():
+            data = path.read_bytes()
+            entry = parse_memory(data, path=path)
+            delete_durable(path, root=root.root)
+            # the archive took the row out of the index; its terms may still be in segments
+            root.ensure_index_current()
+            root.index.scrub()
+            if path.exists():
+                raise StoreError(M_("file still present after delete"), path=path)
+        return entry, sha256_bytes(data)
+    return None
 
 
 def restore_file(root: StoreRoot, memory_id: str) -> Path:

@@ -110,6 +110,9 @@ class VectorStore(Protocol):
 
 
 class SearchIndex(Protocol):
+    # True once the index was opened on a read-only mount (answers from its last state).
+    read_only: bool
+
     # -- keeping in step with the files
     def sync(
         self, stats: Iterable[FileStat], load: LoadFn, progress: Progress | None = None
@@ -126,6 +129,9 @@ class SearchIndex(Protocol):
     def remove(self, name: str) -> None: ...
 
     def forget_access(self, memory_id: str) -> None: ...
+
+    def scrub(self) -> None:
+        """After a forget: take the removed text out of every file of the index."""
 
     # -- reads
     def search(self, query: SearchQuery) -> list[IndexedMemory]: ...

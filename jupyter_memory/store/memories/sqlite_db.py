@@ -103,6 +103,10 @@ def connect(path: Path, root: Path) -> sqlite3.Connection:
     con.execute("PRAGMA busy_timeout = 30000")
     con.execute("PRAGMA journal_mode = WAL")
     con.execute("PRAGMA synchronous = NORMAL")
+    # A deleted row's bytes are zeroed, not left on a free page: a forgotten
+    # memory's text must not stay in the file (issue 29). Databases attached
+    # later (access counts, embeddings) take this setting from the main one.
+    con.execute("PRAGMA secure_delete = ON")
     return con
 
 

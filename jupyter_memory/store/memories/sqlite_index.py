@@ -25,13 +25,16 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
+from ..._i18n import M_
 from ..._i18n.stored import read_stored
 from ...core.memories.models import MemoryEntry
 from ...core.progress import Progress
 from ...core.text import analyzer_identity
+from ...exceptions import StoreError
 from ..atomic import ensure_dir, fsync_dir, write_text_atomic
 from ..layout import RootLayout
 from ..links import linked
+from ..read_only import on_read_only_fs
 from . import folder_journal as journal
 from . import index_scan as scan
 from . import open_check
@@ -50,6 +53,14 @@ from .sqlite_db import (
     transaction,
     ts,
 )
+from .sqlite_errors import (
+    immutable_uri,
+    index_error,
+    is_disk_error,
+    open_immutable,
+    store_errors,
+)
+from .sqlite_scrub import scrub as scrub_deleted
 
 # 5: the meta table (analyser identity); 6: postings, terms, totals; 7: postings.w
 SCHEMA_VERSION = 7
@@ -84,6 +95,7 @@ class SqliteIndex:
         self._scanned = False
         self._check = open_check.OpenCheck()
         self._pointer_path: str | None = None
+        self.read_only = False  # opened immutable: the index is on a read-only mount
 
     # -- connection management -------------------------------------------------
 
@@ -144,6 +156,7 @@ class SqliteIndex:
         con.execute("PRAGMA emb.synchronous = NORMAL")
         return True
 
+    @store_errors
     def connection(self) -> sqlite3.Connection:
         """The live connection; the first use waits for the open's check of the files."""
         con = self._connection()
@@ -154,10 +167,53 @@ class SqliteIndex:
         return con
 
     def _connection(self) -> sqlite3.Connection:
-        """The live connection, reopened if another process swapped the index."""
+        """The live connection, reopened if another process swapped the index.
+
+        A disk error (full, read-only, I/O) is a :class:`StoreError` naming the
+        file and the cause; only a file SQLite says is damaged is rebuilt.
+        """
         if self._con is not None and self._pointer_stat() == self._current_stat:
             return self._con
         self.close()
+        if on_read_only_fs(self.layout.index_root):
+            return self._read_only_connection()
+        try:
+            return self._writable_connection()
+        except sqlite3.Error as exc:
+            raise index_error(exc, self.layout.index_dir) from exc
+
+    def _read_only_connection(self) -> sqlite3.Connection:
+        """The last index, opened ``immutable`` (no -shm, -wal or lock is made)."""
+        name = self._read_pointer()
+        path = self.layout.index_dir / name if name else None
+        if path is None or not path.is_file():
+            raise StoreError(
+                M_("read-only home: there is no index to show and none can be built"),
+                path=self.layout.index_dir,
+            )
+        try:
+            con = open_immutable(path)
+            if con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                raise StoreError(
+                    M_("read-only home: the index is of another version and cannot be rebuilt"),
+                    path=path,
+                )
+            if self.layout.access_db.is_file():
+                con.execute("ATTACH DATABASE ? AS acc", (immutable_uri(self.layout.access_db),))
+            else:
+                con.execute("ATTACH DATABASE ':memory:' AS acc")
+                con.executescript(ACCESS_SCHEMA.replace("TABLE IF NOT EXISTS ", "TABLE acc."))
+            if self.embeddings_db.is_file():
+                con.execute("ATTACH DATABASE ? AS emb", (immutable_uri(self.embeddings_db),))
+        except sqlite3.Error as exc:
+            raise index_error(exc, path) from exc
+        self.read_only = True
+        self._con = con
+        self._current = name
+        self._current_stat = self._pointer_stat()
+        return con
+
+    def _writable_connection(self) -> sqlite3.Connection:
         ensure_dir(self.layout.index_dir, root=self.layout.index_root)
         name = self._read_pointer()
         if name is None or not (self.layout.index_dir / name).exists():
@@ -183,6 +239,8 @@ class SqliteIndex:
                 con = connect(self.layout.index_dir / name, self.layout.index_root)
             con.execute("SELECT count(*) FROM entries").fetchone()
         except sqlite3.DatabaseError as exc:
+            if is_disk_error(exc):
+                raise  # full, read-only, locked or failing disk: not a damaged file
             self.notices.append(f"index {name} is corrupt ({exc}); rebuilding from files")
             name = self._new_db(empty=True)
             con = connect(self.layout.index_dir / name, self.layout.index_root)
@@ -225,6 +283,7 @@ class SqliteIndex:
 
     # -- writes (caller holds the root lock) -------------------------------------
 
+    @store_errors
     def upsert(self, entry: MemoryEntry, stat: FileStat) -> None:
         con = self.connection()
         self.attach_embeddings(con, create=False)
@@ -232,6 +291,7 @@ class SqliteIndex:
             rows.upsert(con, entry, stat)
             journal.after_own_write(con, self.layout, stat.name)
 
+    @store_errors
     def upsert_many(self, items: Iterable[tuple[MemoryEntry, FileStat]]) -> None:
         con = self.connection()
         with transaction(con):
@@ -239,6 +299,7 @@ class SqliteIndex:
                 rows.upsert(con, entry, stat)
             journal.record(con, None)  # a batch is not watched: the next re-check scans
 
+    @store_errors
     def remove(self, name: str) -> None:
         con = self.connection()
         self.attach_embeddings(con, create=False)
@@ -246,11 +307,20 @@ class SqliteIndex:
             rows.remove(con, name)
             journal.after_own_write(con, self.layout, name)
 
+    @store_errors
     def forget_access(self, memory_id: str) -> None:
         self._pending_access.pop(memory_id, None)
         con = self.connection()
         con.execute("DELETE FROM acc.access WHERE id = ?", (memory_id,))
 
+    @store_errors
+    def scrub(self) -> None:
+        """After a forget: no segment, free page or -wal file keeps the removed text."""
+        con = self.connection()
+        self.attach_embeddings(con, create=False)
+        scrub_deleted(con)
+
+    @store_errors
     def sync(
         self, stats: Iterable[FileStat], load: LoadFn, progress: Progress | None = None
     ) -> IndexSyncReport:
@@ -302,6 +372,7 @@ class SqliteIndex:
                 tmp.unlink()
         self.notices += report.notices
 
+    @store_errors
     def rebuild(
         self, stats: Iterable[FileStat], load: LoadFn, progress: Progress | None = None
     ) -> IndexSyncReport:
@@ -329,6 +400,7 @@ class SqliteIndex:
 
     # -- reads -------------------------------------------------------------------
 
+    @store_errors
     def name_of(self, memory_id: str) -> str | None:
         row = (
             self.connection()
@@ -337,18 +409,21 @@ class SqliteIndex:
         )
         return None if row is None else str(row[0])
 
+    @store_errors
     def body_of(self, name: str) -> str | None:
         row = (
             self.connection().execute("SELECT body FROM entries WHERE name = ?", (name,)).fetchone()
         )
         return None if row is None else str(row[0])
 
+    @store_errors
     def problems(self) -> list[tuple[str, str]]:
         return [
             (str(n), read_stored(str(r)))
             for n, r in self.connection().execute("SELECT name, reason FROM problems ORDER BY name")
         ]
 
+    @store_errors
     def count(self) -> int:
         return int(self.connection().execute("SELECT count(*) FROM entries").fetchone()[0])
 
@@ -359,6 +434,7 @@ class SqliteIndex:
 
         return EmbeddingStore(self)
 
+    @store_errors
     def record_access(self, ids: Sequence[str], at: datetime) -> None:
         """Count a recall of ``ids``; buffered so recall itself stays read-only.
 
@@ -372,8 +448,11 @@ class SqliteIndex:
         if time.monotonic() - self._last_flush > ACCESS_FLUSH_S:
             self.flush_access()
 
+    @store_errors
     def flush_access(self) -> None:
         self._last_flush = time.monotonic()
+        if self.read_only:
+            self._pending_access.clear()  # nothing is written on a read-only home
         if not self._pending_access or self._con is None:
             return
         pending, self._pending_access = self._pending_access, {}
@@ -386,11 +465,13 @@ class SqliteIndex:
                 [(i, at, n) for i, (n, at) in pending.items()],
             )
 
+    @store_errors
     def rows(self) -> list[IndexedMemory]:
         con = self.connection()
         self.flush_access()
         return queries.all_rows(con)
 
+    @store_errors
     def listing(
         self, *, now: datetime, limit: int, include_cold: bool
     ) -> tuple[list[IndexedMemory], int]:
@@ -398,13 +479,16 @@ class SqliteIndex:
         self.flush_access()
         return heat_page(con, now=now, limit=limit, include_cold=include_cold)
 
+    @store_errors
     def search(self, query: SearchQuery) -> list[IndexedMemory]:
         return queries.search(self.connection(), query)
 
+    @store_errors
     def filtered_ids(self, query: SearchQuery) -> list[str]:
         """Ids of every entry that passes ``query``'s filters (text ignored)."""
         return queries.filtered_ids(self.connection(), query)
 
+    @store_errors
     def rows_by_id(self, query: SearchQuery, scores: dict[str, float]) -> list[IndexedMemory]:
         """Rows for ``scores``' ids that pass ``query``'s filters, with attention."""
         return queries.rows_by_id(self.connection(), query, scores)

@@ -100,6 +100,9 @@ def remove(con: sqlite3.Connection, rid: int) -> None:
     terms = [(t,) for t in {term_key(tok) for col in cols for tok in col}]
     con.executemany("DELETE FROM postings WHERE term = ? AND rid = " + str(int(rid)), terms)
     con.executemany("UPDATE terms SET df = df - 1 WHERE term = ?", terms)
+    # A term no entry holds any more goes: the vocabulary would otherwise keep
+    # the words of a forgotten memory (statistics read only df > 0 anyway).
+    con.executemany("DELETE FROM terms WHERE term = ? AND df <= 0", terms)
     con.execute(
         "UPDATE totals SET n = n - 1, tokens = tokens - ?", (sum(len(col) for col in cols),)
     )
