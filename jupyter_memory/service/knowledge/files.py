@@ -29,6 +29,7 @@ from ...store.deadline import past_deadline
 from ...store.knowledge.files import KnowledgeFile, LoadedKnowledge
 from ...store.root import StoreRoot
 from ..context import ServiceContext
+from .arrival import Arrivals
 from .results import KnowledgeFileStatus, KnowledgeRead, ReorganizeResult
 
 ProjectArg = str | os.PathLike[str]
@@ -92,6 +93,7 @@ class KnowledgeFiles:
         self.ctx = ctx
         # One parse cache per file (KnowledgeFile re-reads only when the file changed).
         self._files: dict[Path, KnowledgeFile] = {}
+        self.arrivals = Arrivals(ctx.audit, ctx.who)
 
     @property
     def enabled(self) -> bool:
@@ -180,7 +182,13 @@ class KnowledgeFiles:
     ) -> KnowledgeFileStatus:
         source = LayerSource(layer, str(loaded.path), loaded.doc, pid)
         status = library_status(source, exists=loaded.exists, last_updated=loaded.updated)
-        return KnowledgeFileStatus(status, loaded.version, loaded.conflict is not None)
+        arrived = self.arrivals.arrival(loaded) if layer == "project" else None
+        return KnowledgeFileStatus(
+            status,
+            loaded.version,
+            loaded.conflict is not None,
+            arrived.to_dict() if arrived is not None else None,
+        )
 
     # -- writing ------------------------------------------------------------------------
 

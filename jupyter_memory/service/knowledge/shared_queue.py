@@ -24,6 +24,7 @@ from ...store.knowledge.team_files import shared_queue_on
 from ...store.layout import RootLayout, project_root
 from ...store.root import StoreRoot
 from ..projects import Projects
+from .decision_check import DecisionWriters, early_decisions
 
 Who = Callable[[Path | None], str]
 
@@ -36,6 +37,7 @@ class TeamQueueStore(QueueStore):
         self.projects = projects
         self.who = who
         self._shared: dict[Path, QueueStore] = {}
+        self._writers = DecisionWriters()
 
     # -- which queues ------------------------------------------------------------------
 
@@ -117,6 +119,19 @@ class TeamQueueStore(QueueStore):
             good, _ = store.scan()
             hashes |= {p.dedup_hash for _, p in good if p.status == "dismissed" and p.dedup_hash}
         return hashes
+
+    def contested(self) -> list[dict[str, str]]:
+        """Two clones' decisions kept apart by git's merge, plus decisions no commit
+        vouches for: dated before their proposal, or committed by someone else (issue 29)."""
+        out = super().contested()
+        seen = {c["path"] for c in out}
+        good, _ = self.scan()
+        decided = [(path, p) for path, p in good if not p.is_pending]
+        extra = early_decisions(decided)
+        for store in self.shared_stores().values():
+            mine = [(path, p) for path, p in decided if path.parent == store.folder]
+            extra += self._writers.unvouched(store.folder, mine)
+        return out + [c for c in extra if c["path"] not in seen]
 
     def state(self) -> tuple[int, int]:
         mtime, count = super().state()
