@@ -29,10 +29,52 @@ from ...store.imports.source_files import (
 )
 from ...store.imports.staging import staged_jsonl
 from ..paths import resolve_project_dir
+from ..secret_guard import kinds_in
 from .port import MemoryPort
 from .report import ImportReport
 
 AGENTS_FILES = ("AGENTS.md", "CLAUDE.md")
+# Items (memories and proposals) one run may plan: a 199 MB mem0 export of 1.57
+# million items took 2.9 GB planning them all. Import a larger source in parts.
+MAX_IMPORT_ITEMS = 100_000
+
+
+def _over_cap(file: str) -> ValidationError:
+    return ValidationError(
+        M_(
+            "more items than one import run takes (reached in {file}): over the "
+            "{limit}-item cap of one import; import the source in parts (a folder or a "
+            "file at a time); nothing was imported",
+            file=file,
+            limit=f"{MAX_IMPORT_ITEMS:,}",
+        ),
+        field="path",
+    )
+
+
+def _refuse_secrets(pf: ParsedFile) -> None:
+    """Imported text goes through the secret guard: an item holding a secret is left
+    out and named with its kinds (the rest of the file is imported)."""
+    memories = []
+    for draft in pf.memories:
+        kinds = kinds_in(draft.text) or kinds_in(draft.title)
+        if kinds:
+            item = f"line {draft.line}" if draft.line else "note"
+            pf.skipped.append((item, _secret_reason(kinds)))
+        else:
+            memories.append(draft)
+    proposals = []
+    for prop in pf.proposals:
+        kinds = kinds_in(prop.text) or kinds_in(prop.quote)
+        if kinds:
+            pf.skipped.append((f"line {prop.line}", _secret_reason(kinds)))
+        else:
+            proposals.append(prop)
+    pf.memories, pf.proposals = memories, proposals
+
+
+def _secret_reason(kinds: tuple[str, ...]) -> str:
+    return str(M_("holds a secret ({kinds}): not imported", kinds=", ".join(kinds)))
 
 
 def _read(source: str, path: str | os.PathLike[str], progress: Progress) -> SourceListing:
@@ -86,6 +128,7 @@ def _parse(
     project_dir = str(folder) if folder else None
     parsed: list[tuple[ParsedFile, str]] = []
     problems: list[dict[str, str]] = []
+    items = 0
     for f in files:
         try:
             if source == "basic-memory":
@@ -107,6 +150,14 @@ def _parse(
         except ParseError as exc:
             problems.append({"file": f.rel, "reason": exc.reason})
             continue
+        except (RecursionError, ValueError, TypeError) as exc:
+            # A parser's bounds missed it: still this file's problem, not the run's.
+            problems.append({"file": f.rel, "reason": str(M_("cannot read: {reason}", reason=exc))})
+            continue
+        items += len(pf.memories) + len(pf.proposals)
+        if items > MAX_IMPORT_ITEMS:
+            raise _over_cap(f.rel)
+        _refuse_secrets(pf)
         parsed.append((pf, f.text))
     return parsed, problems
 
@@ -150,7 +201,8 @@ def _record(source: str, draft: MemoryDraft, pid: str | None) -> dict[str, Any]:
         "tier": "durable",
         "tags": draft.tags,
         "source": "import",
-        "reviewed": True,  # the person's own notes, imported by the person
+        # The person's own notes, imported by the person; an agent's text waits for review.
+        "reviewed": draft.reviewed,
         "extra": {**draft.extra, "import_key": draft.key, "imported_from": source},
     }
     if draft.agent:
@@ -258,7 +310,10 @@ def import_from(
         report.problems = [{"file": f, "reason": r} for f, r in listing.problems] + problems
         report.problems += plan.problems
         report.skipped = plan.skipped
-        report.memories = [{"file": f, "title": d.title, "type": d.type} for f, d in plan.memories]
+        report.memories = [
+            {"file": f, "title": d.title, "type": d.type, "reviewed": d.reviewed}
+            for f, d in plan.memories
+        ]
         report.proposals = [
             {
                 "file": p.file,
