@@ -12,9 +12,26 @@ from __future__ import annotations
 from typing import Any
 
 from ..._i18n import M_
-from ...exceptions import ParseError
+from ...exceptions import ParseError, ValidationError
 
 MAX_DEPTH = 32
+# Items (memories and proposals) one import run may plan: a 199 MB mem0 export of
+# 1.57 million items took 2.9 GB planning them all. Import a larger source in parts.
+MAX_IMPORT_ITEMS = 100_000
+
+
+def over_item_cap(file: str, limit: int) -> ValidationError:
+    """The run stops before anything is written: one source over the cap."""
+    return ValidationError(
+        M_(
+            "more items than one import run takes (reached in {file}): over the "
+            "{limit}-item cap of one import; import the source in parts (a folder or a "
+            "file at a time); nothing was imported",
+            file=file,
+            limit=f"{limit:,}",
+        ),
+        field="path",
+    )
 
 
 def too_deep(path: str, where: str | None = None) -> ParseError:
@@ -45,4 +62,4 @@ def check_depth(value: Any, *, path: str, where: str | None = None) -> None:
         stack.extend((child, depth + 1) for child in children)
 
 
-__all__ = ["MAX_DEPTH", "check_depth", "too_deep"]
+__all__ = ["MAX_DEPTH", "MAX_IMPORT_ITEMS", "check_depth", "over_item_cap", "too_deep"]

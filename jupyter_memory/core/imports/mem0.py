@@ -18,7 +18,7 @@ from typing import Any
 
 from ..._i18n import M_
 from ...exceptions import ParseError
-from .bounds import check_depth, too_deep
+from .bounds import MAX_IMPORT_ITEMS, check_depth, over_item_cap, too_deep
 from .drafts import MemoryDraft
 
 _AGENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$")
@@ -82,10 +82,19 @@ def items_of(text: str, *, path: str) -> list[Any]:
     return data
 
 
-def parse_export(path: str, text: str) -> list[MemoryDraft]:
-    """Every item of one export file; the first bad item names itself and fails the file."""
+def parse_export(
+    path: str, text: str, *, room: int | None = None, cap: int = MAX_IMPORT_ITEMS
+) -> list[MemoryDraft]:
+    """Every item of one export file; the first bad item names itself and fails the file.
+
+    More items than ``room`` (what the run's ``cap`` leaves): the run's
+    :class:`ValidationError`, before any draft is built.
+    """
     out = []
-    for number, item in enumerate(items_of(text, path=path), start=1):
+    items = items_of(text, path=path)
+    if room is not None and len(items) > room:
+        raise over_item_cap(path, cap)
+    for number, item in enumerate(items, start=1):
         where = f"item {number}"
         if not isinstance(item, dict):
             raise ParseError(M_("{where}: not a JSON object", where=where), path=path)

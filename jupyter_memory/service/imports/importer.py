@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._i18n import M_
-from ...core.imports import agents_md, basic_memory, claude_memory, mem0, nbi
+from ...core.imports import agents_md, basic_memory, bounds, claude_memory, mem0, nbi
 from ...core.imports.drafts import SOURCES, MemoryDraft, ParsedFile, text_key
 from ...core.imports.plan import ExistingState, ImportPlan, plan_import
 from ...core.knowledge.dedup import Known, dedup_hash
@@ -34,22 +34,7 @@ from .port import MemoryPort
 from .report import ImportReport
 
 AGENTS_FILES = ("AGENTS.md", "CLAUDE.md")
-# Items (memories and proposals) one run may plan: a 199 MB mem0 export of 1.57
-# million items took 2.9 GB planning them all. Import a larger source in parts.
-MAX_IMPORT_ITEMS = 100_000
-
-
-def _over_cap(file: str) -> ValidationError:
-    return ValidationError(
-        M_(
-            "more items than one import run takes (reached in {file}): over the "
-            "{limit}-item cap of one import; import the source in parts (a folder or a "
-            "file at a time); nothing was imported",
-            file=file,
-            limit=f"{MAX_IMPORT_ITEMS:,}",
-        ),
-        field="path",
-    )
+MAX_IMPORT_ITEMS = bounds.MAX_IMPORT_ITEMS
 
 
 def _refuse_secrets(pf: ParsedFile) -> None:
@@ -134,7 +119,10 @@ def _parse(
             if source == "basic-memory":
                 pf = ParsedFile(f.rel, memories=[basic_memory.parse_note(f.rel, f.text)])
             elif source == "mem0":
-                pf = ParsedFile(f.rel, memories=mem0.parse_export(f.rel, f.text))
+                # Counted before any draft is built: a huge export stops here.
+                room = MAX_IMPORT_ITEMS - items
+                drafts = mem0.parse_export(f.rel, f.text, room=room, cap=MAX_IMPORT_ITEMS)
+                pf = ParsedFile(f.rel, memories=drafts)
             elif source == "nbi":
                 pf = nbi.parse_rule(f.rel, f.text, project_dir=project_dir, home=home)
             elif source == "agents-md":
@@ -150,13 +138,15 @@ def _parse(
         except ParseError as exc:
             problems.append({"file": f.rel, "reason": exc.reason})
             continue
+        except JupyterMemoryError:
+            raise  # the run's own refusals (the item cap) stop the run
         except (RecursionError, ValueError, TypeError) as exc:
             # A parser's bounds missed it: still this file's problem, not the run's.
             problems.append({"file": f.rel, "reason": str(M_("cannot read: {reason}", reason=exc))})
             continue
         items += len(pf.memories) + len(pf.proposals)
         if items > MAX_IMPORT_ITEMS:
-            raise _over_cap(f.rel)
+            raise bounds.over_item_cap(f.rel, MAX_IMPORT_ITEMS)
         _refuse_secrets(pf)
         parsed.append((pf, f.text))
     return parsed, problems
