@@ -245,6 +245,8 @@ export interface IKnowledgeArrival {
   commit: string;
   chars: number;
   over_cap: boolean;
+  /** the save cap in characters (8,000) */
+  cap: number;
   message: string;
 }
 

@@ -56,6 +56,7 @@ class Arrival:
             "commit": self.commit,
             "chars": self.chars,
             "over_cap": self.over_cap,
+            "cap": SAVE_CAP_CHARS,
             "message": self.message,
         }
 
