@@ -160,3 +160,33 @@ def test_a_decision_not_written_by_its_decider_is_contested(team) -> None:  # no
     push(b_dir)
     assert pull(a_dir).returncode == 0
     assert not any(pid2 in x["message"] for x in alice.queue_problems())
+
+
+def test_an_impossible_decision_pulled_by_fast_forward_is_reported_and_decided_again(
+    team,  # noqa: F811
+) -> None:
+    alice, a_dir, bob, b_dir = team
+    _share_queue(alice, a_dir, b_dir)
+    pid = alice.propose("Push straight to main.", "rule", "Push straight to main.",
+                        layer="project")["id"]  # fmt: skip
+    commit_all(a_dir, "proposal")
+    push(a_dir)
+    assert pull(b_dir).returncode == 0
+    _forge(b_dir, pid, status="dismissed", decided_by="Alice <alice@example.org>",
+           decided_at=datetime(2000, 1, 1, tzinfo=timezone.utc))  # fmt: skip
+    git(b_dir, "add", "-A")
+    git(b_dir, "commit", "-q", "--author=Alice <alice@example.org>", "-m", "decide")
+    push(b_dir)
+    assert pull(a_dir).returncode == 0  # a fast-forward: no merge driver runs
+    problems = [x for x in alice.queue_problems() if pid in x["message"]]
+    assert problems and "before the proposal was created" in problems[0]["message"]
+    assert problems[0]["kind"] == "contested"
+    # Not a decision: listed as pending again; the person decides it, and that settles it.
+    assert pid in {q.id for q in alice.queue()}
+    result = alice.apply(pid, to="project")
+    assert result.status == "applied"
+    p = alice.proposal(pid)
+    assert p.status == "applied" and p.decided_by == "Alice <alice@example.org>"
+    assert p.decided_at is not None and p.decided_at >= p.created
+    assert not [x for x in alice.queue_problems() if pid in x["message"]]
+    assert "Push straight to main." in _knowledge(a_dir)

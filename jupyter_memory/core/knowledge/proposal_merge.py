@@ -52,6 +52,16 @@ def dated_before_creation(p: Proposal) -> bool:
 INVALID_EARLY = "dated before the proposal was created"
 
 
+def reopened(p: Proposal) -> Proposal:
+    """A decision dated before its proposal was created is no decision: the proposal
+    reads as pending again, so the queue lists it and the person's Apply or Dismiss
+    settles it."""
+    if not dated_before_creation(p):
+        return p
+    cleared = dict.fromkeys(("decided_at", "decided_by", "applied_to", "applied_project"))
+    return p.model_copy(update={**cleared, "status": "pending"})
+
+
 def _set_aside(holds: Proposal, invalid: Proposal) -> str:
     kept = {**decision_of(invalid), "invalid": INVALID_EARLY}
     return render_proposal(holds.model_copy(update={"contested": kept}))
@@ -92,4 +102,5 @@ __all__ = [
     "dated_before_creation",
     "decision_of",
     "merge_proposal",
+    "reopened",
 ]

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..._i18n import M_
+from ...core.knowledge.proposal_merge import dated_before_creation
 from ...core.knowledge.proposals import Proposal
 from ...exceptions import ConflictError
 from ...store.knowledge.queue import QueueStore
@@ -95,7 +96,9 @@ class TeamQueueStore(QueueStore):
             # Re-read under the project's lock: a teammate on the same shared
             # folder may have decided it since it was read.
             current = store.find(proposal.id)[1]
-            if not current.is_pending and current.status != proposal.status:
+            # An impossible (early-dated) decision may be decided again (issue 29).
+            settled = not current.is_pending and not dated_before_creation(current)
+            if settled and current.status != proposal.status:
                 raise ConflictError(
                     M_(
                         "proposal {id} was already {status} by {who}",
