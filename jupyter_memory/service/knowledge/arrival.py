@@ -69,12 +69,15 @@ class Arrivals:
         self.identity = identity  # folder -> this clone's ``Name <email>``
         self._cache: dict[tuple[Path, str], Arrival | None] = {}
 
+    def written(self, path: Path, version: str | None) -> None:
+        """This home just wrote ``version`` of ``path`` (and audited it): not an arrival."""
+        if version is not None:
+            self._cache[(path, version)] = None
+
     def _written_here(self, loaded: LoadedKnowledge) -> bool:
-        path = str(loaded.path)
-        return any(
-            r.get("sha256") == loaded.version and r.get("path") == path
-            for r in self.audit.records()
-        )
+        # Every write of a knowledge file here audits its sha256 (a save, an Apply,
+        # a reorganize); a byte search of the log finds it without parsing each line.
+        return self.audit.mentions(loaded.version)
 
     def arrival(self, loaded: LoadedKnowledge) -> Arrival | None:
         if not loaded.exists:

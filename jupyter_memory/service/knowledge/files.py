@@ -268,6 +268,7 @@ class KnowledgeFiles:
         """One audit line for every write of a knowledge file (save, reorganize, apply)."""
         # ``by`` names the person (git identity of the clone, JupyterHub or OS user).
         folder = kfile.root.parent if layer == "project" else None
+        self.arrivals.written(kfile.path, digest)
         self.ctx.audit.append(
             action,
             actor=self.ctx.actor,
