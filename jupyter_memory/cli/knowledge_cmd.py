@@ -63,7 +63,9 @@ def _queue(args: argparse.Namespace) -> int:
         if args.all:
             print("    " + tr("status: {status}").format(status=p.status))
     for prob in problems:
-        print(tr("unreadable: {message}").format(message=prob["message"]), file=sys.stderr)
+        said = tr("contested: {message}") if prob["kind"] == "contested" else None
+        said = said or tr("unreadable: {message}")
+        print(said.format(message=prob["message"]), file=sys.stderr)
     return 0
 
 

@@ -70,3 +70,7 @@ PROJECT_REFUSED = N_(
     "holds a secret ({kinds}): never saved in a project layer, whose files are shared "
     "with the team; save it in your user layer (--user)"
 )
+CASE_NOTE_REFUSED = N_(
+    "holds a secret ({kinds}): not written to case memory, whose files are shared; "
+    "leave the secret out (and rotate it)"
+)

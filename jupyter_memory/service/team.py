@@ -280,6 +280,17 @@ class TeamProjects:
             )
         for c in status.contested:
             problems.append((c["path"], "contested", c["message"]))
+        arrived = None
+        with contextlib.suppress(JupyterMemoryError):  # a malformed file is reported elsewhere
+            kstatus = self.files.library_status("project", status.project)
+            arrived = kstatus.arrived
+        if arrived is not None:
+            where = str(Path(path) / ".jupyter-memory" / "knowledge.md")
+            if arrived["over_cap"]:
+                # Agents read it (within their budget) although no one here reviewed it.
+                problems.append((where, "knowledge-arrived", arrived["message"]))
+            else:
+                notices.append(M_("{path}: {message}", path=where, message=arrived["message"]))
         return problems, notices
 
     # -- settings -----------------------------------------------------------------------

@@ -126,6 +126,13 @@ class AuditLog:
             return self.path.is_symlink()
         return linked(self.root, self.path)
 
+    def mentions(self, token: str) -> bool:
+        """Does any line of the log hold ``token`` (a sha256, an id)? One read, no parse."""
+        if self._linked() or not self.path.exists():
+            return False
+        with self.path.open("rb") as fh:
+            return token.encode("utf-8") in fh.read()
+
     def records(self) -> Iterator[dict[str, Any]]:
         """Yield every record; a torn line (crash mid-append) is skipped.
 

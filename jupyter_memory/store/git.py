@@ -127,6 +127,32 @@ def unmerged(repo: Path, relpath: str) -> bool:
     return bool(out and out.strip())
 
 
+def merge_left_unmerged(path: Path) -> bool | None:
+    """Did git leave the file ``path`` unmerged (a merge in progress, conflicted there)?
+
+    ``None`` when the file is not in a clone (or git is missing): no git to ask.
+    Conflict markers in a file's text are not the answer: a teammate can commit
+    such lines and git merges them cleanly (issue 29).
+    """
+    top = toplevel(path.parent)
+    if top is None:
+        return None
+    try:
+        rel = str(path.resolve().relative_to(top.resolve()))
+    except ValueError:
+        return None
+    return unmerged(top, rel)
+
+
+def committed_as_is(repo: Path, relpath: str) -> bool:
+    """Is ``relpath`` tracked and unchanged since the last commit (nothing to commit)?"""
+    tracked = _out(repo, "ls-files", "--error-unmatch", "--", relpath)
+    if not tracked:
+        return False
+    changed = _out(repo, "status", "--porcelain", "--", relpath)
+    return changed is not None and not changed.strip()
+
+
 def stage(repo: Path, relpath: str) -> None:
     """``git add`` one file: marks a resolved conflict as resolved."""
     _run(repo, "add", "--", relpath, check=True)
@@ -164,18 +190,62 @@ def file_history(repo: Path, relpath: str, *, limit: int = 500) -> list[FileComm
     return commits
 
 
+@dataclass(frozen=True)
+class AddedLine:
+    commit: str
+    author: str  # ``Name <email>``
+    committer: str  # ``Name <email>``
+    path: str  # relative to the repository
+    line: str  # the added line, without its ``+``
+
+
+def added_lines(repo: Path, relpath: str, prefix: str, *, limit: int = 2000) -> list[AddedLine]:
+    """Lines starting with ``prefix`` that commits added under ``relpath``, newest first.
+
+    One ``git log -p`` for the whole folder (merges left out: their sides are
+    listed), so checking who wrote a field of many files costs one call.
+    """
+    out = _out(
+        repo, "log", f"--max-count={limit}", "--no-merges", "--no-renames", "--unified=0",
+        "--no-color", "--format=\x1e%H\x1f%an <%ae>\x1f%cn <%ce>", "-p", "--", relpath,
+    )  # fmt: skip
+    found: list[AddedLine] = []
+    for chunk in (out or "").split("\x1e")[1:]:
+        head, _, diff = chunk.partition("\n")
+        parts = head.split("\x1f")
+        if len(parts) != 3:
+            continue
+        path = None
+        for line in diff.splitlines():
+            if line.startswith("+++ "):
+                path = line[6:] if line.startswith("+++ b/") else None
+            elif path and line.startswith("+" + prefix):
+                found.append(AddedLine(parts[0], parts[1], parts[2], path, line[1:]))
+    return found
+
+
+def head_commit(repo: Path) -> str | None:
+    out = _out(repo, "rev-parse", "HEAD")
+    return out.strip() if out else None
+
+
 def show(repo: Path, commit: str, relpath: str) -> str | None:
     """``relpath`` as it was at ``commit`` (``None`` when it did not exist there)."""
     return _out(repo, "show", f"{commit}:{relpath}")
 
 
 __all__ = [
+    "AddedLine",
+    "added_lines",
+    "head_commit",
     "FileCommit",
+    "committed_as_is",
     "config_get",
     "config_set",
     "file_history",
     "git_binary",
     "identity",
+    "merge_left_unmerged",
     "show",
     "stage",
     "toplevel",

@@ -846,12 +846,37 @@ export class KnowledgeView extends Widget {
             : status.mode
       ]
     ];
+    // Committed by a teammate and pulled, never applied here (docs/teams.md).
+    const arrived = status.arrived;
+    if (arrived) {
+      rows.push([
+        'arrived',
+        trans.__('Arrived by git'),
+        arrived.over_cap
+          ? trans.__(
+              'from %1; %2 characters, over the %3 cap',
+              arrived.by,
+              arrived.chars.toLocaleString('en-US'),
+              arrived.cap.toLocaleString('en-US')
+            )
+          : trans.__(
+              'from %1 (commit %2), not applied in this clone',
+              arrived.by,
+              arrived.commit.slice(0, 10)
+            )
+      ]);
+    }
     for (const [field, label, value] of rows) {
       this._library.append(
         el('dt', { text: label }),
         el('dd', { text: value, attrs: { 'data-field': field } })
       );
     }
+    this.node.dataset.arrived = arrived
+      ? arrived.over_cap
+        ? 'over-cap'
+        : 'true'
+      : 'false';
   }
 
   // The server text the editor builds on, and its version (sent as `base`).

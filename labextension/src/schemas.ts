@@ -246,6 +246,20 @@ export interface IKnowledge {
 }
 
 /**
+ * A project knowledge file committed by a teammate and pulled, never applied or
+ * saved in this clone (docs/teams.md).
+ */
+export interface IKnowledgeArrival {
+  by: string;
+  commit: string;
+  chars: number;
+  over_cap: boolean;
+  /** the save cap in characters (8,000) */
+  cap: number;
+  message: string;
+}
+
+/**
  * 409 of a stale save: the server's current file and the text the person tried
  * to save on top of the version it was edited from.
  */
@@ -360,6 +374,8 @@ export interface ILibraryStatus {
   version: string;
   /** a git merge left conflict blocks in the file (docs/teams.md); the counts are of this clone's side */
   conflicted: boolean;
+  /** committed by a teammate and pulled, never applied or saved in this clone (docs/teams.md); null otherwise */
+  arrived: IKnowledgeArrival | null;
 }
 
 /**

@@ -115,3 +115,29 @@ def test_the_panel_names_a_missing_driver_and_who_proposed(page, lab, lab_mem):
     page.wait_for_selector("#jm-knowledge-project[data-team-fix='false']")
     lab_mem.dismiss(queued["id"])
     assert page.js_errors == []
+
+
+def test_knowledge_a_teammate_committed_by_hand_is_shown_in_library_status(page, lab, lab_mem):
+    """Issue 29: a hand-committed 600,000-character file reached agents unmentioned."""
+    folder = lab.root / "team-big"
+    folder.mkdir()
+    _git(folder, "init", "-q", "-b", "main")
+    _git(folder, "config", "user.name", "Ana")
+    _git(folder, "config", "user.email", "ana@example.org")
+    lab_mem.project_init(folder)
+    rules = "".join(f"- Rule {n}: join orders to customers on the key\n" for n in range(200))
+    (folder / ".jupyter-memory" / "knowledge.md").write_text(f"## Rules\n\n{rules}\n## Info\n")
+    _git(folder, "add", "-A")
+    # A teammate's commit (as it arrives by a pull): no Apply, no save cap.
+    _git(folder, "-c", "user.name=Bob", "-c", "user.email=bob@example.org",
+         "commit", "-q", "-m", "rules")  # fmt: skip
+    chars = len((folder / ".jupyter-memory" / "knowledge.md").read_text())
+    open_panel(page, lab)
+    show_tab(page, "project")
+    view = page.locator("#jm-knowledge-project")
+    view.locator(".jm-project-select").select_option("team-big")
+    page.wait_for_selector("#jm-knowledge-project[data-arrived='over-cap']")
+    shown = view.locator("dd[data-field=arrived]").inner_text()
+    assert shown == f"from Bob <bob@example.org>; {chars:,} characters, over the 8,000 cap"
+    screenshot(page, "team-knowledge-arrived")
+    assert page.js_errors == []

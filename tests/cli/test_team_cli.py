@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_memory.cli.main import main
-from tests.team.gitrepo import git, require_git
+from tests.team.gitrepo import git, require_git, write_unmerged
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:  # noqa: ANN001
@@ -64,9 +64,9 @@ def test_project_init_log_and_settings(capsys, repo: Path) -> None:  # noqa: ANN
 def test_knowledge_resolve_from_stdin_and_take(capsys, monkeypatch, repo: Path) -> None:  # noqa: ANN001
     run(capsys, "project", "init", str(repo))
     knowledge = repo / ".jupyter-memory" / "knowledge.md"
-    knowledge.write_text(
-        "## Rules\n\n<<<<<<< ours\n- a\n=======\n- b\n>>>>>>> theirs\n- c\n", encoding="utf-8"
-    )
+    write_unmerged(repo, ".jupyter-memory/knowledge.md",
+                   "## Rules\n\n<<<<<<< ours\n- a\n=======\n- b\n>>>>>>> theirs\n- c\n",
+                   "## Rules\n\n- a\n- c\n", "## Rules\n\n- b\n- c\n")  # fmt: skip
     code, out, err = run(capsys, "doctor", "--project", str(repo))
     assert code == 1 and "knowledge-conflict" in out
     monkeypatch.setattr(sys, "stdin", io.StringIO("## Rules\n\n- a and b\n- c\n\n## Info\n"))

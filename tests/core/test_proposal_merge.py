@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from jupyter_memory.core.knowledge.proposal_merge import merge_proposal
@@ -60,3 +60,24 @@ def test_an_unreadable_side_is_left_to_git() -> None:
     assert merge_proposal(render_proposal(BASE), "not a proposal", theirs) is None
     # A side the other left as it was is taken whole, as git would.
     assert merge_proposal(render_proposal(BASE), theirs, render_proposal(BASE)) == (theirs, False)
+
+
+@given(st.sampled_from(["pending", "applied", "dismissed"]), st.booleans())
+def test_a_decision_dated_before_its_proposal_never_holds(ours: str, forged_is_ours: bool) -> None:
+    """Issue 29: ``decided_at: 2000-01-01`` used to win as "the earlier decision"."""
+    forged = render_proposal(BASE.model_copy(update={
+        "status": "applied", "decided_at": datetime(2000, 1, 1, tzinfo=timezone.utc),
+        "decided_by": "Ana", "applied_to": "project", "applied_project": "sales",
+    }))  # fmt: skip
+    # (Forged here and untouched there is no merge at all: the queue's read-time
+    # check reports it, tests/team/test_team_bypass.py.)
+    assume(not (forged_is_ours and ours == "pending"))
+    real = decided(ours, "Ana <ana@example.org>", 5)
+    sides = (forged, real) if forged_is_ours else (real, forged)
+    merged = merge_proposal(render_proposal(BASE), *sides)
+    assert merged is not None
+    text, contested = merged
+    p = parse_proposal(text.encode())
+    assert contested and p.status == ours
+    assert p.contested["invalid"] == "dated before the proposal was created"
+    assert p.contested["decided_by"] == "Ana"

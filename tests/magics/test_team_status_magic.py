@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.team.gitrepo import git, require_git
+from tests.team.gitrepo import git, require_git, write_unmerged
 
 
 def test_status_names_the_clone_the_person_and_a_conflict(ip, magics, tmp_path: Path) -> None:
@@ -23,7 +23,8 @@ def test_status_names_the_clone_the_person_and_a_conflict(ip, magics, tmp_path: 
     conflicted = (
         "## Rules\n\n<<<<<<< ours\n- 收入不含退款\n=======\n- 收入不含退款和税\n>>>>>>> theirs\n"
     )
-    (folder / ".jupyter-memory" / "knowledge.md").write_text(conflicted, encoding="utf-8")
+    write_unmerged(folder, ".jupyter-memory/knowledge.md", conflicted,
+                   "## Rules\n\n- 收入不含退款\n", "## Rules\n\n- 收入不含退款和税\n")  # fmt: skip
     status = str(ip.run_line_magic("memory", "status"))
     assert f"run `jupyter-memory project init {folder}`" in status
     assert "CONFLICT:" in status and "line 3" in status

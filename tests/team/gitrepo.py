@@ -51,3 +51,23 @@ def push(repo: Path) -> None:
 
 def pull(repo: Path) -> subprocess.CompletedProcess[str]:
     return git(repo, "pull", "--no-rebase", "--no-edit", "origin", "main", check=False)
+
+
+def write_unmerged(repo: Path, relpath: str, text: str, ours: str, theirs: str) -> None:
+    """Leave ``relpath`` as a merge leaves a conflict: ``text`` in the work tree, and
+    stages 2 (``ours``) and 3 (``theirs``) in the index, so ``git ls-files -u`` lists it."""
+    (repo / relpath).write_text(text, encoding="utf-8")
+    blobs = []
+    for side in (ours, theirs):
+        proc = subprocess.run(
+            [require_git(), "-C", str(repo), "hash-object", "-w", "--stdin"],
+            input=side, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        blobs.append(proc.stdout.strip())
+    info = "".join(
+        f"100644 {blob} {stage}\t{relpath}\n" for stage, blob in zip((2, 3), blobs, strict=True)
+    )
+    subprocess.run(
+        [require_git(), "-C", str(repo), "update-index", "--index-info"],
+        input=f"0 {'0' * 40}\t{relpath}\n" + info, text=True, check=True,
+    )  # fmt: skip

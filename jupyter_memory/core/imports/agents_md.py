@@ -48,6 +48,33 @@ def _text(block: Block) -> str:
     return f"{block.heading}: {block.text}" if block.bullet else block.text
 
 
+INCLUDE_SKIPPED = "an @-import line names another file; import that file"
+
+
+def _without_includes(block: Block, parsed: ParsedFile) -> Block | None:
+    """A paragraph of ``@path`` lines (Claude Code puts one include per line, with no
+    blank line between them) is reported line by line, never queued as one rule;
+    what else the paragraph says stays a block of its own."""
+    if block.bullet:
+        if _IMPORT_LINE.match(block.text):
+            parsed.skipped.append((f"line {block.line}", INCLUDE_SKIPPED))
+            return None
+        return block
+    lines = block.raw.split("\n")
+    kept = []
+    for offset, line in enumerate(lines):
+        if _IMPORT_LINE.match(line.strip()):
+            parsed.skipped.append((f"line {block.line + offset}", INCLUDE_SKIPPED))
+        else:
+            kept.append((offset, line))
+    if len(kept) == len(lines):
+        return block
+    if not kept or not any(line.strip() for _, line in kept):
+        return None
+    raw = "\n".join(line for _, line in kept).strip()
+    return Block(block.heading, " ".join(raw.split()), raw, block.line + kept[0][0], False)
+
+
 def parse_instructions(path: str, text: str, *, layer: str | None = None) -> ParsedFile:
     """One instructions file → one proposal per bullet or short paragraph."""
     found = find_block(text, path=path)
@@ -60,10 +87,11 @@ def parse_instructions(path: str, text: str, *, layer: str | None = None) -> Par
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     parsed = ParsedFile(path)
     for block in blocks(text):
-        what = f"line {block.line}"
-        if _IMPORT_LINE.match(block.text):
-            parsed.skipped.append((what, "an @-import line names another file; import that file"))
+        rest = _without_includes(block, parsed)
+        if rest is None:
             continue
+        block = rest
+        what = f"line {block.line}"
         item = _text(block)
         if len(item) > MAX_ITEM_CHARS or len(block.raw) > MAX_QUOTE_CHARS:
             parsed.skipped.append((what, f"over {MAX_ITEM_CHARS} characters: split it"))

@@ -74,6 +74,7 @@ def parse_topic(path: str, text: str) -> MemoryDraft:
         tags=[kind] if kind in _TYPES else [],
         extra=extra,
         line=body_line,
+        reviewed=False,  # Claude wrote it (auto memory), not the person
     )
 
 
@@ -93,6 +94,7 @@ def parse_index(path: str, text: str, topic_files: frozenset[str]) -> ParsedFile
                 key=f"claude-memory:{path}:{ascii_slug(block.text, max_len=40)}",
                 extra={"claude_memory_file": path},
                 line=block.line,
+                reviewed=False,  # Claude's own index line
             )
         )
     return parsed

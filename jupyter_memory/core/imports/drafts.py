@@ -24,6 +24,8 @@ class MemoryDraft:
     agent: str | None = None  # mem0 agent_id → scope agent:<name>
     extra: dict[str, Any] = field(default_factory=dict)  # kept as frontmatter keys
     line: int | None = None  # where in the file, for reports
+    # The person's own note (True) or text an agent wrote (False: it waits for review).
+    reviewed: bool = True
 
 
 @dataclass

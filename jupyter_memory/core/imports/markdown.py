@@ -17,6 +17,7 @@ import yaml
 from ..._i18n import M_
 from ...exceptions import ParseError
 from ..frontmatter_io import MAX_FRONTMATTER_BYTES, load_yaml
+from .bounds import check_depth, too_deep
 
 _CLOSE_RE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
 _HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
@@ -54,6 +55,9 @@ def split_optional_frontmatter(text: str, *, path: str) -> tuple[dict[str, Any],
         meta = load_yaml(fm) if fm.strip() else {}
     except yaml.YAMLError as exc:
         raise ParseError(M_("invalid YAML frontmatter: {exc}", exc=exc), path=path) from exc
+    except RecursionError:
+        raise too_deep(path) from None
+    check_depth(meta, path=path)
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..._i18n import M_
 from ...exceptions import ParseError
+from .bounds import MAX_IMPORT_ITEMS, check_depth, over_item_cap, too_deep
 from .drafts import MemoryDraft
 
 _AGENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$")
@@ -30,6 +31,9 @@ _TYPES = {
     "semantic": "semantic",
     "reflective": "reflective",
 }
+
+
+_AGENT_ROLES = frozenset({"assistant", "agent", "ai"})
 
 
 def agent_name(agent_id: str) -> str:
@@ -65,6 +69,9 @@ def items_of(text: str, *, path: str) -> list[Any]:
         raise ParseError(
             M_("invalid JSON: {msg}", msg=exc.msg), path=path, line=exc.lineno
         ) from None
+    except RecursionError:
+        raise too_deep(path) from None
+    check_depth(data, path=path)
     if isinstance(data, dict) and isinstance(data.get("results"), list):
         data = data["results"]
     if not isinstance(data, list):
@@ -75,10 +82,19 @@ def items_of(text: str, *, path: str) -> list[Any]:
     return data
 
 
-def parse_export(path: str, text: str) -> list[MemoryDraft]:
-    """Every item of one export file; the first bad item names itself and fails the file."""
+def parse_export(
+    path: str, text: str, *, room: int | None = None, cap: int = MAX_IMPORT_ITEMS
+) -> list[MemoryDraft]:
+    """Every item of one export file; the first bad item names itself and fails the file.
+
+    More items than ``room`` (what the run's ``cap`` leaves): the run's
+    :class:`ValidationError`, before any draft is built.
+    """
     out = []
-    for number, item in enumerate(items_of(text, path=path), start=1):
+    items = items_of(text, path=path)
+    if room is not None and len(items) > room:
+        raise over_item_cap(path, cap)
+    for number, item in enumerate(items, start=1):
         where = f"item {number}"
         if not isinstance(item, dict):
             raise ParseError(M_("{where}: not a JSON object", where=where), path=path)
@@ -112,6 +128,10 @@ def parse_export(path: str, text: str) -> list[MemoryDraft]:
         if item.get("categories"):
             kept["categories"] = item["categories"]
         agent = item.get("agent_id")
+        # mem0 stores what its LLM extracted from a conversation; an item of an
+        # agent (its agent_id, or said by the assistant) is the agent's text, not
+        # the person's: it arrives unreviewed (invariant 3).
+        by_agent = agent not in (None, "") or str(item.get("role") or "").lower() in _AGENT_ROLES
         kind = str(metadata.get("type") or metadata.get("memory_type") or "").lower()
         tags = [str(c) for c in item.get("categories") or [] if isinstance(c, str)]
         first = " ".join(words.split())
@@ -126,6 +146,7 @@ def parse_export(path: str, text: str) -> list[MemoryDraft]:
                 agent=agent_name(str(agent)) if agent not in (None, "") else None,
                 extra={"mem0": kept},
                 line=number,
+                reviewed=not by_agent,
             )
         )
     return out

@@ -10,6 +10,10 @@ holds afterwards:
 * both decided differently: the earlier decision holds and the other one is
   kept in the file as ``contested`` (status, who, when), so the queue, the
   panel and ``doctor`` report it instead of one silently overwriting the other.
+
+A decision dated before its proposal was created cannot have been made (a
+hand-edited or forged file, issue 29): it never holds over the other side, even
+over a pending one; it is kept as ``contested`` with ``invalid`` saying why.
 """
 
 from __future__ import annotations
@@ -40,17 +44,45 @@ def _when(p: Proposal) -> datetime:
     return p.decided_at or p.created
 
 
+def dated_before_creation(p: Proposal) -> bool:
+    """A decision whose time is before the proposal's own creation: not a real decision."""
+    return p.decided_at is not None and p.decided_at < p.created
+
+
+INVALID_EARLY = "dated before the proposal was created"
+
+
+def reopened(p: Proposal) -> Proposal:
+    """A decision dated before its proposal was created is no decision: the proposal
+    reads as pending again, so the queue lists it and the person's Apply or Dismiss
+    settles it."""
+    if not dated_before_creation(p):
+        return p
+    cleared = dict.fromkeys(("decided_at", "decided_by", "applied_to", "applied_project"))
+    return p.model_copy(update={**cleared, "status": "pending"})
+
+
+def _set_aside(holds: Proposal, invalid: Proposal) -> str:
+    kept = {**decision_of(invalid), "invalid": INVALID_EARLY}
+    return render_proposal(holds.model_copy(update={"contested": kept}))
+
+
 def merge_proposal(base: str, ours: str, theirs: str) -> tuple[str, bool] | None:
     """The merged file and whether two decisions contest it; ``None`` if a side is unreadable."""
     if ours == theirs or theirs == base:
         return ours, False
-    if ours == base:
-        return theirs, False
     try:
         o, t = parse_proposal(ours), parse_proposal(theirs)
         b = parse_proposal(base) if base.strip() else None
     except Exception:  # noqa: BLE001 - any unreadable side: git's own conflict
-        return None
+        return None if ours != base else (theirs, False)
+    o_bad, t_bad = dated_before_creation(o), dated_before_creation(t)
+    if t_bad and not o_bad:
+        return _set_aside(o, t), True
+    if o_bad and not t_bad:
+        return _set_aside(t, o), True
+    if ours == base:
+        return theirs, False
     o_changed = b is None or decision_of(o) != decision_of(b)
     t_changed = b is None or decision_of(t) != decision_of(b)
     if not t_changed or t.is_pending:
@@ -64,4 +96,11 @@ def merge_proposal(base: str, ours: str, theirs: str) -> tuple[str, bool] | None
     return render_proposal(merged), True
 
 
-__all__ = ["DECISION_FIELDS", "decision_of", "merge_proposal"]
+__all__ = [
+    "DECISION_FIELDS",
+    "INVALID_EARLY",
+    "dated_before_creation",
+    "decision_of",
+    "merge_proposal",
+    "reopened",
+]

@@ -30,6 +30,7 @@ from ...core.cases.index_format import entry_row
 from ...core.cases.source_link import source_link
 from ...core.names import slugify, validate_slug
 from ...exceptions import NotFoundError, ValidationError
+from ..secret_guard import CASE_NOTE_REFUSED, refuse_secrets
 from .index_keeper import CaseIndexKeeper
 from .results import CaseNoteResult, CaseRecord, note_result
 
@@ -96,6 +97,14 @@ class CaseNoteWriter:
                 M_("title and body must be text"),
                 field="title" if not isinstance(title, str) else "body",
             )
+        evidence, hypotheses = list(evidence), list(hypotheses)  # read twice below
+        refuse_secrets(  # the same check as remember (issue 29)
+            CASE_NOTE_REFUSED,
+            title=title,
+            body=body,
+            evidence="\n".join(map(str, evidence)),
+            hypotheses="\n".join(map(str, hypotheses)),
+        )
         keeper, store = self.keeper, self.keeper.store
         pol = keeper.policy()
         if pol.value == "disabled":

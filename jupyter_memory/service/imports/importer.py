@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._i18n import M_
-from ...core.imports import agents_md, basic_memory, claude_memory, mem0, nbi
+from ...core.imports import agents_md, basic_memory, bounds, claude_memory, mem0, nbi
 from ...core.imports.drafts import SOURCES, MemoryDraft, ParsedFile, text_key
 from ...core.imports.plan import ExistingState, ImportPlan, plan_import
 from ...core.knowledge.dedup import Known, dedup_hash
@@ -29,10 +29,37 @@ from ...store.imports.source_files import (
 )
 from ...store.imports.staging import staged_jsonl
 from ..paths import resolve_project_dir
+from ..secret_guard import kinds_in
 from .port import MemoryPort
 from .report import ImportReport
 
 AGENTS_FILES = ("AGENTS.md", "CLAUDE.md")
+MAX_IMPORT_ITEMS = bounds.MAX_IMPORT_ITEMS
+
+
+def _refuse_secrets(pf: ParsedFile) -> None:
+    """Imported text goes through the secret guard: an item holding a secret is left
+    out and named with its kinds (the rest of the file is imported)."""
+    memories = []
+    for draft in pf.memories:
+        kinds = kinds_in(draft.text) or kinds_in(draft.title)
+        if kinds:
+            item = f"line {draft.line}" if draft.line else "note"
+            pf.skipped.append((item, _secret_reason(kinds)))
+        else:
+            memories.append(draft)
+    proposals = []
+    for prop in pf.proposals:
+        kinds = kinds_in(prop.text) or kinds_in(prop.quote)
+        if kinds:
+            pf.skipped.append((f"line {prop.line}", _secret_reason(kinds)))
+        else:
+            proposals.append(prop)
+    pf.memories, pf.proposals = memories, proposals
+
+
+def _secret_reason(kinds: tuple[str, ...]) -> str:
+    return str(M_("holds a secret ({kinds}): not imported", kinds=", ".join(kinds)))
 
 
 def _read(source: str, path: str | os.PathLike[str], progress: Progress) -> SourceListing:
@@ -86,12 +113,16 @@ def _parse(
     project_dir = str(folder) if folder else None
     parsed: list[tuple[ParsedFile, str]] = []
     problems: list[dict[str, str]] = []
+    items = 0
     for f in files:
         try:
             if source == "basic-memory":
                 pf = ParsedFile(f.rel, memories=[basic_memory.parse_note(f.rel, f.text)])
             elif source == "mem0":
-                pf = ParsedFile(f.rel, memories=mem0.parse_export(f.rel, f.text))
+                # Counted before any draft is built: a huge export stops here.
+                room = MAX_IMPORT_ITEMS - items
+                drafts = mem0.parse_export(f.rel, f.text, room=room, cap=MAX_IMPORT_ITEMS)
+                pf = ParsedFile(f.rel, memories=drafts)
             elif source == "nbi":
                 pf = nbi.parse_rule(f.rel, f.text, project_dir=project_dir, home=home)
             elif source == "agents-md":
@@ -107,6 +138,16 @@ def _parse(
         except ParseError as exc:
             problems.append({"file": f.rel, "reason": exc.reason})
             continue
+        except JupyterMemoryError:
+            raise  # the run's own refusals (the item cap) stop the run
+        except (RecursionError, ValueError, TypeError) as exc:
+            # A parser's bounds missed it: still this file's problem, not the run's.
+            problems.append({"file": f.rel, "reason": str(M_("cannot read: {reason}", reason=exc))})
+            continue
+        items += len(pf.memories) + len(pf.proposals)
+        if items > MAX_IMPORT_ITEMS:
+            raise bounds.over_item_cap(f.rel, MAX_IMPORT_ITEMS)
+        _refuse_secrets(pf)
         parsed.append((pf, f.text))
     return parsed, problems
 
@@ -152,7 +193,8 @@ def _record(source: str, draft: MemoryDraft, pid: str | None) -> dict[str, Any]:
         "tier": "durable",
         "tags": draft.tags,
         "source": "import",
-        "reviewed": True,  # the person's own notes, imported by the person
+        # The person's own notes, imported by the person; an agent's text waits for review.
+        "reviewed": draft.reviewed,
         "extra": {**draft.extra, "import_key": draft.key, "imported_from": source},
     }
     if draft.agent:
@@ -260,7 +302,10 @@ def import_from(
         report.problems = [{"file": f, "reason": r} for f, r in listing.problems] + problems
         report.problems += plan.problems
         report.skipped = plan.skipped
-        report.memories = [{"file": f, "title": d.title, "type": d.type} for f, d in plan.memories]
+        report.memories = [
+            {"file": f, "title": d.title, "type": d.type, "reviewed": d.reviewed}
+            for f, d in plan.memories
+        ]
         report.proposals = [
             {
                 "file": p.file,

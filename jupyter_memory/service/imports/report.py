@@ -50,6 +50,16 @@ class ImportReport:
             )
         )
         lines: list[Message | str] = [head]
+        if self.memories:
+            reviewed = sum(1 for m in self.memories if m.get("reviewed", True))
+            lines.append(
+                M_(
+                    "{reviewed} marked reviewed (your own notes), {unreviewed} left unreviewed "
+                    "(written by an agent: agents get them once you review them)",
+                    reviewed=reviewed,
+                    unreviewed=len(self.memories) - reviewed,
+                )
+            )
         if self.skipped:
             reasons = Counter(s["reason"] for s in self.skipped)
             lines.append(M_("skipped {n} items:", n=len(self.skipped)))

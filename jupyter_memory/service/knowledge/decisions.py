@@ -16,6 +16,7 @@ from collections.abc import Callable
 from ..._i18n import M_, Message
 from ...core.knowledge.dedup import dedup_hash, dedup_key
 from ...core.knowledge.format import INFO, RULES, append_entry, check_save_size, render_knowledge
+from ...core.knowledge.proposal_merge import reopened
 from ...core.knowledge.proposals import Proposal
 from ...core.knowledge.replace_entry import replace_leaf
 from ...exceptions import ConflictError, JupyterMemoryError, ValidationError
@@ -124,6 +125,7 @@ class KnowledgeDecisions:
         check_layer(to, "to")
         store = self.queue.store
         path, p = store.find(proposal_id)
+        p = reopened(p)
         done = _decided(p)
         if done is not None:
             return done
@@ -144,6 +146,7 @@ class KnowledgeDecisions:
             also_locked(root, self.ctx.user),
         ):
             path, p = store.find(proposal_id)
+            p = reopened(p)
             done = _decided(p)
             if done is not None:  # decided by someone else meanwhile
                 return done
@@ -209,6 +212,7 @@ class KnowledgeDecisions:
         store = self.queue.store
         with self.ctx.semantic.foreground(), self.ctx.user.locked():
             path, p = store.find(proposal_id)
+            p = reopened(p)
             done = _decided(p)
             if done is not None:
                 return done

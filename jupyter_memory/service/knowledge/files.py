@@ -32,6 +32,7 @@ from ...store.deadline import past_deadline
 from ...store.knowledge.files import KnowledgeFile, LoadedKnowledge
 from ...store.root import StoreRoot
 from ..context import ServiceContext
+from .arrival import Arrivals
 from .results import KnowledgeFileStatus, KnowledgeRead, ReorganizeResult
 
 ProjectArg = str | os.PathLike[str]
@@ -100,6 +101,7 @@ class KnowledgeFiles:
         # regions, tables, metrics or periods never do. ``same_entry(a, b)``
         # returns why a and b are one entry, or None.
         self.same_entry: SameEntry = same_entry_reason
+        self.arrivals = Arrivals(ctx.audit, ctx.who)
 
     @property
     def enabled(self) -> bool:
@@ -188,7 +190,13 @@ class KnowledgeFiles:
     ) -> KnowledgeFileStatus:
         source = LayerSource(layer, str(loaded.path), loaded.doc, pid)
         status = library_status(source, exists=loaded.exists, last_updated=loaded.updated)
-        return KnowledgeFileStatus(status, loaded.version, loaded.conflict is not None)
+        arrived = self.arrivals.arrival(loaded) if layer == "project" else None
+        return KnowledgeFileStatus(
+            status,
+            loaded.version,
+            loaded.conflict is not None,
+            arrived.to_dict() if arrived is not None else None,
+        )
 
     # -- writing ------------------------------------------------------------------------
 
@@ -268,6 +276,7 @@ class KnowledgeFiles:
         """One audit line for every write of a knowledge file (save, reorganize, apply)."""
         # ``by`` names the person (git identity of the clone, JupyterHub or OS user).
         folder = kfile.root.parent if layer == "project" else None
+        self.arrivals.written(kfile.path, digest)
         self.ctx.audit.append(
             action,
             actor=self.ctx.actor,

@@ -23,6 +23,7 @@ from ...core.knowledge.extract import (
     extract_candidates,
     recent_person_texts,
 )
+from ...core.knowledge.proposal_merge import reopened
 from ...core.knowledge.proposals import KINDS, LAYERS, SOURCES, Proposal, build_proposal
 from ...core.llm import extraction_prompt, parse_extraction
 from ...core.visible import refuse_hidden
@@ -451,16 +452,21 @@ class KnowledgeQueue:
     def queue(self, *, include_decided: bool = False) -> list[Proposal]:
         """Pending proposals (oldest first); all of them with ``include_decided``."""
         good, _ = self.store.scan()
-        items = [p for _, p in good if include_decided or p.is_pending]
+        # An impossible (early-dated) decision is listed as pending: the person settles it.
+        listed = [reopened(p) for _, p in good]
+        items = [p for p in listed if include_decided or p.is_pending]
         return sorted(items, key=lambda p: (p.created, p.id))
 
     def queue_problems(self) -> list[dict[str, str]]:
-        """Proposal files that cannot be read (never rewritten; fix or remove them by hand)."""
+        """Proposal files that cannot be read (never rewritten; fix or remove them by hand),
+        and contested decisions of a shared queue; ``kind`` says which."""
         _, bad = self.store.scan()
-        problems = [{"path": str(path), "message": msg} for path, msg in bad]
-        # A shared queue's proposal decided differently in two clones (issue 17).
+        problems = [{"path": str(path), "kind": "unreadable", "message": msg} for path, msg in bad]
+        # A shared queue's proposal decided differently in two clones (issue 17), or
+        # decided in a way no commit vouches for (issue 29).
         return problems + [
-            {"path": c["path"], "message": c["message"]} for c in self.store.contested()
+            {"path": c["path"], "kind": "contested", "message": c["message"]}
+            for c in self.store.contested()
         ]
 
     def proposal(self, proposal_id: str) -> Proposal:

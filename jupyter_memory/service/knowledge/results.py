@@ -29,13 +29,21 @@ class KnowledgeFileStatus(MappingResult):
     version: str
     # A git merge left conflict blocks in the file (issue 17); the counts are of this side.
     conflicted: bool = False
+    # Committed by a teammate and pulled, never applied or saved here (issue 29):
+    # ``{by, commit, chars, over_cap, message}``, else None.
+    arrived: dict[str, Any] | None = None
 
     @property
     def path(self) -> str:
         return self.status.path
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.status.to_dict(), "version": self.version, "conflicted": self.conflicted}
+        return {
+            **self.status.to_dict(),
+            "version": self.version,
+            "conflicted": self.conflicted,
+            "arrived": self.arrived,
+        }
 
 
 @dataclass(frozen=True, eq=False)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..._i18n import M_
+from ...core.knowledge.proposal_merge import dated_before_creation
 from ...core.knowledge.proposals import Proposal
 from ...exceptions import ConflictError
 from ...store.knowledge.queue import QueueStore
@@ -24,6 +25,7 @@ from ...store.knowledge.team_files import shared_queue_on
 from ...store.layout import RootLayout, project_root
 from ...store.root import StoreRoot
 from ..projects import Projects
+from .decision_check import DecisionWriters, early_decisions
 
 Who = Callable[[Path | None], str]
 
@@ -36,6 +38,7 @@ class TeamQueueStore(QueueStore):
         self.projects = projects
         self.who = who
         self._shared: dict[Path, QueueStore] = {}
+        self._writers = DecisionWriters()
 
     # -- which queues ------------------------------------------------------------------
 
@@ -93,7 +96,9 @@ class TeamQueueStore(QueueStore):
             # Re-read under the project's lock: a teammate on the same shared
             # folder may have decided it since it was read.
             current = store.find(proposal.id)[1]
-            if not current.is_pending and current.status != proposal.status:
+            # An impossible (early-dated) decision may be decided again (issue 29).
+            settled = not current.is_pending and not dated_before_creation(current)
+            if settled and current.status != proposal.status:
                 raise ConflictError(
                     M_(
                         "proposal {id} was already {status} by {who}",
@@ -129,6 +134,19 @@ class TeamQueueStore(QueueStore):
             good, _ = store.scan()
             hashes |= {p.dedup_hash for _, p in good if p.status == "dismissed" and p.dedup_hash}
         return hashes
+
+    def contested(self) -> list[dict[str, str]]:
+        """Two clones' decisions kept apart by git's merge, plus decisions no commit
+        vouches for: dated before their proposal, or committed by someone else (issue 29)."""
+        out = super().contested()
+        seen = {c["path"] for c in out}
+        good, _ = self.scan()
+        decided = [(path, p) for path, p in good if not p.is_pending]
+        extra = early_decisions(decided)
+        for store in self.shared_stores().values():
+            mine = [(path, p) for path, p in decided if path.parent == store.folder]
+            extra += self._writers.unvouched(store.folder, mine)
+        return out + [c for c in extra if c["path"] not in seen]
 
     def state(self) -> tuple[int, int]:
         mtime, count = super().state()

@@ -217,6 +217,13 @@ class MemoryWriter:
     def update_at(self, where: Located, /, **changes: Any) -> MemoryEntry:
         """:meth:`update` of the memory already located (the review's own lookup)."""
         memory_id, root, name = where.id, where.root, where.name
+        # A new text or title passes the same secret check as remember (issue 29).
+        allow_secret = bool(changes.pop("allow_secret", False))
+        texts = {k: changes[k] for k in ("text", "title") if isinstance(changes.get(k), str)}
+        if not allow_secret:
+            refuse_secrets(REMEMBER_REFUSED, **texts)
+        elif root is not self.ctx.user:
+            refuse_secrets(PROJECT_REFUSED, **texts)
         entry = root.read(name)
         if "text" in changes:
             entry.text = check_text(changes.pop("text"))

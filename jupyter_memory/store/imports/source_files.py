@@ -20,7 +20,10 @@ from ...exceptions import ParseError
 from ..links import first_link
 
 MAX_SOURCE_FILE_BYTES = 1_000_000  # a note or rule file; our own memory files share the cap
-MAX_EXPORT_JSON_BYTES = 200_000_000  # one mem0 export holds a whole store
+# One mem0 export file. Room for the run's 100,000-item cap (12 MB at mem0's usual
+# item size) with long texts; a 199 MB export is refused by its size before it is
+# read (json.loads of it alone took 1.1 GB), not after.
+MAX_EXPORT_JSON_BYTES = 64_000_000
 MAX_SOURCE_FILES = 200_000
 
 

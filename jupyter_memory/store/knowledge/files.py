@@ -15,8 +15,9 @@ from typing import Any
 from ..._i18n import M_
 from ...core.frontmatter_io import decode_file
 from ...core.knowledge.format import KnowledgeDoc, parse_knowledge
-from ...core.knowledge.merge import ConflictedKnowledge, parse_conflicted
+from ...core.knowledge.merge import ConflictedKnowledge, has_conflict_markers, parse_conflicted
 from ...exceptions import ParseError, StoreError
+from .. import git
 from ..atomic import sha256_bytes, write_text_atomic
 from ..json_file import read_json, write_json
 from ..layout import RootLayout
@@ -92,13 +93,18 @@ class KnowledgeFile:
                 path=self.path,
             ) from exc
         text = decode_file(data, path=self.path)
-        conflict = parse_conflicted(text, path=str(self.path))
+        marked = has_conflict_markers(text)
+        conflict = None
+        if marked and git.merge_left_unmerged(self.path) is not False:
+            conflict = parse_conflicted(text, path=str(self.path))
         doc = parse_knowledge(conflict.ours if conflict else text, path=str(self.path))
         updated = datetime.fromtimestamp(st.st_mtime, tz=timezone.utc)
         loaded = LoadedKnowledge(
             self.path, True, text, doc, updated, knowledge_version(data), conflict
         )
-        self._cache = (key, loaded)
+        # A file with marker lines is not cached: whether it is conflicted is git's
+        # answer (the index), which changes without the file changing (`git add`).
+        self._cache = None if marked else (key, loaded)
         return loaded
 
     def write(self, text: str) -> str:

@@ -26,6 +26,33 @@ from ..links import linked
 DISMISSED_FILE = "dismissed.json"
 
 
+def _contested_message(path: Path, p: Proposal, holds: str, other: dict[str, object]) -> object:
+    if other.get("invalid"):
+        # Set aside by the merge driver: it could not have been made (issue 29).
+        return M_(
+            "{path}: proposal {id}: a decision {status} by {who} dated {at}, before the "
+            "proposal was created, was set aside; {holds_status} by {holds} holds "
+            "(decide it again to settle it)",
+            path=path,
+            id=p.id,
+            status=other.get("status"),
+            who=other.get("decided_by") or "someone",
+            at=str(other.get("decided_at") or "?")[:10],
+            holds_status=p.status,
+            holds=holds,
+        )
+    return M_(
+        "{path}: proposal {id} was decided differently in two clones: {status} by {holds} "
+        "holds; {other_status} by {other_by} was set aside (decide it again to settle it)",
+        path=path,
+        id=p.id,
+        status=p.status,
+        holds=holds,
+        other_status=other.get("status"),
+        other_by=other.get("decided_by") or "someone",
+    )
+
+
 class QueueStore:
     def __init__(self, layout: RootLayout) -> None:
         self.root = layout.root
@@ -135,12 +162,7 @@ class QueueStore:
                         "path": str(path),
                         "id": p.id,
                         "kind": "contested",
-                        "message": (
-                            f"{path}: proposal {p.id} was decided differently in two clones: "
-                            f"{p.status} by {holds} holds; {other.get('status')} by "
-                            f"{other.get('decided_by') or 'someone'} was set aside "
-                            "(decide it again to settle it)"
-                        ),
+                        "message": str(_contested_message(path, p, holds, other)),
                     }
                 )
         return out
