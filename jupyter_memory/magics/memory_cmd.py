@@ -10,6 +10,7 @@
     %memory revert ID [--then dismissed]   (undo an Apply)
     %memory keep ID                 %memory discard ID
     %memory promote ID --kind info  (review an unreviewed memory, as its card does)
+    %memory propose TEXT [--quote Q] [--kind rule|info] [--to user|project]
 
 Also the worker's two callbacks: :func:`suggestion_round` (one extraction
 round) and :func:`show_cards`. A repeated error is not proposed here: the
@@ -26,7 +27,7 @@ from IPython.core.error import UsageError
 from .._i18n import N_, localized, tr
 from ..exceptions import ValidationError
 from ..service.knowledge.decisions import PICK_A_PROJECT
-from . import decide_cmd, digest_cmd, focus_cmd
+from . import decide_cmd, digest_cmd, focus_cmd, propose_cmd
 from .args import argument, magic_arguments, parse
 from .render import TextBlock
 from .team_status import team_lines
@@ -52,6 +53,7 @@ ACTIONS = (
     "keep",
     "discard",
     "promote",
+    "propose",
 )
 
 
@@ -87,7 +89,11 @@ def memory(self: Any, line: str) -> Any:
     %memory queue
     %memory process-all
     %memory digest
+    %memory propose Revenue excludes refunds --kind rule
     """
+    action, _, rest = line.strip().partition(" ")
+    if action == "propose":  # free text with options: its own parser (propose_cmd)
+        return propose_cmd.propose(self, rest)
     args = parse(memory, line)
     action = args.action
     if action not in ACTIONS:
