@@ -675,6 +675,14 @@ export class KnowledgeView extends Widget {
           SAVE_LIMIT
         );
     }
+    if (result.over_budget) {
+      // A person's Reorganize runs past the daily LLM budget; it says so.
+      this._previewNote.textContent +=
+        ' ' +
+        trans.__(
+          "This reorganize went over today's LLM budget (it ran because you asked)."
+        );
+    }
     clear(this._previewMerged);
     for (const m of result.merged) {
       this._previewMerged.append(
