@@ -3,10 +3,10 @@
 The person's explicit request for one proposal card (issue 32 item 1). The
 evidence is the text itself, typed in this very cell (its source), or a
 ``--quote`` of the person's own words: in the text, or in a recent cell or the
-markdown above it; a quote found in none is refused. Like every
-proposal it goes through the secret guard and refuses hidden characters
-(service ``propose``); it makes exactly one card, or says why none (a
-duplicate of an approved, pending or dismissed entry).
+markdown above it; a quote found in none is refused. Like every proposal it
+goes through the secret guard (service ``propose``) and, like an agent's,
+refuses a control, escape or direction character, naming it. It makes exactly
+one card, or says why none (a repeat of an approved, pending or dismissed entry).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from IPython.core.error import UsageError
 from .._i18n import localized, tr
 from ..agents.ask_magic import running_cell_id
 from ..core.knowledge.extract import classify, note_of
+from ..core.visible import refuse_hidden
 from ..service.knowledge.notebook_evidence import round_messages
 from .args import argument, joined, magic_arguments, parse_with_text
 from .render import TextBlock
@@ -61,6 +62,10 @@ def propose(self: Any, line: str) -> Any:
     }
     # A quote is the person's words: this cell's text, else a recent cell or its markdown.
     messages = [this_cell, *round_messages(tuple(self.capture.cells), notebook, self.recent_cells)]
+    # Reviewed later as a card: what it shows must be what it is, as for an
+    # agent's proposal (propose_knowledge refuses hidden characters the same way).
+    refuse_hidden(body, field="text")
+    refuse_hidden(quote, field="evidence_quote")
     with self.session.lock:
         result = self.service.propose(
             body, kind, quote, layer=args.to, source="manual", messages=messages

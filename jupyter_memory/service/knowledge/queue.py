@@ -221,12 +221,6 @@ class KnowledgeQueue:
         _choice(source, SOURCES, "source")
         if layer is not None:
             _choice(layer, LAYERS, "layer")
-        if source == "manual":
-            # A person's own proposal is reviewed later as a card: what it shows
-            # must be what it is, as for an agent's (propose_knowledge).
-            for value, name in ((text, "text"), (evidence_quote, "evidence_quote")):
-                if isinstance(value, str):
-                    refuse_hidden(value, field=name)
         # Before the quote check: a notebook on disk may still hold the secret verbatim.
         refuse_secrets(PROPOSAL_REFUSED, text=text, evidence_quote=evidence_quote)
         if source != "manual":
