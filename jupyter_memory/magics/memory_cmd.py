@@ -11,6 +11,7 @@
     %memory keep ID                 %memory discard ID
     %memory promote ID --kind info  (review an unreviewed memory, as its card does)
     %memory propose TEXT [--quote Q] [--kind rule|info] [--to user|project]
+    %memory reorganize [user|project]   (the knowledge file: merges listed, over budget said)
 
 Also the worker's two callbacks: :func:`suggestion_round` (one extraction
 round) and :func:`show_cards`. A repeated error is not proposed here: the
@@ -54,6 +55,7 @@ ACTIONS = (
     "discard",
     "promote",
     "propose",
+    "reorganize",
 )
 
 
@@ -65,6 +67,7 @@ ACTIONS = (
     help=tr(
         "focus: a project folder or id · suggestions, agent-unreviewed: on or off"
         " · apply, dismiss, revert: a proposal id · keep, discard, promote: a memory id"
+        " · reorganize: user or project"
     ),
 )
 @argument("--to", choices=["user", "project"], help=tr("apply: the knowledge layer"))
@@ -303,6 +306,20 @@ def _process_all(self: Any, args: Any) -> TextBlock:
     return TextBlock("\n".join(lines))
 
 
+def _reorganize(self: Any, args: Any) -> TextBlock:
+    """The person's Reorganize of one knowledge file, as the panel's and the CLI's."""
+    layer = args.value or ("project" if self.service.project_id else "user")
+    if layer not in ("user", "project"):
+        raise UsageError(tr("%memory reorganize user|project"))
+    with self.session.lock:
+        result = self.service.reorganize(layer)
+    lines = [localized(result.summary())]
+    lines += [
+        f"  - {m.removed}  →  {m.kept}  ({localized(m.reason)})" for m in result.outcome.merged
+    ]
+    return TextBlock("\n".join(lines))
+
+
 _HANDLERS = {
     "focus": _focus,
     "on": _on,
@@ -322,6 +339,7 @@ _HANDLERS = {
     "keep": digest_cmd.keep,
     "discard": digest_cmd.discard,
     "promote": digest_cmd.promote,
+    "reorganize": _reorganize,
 }
 
 

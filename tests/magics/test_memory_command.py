@@ -112,3 +112,24 @@ def test_suggest_needs_memory_on(ip):
     ip.run_line_magic("memory", "off")
     with pytest.raises(UsageError, match="memory is off"):
         ip.run_line_magic("memory", "suggest")
+
+
+def test_reorganize_lists_its_merges_and_says_when_it_went_over_the_budget(ip, magics):
+    mem = magics.service
+    text = "## Rules\n- Always use UTC\n- always use UTC.\n## Info\n"
+    mem.save_knowledge("user", text)
+    said = str(ip.run_line_magic("memory", "reorganize"))  # no project focused: User
+    assert "1 duplicate(s) merged" in said and "always use UTC." in said
+    assert "LLM budget" not in said
+
+    class OneRule:  # the LLM service, the one double allowed
+        def complete(self, messages, *, max_tokens=2000):  # noqa: ANN001, ANN201
+            return "## Rules\n- Always use UTC\n## Info\n"
+
+    mem.save_knowledge("user", text, base=mem.reorganize("user").version)
+    mem.update_settings(llm_budget={"calls_per_day": 0})
+    mem.llm = OneRule()
+    said = str(ip.run_line_magic("memory", "reorganize user"))
+    assert "went over today's LLM budget (1 of 0 calls" in said
+    with pytest.raises(UsageError, match="user|project"):
+        ip.run_line_magic("memory", "reorganize everything")
