@@ -133,3 +133,23 @@ def test_reorganize_lists_its_merges_and_says_when_it_went_over_the_budget(ip, m
     assert "went over today's LLM budget (1 of 0 calls" in said
     with pytest.raises(UsageError, match="user|project"):
         ip.run_line_magic("memory", "reorganize everything")
+
+
+def test_suggest_past_the_budget_runs_and_says_it_went_over(ip, magics, capsys):
+    class NoProposals:  # the LLM service, the one double allowed
+        calls = 0
+
+        def complete(self, messages, *, max_tokens=2000):  # noqa: ANN001, ANN201
+            NoProposals.calls += 1
+            return '{"proposals": []}'
+
+    mem = magics.service
+    mem.update_settings(llm_budget={"calls_per_day": 0})
+    mem.llm = NoProposals()
+    ip.run_cell("# weeks start on Monday here\nx = 1", store_history=True)
+    magics.worker.wait()
+    capsys.readouterr()
+    ip.run_line_magic("memory", "suggest")
+    assert NoProposals.calls == 1  # a person's request runs past the budget
+    out = capsys.readouterr().out
+    assert "jupyter-memory: this request went over today's LLM budget (1 of 0 calls" in out
