@@ -82,6 +82,20 @@ class ChatBoundary:
             self._timers.clear()
 
 
+def ending_in_own_memory(memory: Any) -> Callable[[str], Any]:
+    """``end_session`` for a timer thread: a ``Memory`` of its own on the same home and
+    project (the persona's serves the event loop meanwhile), as the server's idle pass."""
+    from ..service.memory import Memory
+
+    home, project = memory.home, memory.project_id
+
+    def end(key: str) -> Any:
+        with Memory(home=home, project=project) as mem:
+            return mem.end_agent_session(key, allow_llm=True)
+
+    return end
+
+
 def chat_notices(end: Any) -> list[str]:
     """What the person reads in the chat after a turn's end (nothing when nothing happened)."""
     out = []
@@ -98,4 +112,4 @@ def chat_notices(end: Any) -> list[str]:
     return out
 
 
-__all__ = ["CHAT_IDLE_MINUTES", "ChatBoundary", "chat_notices"]
+__all__ = ["CHAT_IDLE_MINUTES", "ChatBoundary", "chat_notices", "ending_in_own_memory"]

@@ -41,7 +41,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 from .._i18n import localized, tr
 from ..exceptions import JupyterMemoryError
 from ..service.agent_access import AgentAccess
-from .chat_boundary import ChatBoundary
+from .chat_boundary import ChatBoundary, ending_in_own_memory
 from .chat_focus import access_for_chat
 from .jupyter_ai_tools import shared_access
 from .persona_prompt import BASE_PROMPT
@@ -134,10 +134,7 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
             def say(text: str) -> None:  # from the timer's thread: YChat lives on the loop
                 loop.call_soon_threadsafe(self.send_message, text)
 
-            def end(key: str) -> Any:
-                return self.chat_access().memory.end_agent_session(key, allow_llm=True)
-
-            boundary = ChatBoundary(end, say)
+            boundary = ChatBoundary(ending_in_own_memory(self.chat_access().memory), say)
             self._jm_boundary = boundary
         return boundary
 

@@ -91,3 +91,19 @@ def test_the_chat_boundary_says_a_failure_and_nothing_when_memory_is_off(mem) ->
     said.clear()
     mem.update_settings(enabled=False)
     assert boundary.run(KEY) is None and said == []
+
+
+def test_the_personas_ending_uses_its_own_memory_and_the_configured_llm(mem, memory_home) -> None:
+    """What the persona's timer runs (its own ``Memory`` on the home), against a real HTTP LLM."""
+    from openai_test_server import Scripted, llm_server
+
+    from jupyter_memory.agents.chat_boundary import ending_in_own_memory
+
+    said = reply(("Weeks start on Monday", "rule", "our weeks always start on Monday"))
+    turn(mem, "our weeks always start on Monday", "OK", "t1")
+    with llm_server([Scripted(said), Scripted("[]")], stream=False) as llm:
+        mem.update_settings(llm={"base_url": llm.url, "model": "m"})
+        end = ending_in_own_memory(mem)(KEY)
+        assert len(llm.requests) >= 1
+    assert end.called_llm and len(end.proposals) == 1
+    assert [p.text for p in mem.queue()] == ["Weeks start on Monday"]
