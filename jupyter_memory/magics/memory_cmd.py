@@ -241,6 +241,7 @@ def _suggest(self: Any, args: Any) -> Any:
     if not enabled:
         raise UsageError(tr("%memory suggest: memory is off (turn it on with %memory on)"))
     self.worker.wait()
+    _say_if_going_over(self)
     proposals = suggestion_round(self, tuple(self.capture.cells), None, background=False)
     with self.session.lock:
         notice = self.service.last_extraction_notice
@@ -306,11 +307,23 @@ def _process_all(self: Any, args: Any) -> TextBlock:
     return TextBlock("\n".join(lines))
 
 
+def _say_if_going_over(self: Any) -> None:
+    """Before a person's LLM request: a spent budget is said first (the request still runs)."""
+    from ..service.llm_budget import going_over_note
+
+    with self.session.lock:
+        mem = self.service
+        spend = mem.llm_spend() if mem.llm is not None else None
+    if spend is not None and spend.spent:
+        print(f"jupyter-memory: {localized(going_over_note(spend))}")
+
+
 def _reorganize(self: Any, args: Any) -> TextBlock:
     """The person's Reorganize of one knowledge file, as the panel's and the CLI's."""
     layer = args.value or ("project" if self.service.project_id else "user")
     if layer not in ("user", "project"):
         raise UsageError(tr("%memory reorganize user|project"))
+    _say_if_going_over(self)
     with self.session.lock:
         result = self.service.reorganize(layer)
     lines = [localized(result.summary())]

@@ -114,7 +114,7 @@ def test_suggest_needs_memory_on(ip):
         ip.run_line_magic("memory", "suggest")
 
 
-def test_reorganize_lists_its_merges_and_says_when_it_went_over_the_budget(ip, magics):
+def test_reorganize_lists_its_merges_and_says_when_it_went_over_the_budget(ip, magics, capsys):
     mem = magics.service
     text = "## Rules\n- Always use UTC\n- always use UTC.\n## Info\n"
     mem.save_knowledge("user", text)
@@ -129,8 +129,10 @@ def test_reorganize_lists_its_merges_and_says_when_it_went_over_the_budget(ip, m
     mem.save_knowledge("user", text, base=mem.reorganize("user").version)
     mem.update_settings(llm_budget={"calls_per_day": 0})
     mem.llm = OneRule()
+    capsys.readouterr()
     said = str(ip.run_line_magic("memory", "reorganize user"))
     assert "went over today's LLM budget (1 of 0 calls" in said
+    assert "this request runs anyway, past it" in capsys.readouterr().out  # said before
     with pytest.raises(UsageError, match="user|project"):
         ip.run_line_magic("memory", "reorganize everything")
 
@@ -152,4 +154,5 @@ def test_suggest_past_the_budget_runs_and_says_it_went_over(ip, magics, capsys):
     ip.run_line_magic("memory", "suggest")
     assert NoProposals.calls == 1  # a person's request runs past the budget
     out = capsys.readouterr().out
-    assert "jupyter-memory: this request went over today's LLM budget (1 of 0 calls" in out
+    before = out.index("jupyter-memory: today's LLM budget is already spent (0 of 0 calls")
+    assert before < out.index("jupyter-memory: this request went over today's LLM budget (1 of 0")
