@@ -253,6 +253,8 @@ export class MemoryPanel extends Panel {
   }
 
   private onSettings(settings: ISettings): void {
+    this.user.setSettings(settings);
+    this.projectKnowledge.setSettings(settings);
     if (settings.enabled !== this._enabled) {
       void this.queue.refresh();
     }

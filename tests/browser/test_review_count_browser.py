@@ -3,6 +3,7 @@ review on the Memories tab, following a review; today's LLM spend in Settings.""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from browser_helpers import PANEL, open_panel, refreshes, show_tab, wait_refreshed_after
@@ -60,4 +61,42 @@ def test_settings_shows_todays_llm_spend_against_the_budget(page, lab, lab_mem):
     page.wait_for_selector(f"{PANEL} .jm-llm-spend[data-spent='true']")
     assert line.inner_text().startswith("LLM today: 3 of 3 calls, 1,600 of 5,000 tokens")
     lab_mem.update_settings(llm_budget={"calls_per_day": 40, "tokens_per_day": 200_000})
+    assert not page.js_errors  # type: ignore[attr-defined]
+
+
+def test_a_reorganize_past_the_spent_budget_asks_first_and_says_it_went_over(page, lab, lab_mem):
+    from openai_test_server import Scripted, llm_server
+
+    lab_mem.save_knowledge(
+        "user", "## Rules\n\n- Use UTC everywhere\n- use utc everywhere.\n\n## Info\n"
+    )
+    spend = LLMSpendFile(lab.home)
+    spend.path.unlink(missing_ok=True)
+    reorganized = "## Rules\n\n- Use UTC everywhere\n\n## Info\n"
+    with llm_server([Scripted(reorganized)] * 2, stream=False) as llm:
+        lab_mem.update_settings(
+            llm={"base_url": llm.url, "model": "m"}, llm_budget={"calls_per_day": 0}
+        )
+        try:
+            open_panel(page, lab)
+            show_tab(page, "user")
+            view = page.locator("#jm-knowledge-user")
+            view.locator(".jm-reorganize").click()
+            dialog = page.locator(".jp-Dialog")
+            assert "Today's LLM budget is spent (0 of 0 calls" in dialog.inner_text()
+            dialog.locator(".jp-Dialog-button.jp-mod-reject").click()  # Cancel: nothing runs
+            dialog.wait_for(state="detached")
+            assert llm.requests == []
+            view.locator(".jm-reorganize").click()
+            page.locator(".jp-Dialog .jp-Dialog-button.jp-mod-accept").click()
+            page.wait_for_selector("#jm-knowledge-user[data-busy='false']", timeout=30_000)
+            note = view.locator(".jm-preview-note")
+            note.wait_for()
+            assert "went over today's LLM budget" in note.inner_text()
+            assert len(llm.requests) == 1
+        finally:  # the lab's other tests run without an LLM
+            settings = lab.home / "settings.json"
+            data = json.loads(settings.read_text(encoding="utf-8"))
+            data.update(llm=None, llm_budget={"calls_per_day": 40, "tokens_per_day": 200_000})
+            settings.write_text(json.dumps(data), encoding="utf-8")
     assert not page.js_errors  # type: ignore[attr-defined]
