@@ -209,13 +209,13 @@ class AskMagics(Magics, Configurable):
                     on_text=on_text,
                     on_proposal=self._show_proposal,
                     max_rounds=self.max_tool_rounds,
-                    cell_id=_cell_id(self.shell),
+                    cell_id=running_cell_id(self.shell),
                 )
         except JupyterMemoryError as exc:
             raise UsageError(f"%%ask: {exc.localized()}") from None
         digest = getattr(self.memory_magics, "digest_feed", None)
         if digest is not None:  # the turn joins the session digest like a cell
-            digest.on_agent_turn(cell.strip(), result.reply, _cell_id(self.shell))
+            digest.on_agent_turn(cell.strip(), result.reply, running_cell_id(self.shell))
         if result.reply and not result.reply.endswith("\n"):
             sys.stdout.write("\n")
         if result.stopped_early:
@@ -276,7 +276,7 @@ def _kernel_session(shell: Any) -> str:
     return f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
 
 
-def _cell_id(shell: Any) -> str | None:
+def running_cell_id(shell: Any) -> str | None:
     """The front end's id of the running cell, when the kernel got one."""
     try:
         parent = shell.kernel.get_parent()

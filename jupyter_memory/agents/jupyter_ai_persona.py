@@ -7,6 +7,10 @@ answer with it. The person's chat messages to it are kept as evidence for
 agent proposals (their own words; the persona's replies never are), and each
 turn (message and reply) goes to the session digest's inbox under
 ``chat:<chat file>``; a chat that goes quiet is digested like an ended kernel.
+An explicit note marker in a message (``rule: …``) is proposed at once, without
+an LLM; with an LLM configured, the turn's end (the chat quiet for
+``CHAT_IDLE_MINUTES``, chat_boundary.py) reads the person's messages once, within
+the daily budget, and what it did is said in the chat.
 
 This module is the only one that touches Jupyter AI's persona API, which is
 young (tested with jupyter-ai 3.2.0, jupyter-ai-persona-manager 0.2.2,
@@ -37,6 +41,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 from .._i18n import localized, tr
 from ..exceptions import JupyterMemoryError
 from ..service.agent_access import AgentAccess
+from .chat_boundary import ChatBoundary, ending_in_own_memory
 from .chat_focus import access_for_chat
 from .jupyter_ai_tools import shared_access
 from .persona_prompt import BASE_PROMPT
@@ -101,16 +106,37 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
         return f"{base}\n\n{self.prompt_for(body if isinstance(body, str) else '')}"
 
     def capture(self, message: Any) -> None:
-        """Keep the person's chat message as evidence (nothing while memory is off)."""
+        """Keep the person's chat message as evidence (nothing while memory is off),
+        and make a proposal of each explicit note marker in it, as a cell's (no LLM)."""
         body = getattr(message, "body", "")
         if not isinstance(body, str) or not body.strip():
             return
+        message_id = str(getattr(message, "id", "") or "") or None
         try:
-            shared_access().record_person_text(
-                body, role="user", message_id=str(getattr(message, "id", "") or "") or None
-            )
+            shared_access().record_person_text(body, role="user", message_id=message_id)
+            key = self.digest_key()
+            if key is not None:
+                made = self.chat_access().memory.chat_notes(key, body, message_id=message_id)
+                if made:
+                    said = tr(
+                        "{n} suggestion(s) from this chat wait in the Agent Memory panel's queue"
+                    )
+                    self.send_message(said.format(n=len(made)))
         except JupyterMemoryError as exc:
             self.log.warning("jupyter-memory: chat message not kept as evidence: %s", exc)
+
+    def chat_boundary(self) -> ChatBoundary:
+        """This persona's end-of-turn timer (chat_boundary.py); its notices are chat messages."""
+        boundary: ChatBoundary | None = getattr(self, "_jm_boundary", None)
+        if boundary is None:
+            loop = asyncio.get_running_loop()
+
+            def say(text: str) -> None:  # from the timer's thread: YChat lives on the loop
+                loop.call_soon_threadsafe(self.send_message, text)
+
+            boundary = ChatBoundary(ending_in_own_memory(self.chat_access().memory), say)
+            self._jm_boundary = boundary
+        return boundary
 
     async def prepare_injection(self) -> None:
         """Before answering: the chat's pre-inject reorganize (spec 002 §6.3), off the event loop.
@@ -156,6 +182,7 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
                 memory.record_agent_turn(
                     key, person=body, reply=reply or None, turn_id=getattr(message, "id", None)
                 )
+                self.chat_boundary().on_turn(key)  # its end: this chat idle for a while
         except JupyterMemoryError as exc:
             self.log.warning("jupyter-memory: chat turn not kept for the digest: %s", exc)
 

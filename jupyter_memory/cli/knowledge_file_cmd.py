@@ -10,6 +10,7 @@ import sys
 
 from .._i18n import localized, tr
 from ..exceptions import KnowledgeConflictError, ValidationError
+from ..service.llm_budget import going_over_note
 from . import team_cmd
 from .output import emit_json, fail, open_memory
 from .stdin import read_stdin
@@ -122,6 +123,9 @@ def _conflict(args: argparse.Namespace, exc: KnowledgeConflictError) -> int:
 
 def reorganize(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
+        spend = mem.llm_spend() if mem.llm is not None else None
+        if spend is not None and spend.spent:  # said before the call; it still runs
+            print(localized(going_over_note(spend)), file=sys.stderr)
         result = mem.reorganize(args.layer, project=args.project)
     if args.json:
         emit_json(result.to_dict())

@@ -10,6 +10,8 @@
     %memory revert ID [--then dismissed]   (undo an Apply)
     %memory keep ID                 %memory discard ID
     %memory promote ID --kind info  (review an unreviewed memory, as its card does)
+    %memory propose TEXT [--quote Q] [--kind rule|info] [--to user|project]
+    %memory reorganize [user|project]   (the knowledge file: merges listed, over budget said)
 
 Also the worker's two callbacks: :func:`suggestion_round` (one extraction
 round) and :func:`show_cards`. A repeated error is not proposed here: the
@@ -26,7 +28,7 @@ from IPython.core.error import UsageError
 from .._i18n import N_, localized, tr
 from ..exceptions import ValidationError
 from ..service.knowledge.decisions import PICK_A_PROJECT
-from . import decide_cmd, digest_cmd, focus_cmd
+from . import decide_cmd, digest_cmd, focus_cmd, propose_cmd
 from .args import argument, magic_arguments, parse
 from .render import TextBlock
 from .team_status import team_lines
@@ -52,6 +54,8 @@ ACTIONS = (
     "keep",
     "discard",
     "promote",
+    "propose",
+    "reorganize",
 )
 
 
@@ -63,6 +67,7 @@ ACTIONS = (
     help=tr(
         "focus: a project folder or id · suggestions, agent-unreviewed: on or off"
         " · apply, dismiss, revert: a proposal id · keep, discard, promote: a memory id"
+        " · reorganize: user or project"
     ),
 )
 @argument("--to", choices=["user", "project"], help=tr("apply: the knowledge layer"))
@@ -87,7 +92,11 @@ def memory(self: Any, line: str) -> Any:
     %memory queue
     %memory process-all
     %memory digest
+    %memory propose Revenue excludes refunds --kind rule
     """
+    action, _, rest = line.strip().partition(" ")
+    if action == "propose":  # free text with options: its own parser (propose_cmd)
+        return propose_cmd.propose(self, rest)
     args = parse(memory, line)
     action = args.action
     if action not in ACTIONS:
@@ -232,6 +241,7 @@ def _suggest(self: Any, args: Any) -> Any:
     if not enabled:
         raise UsageError(tr("%memory suggest: memory is off (turn it on with %memory on)"))
     self.worker.wait()
+    _say_if_going_over(self)
     proposals = suggestion_round(self, tuple(self.capture.cells), None, background=False)
     with self.session.lock:
         notice = self.service.last_extraction_notice
@@ -297,6 +307,32 @@ def _process_all(self: Any, args: Any) -> TextBlock:
     return TextBlock("\n".join(lines))
 
 
+def _say_if_going_over(self: Any) -> None:
+    """Before a person's LLM request: a spent budget is said first (the request still runs)."""
+    from ..service.llm_budget import going_over_note
+
+    with self.session.lock:
+        mem = self.service
+        spend = mem.llm_spend() if mem.llm is not None else None
+    if spend is not None and spend.spent:
+        print(f"jupyter-memory: {localized(going_over_note(spend))}")
+
+
+def _reorganize(self: Any, args: Any) -> TextBlock:
+    """The person's Reorganize of one knowledge file, as the panel's and the CLI's."""
+    layer = args.value or ("project" if self.service.project_id else "user")
+    if layer not in ("user", "project"):
+        raise UsageError(tr("%memory reorganize user|project"))
+    _say_if_going_over(self)
+    with self.session.lock:
+        result = self.service.reorganize(layer)
+    lines = [localized(result.summary())]
+    lines += [
+        f"  - {m.removed}  →  {m.kept}  ({localized(m.reason)})" for m in result.outcome.merged
+    ]
+    return TextBlock("\n".join(lines))
+
+
 _HANDLERS = {
     "focus": _focus,
     "on": _on,
@@ -316,6 +352,7 @@ _HANDLERS = {
     "keep": digest_cmd.keep,
     "discard": digest_cmd.discard,
     "promote": digest_cmd.promote,
+    "reorganize": _reorganize,
 }
 
 

@@ -9,6 +9,8 @@ decisions, through ``Memory.review_memory``. A memory decided meanwhile is a
 404. ``project`` names the registered project a project-layer memory lives in
 (the card knows it; the server focuses none). Every decision is announced on
 the change feed (area ``memories``; a promotion also ``queue``).
+``GET review/count`` answers how many memories wait for review (the panel's
+Memories tab shows it, issue 32 item 8).
 """
 
 from __future__ import annotations
@@ -52,6 +54,16 @@ class ReviewStatesHandler(MemoryHandler):
         for state in states["items"]:
             state["proposal"] = proposals.get(state["promoted_to"] or "")
         self.reply({**states, "home": home_key(self.backend.memory.home)})
+
+
+class ReviewCountHandler(MemoryHandler):
+    """``GET review/count``: ``{"unreviewed": n}``, every layer this home reads."""
+
+    @web.authenticated
+    @authorized(action="read", resource=READ)
+    @off_loop
+    def get(self) -> None:
+        self.reply({"unreviewed": self.backend.memory.unreviewed_count()})
 
 
 class _DecisionHandler(MemoryHandler):

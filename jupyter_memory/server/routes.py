@@ -19,7 +19,13 @@ from .queue_routes import (
     PurgeHandler,
     QueueHandler,
 )
-from .review_routes import DiscardHandler, KeepHandler, PromoteHandler, ReviewStatesHandler
+from .review_routes import (
+    DiscardHandler,
+    KeepHandler,
+    PromoteHandler,
+    ReviewCountHandler,
+    ReviewStatesHandler,
+)
 from .settings_routes import ProjectsHandler, SettingsHandler
 from .team_routes import TeamHandler
 from .undo_routes import (
@@ -52,6 +58,7 @@ ROUTES: list[tuple[str, type]] = [
     ("team", TeamHandler),
     ("memories", MemoriesHandler),
     ("review", ReviewStatesHandler),
+    ("review/count", ReviewCountHandler),
     (f"review/{_SEGMENT}/keep", KeepHandler),
     (f"review/{_SEGMENT}/discard", DiscardHandler),
     (f"review/{_SEGMENT}/promote", PromoteHandler),

@@ -178,6 +178,14 @@ class MeteredClient:
         return got.text
 
 
+def going_over_note(spend: LLMSpend) -> str:
+    """Said before a person's request that will go over today's already spent budget."""
+    return M_(
+        "today's LLM budget is already spent ({spend}): this request runs anyway, past it",
+        spend=spend.describe(),
+    )
+
+
 def over_budget_note(spend: LLMSpend) -> str:
     """What an explicit request says when it went over today's budget."""
     return M_("this request went over today's LLM budget ({spend})", spend=spend.describe())
@@ -191,5 +199,6 @@ __all__ = [
     "MeteredClient",
     "MeteredReply",
     "check_llm_budget",
+    "going_over_note",
     "over_budget_note",
 ]

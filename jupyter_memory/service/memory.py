@@ -413,6 +413,7 @@ class Memory:
     digest_idle_sessions = Delegate(
         "learning_services.agent_sessions", AgentSessions.digest_idle_sessions
     )
+    chat_notes = Delegate("learning_services.agent_sessions", AgentSessions.chat_notes)
     unreviewed = Delegate("learning_services.review", ReviewService.unreviewed)
     unreviewed_count = Delegate("learning_services.review", ReviewService.unreviewed_count)
     keep_memory = Delegate("learning_services.review", ReviewService.keep_memory)

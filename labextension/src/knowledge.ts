@@ -1,4 +1,4 @@
-import { Notification } from '@jupyterlab/apputils';
+import { Dialog, Notification, showDialog } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
 import {
@@ -8,6 +8,7 @@ import {
   ILibraryStatus,
   IProject,
   IReorganizeJob,
+  ISettings,
   isKnowledgeConflict,
   Layer,
   postJSON,
@@ -552,6 +553,9 @@ export class KnowledgeView extends Widget {
       await this.previewReorganize();
       return;
     }
+    if (!(await this.confirmOverBudget())) {
+      return;
+    }
     const where = { project: this._project };
     const path = `knowledge/${this.layer}/reorganize`;
     const before = this._editor.value;
@@ -620,6 +624,38 @@ export class KnowledgeView extends Widget {
     await this.refresh(true);
   }
 
+  /** The settings' LLM state and today's spend (the panel hands them in). */
+  setSettings(settings: ISettings): void {
+    this._settings = settings;
+  }
+
+  /**
+   * A person's Reorganize runs past a spent LLM budget, but says so first
+   * (issue 32): with an LLM configured and today's budget spent, ask.
+   */
+  private async confirmOverBudget(): Promise<boolean> {
+    const settings = this._settings;
+    if (!settings?.llm_configured || !settings.llm_spend.spent) {
+      return true;
+    }
+    const trans = this.trans;
+    const answer = await showDialog({
+      title: trans.__('LLM budget spent'),
+      body: trans.__(
+        "Today's LLM budget is spent (%1 of %2 calls, %3 of %4 tokens). Reorganize calls the LLM anyway and goes over it.",
+        String(settings.llm_spend.calls),
+        String(settings.llm_budget.calls_per_day),
+        settings.llm_spend.tokens.toLocaleString(),
+        settings.llm_budget.tokens_per_day.toLocaleString()
+      ),
+      buttons: [
+        Dialog.cancelButton({ label: trans.__('Cancel') }),
+        Dialog.okButton({ label: trans.__('Reorganize anyway') })
+      ]
+    });
+    return answer.button.accept;
+  }
+
   /** What Reorganize makes of the unsaved text, as a diff; nothing is written. */
   async previewReorganize(): Promise<void> {
     const text = this._editor.value;
@@ -673,6 +709,14 @@ export class KnowledgeView extends Widget {
         trans.__(
           'Still over the %1-character save limit: remove or shorten entries before saving.',
           SAVE_LIMIT
+        );
+    }
+    if (result.over_budget) {
+      // A person's Reorganize runs past the daily LLM budget; it says so.
+      this._previewNote.textContent +=
+        ' ' +
+        trans.__(
+          "This reorganize went over today's LLM budget (it ran because you asked)."
         );
     }
     clear(this._previewMerged);
@@ -896,6 +940,7 @@ export class KnowledgeView extends Widget {
   private readonly _counter: HTMLSpanElement;
   private readonly _saveButton: HTMLButtonElement;
   private readonly _reorganizeButton: HTMLButtonElement;
+  private _settings: ISettings | null = null;
   private readonly _status: HTMLDivElement;
   private readonly _library: HTMLDListElement;
   private readonly _dirtyNote: HTMLDivElement;

@@ -10,6 +10,7 @@ import { KnowledgeView } from './knowledge';
 import { LearningView } from './learning';
 import { MemoriesView } from './memories';
 import { QueueView } from './queue';
+import type { IReviewCount } from './schemas';
 import { SettingsView } from './settings';
 
 export type TabName =
@@ -75,6 +76,12 @@ export class MemoryPanel extends Panel {
       attrs: { 'aria-label': trans.__('pending proposals') }
     });
     this._badge.hidden = true;
+    // Memories a digest stored wait for review (issue 32 item 8): counted on their tab.
+    this._reviewBadge = el('span', {
+      className: 'jm-badge jm-review-badge',
+      attrs: { 'aria-label': trans.__('memories waiting for review') }
+    });
+    this._reviewBadge.hidden = true;
     const strip = el('div', {
       className: 'jm-tabs',
       attrs: { role: 'tablist' }
@@ -86,6 +93,9 @@ export class MemoryPanel extends Panel {
       });
       if (name === 'queue') {
         tab.appendChild(this._badge);
+      }
+      if (name === 'memories') {
+        tab.appendChild(this._reviewBadge);
       }
       this._tabs.set(name, tab);
       strip.appendChild(tab);
@@ -159,7 +169,8 @@ export class MemoryPanel extends Panel {
       this.user.refresh(),
       this.refreshProjects(),
       this.focusLine.refresh(),
-      this.learning.refresh()
+      this.learning.refresh(),
+      this.refreshReviewCount()
     ]);
     this.node.dataset.jmLoaded = 'true';
     this.node.dataset.refreshes = String(++this._refreshes);
@@ -177,6 +188,27 @@ export class MemoryPanel extends Panel {
       );
     }
     await this.projectKnowledge.refresh();
+  }
+
+  /** The count of memories waiting for review, on the Memories tab. */
+  async refreshReviewCount(): Promise<void> {
+    try {
+      const data = await requestAPI<IReviewCount>('review/count');
+      const n = data.unreviewed;
+      this._reviewBadge.textContent = String(n);
+      this._reviewBadge.hidden = n === 0;
+      this._tabs.get('memories')!.title = n
+        ? this.trans._n(
+            '%1 memory waits for review: %memories --review',
+            '%1 memories wait for review: %memories --review',
+            n
+          )
+        : '';
+      this.node.dataset.unreviewed = String(n);
+    } catch (error) {
+      // The count is a hint: a failed read leaves the last one and says why.
+      this._reviewBadge.title = errorMessage(error);
+    }
   }
 
   /** The active notebook changed (its path under the Jupyter root, or null). */
@@ -224,6 +256,8 @@ export class MemoryPanel extends Panel {
   }
 
   private onSettings(settings: ISettings): void {
+    this.user.setSettings(settings);
+    this.projectKnowledge.setSettings(settings);
     if (settings.enabled !== this._enabled) {
       void this.queue.refresh();
     }
@@ -234,6 +268,7 @@ export class MemoryPanel extends Panel {
   private _refreshes = 0;
   private _justAdded: string | null = null;
   private readonly _badge: HTMLSpanElement;
+  private readonly _reviewBadge: HTMLSpanElement;
   private readonly _tabs = new Map<TabName, HTMLButtonElement>();
   private readonly _stack = new Panel();
 }

@@ -615,6 +615,10 @@ export interface IReorganizeResult {
   leaves_before: number;
   leaves_after: number;
   other_share: number;
+  /** A person's Reorganize whose LLM call went over today's LLM budget (it ran anyway). */
+  over_budget: boolean;
+  /** What to tell the person when over_budget, else null. */
+  budget_note: string | null;
   text: string;
 }
 
@@ -631,6 +635,14 @@ export interface IRevertResult {
   path: string;
   version: string;
   agents_md?: IAgentsMdReport;
+}
+
+/**
+ * GET /review/count: how many memories wait for review (the count on the
+ * panel's Memories tab).
+ */
+export interface IReviewCount {
+  unreviewed: number;
 }
 
 /**

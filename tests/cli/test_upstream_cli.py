@@ -30,3 +30,20 @@ def test_reorganize_with_a_failing_llm_names_the_service(capsys, memory_home: Pa
     assert data["error"] == "UpstreamError" and data["service"] == "LLM endpoint"
     assert "answered HTTP 500" in data["message"]
     assert (memory_home / "knowledge.md").read_bytes() == before
+
+
+def test_reorganize_past_the_budget_says_so_before_and_after(capsys, memory_home: Path) -> None:  # noqa: ANN001
+    from openai_test_server import Scripted
+
+    text = "## Rules\n- Always use UTC\n- always use UTC.\n## Info\n"
+    with llm_server([Scripted("## Rules\n- Always use UTC\n## Info\n")], stream=False) as llm:
+        with Memory(home=memory_home) as m:
+            m.save_knowledge("user", text)
+            m.update_settings(
+                llm={"base_url": llm.url, "model": "m"}, llm_budget={"calls_per_day": 0}
+            )
+        code = main(["reorganize"])
+        out, err = capsys.readouterr()
+    assert code == 0 and len(llm.requests) == 1  # the person's request runs
+    assert "today's LLM budget is already spent (0 of 0 calls" in err
+    assert "went over today's LLM budget (1 of 0 calls" in out.splitlines()[0]

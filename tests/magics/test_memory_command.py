@@ -112,3 +112,47 @@ def test_suggest_needs_memory_on(ip):
     ip.run_line_magic("memory", "off")
     with pytest.raises(UsageError, match="memory is off"):
         ip.run_line_magic("memory", "suggest")
+
+
+def test_reorganize_lists_its_merges_and_says_when_it_went_over_the_budget(ip, magics, capsys):
+    mem = magics.service
+    text = "## Rules\n- Always use UTC\n- always use UTC.\n## Info\n"
+    mem.save_knowledge("user", text)
+    said = str(ip.run_line_magic("memory", "reorganize"))  # no project focused: User
+    assert "1 duplicate(s) merged" in said and "always use UTC." in said
+    assert "LLM budget" not in said
+
+    class OneRule:  # the LLM service, the one double allowed
+        def complete(self, messages, *, max_tokens=2000):  # noqa: ANN001, ANN201
+            return "## Rules\n- Always use UTC\n## Info\n"
+
+    mem.save_knowledge("user", text, base=mem.reorganize("user").version)
+    mem.update_settings(llm_budget={"calls_per_day": 0})
+    mem.llm = OneRule()
+    capsys.readouterr()
+    said = str(ip.run_line_magic("memory", "reorganize user"))
+    assert "went over today's LLM budget (1 of 0 calls" in said
+    assert "this request runs anyway, past it" in capsys.readouterr().out  # said before
+    with pytest.raises(UsageError, match="user|project"):
+        ip.run_line_magic("memory", "reorganize everything")
+
+
+def test_suggest_past_the_budget_runs_and_says_it_went_over(ip, magics, capsys):
+    class NoProposals:  # the LLM service, the one double allowed
+        calls = 0
+
+        def complete(self, messages, *, max_tokens=2000):  # noqa: ANN001, ANN201
+            NoProposals.calls += 1
+            return '{"proposals": []}'
+
+    mem = magics.service
+    mem.update_settings(llm_budget={"calls_per_day": 0})
+    mem.llm = NoProposals()
+    ip.run_cell("# weeks start on Monday here\nx = 1", store_history=True)
+    magics.worker.wait()
+    capsys.readouterr()
+    ip.run_line_magic("memory", "suggest")
+    assert NoProposals.calls == 1  # a person's request runs past the budget
+    out = capsys.readouterr().out
+    before = out.index("jupyter-memory: today's LLM budget is already spent (0 of 0 calls")
+    assert before < out.index("jupyter-memory: this request went over today's LLM budget (1 of 0")

@@ -212,6 +212,8 @@ async def test_review_states_and_decisions(api, server_memory):
         unreviewed("退款晚到两天"),
         unreviewed("Q3 runs July to September"),
     )
+    count = await call(api, "review_count.json", "ReviewCountHandler", "GET", "review/count")
+    assert count == {"unreviewed": 3}
     await call(api, "review_decision.json", "KeepHandler", "POST", "review", keep, "keep")
     await call(api, "review_decision.json", "DiscardHandler", "POST", "review", drop, "discard")
     promoted = await call(
@@ -228,6 +230,8 @@ async def test_review_states_and_decisions(api, server_memory):
     )
     assert [s["state"] for s in states["items"]] == ["kept", "promoted"]
     assert states["missing"] == [drop]
+    count = await call(api, "review_count.json", "ReviewCountHandler", "GET", "review/count")
+    assert count == {"unreviewed": 0}  # kept, discarded, promoted: none waits
     await call(api, "error.json", "KeepHandler", "POST", "review", keep, "keep", status=409)
 
 

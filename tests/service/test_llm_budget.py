@@ -136,3 +136,19 @@ def test_a_background_digest_past_the_budget_uses_the_embedded_extractor(mem) ->
     assert report.review_notice() == (
         "1 memory from this session waits for review: %memories --review"
     )
+
+
+def test_a_persons_reorganize_says_when_it_went_over_the_budget(mem) -> None:
+    text = "## Rules\n- Always use UTC\n- always use UTC.\n## Info\n"
+    mem.save_knowledge("user", text)
+    mem.llm = ScriptedLLM("## Rules\n- Always use UTC\n## Info\n")
+    within = mem.reorganize("user")
+    assert within.over_budget is False and "over_budget" in within.to_dict()
+    assert "LLM budget" not in within.summary()
+    mem.save_knowledge("user", text, base=within.version)
+    mem.update_settings(llm_budget={"calls_per_day": 1})  # the first call spent it
+    over = mem.reorganize("user")
+    assert over.used_llm and over.over_budget
+    assert over.to_dict()["over_budget"] is True
+    assert "went over today's LLM budget (2 of 1 calls" in over.summary()
+    assert over.to_dict()["budget_note"] == over.budget_note

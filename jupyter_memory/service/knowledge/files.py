@@ -32,6 +32,7 @@ from ...store.deadline import past_deadline
 from ...store.knowledge.files import KnowledgeFile, LoadedKnowledge
 from ...store.root import StoreRoot
 from ..context import ServiceContext
+from ..llm_budget import over_budget_note
 from .arrival import Arrivals
 from .results import KnowledgeFileStatus, KnowledgeRead, ReorganizeResult
 
@@ -315,12 +316,12 @@ class KnowledgeFiles:
         refuse_conflicted(loaded)
         # Computed outside the lock: an LLM may take minutes, and other writers
         # must not wait for it. The file is re-checked under the lock.
-        outcome = self._reorganized(loaded.doc, layer, background=trigger == "preinject")
+        outcome, note = self._reorganized(loaded.doc, layer, background=trigger == "preinject")
         used_llm = self.ctx.settings.llm is not None
         if not outcome.changed and outcome.text == loaded.text:
             return ReorganizeResult(
                 layer, pid, str(kfile.path), str(kfile.backup_path), used_llm, loaded.version,
-                outcome, written=False,
+                outcome, written=False, over_budget=note is not None, budget_note=note,
             )  # fmt: skip
         with self.ctx.semantic.foreground(), root.locked():
             if kfile.load(fresh=True).version != loaded.version:
@@ -340,8 +341,9 @@ class KnowledgeFiles:
             chars_before=outcome.chars_before, chars_after=outcome.chars_after,
         )  # fmt: skip
         return ReorganizeResult(
-            layer, pid, str(kfile.path), str(kfile.backup_path), used_llm, digest, outcome
-        )
+            layer, pid, str(kfile.path), str(kfile.backup_path), used_llm, digest, outcome,
+            over_budget=note is not None, budget_note=note,
+        )  # fmt: skip
 
     def reorganize_text(
         self, layer: str, text: str, project: ProjectArg | None = None
@@ -366,7 +368,8 @@ class KnowledgeFiles:
 
     def _reorganized(
         self, doc: KnowledgeDoc, layer: str, *, background: bool = False
-    ) -> ReorganizeOutcome:
+    ) -> tuple[ReorganizeOutcome, str | None]:
+        """The outcome, and what to say when the LLM call went over today's budget."""
         llm = self.ctx.settings.llm
         client = (
             None
@@ -374,11 +377,17 @@ class KnowledgeFiles:
             else self.ctx.settings.budget.client(llm, use="reorganize", background=background)
         )
         if client is None:
-            return reorganize_doc(doc, layer, same_entry=self.same_entry)
+            return reorganize_doc(doc, layer, same_entry=self.same_entry), None
         group = chars_of(doc) >= CATALOG_THRESHOLD[layer]
         reply = client.complete(reorganize_prompt(render_knowledge(doc), group=group))
+        note = (
+            over_budget_note(client.spend)
+            if client.went_over and client.spend is not None
+            else None
+        )
         try:
-            return check_reorganized(doc, parse_reorganized(reply), same_entry=self.same_entry)
+            outcome = check_reorganized(doc, parse_reorganized(reply), same_entry=self.same_entry)
+            return outcome, note
         except ReorganizeError as exc:
             raise ReorganizeError(
                 M_(

@@ -91,6 +91,9 @@ class ReorganizeResult(MappingResult):
     version: str
     outcome: ReorganizeOutcome
     written: bool = True
+    # A person's Reorganize runs past today's LLM budget; it says so (issue 32 item 2).
+    over_budget: bool = False
+    budget_note: str | None = None
 
     @property
     def grouped(self) -> bool:
@@ -108,10 +111,12 @@ class ReorganizeResult(MappingResult):
         """One line for a person: what changed, or that nothing needed to."""
         o = self.outcome
         if not o.changed:
-            return M_(
-                "Nothing to reorganize in {path}: no true duplicates, no filler and no shared "
-                "topic to group within its length; it is left as it is",
-                path=self.path,
+            return self._with_budget_note(
+                M_(
+                    "Nothing to reorganize in {path}: no true duplicates, no filler and no "
+                    "shared topic to group within its length; it is left as it is",
+                    path=self.path,
+                )
             )
         said = M_(
             "{merged} duplicate(s) merged, {condensed} entr(y/ies) condensed, {groups} group(s) "
@@ -125,8 +130,14 @@ class ReorganizeResult(MappingResult):
         )
         if not self.written:
             return M_("Reorganize would make: {said}", said=said)
-        return M_("Reorganized {path}: {said} (the previous text is in {backup})",
+        done = M_("Reorganized {path}: {said} (the previous text is in {backup})",
                   path=self.path, said=said, backup=self.backup)  # fmt: skip
+        return self._with_budget_note(done)
+
+    def _with_budget_note(self, said: str) -> str:
+        if not self.budget_note:
+            return said
+        return M_("{said}; {note}", said=said, note=self.budget_note)
 
     def to_dict(self) -> dict[str, Any]:
         o = self.outcome.to_dict()
@@ -149,6 +160,8 @@ class ReorganizeResult(MappingResult):
             "leaves_before": o["leaves_before"],
             "leaves_after": o["leaves_after"],
             "other_share": o["other_share"],
+            "over_budget": self.over_budget,
+            "budget_note": self.budget_note,
             "text": self.outcome.text,
         }
 

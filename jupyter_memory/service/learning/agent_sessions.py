@@ -18,6 +18,12 @@ digested when the kernel ends. Conversations with agents get the same:
   MCP session whose newest message is older than ``IDLE_MINUTES``: a chat has
   no exit, going quiet is its end. The server extension runs it periodically
   in a thread (with an LLM, if one is configured: nothing waits on it there).
+* **notes and suggestions** (issue 32) — :meth:`AgentSessions.chat_notes` makes
+  a proposal of every explicit note marker in a person's chat message at once,
+  without an LLM (as a cell's). A chat turn that went idle is a conversation's
+  end: with an LLM configured, ending it (``allow_llm``) first makes one
+  extraction call over the person's messages of the turn (within the daily
+  budget; a spent one is said in ``budget_notice``), then digests.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from ...exceptions import PolicyError, ValidationError
 from ..context import ServiceContext
 from ..results import MappingResult
 from .digest import DigestService
+from .ports import ChatExtraction
 
 IDLE_MINUTES = 15.0
 QUICK_MAX_MESSAGES = 1_000
@@ -51,6 +58,8 @@ class AgentSessionEnd(MappingResult):
     # "3 memories from this session wait for review: …" (issue 32), None when none
     notice: str | None = None
     budget_notice: str | None = None  # the LLM budget was spent (or went over)
+    proposals: tuple[str, ...] = ()  # ids the turn's LLM extraction queued
+    called_llm: bool = False  # for the extraction (the digest may call it too)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -60,6 +69,8 @@ class AgentSessionEnd(MappingResult):
             "left": self.left,
             "notice": self.notice,
             "budget_notice": self.budget_notice,
+            "proposals": list(self.proposals),
+            "called_llm": self.called_llm,
         }
 
 
@@ -76,9 +87,41 @@ def _text(value: Any, name: str) -> str | None:
 class AgentSessions:
     """Agent conversations recorded, ended and idled out like kernel sessions."""
 
-    def __init__(self, ctx: ServiceContext, digest: DigestService) -> None:
+    def __init__(
+        self, ctx: ServiceContext, digest: DigestService, queue: ChatExtraction | None = None
+    ) -> None:
         self.ctx = ctx
         self.digest = digest
+        self.queue = queue
+
+    def chat_notes(
+        self, session_key: str, text: str, *, message_id: str | None = None
+    ) -> list[Any]:
+        """The explicit notes of one chat message the person wrote, as proposals (no LLM).
+
+        Like a cell's per-run round: respects Automatic suggestions and makes
+        nothing while memory is off; an ordinary message makes none.
+        """
+        said = _text(text, "text")
+        if said is None or self.queue is None:
+            return []
+        message = {"role": "user", "text": said, "message_id": message_id}
+        return self.queue.extract([message], conversation=session_key, llm=False)
+
+    def _turn_extraction(self, session_key: str) -> tuple[list[Any], bool, str | None]:
+        """One LLM extraction over the person's pending messages of a chat (its turn's end)."""
+        if self.queue is None or self.ctx.settings.llm is None:
+            return [], False, None
+        said = [
+            {"role": "user", "text": m["text"], "message_id": m.get("id")}
+            for inbox in self.digest.store.pending(session_key)
+            for m in inbox["messages"][inbox["consumed"] :]
+            if m.get("role") == "user" and isinstance(m.get("text"), str)
+        ]
+        if not said:
+            return [], False, None
+        made = self.queue.extract(said, conversation=session_key, background=True, llm=True)
+        return made, self.queue.last_extraction_called_llm, self.queue.last_extraction_notice
 
     def record_agent_turn(
         self,
@@ -127,6 +170,10 @@ class AgentSessions:
             return AgentSessionEnd(
                 session_key, False, left=f"{pending} messages pending: digested next time"
             )
+        made: list[Any] = []
+        called, said = False, None
+        if allow_llm and session_key.startswith("chat:"):
+            made, called, said = self._turn_extraction(session_key)
         # A session's end, nobody waiting: a background LLM use under the daily budget.
         report = self.digest.digest(session=session_key, background=True)
         return AgentSessionEnd(
@@ -134,7 +181,9 @@ class AgentSessions:
             True,
             stored=len(report.stored),
             notice=report.review_notice(),
-            budget_notice=report.notice,
+            budget_notice=report.notice or said,
+            proposals=tuple(p.id for p in made),
+            called_llm=called,
         )
 
     def digest_idle_sessions(self, idle_minutes: float = IDLE_MINUTES) -> list[AgentSessionEnd]:

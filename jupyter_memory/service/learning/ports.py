@@ -37,6 +37,32 @@ class ProposalQueue(Protocol):
     def proposal(self, proposal_id: str) -> Proposal: ...
 
 
+class ChatExtraction(Protocol):
+    """One extraction round over a conversation's texts (``KnowledgeQueue.extract``)."""
+
+    def extract(
+        self,
+        messages: Iterable[Any],
+        project: str | None = None,
+        *,
+        conversation: str | None = None,
+        notebook: str | None = None,
+        max_messages: int | None = None,
+        background: bool = True,
+        llm: bool = True,
+    ) -> list[Proposal]: ...
+
+    @property
+    def last_extraction_notice(self) -> str | None: ...
+
+    @property
+    def last_extraction_called_llm(self) -> bool: ...
+
+
+class KnowledgeQueuePort(ProposalQueue, ChatExtraction, Protocol):
+    """What the learning services get of the knowledge queue: propose and extract."""
+
+
 class QueueChanges(Protocol):
     """Queue-change events (created, applied, dismissed…), for the self-learner."""
 

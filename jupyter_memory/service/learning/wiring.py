@@ -18,7 +18,13 @@ from .agent_sessions import AgentSessions
 from .candidates import SelfLearner
 from .digest import DigestService
 from .gotchas import GotchaCapture
-from .ports import MemoryListing, ProposalQueue, QueueChanges, ReviewWrites, WorkMemoryWriter
+from .ports import (
+    KnowledgeQueuePort,
+    MemoryListing,
+    QueueChanges,
+    ReviewWrites,
+    WorkMemoryWriter,
+)
 from .review import ReviewService
 
 
@@ -42,7 +48,7 @@ def learning_services(
     *,
     writer: LearningMemoryWrites,
     reader: MemoryListing,
-    queue: ProposalQueue,
+    queue: KnowledgeQueuePort,
     queue_events: QueueChanges | None = None,
 ) -> LearningServices:
     """Build the services over the memory ``writer`` and ``reader`` and the knowledge ``queue``.
@@ -62,7 +68,7 @@ def learning_services(
         digest=digest,
         review=ReviewService(ctx, writer, queue),
         gotchas=GotchaCapture(ctx, writer, reader, learner),
-        agent_sessions=AgentSessions(ctx, digest),
+        agent_sessions=AgentSessions(ctx, digest, queue),
     )
 
 
