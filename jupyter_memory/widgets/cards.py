@@ -180,9 +180,9 @@ class CardSnapshot:
             f'<div><span style="font-weight:600">{_e(kind)}</span> · <span>{visible_html(self.text)}</span></div>'
             f'<div style="{MUTED_CSS}">“{visible_html(self.evidence_quote)}” — {visible_html(self.where())}</div>'
         )
-        for line in (self.replaces, *self.context):
+        for line in (self.replaces, *self.context):  # they quote stored texts: shown visibly
             if line:
-                body += f'<div style="{MUTED_CSS}">{_e(line)}</div>'
+                body += f'<div style="{MUTED_CSS}">{visible_html(line)}</div>'
         if self.outcome:
             state = f"<div><b>{_e(self.outcome)}</b></div>"
         else:

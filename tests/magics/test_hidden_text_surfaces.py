@@ -95,8 +95,12 @@ def test_no_surface_shows_a_raw_control_character(
     entry = mem.remember(
         f"{word} body {body}", title=f"{word} {MEMORY_TITLE_REFUSES.sub('', title)}"
     )
-    pending = mem.propose(f"{word} rule {rule}", "rule", f"{word} rule {rule}", source="manual")
-    applied = mem.propose(f"{word} info {info}", "info", f"{word} info {info}", source="manual")
+    # Two entries about different subjects (refunds, shipping), so the identity
+    # decision never calls the second one the same as the first.
+    rule_text = f"{word} refunds rule {rule}"
+    info_text = f"{word} shipping info {info}"
+    pending = mem.propose(rule_text, "rule", rule_text, source="manual")
+    applied = mem.propose(info_text, "info", info_text, source="manual")
     assert pending["status"] == applied["status"] == "queued"
     mem.apply(applied["id"], "user")
     cm = CaseMemory(ws, CASE)
