@@ -211,3 +211,48 @@ def test_the_direction_of_a_comparison_keeps_rules_apart() -> None:
     # "over" between two quantities still divides them.
     assert same_entry("Conversion rate is orders over sessions.",
                       "Conversion rate is orders divided by sessions.")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Convert all GBP amounts to USD at the month-end rate.",
+         "Convert all JPY amounts to USD at the month-end rate."),
+        ("GBP amounts are rounded to two decimals.", "Amounts are rounded to two decimals."),
+        ("June inventory counts are taken on the last business day of the month.",
+         "December inventory counts are taken on the last business day of the month."),
+        ("June inventory counts are taken on the last business day of the month.",
+         "Inventory for December is counted on the month's last business day."),
+        ("欧元金额按月末汇率换算成美元。", "日元金额按月末汇率换算成美元。"),
+        ("6月的盘点在当月最后一个工作日进行。", "12月的盘点在当月最后一个工作日进行。"),
+    ],
+)  # fmt: skip
+def test_a_value_modifying_the_subject_noun_names_another_subject(new: str, known: str) -> None:
+    rel = relate(new, known)
+    assert rel.kept_apart, rel
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Report all amounts in EUR.", "Report all amounts in GBP."),
+        ("Convert GBP amounts to EUR.", "Convert GBP amounts to USD."),
+        ("金额统一以美元报告。", "金额统一以人民币报告。"),
+        ("Q1 targets use the February price list.", "Q1 targets use the January price list."),
+    ],
+)
+def test_the_same_kind_of_value_as_an_argument_is_an_update(new: str, known: str) -> None:
+    assert relate(new, known).kind is Relation.UPDATE, relate(new, known)
+
+
+def test_a_value_named_as_modifier_and_as_argument_is_one_subject() -> None:
+    assert same_entry("Amounts in GBP are rounded to two decimals.",
+                      "GBP amounts are rounded to two decimals.")  # fmt: skip
+
+
+def test_one_head_noun_with_another_modifier_is_another_subject() -> None:
+    # "delivery" occurs in the other text too, but not as the subject's modifier.
+    rel = relate("Return time is measured from pickup scan to delivery scan.",
+                 "Delivery time is measured from pickup scan to delivery scan.")  # fmt: skip
+    assert rel.kept_apart and rel.slot == "subject", rel
+    assert relate("退货时长从揽收扫描开始计算。", "配送时长从揽收扫描开始计算。").kept_apart

@@ -43,6 +43,7 @@ from typing import Any
 from ..._i18n import M_, Message
 from ..text import search_word
 from .identity_analysis import (
+    MODIFIER_SLOTS,
     ONE_SIDED_SLOTS,
     SUBJECT_SLOTS,
     VALUE_SLOTS,
@@ -107,6 +108,11 @@ def _dice(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def _subject_conflict(x: Analysed, y: Analysed) -> str | None:
+    for slot in MODIFIER_SLOTS:
+        # A value naming the subject ("GBP amounts") that the other text never names is another
+        # subject; named there as an argument ("amounts in GBP") it is the same one.
+        if not x.slot(f"{slot}@mod") <= y.slot(slot) or not y.slot(f"{slot}@mod") <= x.slot(slot):
+            return slot
     for slot in SUBJECT_SLOTS:
         a, b = x.slot(slot), y.slot(slot)
         if a == b:
@@ -119,6 +125,10 @@ def _subject_conflict(x: Analysed, y: Analysed) -> str | None:
             if slot == "table" and _named_as_word(a or b, y if a else x):
                 continue  # "filter events …: the table is …" against "the events table"
             return slot
+    hx, hy = x.subject_head, y.subject_head
+    if hx and hy and hx[0] == hy[0] and hx[1] - hy[1] and hy[1] - hx[1]:
+        # One head noun, other modifiers: "return time" is not "delivery time".
+        return "subject"
     return None
 
 
