@@ -256,3 +256,8 @@ def test_one_head_noun_with_another_modifier_is_another_subject() -> None:
                  "Delivery time is measured from pickup scan to delivery scan.")  # fmt: skip
     assert rel.kept_apart and rel.slot == "subject", rel
     assert relate("退货时长从揽收扫描开始计算。", "配送时长从揽收扫描开始计算。").kept_apart
+
+
+def test_the_modal_may_is_not_a_month() -> None:
+    assert "date" not in analyse("Salary data may only be queried from the hr_secure schema.").slots
+    assert analyse("The budget freezes in May.").slot("date") == {"m5"}

@@ -348,7 +348,9 @@ _add(
 )
 _add("date", "", re.compile(r"(\d{1,2})月(\d{1,2})[日号]"))
 _add("period", "", re.compile(r"(?<!\d)((?:19|20)\d\d)(?:年)?(?!\d)"))
-_add("date", "", re.compile(rf"\b({_MONTH_RE})\b"))
+# "may" alone is the modal verb ("data may only be queried"); the month after a preposition.
+_add("date", "", re.compile(rf"\b(?!may\b)({_MONTH_RE})\b"))
+_add("date", "", re.compile(r"\b(?:in|of|since|until|by|from|before|after|during) (may)\b"))
 _add("date", "", re.compile(r"(?<!\d)(\d{1,2})月(?!份?\d)"))
 for _v, _w in _CHARTS_ZH.items():
     _add("chart", _v, _zh(_w))
@@ -614,6 +616,7 @@ def analyse(text: str) -> Analysed:
             if (
                 slot in MODIFIER_SLOTS
                 and not (slot == "date" and "d" in got)  # a day is a deadline, not a subject
+                and m.group(0).split()[0] not in _ARG_BEFORE_EN  # "in may"
                 and _modifies_noun(m.string, m.start(), m.end())
             ):
                 slots.setdefault(f"{slot}@mod", set()).add(got)
