@@ -261,3 +261,19 @@ def test_one_head_noun_with_another_modifier_is_another_subject() -> None:
 def test_the_modal_may_is_not_a_month() -> None:
     assert "date" not in analyse("Salary data may only be queried from the hr_secure schema.").slots
     assert analyse("The budget freezes in May.").slot("date") == {"m5"}
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("DAU counts unique users per calendar day in UTC.",
+         "DAU counts distinct users per calendar day in UTC."),
+        ("Accounts opened less than 24 hours before their first withdrawal are high risk.",
+         "Accounts created less than 24 hours before their first withdrawal are high risk."),
+        ("Drop duplicate events that share the same event_id.", "Deduplicate events on event_id."),
+        ("Marketing spend in the dashboard is shown in USD.",
+         "Marketing spend in the dashboard is reported in USD."),
+    ],
+)  # fmt: skip
+def test_general_words_for_one_thing_are_one_word(new: str, known: str) -> None:
+    assert same_entry(new, known), relate(new, known)

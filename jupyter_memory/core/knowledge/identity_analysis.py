@@ -291,7 +291,11 @@ _WORD_SYNONYMS = {
     "summarised": "present", "summarized": "present", "show": "present", "shows": "present",
     "display": "present", "displayed": "present", "round": "present", "rounded": "present",
     "draw": "present", "drawn": "present", "plot": "present", "plotted": "present",
-    "mark": "present", "marked": "present",
+    "mark": "present", "marked": "present", "shown": "present", "presented": "present",
+    "reported": "present",
+    # General words for one thing: a count of unique ones, an account's start, a login.
+    "unique": "distinct", "opened": "creat", "created": "creat", "logged": "login",
+    "logins": "login", "duplicate": "deduplic", "duplicates": "deduplic",
     "figures": "number", "numbers": "number", "amounts": "number",
     "frozen": "freez", "freeze": "freez", "lock": "freez", "locked": "freez",
     "axes": "axis", "values": "value", "decimals": "decimal", "places": "decimal",
