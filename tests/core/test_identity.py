@@ -277,3 +277,22 @@ def test_the_modal_may_is_not_a_month() -> None:
 )  # fmt: skip
 def test_general_words_for_one_thing_are_one_word(new: str, known: str) -> None:
     assert same_entry(new, known), relate(new, known)
+
+
+def test_an_amount_is_what_a_rule_is_about() -> None:
+    # 金额 / "amounts" name money: not a filler the way "figures" or "numbers" are.
+    assert relate("金额保留一位小数。", "百分比保留一位小数。").kept_apart
+    assert relate("Amounts are rounded to one decimal.",
+                  "Percentages are rounded to one decimal.").kept_apart  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Premium plan churn includes non-paying accounts.",
+         "Premium plan churn includes paying accounts."),
+        ("服装品类销售额按未扣退货的金额报告。", "服装品类销售额按扣退货的金额报告。"),
+    ],
+)  # fmt: skip
+def test_non_and_wei_negate(new: str, known: str) -> None:
+    assert relate(new, known).kind is Relation.CONTRADICTS, relate(new, known)

@@ -227,14 +227,14 @@ _INCL_EN = (
 _NEG_EN = (
     r"not|never|no|rather than|instead of|cannot|can't|don't|doesn't|won't|isn't|aren't"
     r"|stop(?:s|ped)?(?: using)?|avoid\w*|refrain(?:s)? from|prohibit\w*|forbid\w*|banned"
-    r"|no need to|need not|needn't"
+    r"|no need to|need not|needn't|non(?=-)"
 )
 _EXCL_ZH = (
     "不包含|不包括|不计入|不算入|不算在|不算|不含|不计|不纳入|不列入|剔除|剔掉|排除|去除|去掉|刨除|除去"
     "|扣掉|过滤掉|滤掉|不统计"
 )
 _INCL_ZH = "包含|包括|计入|算入|算在|纳入|列入|并入|属于|含有|含|组成"
-_NEG_ZH = "而不是|而非|不要|不能|不必|不用|不是|没有|无须|无需|禁止|严禁|不得|不可|避免|切勿|停用|别|勿|不|非"
+_NEG_ZH = "而不是|而非|不要|不能|不必|不用|不是|没有|无须|无需|禁止|严禁|不得|不可|避免|切勿|停用|别|勿|不|非|未"
 _MINUS_EN = r"minus|subtract\w*|less|(?<= )-(?= )"
 _MINUS_ZH = "减去|扣除|减"
 _DIV_EN = r"divided by|over|per"
@@ -296,7 +296,8 @@ _WORD_SYNONYMS = {
     # General words for one thing: a count of unique ones, an account's start, a login.
     "unique": "distinct", "opened": "creat", "created": "creat", "logged": "login",
     "logins": "login", "duplicate": "deduplic", "duplicates": "deduplic",
-    "figures": "number", "numbers": "number", "amounts": "number",
+    # A figure or a number is how a rule speaks, an amount (money) is what it is about.
+    "figures": "number", "numbers": "number", "amounts": "amount",
     "frozen": "freez", "freeze": "freez", "lock": "freez", "locked": "freez",
     "axes": "axis", "values": "value", "decimals": "decimal", "places": "decimal",
     "place": "decimal", "seats": "seat", "accounts": "account",
@@ -306,7 +307,7 @@ _ZH_SYNONYMS = {
     "因为": "cause", "更新": "刷新", "起始": "开始", "开始于": "开始", "起": "开始",
     "结账": "关账", "汇报": "报告", "统计": "计算", "画成": "present", "表示": "present",
     "画": "present", "显示": "present", "保留": "present", "四舍五入到": "present",
-    "四舍五入": "present", "数字": "number", "金额": "number", "数据": "number", "零": "0",
+    "四舍五入": "present", "数字": "number", "金额": "amount", "数据": "number", "零": "0",
 }  # fmt: skip
 
 
