@@ -296,3 +296,9 @@ def test_an_amount_is_what_a_rule_is_about() -> None:
 )  # fmt: skip
 def test_non_and_wei_negate(new: str, known: str) -> None:
     assert relate(new, known).kind is Relation.CONTRADICTS, relate(new, known)
+
+
+def test_de_between_modifier_and_head_is_one_subject() -> None:
+    a, b = "华北区周报在每个星期一早上发出。", "华北区的周报每周一上午发送。"
+    assert analyse(a).subject_head == analyse(b).subject_head == ("周报", {"华北区"})
+    assert relate(a, b).slot != "subject"

@@ -513,7 +513,7 @@ class Analysed:
             if len(stems) >= 2:
                 return stems[-1], frozenset(stems[:-1])
         elif m := _SUBJECT_ZH.match(self.key):
-            run = m.group(1)
+            run = m.group(1).replace("的", "")  # 的 marks the modifier: 华北区的周报 = 华北区周报
             return run[-2:], frozenset({run[:-2]})
         return None
 
