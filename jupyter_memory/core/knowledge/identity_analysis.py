@@ -11,7 +11,12 @@
   inside a sentence). Value slots, whose change makes an *update* of the same
   subject: ``number``, ``time``, ``date``, ``weekday``, ``column``, ``colour``,
   ``currency``, ``style`` (dashed, solid …), ``zone`` (UTC, local time),
-  ``stat`` (median, mean).
+  ``stat`` (median, mean). A currency, month or weekday that modifies the noun
+  of the rule's first noun phrase ("GBP amounts", "June inventory counts",
+  日元金额, 6月的盘点) is also kept as ``<slot>@mod``: it names the subject.
+* **subject head** — the head noun of a leading subject phrase and its
+  modifiers ("return time" → time ← return), compared by position, not by
+  the words' presence anywhere in the other text.
 * **polarity** — a normative synonym table maps "excludes / is not part of /
   must not count / 不含 / 剔除 / 不计入 …" to one marker ``excl``, "includes /
   counts / 包含 / 计入 …" to ``incl``, and records a remaining negation
