@@ -211,3 +211,94 @@ def test_the_direction_of_a_comparison_keeps_rules_apart() -> None:
     # "over" between two quantities still divides them.
     assert same_entry("Conversion rate is orders over sessions.",
                       "Conversion rate is orders divided by sessions.")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Convert all GBP amounts to USD at the month-end rate.",
+         "Convert all JPY amounts to USD at the month-end rate."),
+        ("GBP amounts are rounded to two decimals.", "Amounts are rounded to two decimals."),
+        ("June inventory counts are taken on the last business day of the month.",
+         "December inventory counts are taken on the last business day of the month."),
+        ("June inventory counts are taken on the last business day of the month.",
+         "Inventory for December is counted on the month's last business day."),
+        ("欧元金额按月末汇率换算成美元。", "日元金额按月末汇率换算成美元。"),
+        ("6月的盘点在当月最后一个工作日进行。", "12月的盘点在当月最后一个工作日进行。"),
+    ],
+)  # fmt: skip
+def test_a_value_modifying_the_subject_noun_names_another_subject(new: str, known: str) -> None:
+    rel = relate(new, known)
+    assert rel.kept_apart, rel
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Report all amounts in EUR.", "Report all amounts in GBP."),
+        ("Convert GBP amounts to EUR.", "Convert GBP amounts to USD."),
+        ("金额统一以美元报告。", "金额统一以人民币报告。"),
+        ("Q1 targets use the February price list.", "Q1 targets use the January price list."),
+    ],
+)
+def test_the_same_kind_of_value_as_an_argument_is_an_update(new: str, known: str) -> None:
+    assert relate(new, known).kind is Relation.UPDATE, relate(new, known)
+
+
+def test_a_value_named_as_modifier_and_as_argument_is_one_subject() -> None:
+    assert same_entry("Amounts in GBP are rounded to two decimals.",
+                      "GBP amounts are rounded to two decimals.")  # fmt: skip
+
+
+def test_one_head_noun_with_another_modifier_is_another_subject() -> None:
+    # "delivery" occurs in the other text too, but not as the subject's modifier.
+    rel = relate("Return time is measured from pickup scan to delivery scan.",
+                 "Delivery time is measured from pickup scan to delivery scan.")  # fmt: skip
+    assert rel.kept_apart and rel.slot == "subject", rel
+    assert relate("退货时长从揽收扫描开始计算。", "配送时长从揽收扫描开始计算。").kept_apart
+
+
+def test_the_modal_may_is_not_a_month() -> None:
+    assert "date" not in analyse("Salary data may only be queried from the hr_secure schema.").slots
+    assert analyse("The budget freezes in May.").slot("date") == {"m5"}
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("DAU counts unique users per calendar day in UTC.",
+         "DAU counts distinct users per calendar day in UTC."),
+        ("Accounts opened less than 24 hours before their first withdrawal are high risk.",
+         "Accounts created less than 24 hours before their first withdrawal are high risk."),
+        ("Drop duplicate events that share the same event_id.", "Deduplicate events on event_id."),
+        ("Marketing spend in the dashboard is shown in USD.",
+         "Marketing spend in the dashboard is reported in USD."),
+    ],
+)  # fmt: skip
+def test_general_words_for_one_thing_are_one_word(new: str, known: str) -> None:
+    assert same_entry(new, known), relate(new, known)
+
+
+def test_an_amount_is_what_a_rule_is_about() -> None:
+    # 金额 / "amounts" name money: not a filler the way "figures" or "numbers" are.
+    assert relate("金额保留一位小数。", "百分比保留一位小数。").kept_apart
+    assert relate("Amounts are rounded to one decimal.",
+                  "Percentages are rounded to one decimal.").kept_apart  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Premium plan churn includes non-paying accounts.",
+         "Premium plan churn includes paying accounts."),
+        ("服装品类销售额按未扣退货的金额报告。", "服装品类销售额按扣退货的金额报告。"),
+    ],
+)  # fmt: skip
+def test_non_and_wei_negate(new: str, known: str) -> None:
+    assert relate(new, known).kind is Relation.CONTRADICTS, relate(new, known)
+
+
+def test_de_between_modifier_and_head_is_one_subject() -> None:
+    a, b = "华北区周报在每个星期一早上发出。", "华北区的周报每周一上午发送。"
+    assert analyse(a).subject_head == analyse(b).subject_head == ("周报", {"华北区"})
+    assert relate(a, b).slot != "subject"

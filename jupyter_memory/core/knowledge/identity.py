@@ -19,7 +19,11 @@ slot that differs when one does.
 
 How (:mod:`.identity_analysis` reads the texts): the *subject slots* are
 compared first, as values: North against South, 华北 against 西南, GMV
-against net revenue, Q1 against Q2 is ``RELATED`` however similar the rest.
+against net revenue, Q1 against Q2 is ``RELATED`` however similar the rest. So
+is a currency, month or weekday that modifies the subject's noun ("GBP amounts"
+/ "JPY amounts", "June inventory counts", 日元金额) when the other text never
+names it (as an argument, "amounts in GBP", it is a value: an update), and one
+subject head with other modifiers ("return time" / "delivery time").
 Then polarity (a contradiction), then the *value slots* (an update), then the
 content words: their Dice overlap, and with the semantic extra the texts'
 embedding cosine, passed in as ``similarity`` (core stays pure: the service
@@ -28,9 +32,11 @@ cosines of multilingual-e5 are 0.95–0.98 for a paraphrase *and* for "excludes
 refunds" / "excludes taxes", so it only admits a paraphrase whose content words
 mostly meet anyway (``SEMANTIC_SAME_AT`` with ``SEMANTIC_DICE_FLOOR``) and
 vetoes a lexical match it finds far apart (``SEMANTIC_VETO_BELOW``). Constants
-are tuned on ``benchmarks/data/identity_pairs_dev.json`` (and the first
-held-out set, read in round two); ``benchmarks/identity_bench.py`` reports the
-figures on ``identity_pairs_heldout2.json``, never tuned on.
+are tuned on ``benchmarks/data/identity_pairs_dev.json`` and the earlier
+held-out sets (read in later rounds); ``benchmarks/identity_bench.py`` reports
+the figures per set, with ``identity_pairs_heldout3.json`` written before round
+three. Word-level cosines were measured too (``--word-cosines``) and are not
+used: synonyms and other objects overlap.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from typing import Any
 from ..._i18n import M_, Message
 from ..text import search_word
 from .identity_analysis import (
+    MODIFIER_SLOTS,
     ONE_SIDED_SLOTS,
     SUBJECT_SLOTS,
     VALUE_SLOTS,
@@ -107,6 +114,11 @@ def _dice(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def _subject_conflict(x: Analysed, y: Analysed) -> str | None:
+    for slot in MODIFIER_SLOTS:
+        # A value naming the subject ("GBP amounts") that the other text never names is another
+        # subject; named there as an argument ("amounts in GBP") it is the same one.
+        if not x.slot(f"{slot}@mod") <= y.slot(slot) or not y.slot(f"{slot}@mod") <= x.slot(slot):
+            return slot
     for slot in SUBJECT_SLOTS:
         a, b = x.slot(slot), y.slot(slot)
         if a == b:
@@ -119,6 +131,10 @@ def _subject_conflict(x: Analysed, y: Analysed) -> str | None:
             if slot == "table" and _named_as_word(a or b, y if a else x):
                 continue  # "filter events …: the table is …" against "the events table"
             return slot
+    hx, hy = x.subject_head, y.subject_head
+    if hx and hy and hx[0] == hy[0] and hx[1] - hy[1] and hy[1] - hx[1]:
+        # One head noun, other modifiers: "return time" is not "delivery time".
+        return "subject"
     return None
 
 

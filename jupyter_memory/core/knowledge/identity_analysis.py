@@ -11,7 +11,12 @@
   inside a sentence). Value slots, whose change makes an *update* of the same
   subject: ``number``, ``time``, ``date``, ``weekday``, ``column``, ``colour``,
   ``currency``, ``style`` (dashed, solid …), ``zone`` (UTC, local time),
-  ``stat`` (median, mean).
+  ``stat`` (median, mean). A currency, month or weekday that modifies the noun
+  of the rule's first noun phrase ("GBP amounts", "June inventory counts",
+  日元金额, 6月的盘点) is also kept as ``<slot>@mod``: it names the subject.
+* **subject head** — the head noun of a leading subject phrase and its
+  modifiers ("return time" → time ← return), compared by position, not by
+  the words' presence anywhere in the other text.
 * **polarity** — a normative synonym table maps "excludes / is not part of /
   must not count / 不含 / 剔除 / 不计入 …" to one marker ``excl``, "includes /
   counts / 包含 / 计入 …" to ``incl``, and records a remaining negation
@@ -49,6 +54,10 @@ SUBJECT_SLOTS = ("region", "metric", "table", "period", "grain", "medium", "char
                  "entity")  # fmt: skip
 VALUE_SLOTS = ("number", "time", "date", "weekday", "column", "colour", "currency", "style",
                "zone", "stat")  # fmt: skip
+# Value slots whose value names the subject when it modifies the subject's noun ("GBP amounts",
+# "June inventory counts", "日元金额", "6月的盘点") rather than completing the verb ("report
+# amounts in GBP", "counted in June", "以人民币报告"): read as modifiers into ``<slot>@mod``.
+MODIFIER_SLOTS = ("currency", "date", "weekday")
 # Subject slots whose presence on one side only makes another subject ("South region
 # revenue …" is narrower than "Revenue …"); the others only count when both name one.
 ONE_SIDED_SLOTS = frozenset({"region", "metric", "table", "period"})
@@ -223,14 +232,14 @@ _INCL_EN = (
 _NEG_EN = (
     r"not|never|no|rather than|instead of|cannot|can't|don't|doesn't|won't|isn't|aren't"
     r"|stop(?:s|ped)?(?: using)?|avoid\w*|refrain(?:s)? from|prohibit\w*|forbid\w*|banned"
-    r"|no need to|need not|needn't"
+    r"|no need to|need not|needn't|non(?=-)"
 )
 _EXCL_ZH = (
     "不包含|不包括|不计入|不算入|不算在|不算|不含|不计|不纳入|不列入|剔除|剔掉|排除|去除|去掉|刨除|除去"
     "|扣掉|过滤掉|滤掉|不统计"
 )
 _INCL_ZH = "包含|包括|计入|算入|算在|纳入|列入|并入|属于|含有|含|组成"
-_NEG_ZH = "而不是|而非|不要|不能|不必|不用|不是|没有|无须|无需|禁止|严禁|不得|不可|避免|切勿|停用|别|勿|不|非"
+_NEG_ZH = "而不是|而非|不要|不能|不必|不用|不是|没有|无须|无需|禁止|严禁|不得|不可|避免|切勿|停用|别|勿|不|非|未"
 _MINUS_EN = r"minus|subtract\w*|less|(?<= )-(?= )"
 _MINUS_ZH = "减去|扣除|减"
 _DIV_EN = r"divided by|over|per"
@@ -287,8 +296,13 @@ _WORD_SYNONYMS = {
     "summarised": "present", "summarized": "present", "show": "present", "shows": "present",
     "display": "present", "displayed": "present", "round": "present", "rounded": "present",
     "draw": "present", "drawn": "present", "plot": "present", "plotted": "present",
-    "mark": "present", "marked": "present",
-    "figures": "number", "numbers": "number", "amounts": "number",
+    "mark": "present", "marked": "present", "shown": "present", "presented": "present",
+    "reported": "present",
+    # General words for one thing: a count of unique ones, an account's start, a login.
+    "unique": "distinct", "opened": "creat", "created": "creat", "logged": "login",
+    "logins": "login", "duplicate": "deduplic", "duplicates": "deduplic",
+    # A figure or a number is how a rule speaks, an amount (money) is what it is about.
+    "figures": "number", "numbers": "number", "amounts": "amount",
     "frozen": "freez", "freeze": "freez", "lock": "freez", "locked": "freez",
     "axes": "axis", "values": "value", "decimals": "decimal", "places": "decimal",
     "place": "decimal", "seats": "seat", "accounts": "account",
@@ -298,7 +312,7 @@ _ZH_SYNONYMS = {
     "因为": "cause", "更新": "刷新", "起始": "开始", "开始于": "开始", "起": "开始",
     "结账": "关账", "汇报": "报告", "统计": "计算", "画成": "present", "表示": "present",
     "画": "present", "显示": "present", "保留": "present", "四舍五入到": "present",
-    "四舍五入": "present", "数字": "number", "金额": "number", "数据": "number", "零": "0",
+    "四舍五入": "present", "数字": "number", "金额": "amount", "数据": "number", "零": "0",
 }  # fmt: skip
 
 
@@ -344,7 +358,9 @@ _add(
 )
 _add("date", "", re.compile(r"(\d{1,2})月(\d{1,2})[日号]"))
 _add("period", "", re.compile(r"(?<!\d)((?:19|20)\d\d)(?:年)?(?!\d)"))
-_add("date", "", re.compile(rf"\b({_MONTH_RE})\b"))
+# "may" alone is the modal verb ("data may only be queried"); the month after a preposition.
+_add("date", "", re.compile(rf"\b(?!may\b)({_MONTH_RE})\b"))
+_add("date", "", re.compile(r"\b(?:in|of|since|until|by|from|before|after|during) (may)\b"))
 _add("date", "", re.compile(r"(?<!\d)(\d{1,2})月(?!份?\d)"))
 for _v, _w in _CHARTS_ZH.items():
     _add("chart", _v, _zh(_w))
@@ -416,6 +432,54 @@ _SEPARATORS = re.compile(r"、|\band\b|\bplus\b|和|以及|及|与|[,，](?=[^.�
 _TOKEN_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
 
 
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# A value after one of these words completes the verb: "in GBP", "at the end of June", "every Monday".
+_ARG_BEFORE_EN = _set(
+    "in into to at on by from per as of for until till before after than with using via every each"
+    " last next this within during since through between and or"
+)
+# A value before one of these ends a phrase: it names nothing after it ("… in GBP and EUR").
+_NOT_NOUN_EN = _set(
+    "is are was were be been being am must should will would can could may might shall has have"
+    " had do does did to at on in by for from of with and or as than then the a an not never"
+    " only also always"
+)
+_LEAD_EN = _set("the a an all any every each our their its this these those")
+_AUX_EN = _set("is are was were must should will would can may shall has have gets get")
+# A sentence that opens with a short noun phrase and its verb: "Return time is measured …".
+_SUBJECT_EN = re.compile(
+    r"((?:[a-z][a-z0-9-]* ){1,4}?)(?:is|are|was|were|must|should|will|gets?|has|have|can|needs?)\b"
+)
+_SUBJECT_ZH = re.compile(rf"([{_CJK}]{{4,6}}?)(?=从|在|按|以|由|每)")
+_ARG_BEFORE_ZH = frozenset("以按用成为到于至每逢个是在从截止到换折算计")
+_WORD_RE = re.compile(r"[a-z][a-z0-9']*")
+
+
+def _modifies_noun(text: str, start: int, end: int) -> bool:
+    """Whether the value at ``text[start:end]`` modifies the noun after it (see MODIFIER_SLOTS)."""
+    before, after = text[:start].rstrip(), text[end:].lstrip()
+    if before and re.match(rf"[{_CJK}]", before[-1]) or after and re.match(rf"[{_CJK}]", after[0]):
+        if before and before[-1] in _ARG_BEFORE_ZH:
+            return False
+        # At the head of a clause ("日元金额…", "6月库存盘点…") or before 的 ("6月的盘点").
+        return not before or not re.match(rf"[{_CJK}a-z0-9]", before[-1]) or after[:1] == "的"
+    prev = _WORD_RE.findall(before[-20:])
+    nxt = _WORD_RE.match(after)
+    if prev and prev[-1] in ("for", "of") and nxt and nxt.group(0) in _AUX_EN:
+        # "Inventory for December is counted …": the end of the subject before its verb.
+        return len(_WORD_RE.findall(before)) <= 3
+    if prev and prev[-1] in _ARG_BEFORE_EN:
+        return False
+    # Only in the rule's first noun phrase, after at most an imperative verb ("Convert all GBP
+    # amounts …"): a value modifying a later noun names the value ("Q1 targets use the February
+    # price list").
+    lead = [w for w in _WORD_RE.findall(before) if w not in _LEAD_EN]
+    return len(lead) <= 1 and nxt is not None and nxt.group(0) not in _NOT_NOUN_EN
+
+
 def _zh_number(word: str) -> int:
     if word == "十":
         return 10
@@ -437,6 +501,26 @@ class Analysed:
     markers: frozenset[str]  # excl, incl, minus, div
     negated: bool
     separators: int  # list separators: "A and B" names more than "A"
+
+    @cached_property
+    def subject_head(self) -> tuple[str, frozenset[str]] | None:
+        """The head noun of the leading subject noun phrase and its modifiers, when it has both.
+
+        "Return time is measured …" → ("time", {"return"}); "退货时长从…" → ("时长", {"退货"}).
+        A word elsewhere in the other text is not its subject ("… to delivery scan").
+        """
+        if m := _SUBJECT_EN.match(self.key):
+            stems = [
+                _WORD_SYNONYMS.get(st, st)
+                for w in m.group(1).split()
+                if w not in _LEAD_EN and (st := search_word(_WORD_SYNONYMS.get(w, w))) is not None
+            ]
+            if len(stems) >= 2:
+                return stems[-1], frozenset(stems[:-1])
+        elif m := _SUBJECT_ZH.match(self.key):
+            run = m.group(1).replace("的", "")  # 的 marks the modifier: 华北区的周报 = 华北区周报
+            return run[-2:], frozenset({run[:-2]})
+        return None
 
     def slot(self, name: str) -> frozenset[str]:
         return self.slots.get(name, frozenset())
@@ -539,6 +623,13 @@ def analyse(text: str) -> Analysed:
                     else "table"
                 )
             slots.setdefault(name, set()).add(got)
+            if (
+                slot in MODIFIER_SLOTS
+                and not (slot == "date" and "d" in got)  # a day is a deadline, not a subject
+                and m.group(0).split()[0] not in _ARG_BEFORE_EN  # "in may"
+                and _modifies_noun(m.string, m.start(), m.end())
+            ):
+                slots.setdefault(f"{slot}@mod", set()).add(got)
             return " "
 
         norm = pattern.sub(take, norm)
@@ -602,4 +693,11 @@ def _cjk_words(run: str) -> list[str]:
     return out
 
 
-__all__ = ["ONE_SIDED_SLOTS", "SUBJECT_SLOTS", "VALUE_SLOTS", "Analysed", "analyse"]
+__all__ = [
+    "MODIFIER_SLOTS",
+    "ONE_SIDED_SLOTS",
+    "SUBJECT_SLOTS",
+    "VALUE_SLOTS",
+    "Analysed",
+    "analyse",
+]
