@@ -23,6 +23,9 @@ from jupyter_memory.service.agent_access import AgentAccess
 
 NOTE = "# note: orders are deduplicated on order_id before any join"
 NOTE_QUOTE = "orders are deduplicated on order_id"
+# The same words as an ordinary comment: no note marker, so the cell makes no card of
+# its own and the agent's proposal is the only one (a note would make it a repeat).
+COMMENT = "# orders are deduplicated on order_id before any join"
 MARKDOWN = "Revenue always excludes refunds（收入口径不含退款）."
 OUTPUT = "GMV silently includes shipping fees"
 
@@ -116,14 +119,14 @@ def test_saved_cells_are_read_without_following_links_or_hidden_folders(
 def test_a_cell_the_kernel_executed_is_evidence_for_an_agent_in_another_process(
     tmp_path: Path, memory_home: Path
 ) -> None:
-    """A real kernel runs the person's unsaved ``# note:`` cell; an agent elsewhere quotes it."""
+    """A real kernel runs the person's unsaved commented cell; an agent elsewhere quotes it."""
     work = tmp_path / "scratch"  # no project: only the kernel's capture can know the cell
     nb_path = write_notebook(
         work / "explore.ipynb",
         [
             nbformat.v4.new_code_cell("%load_ext jupyter_memory"),
             # The output is computed, so it is not in the cell's source.
-            nbformat.v4.new_code_cell(f"{NOTE}\nprint('GMV silently includes ' + 'shipping fees')"),
+            nbformat.v4.new_code_cell(f"{COMMENT}\nprint('GMV silently includes ' + 'shipping fees')"),
         ],
     )
     nb = nbformat.read(str(nb_path), as_version=4)

@@ -42,7 +42,8 @@ PROPOSE = {
 def _seed(home: Path) -> None:
     with Memory(home) as mem:
         AgentAccess(mem).record_person_text(f"Note for later: {QUOTE}.", role="user")
-        mem.remember(SECRET, title="staging credentials")
+        # the person keeps it on purpose (user layer only): what another local user must not read
+        mem.remember(SECRET, title="staging credentials", allow_secret=True)
 
 
 def _post(url: str, body: Any, headers: dict[str, str] | None = None) -> tuple[int, Any, bytes]:
@@ -130,7 +131,9 @@ async def test_without_the_token_or_with_a_wrong_one_nothing_runs(
         ):
             await session.initialize()
             hits = data_of(await session.call_tool("recall", {"query": "staging password"}))
-            assert any(SECRET in hit["text"] for hit in hits)
+            # with the token the memory is found (an agent sees its secret redacted)
+            assert any("staging database password" in hit["text"] for hit in hits)
+            assert not any(SECRET in hit["text"] for hit in hits)
         assert data_of(await _connect_and_propose(url, token))["status"] == "queued"
 
 

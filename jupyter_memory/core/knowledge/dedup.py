@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from ..._i18n import M_
 from .identity import Identity, Relation, Similarity, relate
+from .identity_analysis import analyse
 
 DUPLICATE_AT = 0.9
 REWORDING_AT = 0.72
@@ -176,17 +177,51 @@ _NEIGHBOUR_ORDER = {Relation.CONTRADICTS: 0, Relation.UPDATE: 1, Relation.SAME: 
                     Relation.RELATED: 3}  # fmt: skip
 
 
-def neighbours(text: str, known: Iterable[Known], limit: int = 3) -> list[Neighbour]:
-    """The nearest approved and pending entries, conflicts first (issue 32: context at
-    decision time): contradictions, updates, the same entry, related ones that share
-    at least half their words."""
-    found: list[Neighbour] = []
-    for item in known:
-        rel = relate(text, item.text)
-        if rel.kind is Relation.UNRELATED:
-            continue
-        if rel.kind is Relation.RELATED and rel.overlap < NEIGHBOUR_OVERLAP:
-            continue
-        found.append(Neighbour(item.text, item.where, item.ref, rel))
-    found.sort(key=lambda n: (_NEIGHBOUR_ORDER[n.relation.kind], -n.relation.overlap))
-    return found[:limit]
+# A queue listing asks for the neighbours of a page of proposals among every known
+# entry (thousands of pending proposals in a large queue): the identity decision
+# runs only on the entries sharing the most words with each text.
+NEIGHBOUR_CANDIDATES = 48
+
+
+class NeighbourIndex:
+    """The known entries of one layer, indexed by the words the identity decision reads.
+
+    Two texts that share no word, slot or value are unrelated to the identity
+    decision (nothing in common), so only entries sharing some are compared,
+    the :data:`NEIGHBOUR_CANDIDATES` that share the most.
+    """
+
+    def __init__(self, known: Iterable[Known]) -> None:
+        self._known = list(known)
+        self._by_token: dict[str, list[int]] = {}
+        for i, item in enumerate(self._known):
+            for token in _index_tokens(item.text):
+                self._by_token.setdefault(token, []).append(i)
+
+    def nearest(self, text: str, *, skip_ref: str | None = None, limit: int = 3) -> list[Neighbour]:
+        """The nearest approved and pending entries, conflicts first (issue 32: context at
+        decision time): contradictions, updates, the same entry, related ones that share
+        at least half their words."""
+        shared: dict[int, int] = {}
+        for token in _index_tokens(text):
+            for i in self._by_token.get(token, ()):
+                shared[i] = shared.get(i, 0) + 1
+        ranked = sorted(shared, key=lambda i: (-shared[i], i))
+        found: list[Neighbour] = []
+        for i in ranked[:NEIGHBOUR_CANDIDATES]:
+            item = self._known[i]
+            if item.ref == skip_ref:
+                continue
+            rel = relate(text, item.text)
+            if rel.kind is Relation.UNRELATED:
+                continue
+            if rel.kind is Relation.RELATED and rel.overlap < NEIGHBOUR_OVERLAP:
+                continue
+            found.append(Neighbour(item.text, item.where, item.ref, rel))
+        found.sort(key=lambda n: (_NEIGHBOUR_ORDER[n.relation.kind], -n.relation.overlap))
+        return found[:limit]
+
+
+def _index_tokens(text: str) -> frozenset[str]:
+    a = analyse(text)
+    return (a.tokens | a.subject_tokens | a.value_tokens) or frozenset({a.key})

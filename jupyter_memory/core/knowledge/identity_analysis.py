@@ -599,7 +599,9 @@ def _date_value(groups: list[str]) -> str:
     return f"m{_month(first)}d{int(second)}"
 
 
-@lru_cache(maxsize=4096)
+# Large enough for a queue of thousands of pending proposals plus the approved entries:
+# every listing and every new proposal compares against all of them.
+@lru_cache(maxsize=32768)
 def analyse(text: str) -> Analysed:
     raw = " ".join(text.split())
     entities = {m.group(1).casefold() for m in _ENTITY_RE.finditer(raw)}

@@ -14,7 +14,13 @@ from typing import Any
 
 from ..._i18n import M_, localized
 from ...core.ids import new_id
-from ...core.knowledge.dedup import Known, Neighbour, decide_duplicate, dedup_hash, neighbours
+from ...core.knowledge.dedup import (
+    Known,
+    Neighbour,
+    NeighbourIndex,
+    decide_duplicate,
+    dedup_hash,
+)
 from ...core.knowledge.evidence import SourceText, find_evidence, to_source, to_sources
 from ...core.knowledge.extract import (
     MAX_PER_ROUND,
@@ -483,13 +489,12 @@ class KnowledgeQueue:
         if not items:
             return {}
         pending = self.queue()
-        by_project: dict[str | None, list[Known]] = {}
+        by_project: dict[str | None, NeighbourIndex] = {}
         out: dict[str, list[Neighbour]] = {}
         for p in items:
             if p.project not in by_project:
-                by_project[p.project] = self._known(p.project, pending)
-            known = [k for k in by_project[p.project] if k.ref != p.id]
-            out[p.id] = neighbours(p.text, known)
+                by_project[p.project] = NeighbourIndex(self._known(p.project, pending))
+            out[p.id] = by_project[p.project].nearest(p.text, skip_ref=p.id)
         return out
 
 
