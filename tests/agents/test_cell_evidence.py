@@ -126,7 +126,9 @@ def test_a_cell_the_kernel_executed_is_evidence_for_an_agent_in_another_process(
         [
             nbformat.v4.new_code_cell("%load_ext jupyter_memory"),
             # The output is computed, so it is not in the cell's source.
-            nbformat.v4.new_code_cell(f"{COMMENT}\nprint('GMV silently includes ' + 'shipping fees')"),
+            nbformat.v4.new_code_cell(
+                f"{COMMENT}\nprint('GMV silently includes ' + 'shipping fees')"
+            ),
         ],
     )
     nb = nbformat.read(str(nb_path), as_version=4)
