@@ -72,7 +72,7 @@ export class MemoryPanel extends Panel {
     this.focusLine.onAddFolder = () => this.pickProject();
 
     this._badge = el('span', {
-      className: 'jm-badge',
+      className: 'jm-badge jm-queue-badge',
       attrs: { 'aria-label': trans.__('pending proposals') }
     });
     this._badge.hidden = true;

@@ -45,7 +45,7 @@ def _page_through(page, lab) -> None:
     render_ms = int(page.locator("#jm-queue").get_attribute("data-render-ms"))
     items = page.locator("#jm-queue .jm-queue-item")
     assert items.count() == 100
-    assert page.locator(f"{PANEL} .jm-badge").inner_text() == str(N)
+    assert page.locator(f"{PANEL} .jm-queue-badge").inner_text() == str(N)
     status = page.locator("#jm-queue .jm-status").inner_text()
     assert f"{N} pending" in status and "first 100 shown" in status, status
     more = page.locator("#jm-queue .jm-queue-more")

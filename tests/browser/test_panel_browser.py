@@ -40,7 +40,7 @@ def test_open_panel_shows_a_proposal_with_its_evidence(page, lab, lab_mem):
     assert item.locator(".jm-evidence").inner_text() == "revenue excludes refunds"
     assert "sales.ipynb · cell c-42" in item.locator(".jm-origin").inner_text()
     assert "chat extraction" in item.locator(".jm-source").inner_text()
-    badge = page.locator(f"{PANEL} .jm-badge")
+    badge = page.locator(f"{PANEL} .jm-queue-badge")
     assert badge.is_visible() and badge.inner_text() == "1"
     screenshot(page, "01-open-panel")
     assert page.js_errors == []
@@ -74,7 +74,7 @@ def test_dismiss_removes_the_item(page, lab, lab_mem):
     item.locator(".jm-dismiss").click()
     item.wait_for(state="detached")
     assert lab_mem.proposal(proposal).status == "dismissed"
-    page.locator(f"{PANEL} .jm-badge").wait_for(state="hidden")
+    page.locator(f"{PANEL} .jm-queue-badge").wait_for(state="hidden")
     screenshot(page, "03-dismiss")
 
 
@@ -163,7 +163,7 @@ def test_enabled_off_hides_badge_and_empties_context(page, lab, lab_mem):
     lab_mem.save_knowledge("user", "## Rules\n\n- Always report in UTC\n\n## Info\n")
     propose(lab_mem, "Weekly numbers run Monday to Sunday")
     open_panel(page, lab)
-    badge = page.locator(f"{PANEL} .jm-badge")
+    badge = page.locator(f"{PANEL} .jm-queue-badge")
     badge.wait_for()
     show_tab(page, "settings")
     switch = page.locator("#jm-settings .jm-switch-enabled")
@@ -201,7 +201,7 @@ def test_first_paint_with_200_pending_proposals(page, lab, lab_mem):
     page.locator("#jm-queue .jm-queue-more").click()
     page.wait_for_selector("#jm-queue[data-shown='200']")
     assert page.locator("#jm-queue .jm-queue-item").count() == 200
-    assert page.locator(f"{PANEL} .jm-badge").inner_text() == "200"
+    assert page.locator(f"{PANEL} .jm-queue-badge").inner_text() == "200"
     screenshot(page, "12-200-pending")
     figures = OUTPUT / "figures.json"
     figures.write_text(json.dumps({"first_paint_200_ms": render_ms}), encoding="utf-8")
