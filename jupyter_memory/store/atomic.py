@@ -20,8 +20,6 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
 from .._i18n import M_
 from ..exceptions import LinkedPathError, LockTimeoutError, StoreError
 from .links import linked, refuse_link
@@ -180,6 +178,10 @@ def root_lock(
             with _held_guard:
                 _held[key] = (me, _held[key][1] - 1)
         return
+    # filelock on first use: it imports asyncio (~25 ms), which a read-only CLI call
+    # (recall, --version) or an MCP server's start does not need.
+    from filelock import FileLock, Timeout
+
     lock = FileLock(str(root / LOCK_NAME), timeout=timeout)
     try:
         lock.acquire()
