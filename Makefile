@@ -77,9 +77,10 @@ else
 	exit $$rc
 endif
 
-# The inner loop: no browser, kernel, server (markers added by what a test starts,
-# tests/support/markers.py) and nothing marked slow; no lint, no system packages.
-FAST_MARKERS := not browser and not kernel and not server and not slow and not jupyter_ai and not wheel
+# The inner loop: no browser, kernel, server or embedding model (markers added by what
+# a test starts, tests/support/markers.py) and nothing marked slow; no lint, no system
+# packages. `make test` runs all of these too.
+FAST_MARKERS := not browser and not kernel and not server and not model and not slow and not jupyter_ai and not wheel
 test-fast: $(STAMP)
 ifeq ($(TEST_TMP_ON),)
 	@env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m '$(FAST_MARKERS)'

