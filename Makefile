@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint venv bench clean test-integrations system-deps dist
+.PHONY: demo test test-fast lint venv bench clean test-integrations system-deps dist
 
 # The lab extension is built by the editable install: rebuild when its source changes.
 LABEXT_SRC := labextension/package.json $(wildcard labextension/src/*.ts labextension/style/*.css)
@@ -75,6 +75,19 @@ else
 	if [ $$rc -eq 0 ]; then rm -rf "$$tmp"; \
 	else echo "make: this run's temporary files are in $$tmp (tmpfs: remove it when done)"; fi; \
 	exit $$rc
+endif
+
+# The inner loop: no browser, kernel, server or embedding model (markers added by what
+# a test starts, tests/support/markers.py) and nothing marked slow; no lint, no system
+# packages. `make test` runs all of these too.
+FAST_MARKERS := not browser and not kernel and not server and not model and not slow and not jupyter_ai and not wheel
+test-fast: $(STAMP)
+ifeq ($(TEST_TMP_ON),)
+	@env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m '$(FAST_MARKERS)'
+else
+	@tmp=$$(mktemp -d $(TEST_TMP_ON)/jupyter-memory-tests.XXXXXX) || exit 1; \
+	TMPDIR=$$tmp env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m '$(FAST_MARKERS)'; rc=$$?; \
+	rm -rf "$$tmp"; exit $$rc
 endif
 
 # sdist + wheel in dist/, with the production build of the lab extension (needs Node).

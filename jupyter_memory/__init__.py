@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._version import __version__
 from .exceptions import (
     ConflictError,
     JupyterMemoryError,
@@ -22,6 +21,7 @@ from .exceptions import (
 )
 
 if TYPE_CHECKING:
+    from ._version import __version__
     from .core.knowledge.agent_tools import tool_schemas
     from .core.knowledge.proposals import Proposal
     from .core.learning.work_memory import validate_work_memories
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 # Imported on first use (PEP 562) so that ``import jupyter_memory`` and
 # ``%load_ext jupyter_memory`` stay light: pydantic models load only when needed.
 _LAZY = {
+    # importlib.metadata costs more than the rest of ``import jupyter_memory``
+    "__version__": "._version",
     "CaseMemory": ".service.cases.memory",
     "Memory": ".service.memory",
     "MemoryEntry": ".core.memories.models",

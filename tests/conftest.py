@@ -8,6 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.markers import mark_items
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``browser``/``kernel``/``server`` by what each test starts (tests/support/markers.py)."""
+    mark_items(items)
+
+
 _ISOLATED_ENV = (
     "JUPYTER_MEMORY_HOME",
     "JPY_SESSION_NAME",

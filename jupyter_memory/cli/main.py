@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 from .._i18n import tr
 from .._i18n.argparse_words import ArgumentParser
-from .._version import __version__
 from ..exceptions import JupyterMemoryError
 from .output import fail, say_read_only, shown_stdout
 
@@ -56,6 +55,12 @@ def _options(*, suppress: bool) -> argparse.ArgumentParser:
     return p
 
 
+def _version_line() -> str:
+    from .._version import __version__  # importlib.metadata: only when a parser is built
+
+    return f"jupyter-memory {__version__}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     # Ours: argparse's own words (usage, options, its errors) in the person's language.
     parser = ArgumentParser(
@@ -66,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version",
         action="version",
-        version=f"jupyter-memory {__version__}",
+        version=_version_line(),
         help=tr("show program's version number and exit"),
     )
     common = _options(suppress=True)
@@ -89,6 +94,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .team_cmd import run_driver
 
         return run_driver(args_list)
+    if args_list == ["--version"]:
+        # What argparse's version action does (print, exit 0) without importing every command.
+        print(_version_line())
+        raise SystemExit(0)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

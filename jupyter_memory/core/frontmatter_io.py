@@ -8,12 +8,12 @@ every error names the file and the field.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from datetime import datetime
 from typing import Any
 
-import yaml
 from pydantic import ValidationError as PydanticValidationError
 
 from .._i18n import M_, Message, joined
@@ -27,20 +27,27 @@ MAX_FRONTMATTER_BYTES = 64_000
 _CLOSE_RE = re.compile(r"\n---\r?(?:\n|$)")
 RESERVED_KEYS = frozenset({"text", "path", "layer", "body", "content"})
 
-
-class _NoAliasLoader(yaml.SafeLoader):
-    """SafeLoader that refuses anchors/aliases outright (no alias bombs)."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        event = self.peek_event()  # type: ignore[no-untyped-call]
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            raise yaml.YAMLError(
-                f"YAML anchors and aliases are not allowed (line {event.start_mark.line + 1})"
-            )
-        return super().compose_node(parent, index)
+# PyYAML is imported where it is used: most files are flat frontmatter (yaml_lines.py),
+# and a CLI call or an MCP server's start should not pay for the import.
 
 
-_FastLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+@functools.cache
+def _loaders() -> tuple[Any, Any]:
+    """(libyaml's fast loader, the checking loader that refuses anchors and aliases)."""
+    import yaml
+
+    class _NoAliasLoader(yaml.SafeLoader):
+        """SafeLoader that refuses anchors/aliases outright (no alias bombs)."""
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+                raise yaml.YAMLError(
+                    f"YAML anchors and aliases are not allowed (line {event.start_mark.line + 1})"
+                )
+            return super().compose_node(parent, index)
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader), _NoAliasLoader
 
 
 def load_yaml(text: str) -> Any:
@@ -49,9 +56,12 @@ def load_yaml(text: str) -> Any:
     libyaml's C loader is ~10× faster but cannot be hooked, so it only sees
     text without '&' or '*'; anything else goes through the checking loader.
     """
+    import yaml
+
+    fast, checking = _loaders()
     if "&" not in text and "*" not in text:
-        return yaml.load(text, Loader=_FastLoader)  # noqa: S506 - a SafeLoader
-    return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader
+        return yaml.load(text, Loader=fast)  # noqa: S506 - a SafeLoader
+    return yaml.load(text, Loader=checking)  # noqa: S506 - a SafeLoader
 
 
 def decode_file(data: bytes, *, path: os.PathLike[str] | str | None = None) -> str:
@@ -95,11 +105,13 @@ def split_frontmatter(
     meta = load_flat(fm)
     if meta is not None and RESERVED_KEYS.isdisjoint(meta):
         return meta, body  # our own lines: a mapping with string keys, none reserved
-    try:
-        if meta is None:
+    if meta is None:
+        import yaml
+
+        try:
             meta = load_yaml(fm)
-    except yaml.YAMLError as exc:
-        raise ParseError(M_("malformed YAML frontmatter: {exc}", exc=exc), path=path) from exc
+        except yaml.YAMLError as exc:
+            raise ParseError(M_("malformed YAML frontmatter: {exc}", exc=exc), path=path) from exc
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
@@ -159,6 +171,8 @@ def render_memory(entry: MemoryEntry) -> str:
     try:
         fm = dump_flat(meta)
     except NotFlat:  # exotic extra keys: PyYAML writes them correctly, only slower
+        import yaml
+
         fm = yaml.safe_dump(
             {k: _plain(v) for k, v in meta.items()},
             sort_keys=False,

@@ -20,8 +20,6 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
 from .._i18n import M_
 from ..exceptions import LinkedPathError, LockTimeoutError, StoreError
 from .deadline import bounded, waiting
@@ -195,6 +193,10 @@ def root_lock(
             with _held_guard:
                 _held[key] = (me, _held[key][1] - 1)
         return
+    # filelock on first use: it imports asyncio (~25 ms), which a read-only CLI call
+    # (recall, --version) or an MCP server's start does not need.
+    from filelock import FileLock, Timeout
+
     held_by = f"{name} {root / LOCK_NAME}"
     wait, cut = bounded(timeout)
     lock = FileLock(str(root / LOCK_NAME), timeout=wait, mode=FILE_MODE)

@@ -17,6 +17,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from jupyter_memory.agents import mcp_compat
+from tests.support.servers import free_port  # one definition; the old import keeps working
 
 # A raw JSON-RPC ``initialize`` request, for tests that speak the protocol by hand.
 INITIALIZE = {
@@ -46,12 +47,6 @@ async def stdio_session(
     async with stdio_client(params, **kwargs) as (read, write), ClientSession(read, write) as s:
         await s.initialize()
         yield s
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager

@@ -17,10 +17,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import secrets
-import socket
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.parse
@@ -33,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-from agents_helpers import free_port
 from nbclient import NotebookClient
+
+from tests.support.servers import JupyterProcess, free_port, jupyter_process
 
 PROPOSAL_MIME = "application/vnd.jupyter-memory.proposal+json"
 
@@ -97,52 +94,15 @@ def saved_cards(notebook: Path) -> list[dict[str, Any]]:
     ]
 
 
-@dataclass
-class Server:
-    url: str
-    token: str
-    root: Path
-    log: Path
-    proc: subprocess.Popen[bytes]
-    ports: tuple[int, ...]
-
-    def ready(self, timeout: float = 60) -> Server:
-        """Wait until the server (and jupyter-server-mcp, if asked) listen."""
-        deadline = time.monotonic() + timeout
-        while not all(_listening(port) for port in self.ports):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"jupyter server did not start:\n{self.log_tail()}")
-            time.sleep(0.1)
-        return self
-
-    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(
-            self.url + path,
-            data=data,
-            method=method,
-            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
-        )
-        try:
-            with urllib.request.urlopen(req, timeout=40) as resp:
-                return resp.status, json.loads(resp.read() or b"null")
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read().decode(errors="replace")
-
-    def log_tail(self, chars: int = 4000) -> str:
-        return self.log.read_text(errors="replace")[-chars:]
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
+# The server of these helpers is tests/support/servers.py's (one way to start one in
+# every suite); the old name stays for the tests that import it.
+Server = JupyterProcess
 
 
 @contextmanager
 def jupyter_server(root: Path, log: Path, *, with_mcp: bool = False) -> Iterator[Server]:
     """``jupyter server`` serving ``root``, starting (call ``ready()``; meanwhile the
     kernel can start too); ``with_mcp`` also serves jupyter-server-mcp on a free port."""
-    port, token = free_port(), secrets.token_hex(16)
     mcp_port = free_port() if with_mcp else None
     env = dict(os.environ)
     env |= {
@@ -151,34 +111,10 @@ def jupyter_server(root: Path, log: Path, *, with_mcp: bool = False) -> Iterator
         "OPENAI_API_KEY": "sk-test-not-a-real-key",
         "PYTHONUNBUFFERED": "1",
     }
-    argv = [
-        sys.executable,
-        "-m",
-        "jupyter_server",
-        "--no-browser",
-        "--allow-root",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={root}",
-    ]
-    if mcp_port is not None:
-        argv.append(f"--MCPExtensionApp.mcp_port={mcp_port}")
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            argv, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
-    ports = (port,) if mcp_port is None else (port, mcp_port)
-    try:
-        yield Server(f"http://127.0.0.1:{port}", token, root, log, proc, ports)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+    args = [] if mcp_port is None else [f"--MCPExtensionApp.mcp_port={mcp_port}"]
+    extra = () if mcp_port is None else (mcp_port,)
+    with jupyter_process(root, log, env=env, args=args, extra_ports=extra) as server:
+        yield server
 
 
 @dataclass

@@ -19,24 +19,17 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import secrets
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agents_helpers import free_port, text_of
+from agents_helpers import text_of
 from openai_test_server import Scripted, llm_server
 
 from jupyter_memory import Memory
 from jupyter_memory.store.knowledge.person_text import PersonTextLog
+from tests.support.servers import JupyterProcess, free_port, jupyter_process
 
 pytestmark = pytest.mark.jupyter_ai
 
@@ -56,33 +49,6 @@ OUR_TOOLS = {
     "case_index",
     "case_entry",
 }
-
-
-@dataclass
-class Server:
-    url: str
-    token: str
-    mcp_url: str
-    log: Path
-
-    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(
-            self.url + path,
-            data=data,
-            method=method,
-            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
-        )
-        try:
-            with urllib.request.urlopen(req, timeout=40) as resp:
-                return resp.status, json.loads(resp.read() or b"null")
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read().decode(errors="replace")
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _configure_model(api_base: str) -> None:
@@ -111,11 +77,11 @@ def llm() -> Iterator[Any]:
 
 
 @pytest.fixture
-def jupyter(seeded: Path, llm: Any, tmp_path: Path) -> Iterator[Server]:
-    port, mcp_port, token = free_port(), free_port(), secrets.token_hex(16)
-    mcp_url = f"http://127.0.0.1:{mcp_port}/mcp"
+def jupyter(seeded: Path, llm: Any, tmp_path: Path) -> Iterator[JupyterProcess]:
+    mcp_port = free_port()
     dot = seeded / ".jupyter"
     dot.mkdir()
+    mcp_url = f"http://127.0.0.1:{mcp_port}/mcp"
     servers = [{"type": "http", "name": "jupyter-memory-e2e", "url": mcp_url, "headers": []}]
     (dot / "mcp_settings.json").write_text(json.dumps({"mcp_servers": servers}), "utf-8")
     _configure_model(llm.url)
@@ -126,39 +92,15 @@ def jupyter(seeded: Path, llm: Any, tmp_path: Path) -> Iterator[Server]:
         "OPENAI_API_KEY": "sk-test-not-a-real-key",
         "PYTHONUNBUFFERED": "1",
     }
-    argv = [
-        sys.executable,
-        "-m",
-        "jupyter_server",
-        "--no-browser",
-        "--allow-root",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={seeded}",
-        f"--MCPExtensionApp.mcp_port={mcp_port}",
-    ]
-    log = tmp_path / "jupyter-server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            argv, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
-    server = Server(f"http://127.0.0.1:{port}", token, mcp_url, log)
-    try:
-        deadline = time.monotonic() + 45
-        while not (_listening(port) and _listening(mcp_port)):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"jupyter server did not start:\n{log.read_text(errors='replace')}")
-            time.sleep(0.1)
-        yield server
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+    with jupyter_process(
+        seeded,
+        tmp_path / "jupyter-server.log",
+        env=env,
+        args=[f"--MCPExtensionApp.mcp_port={mcp_port}"],
+        extra_ports=(mcp_port,),
+    ) as server:
+        assert server.mcp_url == mcp_url
+        yield server.ready(timeout=45)
 
 
 async def _mcp_tools_and_context(url: str) -> tuple[set[str], str]:
@@ -182,7 +124,7 @@ async def _mcp_tools_and_context(url: str) -> tuple[set[str], str]:
 
 
 def test_a_real_jupyter_server_serves_our_tools_and_the_memory_persona(
-    jupyter: Server, llm: Any, memory_home: Path
+    jupyter: JupyterProcess, llm: Any, memory_home: Path
 ) -> None:
     # Our own REST extension is loaded in the same server.
     code, settings = jupyter.request("GET", "/jupyter-memory/settings")

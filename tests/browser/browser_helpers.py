@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -109,3 +110,27 @@ def cards_notebook(path, home, groups: list[list[str]]) -> None:
         nbformat.write(nb, path)
     finally:
         session.close()
+
+
+def reset_home(m: Any, root: Path) -> None:
+    """What a test of the session's lab relies on, as a fresh server had it: memory on,
+    no proposal (pending or decided, nor a dismissed text that a new proposal would be
+    skipped as), no memory, no learning candidate, no knowledge (the user's and every
+    project's under ``root``). Pending proposals and memories go through the service
+    (the server notices as it notices any other process); the files a fresh home does
+    not have are then removed."""
+    m.update_settings(enabled=True, auto_suggestions=True)
+    for p in m.queue():
+        m.dismiss(p.id)
+    for row in m.list(include_cold=True):
+        m.forget(row["id"])
+    home = Path(m.home)
+    gone = [
+        home / "knowledge.md",
+        home / "dismissed.json",
+        home / "learning" / "candidates.json",
+        *home.glob("queue/*.md"),
+        *root.glob("*/.jupyter-memory/knowledge.md"),
+    ]
+    for path in gone:
+        path.unlink(missing_ok=True)

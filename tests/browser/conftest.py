@@ -1,29 +1,32 @@
 """A real ``jupyter lab`` and a real headless Chromium (Debian's), driven by Playwright.
 
 Nothing here is skipped: a missing browser, Playwright or extension build fails
-the test with what to install. The lab server is started once per module on a
-fixed port and stopped by its own process id. Module scope (not session) also
-ends Playwright's sync event loop before other test folders run: it would
-otherwise still be "running" in this thread for pytest-jupyter's tests.
+the test with what to install. One lab (and one Notebook 7, for the tests that
+need it) serves the whole session, and one Chromium: each test gets a fresh
+browser context (no cookies, storage or pages of another test) and, through
+``lab_mem``, a clean queue with memory on. Servers start through
+``tests/support/servers.py`` and stop by their own process id.
+
+The browser tests run last in a session (``pytest_collection_modifyitems``
+below): Playwright's sync API keeps an event loop running in this thread while
+Chromium is up, and pytest-jupyter's tests in other folders need none running.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from browser_helpers import reset_home
+
+from tests.support.servers import free_port, jupyter_process, listening
 
 CHROMIUM = os.environ.get("JM_CHROMIUM", "/usr/bin/chromium")
 # Under pytest-xdist (`make test` runs two workers) worker gwN takes port + N:
@@ -87,56 +90,34 @@ class Lab:
         return f"{self.url}/{path}?reset&token={self.token}"
 
 
-def _port_free(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) != 0
-
-
 def _choose_port() -> int:
     """The fixed port, or (when another run holds it and none was asked for) a free one.
 
     Either way the server gets an explicit ``--port`` with ``port_retries=0``,
     so it never drifts to a port the tests would not be talking to.
     """
-    if _port_free(PORT):
+    if not listening(PORT):
         return PORT
     if "JM_LAB_PORT" in os.environ:
         pytest.fail(f"port {PORT} (JM_LAB_PORT) is in use; free it", pytrace=False)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return free_port()
 
 
-def _wait_ready(lab: Lab, log: Path, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if lab.process.poll() is not None:
-            pytest.fail(f"jupyter lab exited early; see {log}", pytrace=False)
-        try:
-            with urllib.request.urlopen(f"{lab.url}/api/status?token={lab.token}", timeout=2):
-                return
-        except OSError:
-            time.sleep(0.2)
-    pytest.fail(f"jupyter lab did not answer within {timeout:.0f} s; see {log}", pytrace=False)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """This folder's tests after every other (see the module's docstring), in their order."""
+    here = Path(__file__).parent
+    ours = [item for item in items if here in Path(str(item.path)).parents]
+    if ours:
+        items[:] = [item for item in items if here not in Path(str(item.path)).parents] + ours
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)  # exactly the server we started, by its pid
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """JupyterLab for the session (a test resets what it relies on: ``lab_mem``)."""
     yield from _serve(tmp_path_factory, "jupyterlab")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     """Jupyter Notebook 7 (``python -m notebook``) on the same kind of fresh home."""
     yield from _serve(tmp_path_factory, "notebook")
@@ -170,38 +151,22 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, app: str) -> Iterator[Lab]:
         "JUPYTER_RUNTIME_DIR": str(jhome / ".runtime"),
         "IPYTHONDIR": str(jhome / ".ipython"),
     }
-    token = secrets.token_hex(16)
-    cmd = [
-        sys.executable,
-        "-m",
-        app,
-        "--no-browser",
-        "--ip=127.0.0.1",
-        f"--port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        "--allow-root",
-        f"--ServerApp.root_dir={root}",
+    args = [
         f"--{APP_CLASS[app]}.workspaces_dir={base / 'workspaces'}",
         f"--{APP_CLASS[app]}.expose_app_in_browser=True",
         "--JupyterMemoryServer.poll_interval=0.5",
     ]
     if app == "jupyterlab":
         # Notebook 7 keeps its own settings schemas in that folder: leave it alone.
-        cmd.append(f"--LabApp.app_settings_dir={settings_dir}")
-    with log.open("wb") as out:
-        process = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=root)
-    lab = Lab(f"http://127.0.0.1:{port}", token, root, home, process)
-    try:
-        _wait_ready(lab, log)
-        yield lab
-    finally:
-        _stop(process)
+        args.append(f"--LabApp.app_settings_dir={settings_dir}")
+    with jupyter_process(root, log, env=env, app=app, args=args, port=port, cwd=root) as server:
+        server.ready()
+        yield Lab(server.url, server.token, root, home, server.process)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """Chromium for the module's tests; the server they need (lab or notebook7) is theirs."""
+    """Chromium for the session; each test's ``page`` is in a fresh context of its own."""
     _require_parts()
     from playwright.sync_api import sync_playwright
 
@@ -226,12 +191,10 @@ def page(browser, request):
 
 @pytest.fixture
 def lab_mem(lab: Lab):
-    """The service on the lab's memory home, reset to a clean queue with memory on."""
+    """The service on the lab's memory home, reset (:func:`reset_home`) for this test."""
     from jupyter_memory import Memory
 
     m = Memory(home=lab.home)
-    m.update_settings(enabled=True, auto_suggestions=True)
-    for p in m.queue():
-        m.dismiss(p.id)
+    reset_home(m, lab.root)
     yield m
     m.close()

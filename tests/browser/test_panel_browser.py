@@ -183,7 +183,8 @@ def test_enabled_off_hides_badge_and_empties_context(page, lab, lab_mem):
 
 
 def test_first_paint_with_200_pending_proposals(page, lab, lab_mem):
-    """Figure: the queue renders within 1 s of the API's answer (200 items)."""
+    """200 items: one page of 100, the rest behind "Show more"; the first paint's time
+    is written as a figure (benchmarks/panel_bench.py measures it), not asserted."""
     import json
     import random
 
@@ -205,7 +206,6 @@ def test_first_paint_with_200_pending_proposals(page, lab, lab_mem):
     screenshot(page, "12-200-pending")
     figures = OUTPUT / "figures.json"
     figures.write_text(json.dumps({"first_paint_200_ms": render_ms}), encoding="utf-8")
-    assert render_ms <= 1000, f"first paint took {render_ms} ms after the API answered"
 
 
 def test_pick_project_when_none_is_known_then_apply(page, lab, lab_mem):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 from jupyter_client.manager import start_new_kernel
@@ -30,9 +29,7 @@ def test_a_graceful_shutdown_digests_the_session(tmp_path):
         _execute(kc, "# 下一步：把退款按渠道拆分\ny = 2")
     finally:
         kc.stop_channels()
-        started = time.monotonic()
         km.shutdown_kernel(now=False)  # shutdown_request: the kernel exits and runs atexit
-        shutdown_s = time.monotonic() - started
     with Memory(home=home) as mem:
         rows = mem.list()
         assert sorted(r["source"] for r in rows) == ["session-digest", "session-digest"]
@@ -40,4 +37,6 @@ def test_a_graceful_shutdown_digests_the_session(tmp_path):
         texts = " ".join(mem.get(r["id"]).text for r in rows)
         assert "reconcile refunds" in texts and "退款" in texts
         assert mem.digest_pending() == 0
-    assert shutdown_s < 10
+    # Exited by itself: a kernel killed after the shutdown wait would not have run atexit,
+    # and the digests above would be missing.
+    assert not km.is_alive()

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from jupyter_memory import Memory
 from jupyter_memory.agents import jupyter_ai_tools
 from jupyter_memory.agents.chat_focus import access_for_chat
 from jupyter_memory.service.agent_access import AgentAccess
+from tests.support.kernels import execute, kernel_env
 
 pytestmark = pytest.mark.slow
 
@@ -29,20 +29,9 @@ RULE = "Orders are deduplicated on order_id (订单按 order_id 去重)."
 
 def _run(nb_path: Path, home: Path) -> list[str]:
     nb = nbformat.read(str(nb_path), as_version=4)
-    client = NotebookClient(
-        nb,
-        timeout=120,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(nb_path.parent)}},
-    )
-    saved = dict(os.environ)
     # As jupyter_server does for a kernel it starts for a notebook.
-    os.environ.update(JUPYTER_MEMORY_HOME=str(home), JPY_SESSION_NAME=str(nb_path))
-    try:
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    env = kernel_env(JUPYTER_MEMORY_HOME=str(home), JPY_SESSION_NAME=str(nb_path))
+    execute(nb, nb_path.parent, env)
     texts = []
     for cell in nb.cells:
         for out in cell.get("outputs", []):

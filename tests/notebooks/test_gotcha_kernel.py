@@ -5,14 +5,12 @@ that cell, and jupyter-memory prints nothing under the person's cells.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from jupyter_memory import Memory
+from tests.support.kernels import execute, kernel_env, new_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -27,22 +25,9 @@ CELLS = [
 
 def test_three_failures_leave_an_auto_gotcha_memory_and_no_error_output(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in CELLS]
-    client = NotebookClient(
-        nb,
-        timeout=120,
-        kernel_name="python3",
-        allow_errors=True,  # the three failing cells are the point
-        resources={"metadata": {"path": str(tmp_path)}},
-    )
-    saved = dict(os.environ)
-    os.environ["JUPYTER_MEMORY_HOME"] = str(home)
-    try:
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    nb = new_notebook(CELLS)
+    # allow_errors: the three failing cells are the point
+    execute(nb, tmp_path, kernel_env(JUPYTER_MEMORY_HOME=str(home)), allow_errors=True)
     errors = [o for c in nb.cells for o in c.outputs if o.output_type == "error"]
     assert [e.ename for e in errors] == ["NameError"] * 3  # the person's own errors only
     streams = [o for c in nb.cells for o in c.outputs if o.output_type == "stream"]
@@ -67,25 +52,8 @@ def test_three_failures_leave_an_auto_gotcha_memory_and_no_error_output(tmp_path
 
 def test_a_cell_too_short_to_quote_is_said_in_status_not_under_the_cell(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell(src)
-        for src in ["%load_ext jupyter_memory", "qz", "qz", "qz", "%memory status"]
-    ]
-    client = NotebookClient(
-        nb,
-        timeout=120,
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(tmp_path)}},
-    )
-    saved = dict(os.environ)
-    os.environ["JUPYTER_MEMORY_HOME"] = str(home)
-    try:
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    nb = new_notebook(["%load_ext jupyter_memory", "qz", "qz", "qz", "%memory status"])
+    execute(nb, tmp_path, kernel_env(JUPYTER_MEMORY_HOME=str(home)), allow_errors=True)
     streams = [o for c in nb.cells for o in c.outputs if o.output_type == "stream"]
     assert not [o for o in streams if o.name == "stderr"], streams
     status = "".join(str(o.get("data", {}).get("text/plain", "")) for o in nb.cells[-1].outputs)

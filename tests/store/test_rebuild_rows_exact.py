@@ -52,7 +52,20 @@ def _tables(con: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:
     return {table: con.execute(sql).fetchall() for table, sql in read.items()}
 
 
-def _home(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def template_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The test home, written once per module (150 remembers and the odd files): each
+    test gets its own copy (:func:`_home`), as if it had written it itself."""
+    return _write_home(tmp_path_factory.mktemp("rebuild-template"))
+
+
+def _home(tmp_path: Path, template: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(template, home)  # copy2: contents and mtimes as written
+    return home
+
+
+def _write_home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
     rng = random.Random(16)
     with Memory(home=home, semantic=False) as mem:
@@ -90,7 +103,7 @@ def _home(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("how", ["in this process", "forked workers", "no fork", "fork fails"])
 def test_rebuild_rows_and_row_ids_equal_one_by_one_indexing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str, template_home: Path
 ) -> None:
     if how == "in this process":
         monkeypatch.setattr(fresh_load, "POOL_MIN_FILES", 10**9, raising=False)
@@ -105,7 +118,7 @@ def test_rebuild_rows_and_row_ids_equal_one_by_one_indexing(
             raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
 
         monkeypatch.setattr(os, "fork", fork)
-    home = _home(tmp_path)
+    home = _home(tmp_path, template_home)
     with Memory(home=home, semantic=False) as mem:  # the first open indexes file by file
         mem.user.ensure_synced()
         one_by_one = _tables(mem.user.index.connection())
@@ -169,11 +182,11 @@ def _load(home: Path, progress: _Interrupt | NoProgress, fail_on: str = "") -> N
 
 
 @pytest.fixture
-def pooled_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def pooled_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template_home: Path) -> Path:
     """The test home, loaded by forked workers in chunks of five files."""
     monkeypatch.setattr(fresh_load, "POOL_MIN_FILES", 1)
     monkeypatch.setattr(fresh_load, "CHUNK", 5)
-    return _home(tmp_path)
+    return _home(tmp_path, template_home)
 
 
 def test_an_interrupted_forked_rebuild_leaves_no_process(pooled_home: Path) -> None:

@@ -99,12 +99,9 @@ def test_a_writer_killed_holding_the_breaker_stalls_nobody(tmp_path: Path) -> No
     finally:
         _kill(stuck)
     assert (tmp_path / BREAKER_NAME).exists()  # left behind by the killed writer
-    started = time.monotonic()
-    with exclusive_create_lock(tmp_path, timeout=45):
-        waited = time.monotonic() - started
+    # Removed at once (a dead process of this host), not after BREAKER_FOREIGN_STALE_S.
+    with exclusive_create_lock(tmp_path, timeout=EMPTY_STALE_S - 1):
         assert json.loads(lock.read_text())["pid"] == os.getpid()
-    print(f"lock taken {waited:.3f}s after a writer was killed holding the breaker")
-    assert waited < 2, waited
     assert not lock.exists() and not (tmp_path / BREAKER_NAME).exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
@@ -162,6 +159,7 @@ def _breaker_holders(root: Path) -> set[int]:
     return pids
 
 
+@pytest.mark.slow  # a 10 s soak of random kills
 def test_writers_killed_at_random_never_overlap_nor_stall(tmp_path: Path) -> None:
     """Three writers, one SIGKILLed every few tens of ms and replaced, for 10 s
     or until three were killed holding the breaker: nobody is ever in the lock
@@ -203,10 +201,9 @@ def test_writers_killed_at_random_never_overlap_nor_stall(tmp_path: Path) -> Non
     assert len(times) > 100, len(times)
     assert max(gaps) < 5, max(gaps)
     # Whatever the last kills left, the next writer takes the lock at once.
-    started = time.monotonic()
-    with exclusive_create_lock(root, timeout=45):
+    # (a breaker left by a kill would wait BREAKER_FOREIGN_STALE_S; a stale lock, a check)
+    with exclusive_create_lock(root, timeout=EMPTY_STALE_S - 1):
         pass
-    assert time.monotonic() - started < 2
     assert sorted(p.name for p in root.iterdir()) == []
 
 
@@ -281,8 +278,9 @@ def _plant_breaker(root: Path, holder: dict[str, object] | None, age: float) -> 
     return folder
 
 
-def _blocked_then_taken(root: Path, folder: Path, age: float) -> float:
-    """The stale lock waits while the breaker counts; made ``age`` old, how long it takes."""
+def _blocked_then_taken(root: Path, folder: Path, age: float) -> None:
+    """The stale lock waits while the breaker counts; made ``age`` old, it is taken at
+    the waiter's next checks (within a timeout short of every age rule)."""
     (root / NET_LOCK_NAME).write_bytes(_stale_holder())
     with (
         pytest.raises(LockTimeoutError, match="netlock"),
@@ -293,22 +291,20 @@ def _blocked_then_taken(root: Path, folder: Path, age: float) -> float:
     stamp = time.time() - age
     for p in (*folder.iterdir(), folder):
         os.utime(p, (stamp, stamp))
-    started = time.monotonic()
-    with exclusive_create_lock(root, timeout=45):
-        taken = time.monotonic() - started
+    with exclusive_create_lock(root, timeout=EMPTY_STALE_S - 1):
+        pass
     assert not folder.exists() and not (root / NET_LOCK_NAME).exists()
-    return taken
 
 
 def test_another_hosts_breaker_is_waited_for_then_removed_by_age(tmp_path: Path) -> None:
     holder = {"host": "elsewhere.example", "pid": 4242, "at": time.time(), "token": "ab"}
     folder = _plant_breaker(tmp_path, holder, age=1)
-    assert _blocked_then_taken(tmp_path, folder, age=31) < 2
+    _blocked_then_taken(tmp_path, folder, age=31)
 
 
 def test_an_older_versions_empty_breaker_is_waited_for_then_removed(tmp_path: Path) -> None:
     folder = _plant_breaker(tmp_path, None, age=0)
-    assert _blocked_then_taken(tmp_path, folder, age=EMPTY_STALE_S + 1) < 2
+    _blocked_then_taken(tmp_path, folder, age=EMPTY_STALE_S + 1)
 
 
 def test_a_breaker_of_this_hosts_name_in_another_boot(tmp_path: Path) -> None:
@@ -317,7 +313,7 @@ def test_a_breaker_of_this_hosts_name_in_another_boot(tmp_path: Path) -> None:
     uptime = float(Path("/proc/uptime").read_text().split()[0])
     holder = {"host": socket.gethostname(), "pid": os.getpid(), "boot": "another-boot"}
     folder = _plant_breaker(tmp_path, holder, age=0)
-    assert _blocked_then_taken(tmp_path, folder, age=uptime + 60) < 2
+    _blocked_then_taken(tmp_path, folder, age=uptime + 60)
 
 
 def test_a_breaker_whose_pid_was_reused_is_removed_at_once(tmp_path: Path) -> None:
@@ -329,9 +325,8 @@ def test_a_breaker_whose_pid_was_reused_is_removed_at_once(tmp_path: Path) -> No
     holder = {"host": socket.gethostname(), "pid": os.getpid(), "started": info.started - 1}
     _plant_breaker(tmp_path, holder, age=0)
     (tmp_path / NET_LOCK_NAME).write_bytes(_stale_holder())
-    started = time.monotonic()
-    with exclusive_create_lock(tmp_path, timeout=10):
-        assert time.monotonic() - started < 2
+    with exclusive_create_lock(tmp_path, timeout=EMPTY_STALE_S - 1):  # at its first checks
+        pass
     holder["started"] = info.started  # the very same process: alive, waited for
     _plant_breaker(tmp_path, holder, age=0)
     (tmp_path / NET_LOCK_NAME).write_bytes(_stale_holder())

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-import yaml
-
 from ..._i18n import M_
 from ...exceptions import ParseError
 from ..frontmatter_io import MAX_FRONTMATTER_BYTES, load_yaml
@@ -51,6 +49,8 @@ def split_optional_frontmatter(text: str, *, path: str) -> tuple[dict[str, Any],
         raise ParseError(
             M_("frontmatter over {limit} bytes", limit=MAX_FRONTMATTER_BYTES), path=path
         )
+    import yaml  # on first use: only an import of Markdown notes parses with it
+
     try:
         meta = load_yaml(fm) if fm.strip() else {}
     except yaml.YAMLError as exc:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class ProposeKnowledgeArgs(BaseModel):
     """Suggest a reusable rule or fact for the person to review (it is not used until approved)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     text: str = Field(
         min_length=1,
@@ -47,7 +47,7 @@ class ProposeKnowledgeArgs(BaseModel):
 class ExpandKnowledgeCatalogArgs(BaseModel):
     """Load the full approved entries under catalog labels listed in the knowledge context."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     labels: list[str] = Field(
         min_length=1,

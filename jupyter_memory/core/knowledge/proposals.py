@@ -14,7 +14,6 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
@@ -52,7 +51,7 @@ _LINE_BREAKS = re.compile("\r\n|[\r\x85\u2028\u2029]")
 class QuoteOrigin(BaseModel):
     """Where the evidence quote was found."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     message_id: str | None = Field(default=None, max_length=MAX_REF_CHARS)
     cell_id: str | None = Field(default=None, max_length=MAX_REF_CHARS)
@@ -62,7 +61,7 @@ class QuoteOrigin(BaseModel):
 class Proposal(BaseModel):
     """A suggested knowledge entry waiting for a person's Apply or Dismiss."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     id: str
     text: str = Field(min_length=1, max_length=MAX_PROPOSAL_CHARS)
@@ -139,6 +138,8 @@ def render_proposal(p: Proposal) -> str:
     meta = p.model_dump(mode="json", exclude={"text"})
     meta["quote_origin"] = {k: v for k, v in meta["quote_origin"].items() if v is not None}
     meta = {k: v for k, v in meta.items() if v is not None and v != {}}
+    import yaml  # on first use: a CLI call or an MCP start need not pay for it
+
     fm = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=10_000)
     return f"---\n{fm}---\n\n{p.text}\n"
 

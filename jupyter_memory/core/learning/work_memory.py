@@ -46,7 +46,7 @@ Role = Literal["user", "assistant", "system", "tool"]
 class BatchMessage(BaseModel):
     """One new (or background) message: a cell, a markdown cell, a chat message."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     id: str = Field(min_length=1, max_length=200)
     role: Role
@@ -79,7 +79,7 @@ class BatchMessage(BaseModel):
 
 
 class Batch(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     session_key: str = Field(
         min_length=1, validation_alias=AliasChoices("session_key", "sessionKey")
@@ -125,7 +125,7 @@ class Batch(BaseModel):
 class Scene(BaseModel):
     """One row of the scene pool: ``id | stable label``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str = Field(min_length=1, max_length=200)
     label: str = Field(min_length=1, max_length=400)
@@ -134,7 +134,7 @@ class Scene(BaseModel):
 class MemoryOutput(BaseModel):
     """One memory as an extractor emits it (spec 001, 任务三)."""
 
-    model_config = ConfigDict(populate_by_name=True)
+    model_config = ConfigDict(populate_by_name=True, defer_build=True)
 
     content: str
     type: WorkMemoryType
@@ -158,6 +158,8 @@ class MemoryOutput(BaseModel):
 class SceneOutput(BaseModel):
     """One scene of an extractor's output: reuse (``scene_id``), new, or unclassified."""
 
+    model_config = ConfigDict(defer_build=True)
+
     scene_id: str | None = None
     new_scene_name: str | None = None
     new_scene_reason: str | None = None
@@ -180,6 +182,8 @@ class SceneOutput(BaseModel):
 class SceneRef(BaseModel):
     """The scene an accepted memory belongs to, resolved against the pool."""
 
+    model_config = ConfigDict(defer_build=True)
+
     status: Literal["reused", "new", "unclassified"]
     id: str | None = None
     label: str | None = None
@@ -190,7 +194,7 @@ class SceneRef(BaseModel):
 class WorkMemory(BaseModel):
     """An accepted memory: exactly what the extractor said, plus resolved context."""
 
-    model_config = ConfigDict(populate_by_name=True)
+    model_config = ConfigDict(populate_by_name=True, defer_build=True)
 
     content: str
     type: WorkMemoryType
@@ -209,6 +213,7 @@ class WorkMemory(BaseModel):
 
 
 class Rejection(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     record: Any
     rule: str
     message: str
@@ -221,6 +226,7 @@ class Rejection(BaseModel):
 
 
 class ValidationReport(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     accepted: list[WorkMemory] = Field(default_factory=list)
     rejected: list[Rejection] = Field(default_factory=list)
 

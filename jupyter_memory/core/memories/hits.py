@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 
 class RecallHit(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     id: str
     title: str
     text: str  # empty at level "index", a window at "snippet", the body at "full"

@@ -45,7 +45,7 @@ class Source(str, Enum):
 
 
 class EvidenceQuote(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     quote: str
     source: str | None = None
 
@@ -73,7 +73,7 @@ def content_hash(text: str) -> str:
 class MemoryMeta(BaseModel):
     """Frontmatter of one memory file; unknown keys are kept on round-trip."""
 
-    model_config = ConfigDict(extra="allow", use_enum_values=False)
+    model_config = ConfigDict(extra="allow", use_enum_values=False, defer_build=True)
 
     id: str
     title: str = Field(max_length=MAX_TITLE_CHARS)
@@ -141,7 +141,7 @@ class MemoryMeta(BaseModel):
 class MemoryEntry(BaseModel):
     """A memory: its frontmatter, its body text, and where it lives."""
 
-    model_config = ConfigDict(frozen=False)
+    model_config = ConfigDict(frozen=False, defer_build=True)
 
     meta: MemoryMeta
     text: str = Field(max_length=MAX_TEXT_CHARS)

@@ -34,10 +34,8 @@ import hashlib
 import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._i18n import M_, localized
 from ...core.knowledge.reorganize import needs_preinject_reorganize
@@ -45,6 +43,9 @@ from ...store.knowledge.proposal_allowance import ProposalAllowance
 from ..context import ServiceContext
 from .files import KnowledgeFiles, ProjectArg
 from .results import ReorganizeResult
+
+if TYPE_CHECKING:  # concurrent.futures on first use: most processes never reorganize
+    from concurrent.futures import Future
 
 NOTICE = M_("Reorganizing Agent Memory before injection…")
 WAIT_S = 20.0
@@ -133,6 +134,8 @@ class PreinjectReorganize:
                 notify,
                 M_("{notice} ({layer} knowledge, {path})", notice=NOTICE, layer=layer, path=path),
             )
+            from concurrent.futures import TimeoutError as FutureTimeout
+
             future = self._start(layer, pid, path)
             try:
                 future.result(timeout=max(0.0, wait))
@@ -162,6 +165,8 @@ class PreinjectReorganize:
             running = _running.get(path)
             if running is not None and not running.done():
                 return running
+            from concurrent.futures import Future
+
             future: Future[Any] = Future()
             _running[path] = future
         project = self.ctx.projects.registered(pid) if pid is not None else None

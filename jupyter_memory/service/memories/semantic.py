@@ -238,9 +238,12 @@ class SemanticRecall:
         ranking = query.ranking
         pool = max(ranking.fusion_pool, 4 * query.limit)
         lexical = root.search(replace(query, limit=pool))
+        if not query.text.strip() or state.read_store.count() == 0:
+            # Nothing embedded yet: lexical fallback, without loading numpy for an empty matrix.
+            return lexical[: query.limit]
         matrix = self._matrix(state)
-        if not query.text.strip() or len(matrix) == 0:
-            return lexical[: query.limit]  # nothing embedded yet: lexical fallback
+        if len(matrix) == 0:
+            return lexical[: query.limit]
         qvec = self._encode(query.text)
         found = dict(matrix.top(qvec, pool))
         semantic = root.index.rows_by_id(query, found)

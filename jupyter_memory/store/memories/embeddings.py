@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .blas_threads import one_blas_thread
 from .search_index import VectorStore
 from .sqlite_db import transaction
 
-Matrix = npt.NDArray[np.float32]
+if TYPE_CHECKING:  # numpy is imported where a vector is touched: counting the stored
+    # vectors (a recall on a home too little embedded for hybrid) needs only SQLite.
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+
 # Created on first use: the schema of embeddings.sqlite belongs to the index.
 RATE_TABLE = "CREATE TABLE IF NOT EXISTS emb.rate (notes_per_s REAL NOT NULL)"
 
@@ -106,6 +109,8 @@ class EmbeddingStore:
         The check and the write are one transaction, so a memory forgotten or
         edited while it was being embedded never gets a stale vector.
         """
+        import numpy as np
+
         con = self._con(create=True)
         assert con is not None
         blobs = np.asarray(vectors, dtype=np.float16)
@@ -166,6 +171,8 @@ class VectorMatrix:
         self._reset(dim)
 
     def _reset(self, dim: int = 0) -> None:
+        import numpy as np
+
         self.dim = dim  # 0: taken from the first stored vector
         self.ids: list[str] = []
         self.pos: dict[str, int] = {}
@@ -178,6 +185,8 @@ class VectorMatrix:
         return len(self.pos)
 
     def refresh(self, store: VectorStore) -> None:
+        import numpy as np
+
         stored = store.count()
         if stored < len(self.pos):  # something was deleted: reload from scratch
             self._reset()
@@ -213,6 +222,8 @@ class VectorMatrix:
 
     def top(self, query: Any, k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
         """The ``k`` most similar ids (cosine; vectors are unit length)."""
+        import numpy as np
+
         if not self.ids or k <= 0:
             return []
         # On this thread: OpenBLAS's pool would spin after it (blas_threads.py).
@@ -235,6 +246,8 @@ class VectorMatrix:
         reduction, Suzuki et al. 2013). With fewer than two rows there is no
         mean to speak of: the plain cosine.
         """
+        import numpy as np
+
         ids = [i for i in ids if i in self.pos]
         q = np.asarray(query, dtype=np.float32)
         rows = self._mat[[self.pos[i] for i in ids]]

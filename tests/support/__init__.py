@@ -1,0 +1,10 @@
+"""What the suites share to start real processes: Jupyter servers, kernels, and the
+markers that say which tests start them (``make test-fast`` leaves those out).
+
+- :mod:`tests.support.servers`: start ``jupyter server`` / ``jupyter lab`` /
+  ``jupyter notebook`` on a loopback port, wait until it answers, stop it by pid.
+- :mod:`tests.support.kernels`: run cells in a real IPython kernel (nbclient)
+  with an explicit environment, never by editing ``os.environ`` by hand.
+- :mod:`tests.support.markers`: the ``browser``/``kernel``/``server`` markers added
+  at collection by what a test uses (its folder, its fixtures, its imports).
+"""

