@@ -23,7 +23,15 @@
 
 Target: after ≤ 0.5 proposals per 100 ordinary cells; 50 of 50 notes.
 
-Usage: ``python benchmarks/noise_bench.py [--before 19ccec4] [--no-service]``
+* **Public notebooks** (``--notebooks DIR …``) — real ``.ipynb`` files read at
+  run time and never copied into this repository (their text is their
+  authors'): for example the notebooks of jakevdp/PythonDataScienceHandbook
+  (English) and datawhalechina/joyful-pandas (Chinese), checked out anywhere.
+  Replayed the same way, before and after; cells that hold an explicit note
+  marker are counted apart (a note there is the author's own, and a card for
+  it is what the marker asks for).
+
+Usage: ``python benchmarks/noise_bench.py [--before 19ccec4] [--no-service] [--notebooks DIR …]``
 """
 
 from __future__ import annotations
@@ -147,10 +155,54 @@ def llm_calls_per_hour(seed: int = 32, idle_minutes: float = 5.0) -> dict[str, A
     return {"cells": len(gaps), "before": len(gaps), "after": ends, "idle_minutes": idle_minutes}
 
 
+def read_notebooks(folders: list[Path]) -> list[dict[str, Any]]:
+    """Every ``.ipynb`` under the folders, as the corpus's notebooks (code and markdown cells)."""
+    out: list[dict[str, Any]] = []
+    for folder in folders:
+        for path in sorted(folder.rglob("*.ipynb")):
+            try:
+                nb = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                print(f"skipped {path}: {exc}", file=sys.stderr)
+                continue
+            cells = []
+            for cell in nb.get("cells", []):
+                source = cell.get("source", "")
+                text = "".join(source) if isinstance(source, list) else str(source)
+                if cell.get("cell_type") in ("code", "markdown") and text.strip():
+                    cells.append({"type": cell["cell_type"], "source": text})
+            if cells:
+                out.append({"source": str(path.relative_to(folder)), "cells": cells})
+    return out
+
+
+def _has_marker(cell: dict[str, Any]) -> bool:
+    lines = cell["source"].splitlines()
+    if cell["type"] == "code":  # a marker counts in a comment, also after code
+        lines = [line.split("#", 1)[1] for line in lines if "#" in line]
+    return any(after_extract.note_of(line) is not None for line in lines)
+
+
+def public_notebooks(folders: list[Path], before: ModuleType) -> dict[str, Any]:
+    notebooks = read_notebooks(folders)
+    # A cell whose author wrote a marker ("# Note: …") asks for its card: counted apart.
+    marked = [nb_cell for nb in notebooks for nb_cell in nb["cells"] if _has_marker(nb_cell)]
+    return {
+        "notebooks": len(notebooks),
+        "cells": sum(len(nb["cells"]) for nb in notebooks),
+        "cells_with_a_note_marker": len(marked),
+        "before": replay(notebooks, before.extract_candidates, before.MAX_PER_ROUND),
+        "after": replay(notebooks, after_extract.extract_candidates, None),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--before", default="19ccec4", help="git revision of main's extractor")
     parser.add_argument("--no-service", action="store_true", help="skip the service replay")
+    parser.add_argument(
+        "--notebooks", nargs="*", type=Path, default=[], help="folders of public .ipynb files"
+    )
     args = parser.parse_args()
     corpus = json.loads(CORPUS.read_text(encoding="utf-8"))["notebooks"]
     before = extractor_at(args.before)
@@ -171,6 +223,8 @@ def main() -> None:
         service = through_service(corpus)
         service.pop("per_cell")
         out["after_through_the_service"] = service
+    if args.notebooks:
+        out["public_notebooks"] = public_notebooks(args.notebooks, before)
     out["explicit_notes"] = notes_check()
     out["llm_calls_per_hour_model"] = llm_calls_per_hour()
     print(json.dumps(out, ensure_ascii=False, indent=2))
