@@ -32,12 +32,15 @@ STYLE = (
     "table.jm-table.jm-table td,table.jm-table.jm-table th{border-bottom:1px solid #ddd;"
     "padding:2px 8px;text-align:left;vertical-align:top;word-break:normal;"
     "overflow-wrap:break-word}"
-    "table.jm-table.jm-table td.jm-id{white-space:nowrap}</style>"
+    "table.jm-table.jm-table td.jm-id{white-space:nowrap}"
+    "table.jm-table.jm-table td.jm-long{min-width:16em}"
+    ".jm-scroll{overflow-x:auto;max-width:100%}</style>"
 )
 # Plain text wraps here, between words (a path or id longer than this stays whole):
 # JupyterLab shows text/plain with word-break: break-all, cutting words at its edge.
 TEXT_WIDTH = 100
 ID_COLUMNS = frozenset({"id"})
+LONG_COLUMNS = frozenset({"text", "title"})  # wrap, but not down to a word a line
 
 
 def wrapped(text: str, width: int = TEXT_WIDTH) -> str:
@@ -76,7 +79,13 @@ def cell_text(value: Any) -> str:
 
 
 def _td(column: str, value: Any) -> str:
-    cls = ' class="jm-id"' if column in ID_COLUMNS else ""
+    cls = (
+        ' class="jm-id"'
+        if column in ID_COLUMNS
+        else ' class="jm-long"'
+        if column in LONG_COLUMNS
+        else ""
+    )
     return f"<td{cls}>{visible_html(cell_text(value))}</td>"
 
 
@@ -84,7 +93,11 @@ def html_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], caption: 
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     body = "".join("<tr>" + "".join(_td(c, r.get(c)) for c in columns) + "</tr>" for r in rows)
     cap = f"<caption>{visible_html(caption)}</caption>" if caption else ""
-    return f'{STYLE}<table class="jm-table">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    # a table wider than the output scrolls instead of being cut at its edge
+    return (
+        f'{STYLE}<div class="jm-scroll"><table class="jm-table">{cap}<thead><tr>{head}</tr>'
+        f"</thead><tbody>{body}</tbody></table></div>"
+    )
 
 
 def text_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], width: int = 60) -> str:
