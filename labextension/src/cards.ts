@@ -1,7 +1,7 @@
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 
 import { errorMessage, IProject, postJSON, requestAPI } from './api';
-import { alreadyDecided, outcomeText, sourceLabels } from './decided';
+import { alreadyDecided, outcomeText, savedText, sourceLabel } from './decided';
 import { button, clear, el } from './dom';
 import type { Trans } from './i18n';
 import { BATCH, CardFrame, LiveCardHub, liveCardsFactory } from './liveCards';
@@ -32,6 +32,8 @@ export interface ICardSnapshot {
   outcome: string | null;
   project: string | null;
   note: string | null;
+  /** Its quote is a notebook cell's: "from a cell" rather than "from a chat". */
+  from_cell?: boolean;
   /** "Replaces: “…”", in the kernel's language, when it supersedes a pending proposal. */
   replaces?: string | null;
   /** The nearest approved and pending entries when the output was made ("May conflict with: “…”"). */
@@ -234,9 +236,7 @@ export class ProposalCard extends CardFrame {
     clear(this._body);
     const trans = this.trans;
     const source = this.snapshot.source
-      ? ((sourceLabels(trans) as Record<string, string>)[
-          this.snapshot.source
-        ] ?? this.snapshot.source)
+      ? sourceLabel(trans, this.snapshot.source, !!this.snapshot.from_cell)
       : '';
     const origin = [this.snapshot.origin, source].filter(Boolean).join(' · ');
     this._body.append(
@@ -408,11 +408,7 @@ export class ProposalCard extends CardFrame {
         { to, project }
       );
       this.node.dataset.state = 'applied';
-      this.setOutcome(
-        result.layer === 'project'
-          ? this.trans.__('Saved to Project · %1', result.project ?? '')
-          : this.trans.__('Saved to User')
-      );
+      this.setOutcome(savedText(this.trans, result.layer, result.project));
       this.offerRevert();
       this.say(this.trans.__('Written to %1', result.path));
     });
