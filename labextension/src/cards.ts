@@ -1,7 +1,13 @@
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 
 import { errorMessage, IProject, postJSON, requestAPI } from './api';
-import { alreadyDecided, outcomeText, savedText, sourceLabel } from './decided';
+import {
+  alreadyDecided,
+  fromCell,
+  outcomeText,
+  savedText,
+  sourceLabel
+} from './decided';
 import { button, clear, el } from './dom';
 import type { Trans } from './i18n';
 import { BATCH, CardFrame, LiveCardHub, liveCardsFactory } from './liveCards';
@@ -167,7 +173,8 @@ export class ProposalCard extends CardFrame {
       p.evidence_quote,
       p.supersedes_text
         ? this.trans.__('Replaces: “%1”', p.supersedes_text)
-        : null
+        : null,
+      fromCell(p) // the live proposal knows, also for an output made before from_cell
     );
     const outcome = outcomeText(this.trans, p);
     if (outcome) {
@@ -231,12 +238,13 @@ export class ProposalCard extends CardFrame {
     kind: string,
     text: string,
     quote: string,
-    replaces: string | null = null
+    replaces: string | null = null,
+    cell: boolean = !!this.snapshot.from_cell
   ): void {
     clear(this._body);
     const trans = this.trans;
     const source = this.snapshot.source
-      ? sourceLabel(trans, this.snapshot.source, !!this.snapshot.from_cell)
+      ? sourceLabel(trans, this.snapshot.source, cell)
       : '';
     const origin = [this.snapshot.origin, source].filter(Boolean).join(' · ');
     this._body.append(

@@ -8,7 +8,7 @@ and "用于这个笔记本：" stays on one line at the panel's default width.
 
 from __future__ import annotations
 
-from browser_helpers import PANEL, open_panel, queue_item, screenshot, show_tab
+from browser_helpers import PANEL, cards_notebook, open_panel, queue_item, screenshot, show_tab
 from test_i18n_browser import set_language
 
 
@@ -79,4 +79,21 @@ def test_the_same_words_in_chinese_and_the_focus_label_on_one_line(page, lab, la
     item.locator(".jm-apply-user").click()
     page.locator(".Toastify__toast", has_text="已存入用户知识").wait_for()
     screenshot(page, "63-one-word-per-act-in-chinese")
+    assert not page.js_errors, page.js_errors
+
+
+def test_a_card_of_a_cells_proposal_says_from_a_cell(page, lab, lab_mem):
+    set_language(lab, "en")
+    pid = propose_from(
+        lab_mem, "Orders ship on weekdays", {"notebook_path": "c.ipynb", "cell_id": "c-3"}
+    )
+    cards_notebook(lab.root / "card-words.ipynb", lab.home, [[pid]])
+    page.goto(lab.lab_url("lab/tree/card-words.ipynb"))
+    card = page.locator(f".jp-OutputArea .jm-card[data-id='{pid}']")
+    page.wait_for_selector(f".jp-OutputArea .jm-card[data-id='{pid}'][data-state='pending']")
+    origin = card.locator(".jm-card-origin").inner_text()
+    assert "from a cell" in origin and "chat" not in origin, origin
+    card.locator(".jm-card-user").click()
+    page.wait_for_selector(f".jm-card[data-id='{pid}'][data-state='applied']")
+    assert card.locator(".jm-card-outcome").inner_text() == "Saved to User"
     assert not page.js_errors, page.js_errors
