@@ -38,6 +38,10 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     monkeypatch.setenv("HOME", str(home))
     for var in _ISOLATED_ENV:
         monkeypatch.delenv(var, raising=False)
+    # A server extension started in this process names the lab's language file
+    # in os.environ (server/lab_language.py): set first, so it is undone after.
+    monkeypatch.setenv("JUPYTER_MEMORY_LAB_SETTINGS", "")
+    monkeypatch.delenv("JUPYTER_MEMORY_LAB_SETTINGS")
     monkeypatch.setenv("JUPYTER_MEMORY_HOME", str(base / "memory-home"))
     monkeypatch.setenv("LANG", "C.UTF-8")
     # No background embedding unless a test asks (Memory(semantic=True)): it

@@ -187,3 +187,68 @@ def test_a_stored_message_reads_back_translatable_or_as_its_english(
     odd = M_("cannot open {path!r}", path=PurePosixPath("/a b"))
     assert read_stored(stored_text(odd)) == str(odd)
     assert stored_text(OSError("disk gone")) == "disk gone"
+
+
+def test_a_kernel_started_by_the_lab_speaks_the_labs_language_and_follows_a_switch(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """JupyterLab's Settings → Language wins over JUPYTER_MEMORY_LANG and the locale
+    in a process our server extension started (it names the lab's settings file)."""
+    settings = tmp_path / "plugin.jupyterlab-settings"
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "en")
+    monkeypatch.setenv("JUPYTER_MEMORY_LAB_SETTINGS", str(settings))
+    assert _i18n.tr("forgot {id}") == "forgot {id}"  # no choice made in the lab yet
+    settings.write_text('{\n    // the Language menu\n    "locale": "zh_CN"\n}', encoding="utf-8")
+    assert _i18n.tr("forgot {id}").format(id="m-1") == "已忘记 m-1"
+    settings.write_text('{"locale": "en"}', encoding="utf-8")  # switched back: read again
+    assert _i18n.tr("forgot {id}") == "forgot {id}"
+    settings.write_text('{"locale": "default",}', encoding="utf-8")  # the system's: ours decide
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "zh_CN")
+    assert _i18n.tr("forgot {id}").format(id="m-1") == "已忘记 m-1"
+    settings.write_text('{/* "locale": "en" */ "locale": "zh_CN"}', encoding="utf-8")
+    assert _i18n.lab.locale_in(settings.read_text(encoding="utf-8")) == "zh_CN"
+
+
+def test_the_server_extension_names_the_labs_language_file_to_its_kernels(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import os
+
+    from jupyter_memory.server.lab_language import share_lab_language
+
+    monkeypatch.setenv("JUPYTERLAB_SETTINGS_DIR", str(tmp_path / "lab-settings"))
+    shared = share_lab_language(object())  # no lab app known: the lab's own default
+    expected = (
+        tmp_path / "lab-settings/@jupyterlab/translation-extension/plugin.jupyterlab-settings"
+    )
+    assert shared == str(expected) == os.environ["JUPYTER_MEMORY_LAB_SETTINGS"]
+    monkeypatch.setenv("JUPYTER_MEMORY_LAB_SETTINGS", "/chosen/by/whoever/started/it")
+    assert share_lab_language(object()) == "/chosen/by/whoever/started/it"
+
+
+def test_every_domain_error_below_the_shells_is_raised_with_a_catalogued_message() -> None:
+    """A domain error (jupyter_memory.exceptions) raised in core, store or service
+    with a plain or f-string text would read in English in a Chinese kernel: each
+    one names an ``M_(...)`` message, which the catalogue test above covers."""
+    import ast
+    import inspect
+
+    from jupyter_memory import exceptions
+
+    domain = {
+        name
+        for name, cls in vars(exceptions).items()
+        if inspect.isclass(cls) and issubclass(cls, exceptions.JupyterMemoryError)
+    }
+    plain: list[str] = []
+    package = ROOT / "jupyter_memory"
+    for layer in ("core", "store", "service"):
+        for path in sorted((package / layer).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)):
+                    continue
+                name = ast.unparse(node.exc.func).rsplit(".", 1)[-1]
+                text = node.exc.args[0] if node.exc.args else None
+                if name in domain and isinstance(text, (ast.Constant, ast.JoinedStr)):
+                    plain.append(f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(text)}")
+    assert plain == [], "wrap these in M_(...) and add them to the .po"

@@ -1,7 +1,8 @@
 """Translations of what the CLI and the magics say (gettext, domain ``jupyter_memory``).
 
-The language is ``JUPYTER_MEMORY_LANG`` (``zh_CN``, ``zh``, ``en``…) when set,
-else the locale (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``), looked
+The language is JupyterLab's (Settings → Language) in a kernel the lab
+started (``lab.py``), else ``JUPYTER_MEMORY_LANG`` (``zh_CN``, ``zh``, ``en``…)
+when set, else the locale (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``), looked
 up again whenever it changes, so a test or a kernel can switch it. English is
 the source text and the fallback: a message without a translation reads in
 English. The catalogues are ``locale/<lang>/LC_MESSAGES/jupyter_memory.po``
@@ -22,14 +23,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .lab import lab_language
+
 DOMAIN = "jupyter_memory"
 LOCALE_DIR = Path(__file__).resolve().parents[1] / "locale"
 _LOCALE_VARS = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
 
 def languages() -> tuple[str, ...]:
-    """The languages asked for, most wanted first (``()``: the locale's default)."""
-    chosen = os.environ.get("JUPYTER_MEMORY_LANG", "").strip()
+    """The languages asked for, most wanted first (``()``: the locale's default):
+    JupyterLab's language in a kernel it started (``lab.py``), else
+    ``JUPYTER_MEMORY_LANG``, else the locale."""
+    chosen = lab_language() or os.environ.get("JUPYTER_MEMORY_LANG", "").strip()
     if chosen:
         return tuple(part for part in chosen.replace(",", ":").split(":") if part)
     for var in _LOCALE_VARS:

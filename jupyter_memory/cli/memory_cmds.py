@@ -12,6 +12,7 @@ from typing import Any
 from .._i18n import N_, localized, ntr, tr
 from ..core.memories.embed_progress import embedding_line
 from ..core.memories.recall_query import RecallQuery
+from ..core.memories.usage import GROUP_LABELS
 from ..exceptions import ValidationError
 from .output import emit_json, json_text, open_memory
 from .stdin import read_stdin
@@ -133,8 +134,8 @@ def _print_usage(usage: dict[str, Any]) -> None:
                 f"  {top['access_count']:>4}×  {top['id']}  {top['title']}  "
                 f"({top['type']}/{top['tier']}, last {_when(top['last_accessed'])})"
             )
-    for group in ("by_sector", "by_tier", "by_heat"):
-        print(f"usage {group[3:]}:")
+    for group, label in GROUP_LABELS.items():
+        print(f"{tr(label)}:")
         for name, g in usage[group].items():
             print(
                 f"  {name:10} {g['memories']:>4} memories  {g['accesses']:>5} recalls  "

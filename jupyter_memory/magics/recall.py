@@ -74,12 +74,19 @@ def recall(self: Any, line: str) -> Any:
             mode=mode,
         )
         hits = self.service.recall_query(request)
+    # A hit scoring 0 matched only words most memories share (bm25 gives them no
+    # weight): listed, it reads as a match. Agents (MCP, REST) still get them.
+    weak = [h for h in hits if query and h.score <= 0]
+    hits = [h for h in hits if not (query and h.score <= 0)]
     # %forget completes these ids (magics/completion.py).
     self.last_recall = [(h.id, h.title) for h in hits]
     rows = [digest_cmd.mark_review(h.to_dict()) for h in hits]
     found = ntr("{n} memory for {query}", "{n} memories for {query}", len(hits))
     caption = found.format(n=len(hits), query=repr(query)) if query else ""
     marks = digest_cmd.review_caption(rows)
+    if weak:
+        left = ntr("{n} weak match not shown", "{n} weak matches not shown", len(weak))
+        marks = " · ".join(m for m in (marks, left.format(n=len(weak))) if m)
     caption = f"{caption} · {marks}" if caption and marks else caption or marks
     result = RecallResult(rows, caption=caption)
     if args.out is not None:

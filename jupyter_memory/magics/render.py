@@ -12,19 +12,57 @@ imported only by ``to_frame``.
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
 from .._i18n import N_, tr
 from ..core.memories.embed_progress import embedding_line
+from ..core.memories.usage import GROUP_LABELS
 from ..core.visible import visible, visible_html
 
+# JupyterLab right-aligns output tables with ``:not(.jp-RenderedMarkdown)
+# .jp-RenderedHTMLCommon td`` (specificity 0,2,1) and fixes their layout: the
+# doubled class (0,2,2) wins. An id never breaks at its hyphens (``jm-id``);
+# other text wraps between words only.
 STYLE = (
-    "<style>.jm-table{border-collapse:collapse;font-size:90%}"
-    ".jm-table td,.jm-table th{border-bottom:1px solid #ddd;padding:2px 8px;"
-    "text-align:left;vertical-align:top}</style>"
+    "<style>table.jm-table.jm-table{border-collapse:collapse;font-size:90%;"
+    "table-layout:auto;margin-left:0}"
+    "table.jm-table.jm-table td,table.jm-table.jm-table th{border-bottom:1px solid #ddd;"
+    "padding:2px 8px;text-align:left;vertical-align:top;word-break:normal;"
+    "overflow-wrap:break-word}"
+    "table.jm-table.jm-table td.jm-id{white-space:nowrap}"
+    "table.jm-table.jm-table td.jm-long{min-width:16em}"
+    ".jm-scroll{overflow-x:auto;max-width:100%}</style>"
 )
+# Plain text wraps here, between words (a path or id longer than this stays whole):
+# JupyterLab shows text/plain with word-break: break-all, cutting words at its edge.
+TEXT_WIDTH = 100
+ID_COLUMNS = frozenset({"id"})
+LONG_COLUMNS = frozenset({"text", "title"})  # wrap, but not down to a word a line
+
+
+def wrapped(text: str, width: int = TEXT_WIDTH) -> str:
+    """``text`` with each long line wrapped between words, continuation lines
+    indented under the line's own indentation (a list item stays a list item)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        out.extend(
+            textwrap.wrap(
+                line,
+                width=width,
+                subsequent_indent=indent + "  ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            or [line]
+        )
+    return "\n".join(out)
 
 
 def cell_text(value: Any) -> str:
@@ -40,14 +78,26 @@ def cell_text(value: Any) -> str:
     return str(value)
 
 
+def _td(column: str, value: Any) -> str:
+    cls = (
+        ' class="jm-id"'
+        if column in ID_COLUMNS
+        else ' class="jm-long"'
+        if column in LONG_COLUMNS
+        else ""
+    )
+    return f"<td{cls}>{visible_html(cell_text(value))}</td>"
+
+
 def html_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], caption: str = "") -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{visible_html(cell_text(r.get(c)))}</td>" for c in columns) + "</tr>"
-        for r in rows
-    )
+    body = "".join("<tr>" + "".join(_td(c, r.get(c)) for c in columns) + "</tr>" for r in rows)
     cap = f"<caption>{visible_html(caption)}</caption>" if caption else ""
-    return f'{STYLE}<table class="jm-table">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    # a table wider than the output scrolls instead of being cut at its edge
+    return (
+        f'{STYLE}<div class="jm-scroll"><table class="jm-table">{cap}<thead><tr>{head}</tr>'
+        f"</thead><tbody>{body}</tbody></table></div>"
+    )
 
 
 def text_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], width: int = 60) -> str:
@@ -76,16 +126,20 @@ class TableResult(list):  # type: ignore[type-arg]
         if caption is not None:
             self.caption = caption
 
+    def shown(self) -> list[dict[str, Any]]:
+        """The rows as a person reads them (the rows themselves stay as they are)."""
+        return list(self)
+
     def _repr_html_(self) -> str:
         if not self:
             return f"<p>{html.escape(tr(self.empty_message))}</p>"
-        return html_table(self, self.columns, self.caption)
+        return html_table(self.shown(), self.columns, self.caption)
 
     def __repr__(self) -> str:
         if not self:
             return tr(self.empty_message)
         head = f"{visible(self.caption)}\n" if self.caption else ""
-        return head + text_table(self, self.columns)
+        return head + text_table(self.shown(), self.columns)
 
     def to_frame(self) -> Any:
         import pandas as pd
@@ -103,8 +157,21 @@ class TableResult(list):  # type: ignore[type-arg]
 class RecallResult(TableResult):
     """Hits of ``%recall``: id, title, snippet text, type, tier, heat, score, …"""
 
-    columns = ("id", "title", "text", "type", "tier", "heat", "layer", "score", "review")
+    columns = ("id", "text", "type", "tier", "heat", "layer", "score", "review")
     empty_message = N_("No memories matched.")
+
+    def shown(self) -> list[dict[str, Any]]:
+        return [{**row, "text": one_text(row)} for row in self]
+
+
+def one_text(row: dict[str, Any]) -> str:
+    """The title and the text as one column: the text alone when the title is its
+    start (a title made from the text), else ``title — text``."""
+    title = " ".join(str(row.get("title") or "").split())
+    text = " ".join(str(row.get("text") or "").split())
+    if not text or text.startswith(title.rstrip("…. ")):
+        return text or title
+    return f"{title} — {text}" if title else text
 
 
 class MemoriesResult(TableResult):
@@ -137,10 +204,10 @@ def usage_pairs(usage: dict[str, Any]) -> list[tuple[str, str]]:
                 f"last {_when(top['last_accessed'])})",
             )
         )
-    for group in ("by_sector", "by_tier", "by_heat"):
+    for group, label in GROUP_LABELS.items():
         pairs.append(
             (
-                f"usage {group[3:]}",
+                tr(label),
                 ", ".join(
                     f"{name} {g['memories']} ({g['accesses']} recalls, last {_when(g['last_accessed'])})"
                     for name, g in usage[group].items()
@@ -191,7 +258,9 @@ class TextBlock(str):
     """A block of text shown verbatim (``%memory context``), escaped in HTML."""
 
     def _repr_html_(self) -> str:
-        return f"<pre>{visible_html(self)}</pre>"
+        # inline: it must beat JupyterLab's ``.jp-OutputArea-output pre`` (break-all)
+        style = "white-space:pre-wrap;word-break:normal;overflow-wrap:break-word"
+        return f'<pre class="jm-text" style="{style}">{visible_html(self)}</pre>'
 
     def __repr__(self) -> str:
-        return visible(str(self))
+        return wrapped(visible(str(self)))

@@ -17,6 +17,7 @@ from traitlets.config import Configurable
 
 from .backend import MemoryBackend
 from .changes import SCHEMA_PATH
+from .lab_language import share_lab_language
 from .routes import route_table
 
 
@@ -58,6 +59,7 @@ class JupyterMemoryServer(Configurable):
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     config = JupyterMemoryServer(parent=serverapp)
+    share_lab_language(serverapp)  # kernels speak the lab's language (lab_language.py)
     serverapp.event_logger.register_event_schema(SCHEMA_PATH)
     backend = MemoryBackend(
         home=config.home,

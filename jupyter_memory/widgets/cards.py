@@ -32,18 +32,38 @@ PAYLOAD_VERSION = 1
 # English msgids, translated where a card is drawn (the payload keeps the codes)
 KIND_LABEL = {"rule": N_("Rule"), "info": N_("Info")}
 LAYER_LABEL = {"user": N_("User"), "project": N_("Project")}
+# One vocabulary with the panel (labextension/src/decided.ts): an extracted
+# proposal is "from a cell" when its quote is a notebook cell's, else "from a chat".
 SOURCE_LABEL = {
-    source: source
-    for source in (
-        N_("chat-extraction"),
-        N_("agent"),
-        N_("correction"),
-        N_("gotcha"),
-        N_("manual"),
-        N_("session-digest"),
-        N_("import"),
-    )
+    "chat-extraction": N_("from a chat"),
+    **{
+        source: source
+        for source in (
+            N_("agent"),
+            N_("correction"),
+            N_("gotcha"),
+            N_("manual"),
+            N_("session-digest"),
+            N_("import"),
+        )
+    },
 }
+FROM_A_CELL = N_("from a cell")
+
+
+def from_cell(proposal: Any) -> bool:
+    """Its quote came from a notebook cell (not a chat message)."""
+    origin = getattr(proposal, "quote_origin", None)
+    return bool(getattr(origin, "cell_id", None)) and not getattr(origin, "message_id", None)
+
+
+def source_label(source: str, cell: bool) -> str:
+    """A proposal's source as a person reads it, in the language."""
+    if source == "chat-extraction" and cell:
+        return tr(FROM_A_CELL)
+    return _label(SOURCE_LABEL, source)
+
+
 CARD_CSS = "border:1px solid #d0d7de;border-radius:6px;padding:6px 10px;margin:4px 0"
 MUTED_CSS = "color:#57606a"
 
@@ -148,6 +168,7 @@ class CardSnapshot:
     outcome: str | None = None
     project: str | None = None
     note: str | None = None
+    from_cell: bool = False  # its quote is a notebook cell's: "from a cell"
     replaces: str | None = None  # "Replaces: “…”" when it supersedes a pending proposal
     # The nearest approved and pending entries while pending ("May conflict with: “…”").
     context: tuple[str, ...] = ()
@@ -168,7 +189,7 @@ class CardSnapshot:
 
     def where(self) -> str:
         """Where the quote came from, then the proposal's source."""
-        source = _label(SOURCE_LABEL, self.source) if self.source else ""
+        source = source_label(self.source, self.from_cell) if self.source else ""
         return " · ".join(part for part in (self.origin, source) if part)
 
     def html(self) -> str:
@@ -255,6 +276,7 @@ def _snapshot(
         evidence_quote=p.evidence_quote,
         origin=origin_label(p, labels),
         source=p.source,
+        from_cell=from_cell(p),
         status=p.status,
         outcome=decided_text(p),
         project=p.project or focused,

@@ -23,9 +23,10 @@ import html
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .._i18n import tr
+from .._i18n import N_, tr
 from ..core.visible import visible, visible_html
 from ..service.learning.review_state import home_key
+from .cards import source_label
 
 REVIEW_MIME = "application/vnd.jupyter-memory.review+json"
 PAYLOAD_VERSION = 1
@@ -35,6 +36,40 @@ MUTED_CSS = "color:#57606a"
 
 def _e(value: Any) -> str:
     return html.escape("" if value is None else str(value))
+
+
+# A memory's type and lifetime in words (the payload keeps the codes; the lab's
+# labels.ts says the same): a digested memory's work type first.
+KIND_LABEL = {
+    "work_fact": N_("fact"),
+    "work_method": N_("method"),
+    "work_task": N_("task"),
+    "work_artifact": N_("artifact"),
+    "episodic": N_("episodic"),
+    "semantic": N_("semantic"),
+    "procedural": N_("procedural"),
+    "reflective": N_("reflective"),
+}
+TIER_LABEL = {"session": N_("session"), "daily": N_("daily"), "durable": N_("durable")}
+
+
+def _word(table: dict[str, str], code: str) -> str:
+    return tr(table[code]) if code in table else code
+
+
+def quote_source_label(source: str | None) -> str:
+    """Where a quote came from as a person knows it: the session digest writes
+    ``kernel-<session id>#<message>`` or ``mcp:<conversation>#<message>``."""
+    if not source:
+        return ""
+    session = source.split("#", 1)[0]
+    if session.startswith("kernel-"):
+        return tr("a notebook session")
+    if session.startswith("ipython-"):
+        return tr("an IPython session")
+    if session.startswith("mcp:"):
+        return tr("agent chat {name}").format(name=session[len("mcp:") :])
+    return source
 
 
 def decide_line(memory_id: str) -> str:
@@ -85,12 +120,18 @@ class ReviewSnapshot:
 
     def what(self) -> str:
         scene = tr("scene {scene}").format(scene=self.scene) if self.scene else ""
-        return " · ".join(x for x in (self.kind, self.tier, scene, self.source) if x)
+        words = (
+            _word(KIND_LABEL, self.kind),
+            _word(TIER_LABEL, self.tier),
+            scene,
+            source_label(self.source, False) if self.source else "",
+        )
+        return " · ".join(x for x in words if x)
 
     def plain_text(self) -> str:
         if self.state == "missing":
             return tr("memory {id}: {note}").format(id=self.id, note=self.note or "")
-        lines = [f"[{self.kind}] {self.title}  ({self.id})"]
+        lines = [f"[{_word(KIND_LABEL, self.kind)}] {self.title}  ({self.id})"]
         lines += [f"  “{q['quote']}”" for q in self.quotes]
         if not self.quotes:
             lines.append("  " + tr("(no words of yours: from agent replies)"))
@@ -104,7 +145,8 @@ class ReviewSnapshot:
             return f'<div style="{CARD_CSS}">{head}<div>{_e(self.note)}</div></div>'
         quotes = (
             "".join(
-                f'<div style="{MUTED_CSS}">“{visible_html(q.get("quote"))}” — {visible_html(q.get("source"))}</div>'
+                f'<div style="{MUTED_CSS}">“{visible_html(q.get("quote"))}” — '
+                f"{visible_html(quote_source_label(q.get('source')))}</div>"
                 for q in self.quotes
             )
             or f'<div style="{MUTED_CSS}">{_e(tr("(no words of yours: from agent replies)"))}</div>'

@@ -1,7 +1,13 @@
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 
 import { errorMessage, IProject, postJSON, requestAPI } from './api';
-import { alreadyDecided, outcomeText, sourceLabels } from './decided';
+import {
+  alreadyDecided,
+  fromCell,
+  outcomeText,
+  savedText,
+  sourceLabel
+} from './decided';
 import { button, clear, el } from './dom';
 import type { Trans } from './i18n';
 import { BATCH, CardFrame, LiveCardHub, liveCardsFactory } from './liveCards';
@@ -32,6 +38,8 @@ export interface ICardSnapshot {
   outcome: string | null;
   project: string | null;
   note: string | null;
+  /** Its quote is a notebook cell's: "from a cell" rather than "from a chat". */
+  from_cell?: boolean;
   /** "Replaces: “…”", in the kernel's language, when it supersedes a pending proposal. */
   replaces?: string | null;
   /** The nearest approved and pending entries when the output was made ("May conflict with: “…”"). */
@@ -165,7 +173,8 @@ export class ProposalCard extends CardFrame {
       p.evidence_quote,
       p.supersedes_text
         ? this.trans.__('Replaces: “%1”', p.supersedes_text)
-        : null
+        : null,
+      fromCell(p) // the live proposal knows, also for an output made before from_cell
     );
     const outcome = outcomeText(this.trans, p);
     if (outcome) {
@@ -229,14 +238,13 @@ export class ProposalCard extends CardFrame {
     kind: string,
     text: string,
     quote: string,
-    replaces: string | null = null
+    replaces: string | null = null,
+    cell: boolean = !!this.snapshot.from_cell
   ): void {
     clear(this._body);
     const trans = this.trans;
     const source = this.snapshot.source
-      ? ((sourceLabels(trans) as Record<string, string>)[
-          this.snapshot.source
-        ] ?? this.snapshot.source)
+      ? sourceLabel(trans, this.snapshot.source, cell)
       : '';
     const origin = [this.snapshot.origin, source].filter(Boolean).join(' · ');
     this._body.append(
@@ -408,11 +416,7 @@ export class ProposalCard extends CardFrame {
         { to, project }
       );
       this.node.dataset.state = 'applied';
-      this.setOutcome(
-        result.layer === 'project'
-          ? this.trans.__('Saved to Project · %1', result.project ?? '')
-          : this.trans.__('Saved to User')
-      );
+      this.setOutcome(savedText(this.trans, result.layer, result.project));
       this.offerRevert();
       this.say(this.trans.__('Written to %1', result.path));
     });

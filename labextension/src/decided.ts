@@ -9,9 +9,7 @@ import type { IDecidedProposal, IProposal } from './schemas';
 export function outcomeText(trans: Trans, p: IProposal): string | null {
   switch (p.status) {
     case 'applied':
-      return p.applied_to === 'project'
-        ? trans.__('Saved to Project · %1', p.applied_project ?? '')
-        : trans.__('Saved to User');
+      return savedText(trans, p.applied_to, p.applied_project);
     case 'dismissed':
       return p.reverted_at
         ? trans.__('Reverted · dismissed')
@@ -59,6 +57,42 @@ export function alreadyDecided(trans: Trans, error: unknown): string | null {
 }
 
 /**
+ * A proposal's source in words, as the kernel's cards say it too
+ * (widgets/cards.py): an extracted proposal whose quote is a notebook cell's
+ * is "from a cell", else "from a chat" (one vocabulary, docs/lab-panel.md).
+ */
+export function sourceLabel(
+  trans: Trans,
+  source: string,
+  fromCell: boolean
+): string {
+  if (source === 'chat-extraction' && fromCell) {
+    return trans._p('proposal source', 'from a cell');
+  }
+  return (sourceLabels(trans) as Record<string, string>)[source] ?? source;
+}
+
+/** Its quote came from a notebook cell, not a chat message. */
+export function fromCell(p: IProposal): boolean {
+  const origin = p.quote_origin ?? {};
+  return Boolean(origin.cell_id) && !origin.message_id;
+}
+
+/**
+ * The result of an Apply, the same words in the card, the panel's toast and a
+ * card drawn again: "Saved to User" / "Saved to Project · sales-q3".
+ */
+export function savedText(
+  trans: Trans,
+  layer: string | null | undefined,
+  project: string | null | undefined
+): string {
+  return layer === 'project'
+    ? trans.__('Saved to Project · %1', project ?? '')
+    : trans.__('Saved to User');
+}
+
+/**
  * A proposal's source as the panel and the cards name it. Typed by the REST
  * schema's enum: a source the server can send has a label.
  */
@@ -66,7 +100,7 @@ export function sourceLabels(
   trans: Trans
 ): Record<IProposal['source'], string> {
   return {
-    'chat-extraction': trans._p('proposal source', 'chat extraction'),
+    'chat-extraction': trans._p('proposal source', 'from a chat'),
     agent: trans._p('proposal source', 'agent'),
     correction: trans._p('proposal source', 'correction'),
     gotcha: trans._p('proposal source', 'gotcha'),

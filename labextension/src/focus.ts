@@ -61,7 +61,10 @@ export class FocusLine {
       attrs: { role: 'alert' }
     });
     this._control = el('label', { className: 'jm-focus-set' }, [
-      el('span', { text: trans.__('Use for this notebook: ') }),
+      el('span', {
+        className: 'jm-focus-set-label',
+        text: trans.__('Use for this notebook: ')
+      }),
       this._select,
       this._error
     ]);

@@ -780,6 +780,10 @@ export class KnowledgeView extends Widget {
   }
 
   private onEdit(): void {
+    if (this._status.dataset.tone === 'ok') {
+      // "Saved." was about the text before this edit (it may now be over the limit)
+      setStatus(this._status, '', 'info');
+    }
     if (this._conflict && !this._merge) {
       this._mineText.textContent = shown(this._editor.value);
     }

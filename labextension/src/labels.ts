@@ -12,7 +12,38 @@ export function memoryTypeLabel(trans: Trans, type: string): string {
     procedural: trans._p('memory type', 'procedural'),
     reflective: trans._p('memory type', 'reflective')
   };
-  return (labels as Record<string, string>)[type] ?? type;
+  // A digested memory's work type (a review card's kind), as widgets/review_cards.py says it.
+  const work: Record<string, string> = {
+    work_fact: trans._p('memory type', 'fact'),
+    work_method: trans._p('memory type', 'method'),
+    work_task: trans._p('memory type', 'task'),
+    work_artifact: trans._p('memory type', 'artifact')
+  };
+  return (labels as Record<string, string>)[type] ?? work[type] ?? type;
+}
+
+/**
+ * Where a digested memory's quote came from, as a person knows it: the digest
+ * writes `kernel-<session id>#<message>` or `mcp:<conversation>#<message>`.
+ */
+export function quoteSourceLabel(
+  trans: Trans,
+  source: string | null | undefined
+): string {
+  if (!source) {
+    return '';
+  }
+  const session = source.split('#', 1)[0];
+  if (session.startsWith('kernel-')) {
+    return trans.__('a notebook session');
+  }
+  if (session.startsWith('ipython-')) {
+    return trans.__('an IPython session');
+  }
+  if (session.startsWith('mcp:')) {
+    return trans.__('agent chat %1', session.slice('mcp:'.length));
+  }
+  return source;
 }
 
 export function memoryTierLabel(trans: Trans, tier: string): string {

@@ -223,7 +223,11 @@ export class MemoryPanel extends Panel {
   async pickProject(): Promise<string | null> {
     const result = await InputDialog.getText({
       title: this.trans.__('Pick project'),
-      label: this.trans.__('Project folder, relative to the Jupyter root:'),
+      // %memory focus takes a path from the notebook's folder; this dialog has
+      // no notebook to start from: the top of the file browser, said so.
+      label: this.trans.__(
+        'Project folder, relative to the top of the file browser (the Jupyter root), not to the notebook:'
+      ),
       placeholder: this.trans.__('e.g. analyses/sales-q3')
     });
     if (!result.button.accept || !result.value) {

@@ -17,7 +17,7 @@ import {
   postJSON,
   requestAPI
 } from './api';
-import { alreadyDecided, sourceLabels } from './decided';
+import { alreadyDecided, fromCell, savedText, sourceLabel } from './decided';
 import type { IAppliedList, IProcessAllPlan, IRevertResult } from './schemas';
 import { button, clear, el, setStatus } from './dom';
 import type { Trans } from './i18n';
@@ -40,15 +40,6 @@ export function originLine(trans: Trans, p: IProposal): string {
     : trans.__('origin not recorded');
 }
 
-export function destinationLabel(
-  trans: Trans,
-  result: IAppliedProposal
-): string {
-  return result.layer === 'project'
-    ? trans.__('Project · %1', result.project ?? '')
-    : trans.__('User');
-}
-
 /** Pending items per page of the queue (the server answers at most MAX_PAGE). */
 const PAGE = 100;
 const MAX_PAGE = 500;
@@ -63,7 +54,6 @@ export class QueueView extends Widget {
     private readonly onCount: (count: number, enabled: boolean) => void
   ) {
     super();
-    this._sources = sourceLabels(trans);
     this.addClass('jm-queue');
     this.id = 'jm-queue';
     // Spec 002: no layer to choose; each item goes where it was suggested.
@@ -232,7 +222,7 @@ export class QueueView extends Widget {
     });
     const trans = this.trans;
     const kind = p.kind === 'rule' ? trans.__('Rule') : trans.__('Info');
-    const source = this._sources[p.source] ?? p.source;
+    const source = sourceLabel(trans, p.source, fromCell(p));
     const target =
       p.suggested_layer === 'project'
         ? p.project
@@ -392,7 +382,7 @@ export class QueueView extends Widget {
         replaces === null ? { to, project } : { to, project, replaces }
       );
       Notification.success(
-        this.trans.__('Applied to %1', destinationLabel(this.trans, result)),
+        savedText(this.trans, result.layer, result.project),
         { autoClose: 4000 }
       );
       this.removeItem(id);
@@ -444,7 +434,8 @@ export class QueueView extends Widget {
     try {
       await postJSON(`queue/${encodeURIComponent(id)}/dismiss`, body);
       Notification.info(
-        this.trans.__('Dismissed; it will not be suggested again'),
+        // the card's own words: its outcome, then its note
+        `${this.trans.__('Dismissed')} · ${this.trans.__('It will not be suggested again.')}`,
         { autoClose: 3000 }
       );
       this.removeItem(id);
@@ -716,7 +707,6 @@ export class QueueView extends Widget {
     }
   }
 
-  private readonly _sources: Record<IProposal['source'], string>;
   private _generation = 0;
   private _shown = 0;
   private readonly _more: HTMLButtonElement;

@@ -4,7 +4,7 @@ import { errorMessage, MemoryApiError, postJSON, requestAPI } from './api';
 import { button, clear, el } from './dom';
 import type { Trans } from './i18n';
 import { BATCH, CardFrame, LiveCardHub, liveCardsFactory } from './liveCards';
-import { memoryTierLabel, memoryTypeLabel } from './labels';
+import { memoryTierLabel, memoryTypeLabel, quoteSourceLabel } from './labels';
 import { sourceLabels } from './decided';
 import type {
   IProposal,
@@ -289,7 +289,7 @@ export class ReviewCard extends CardFrame {
           el('span', { text: `“${q.quote}”` }),
           el('span', {
             className: 'jm-card-origin',
-            text: q.source ? ` — ${q.source}` : ''
+            text: q.source ? ` — ${quoteSourceLabel(trans, q.source)}` : ''
           })
         ])
       );

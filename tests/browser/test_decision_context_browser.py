@@ -26,7 +26,7 @@ def test_a_queue_item_shows_its_conflict_and_replaces_it_in_one_click(page, lab,
     screenshot(page, "32-queue-item-with-its-conflict")
 
     conflict.locator(".jm-replace").click()
-    page.locator(".Toastify__toast", has_text="Applied to User").wait_for()
+    page.locator(".Toastify__toast", has_text="Saved to User").wait_for()
     page.wait_for_selector(f"{PANEL} .jm-queue[data-count='2']")
     leaves = [leaf for _, leaf in lab_mem.knowledge_doc("user").leaves()]
     assert leaves == ["Use UTC", "Revenue includes refunds"]

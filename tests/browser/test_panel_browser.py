@@ -39,7 +39,7 @@ def test_open_panel_shows_a_proposal_with_its_evidence(page, lab, lab_mem):
     item.wait_for()
     assert item.locator(".jm-evidence").inner_text() == "revenue excludes refunds"
     assert "sales.ipynb · cell c-42" in item.locator(".jm-origin").inner_text()
-    assert "chat extraction" in item.locator(".jm-source").inner_text()
+    assert item.locator(".jm-source").inner_text() == "from a cell"
     badge = page.locator(f"{PANEL} .jm-queue-badge")
     assert badge.is_visible() and badge.inner_text() == "1"
     screenshot(page, "01-open-panel")
@@ -59,7 +59,7 @@ def test_apply_to_project_writes_the_file_and_the_item_leaves(page, lab, lab_mem
     item = queue_item(page, "Fiscal weeks start on Monday")
     item.locator(".jm-apply-project").click()
     item.wait_for(state="detached")
-    toast = page.locator(".Toastify__toast", has_text="Applied to Project · sales-q3")
+    toast = page.locator(".Toastify__toast", has_text="Saved to Project · sales-q3")
     toast.wait_for()
     knowledge = lab.root / "sales-q3" / ".jupyter-memory" / "knowledge.md"
     assert "Fiscal weeks start on Monday" in knowledge.read_text(encoding="utf-8")
@@ -223,7 +223,7 @@ def test_pick_project_when_none_is_known_then_apply(page, lab, lab_mem):
     select.select_option("churn")
     item.locator(".jm-apply-project").click()
     item.wait_for(state="detached")
-    page.locator(".Toastify__toast", has_text="Applied to Project · churn").wait_for()
+    page.locator(".Toastify__toast", has_text="Saved to Project · churn").wait_for()
     knowledge = lab.root / "analyses" / "churn" / ".jupyter-memory" / "knowledge.md"
     assert "Churn counts accounts, not users" in knowledge.read_text(encoding="utf-8")
     assert lab_mem.proposal(proposal).applied_project == "churn"

@@ -260,8 +260,17 @@ def test_review_cards_speak_chinese_when_jupyterlab_does(page, lab, lab_mem):
 
     keep = unreviewed(lab_mem, "退款晚两天到账", "退款一般晚两天到账，这个要记住")
     other = unreviewed(lab_mem, "案件编号按年份连续编排", "案件编号按年份连续编排")
+    task = lab_mem.remember(
+        "下周一前核对退款",
+        type="episodic",
+        tier="daily",
+        source="session-digest",
+        reviewed=False,
+        evidence=[{"quote": "下周一前核对退款", "source": "kernel-3f2a9c1e-77aa-4bb1#5"}],
+        extra={"work_type": "work_task"},
+    ).id
     name = "review-zh.ipynb"
-    review_notebook(lab.root / name, lab.home, [keep, other])
+    review_notebook(lab.root / name, lab.home, [keep, other, task])
     set_language(lab, "zh_CN")
     try:
         open_without_kernel(page, lab, name)
@@ -275,6 +284,12 @@ def test_review_cards_speak_chinese_when_jupyterlab_does(page, lab, lab_mem):
         meta = one.locator(".jm-card-head .jm-card-quote").inner_text()
         assert "session-digest" not in meta and "durable" not in meta, meta
         assert "会话摘要" in meta, meta
+        # A digested task and its quote's session in words, not work_task and a kernel id.
+        wait_state(page, task, "unreviewed")
+        meta = card(page, task).locator(".jm-card-head .jm-card-quote").inner_text()
+        assert "任务" in meta and "work_task" not in meta, meta
+        origin = card(page, task).locator(".jm-card-origin").first.inner_text()
+        assert "笔记本会话" in origin and "kernel-" not in origin, origin
         one.locator(".jm-review-keep").click()
         wait_state(page, keep, "kept")
         assert one.locator(".jm-review-outcome").inner_text() == "已保留"

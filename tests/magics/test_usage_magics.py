@@ -8,7 +8,7 @@ def test_memories_stats_magic_shows_usage(ip, magics):
     magics.service.recall("refunds")
     view = ip.run_line_magic("memories", "--stats")
     text = repr(view)
-    assert "recalls" in text and "most recalled" in text and "usage heat" in text
+    assert "recalls" in text and "most recalled" in text and "recalls by activity" in text
     assert "WARM 0" in text and "COLD 0" in text
 
 

@@ -183,3 +183,34 @@ def test_a_pending_card_shows_what_it_may_conflict_with(session):
     assert "May conflict with: “Revenue excludes refunds”" in bundle["text/plain"]
     (card,) = bundle[PROPOSAL_MIME]["cards"]
     assert card["context"] == ["May conflict with: “Revenue excludes refunds”"]
+
+
+def test_a_proposal_from_a_cell_says_from_a_cell_and_from_a_chat_says_so(session, monkeypatch):
+    """One vocabulary (issue 31): "chat extraction" was wrong for a notebook cell."""
+    mem = session.memory
+    cell = mem.propose(
+        "Revenue excludes refunds",
+        "rule",
+        "revenue excludes refunds",
+        source="chat-extraction",
+        messages=[{"role": "user", "text": "Remember: revenue excludes refunds."}],
+        quote_origin={"notebook_path": "sales.ipynb", "cell_id": "c-42"},
+    )["id"]
+    chat = mem.propose(
+        "Refunds post on Fridays",
+        "info",
+        "refunds post on Fridays",
+        source="chat-extraction",
+        messages=[{"role": "user", "text": "Note: refunds post on Fridays."}],
+        quote_origin={"message_id": "m-7"},
+    )["id"]
+    bundle = ProposalCards(session, [cell, chat])._repr_mimebundle_()
+    by_id = {c["id"]: c for c in bundle[PROPOSAL_MIME]["cards"]}
+    assert by_id[cell]["from_cell"] is True and by_id[chat]["from_cell"] is False
+    plain = bundle["text/plain"]
+    assert "sales.ipynb · from a cell" in plain and "message m-7 · from a chat" in plain
+    assert "extraction" not in plain and "extraction" not in bundle["text/html"]
+    monkeypatch.setenv("JUPYTER_MEMORY_LANG", "zh_CN")
+    plain = ProposalCards(session, [cell, chat])._repr_mimebundle_()["text/plain"]
+    assert "来自单元格" in plain and "来自对话" in plain and "对话提取" not in plain
+    assert "cell " not in plain  # "单元格 c-42", not the English word

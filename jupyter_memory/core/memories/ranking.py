@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..._i18n import M_
 from ...exceptions import ValidationError
 from .embedding import (
     FUSION_POOL,
@@ -84,21 +85,26 @@ class RankingParams:
 
     def __post_init__(self) -> None:
         if len(self.bm25_weights) != 3 or any(w < 0 for w in self.bm25_weights):
-            raise ValidationError("three non-negative weights", field="bm25_weights")
+            raise ValidationError(M_("three non-negative weights"), field="bm25_weights")
         if not 0.0 <= self.relevance_floor <= 1.0:
-            raise ValidationError("must be from 0 to 1", field="relevance_floor")
+            raise ValidationError(M_("must be from 0 to 1"), field="relevance_floor")
         if self.relaxation not in RELAXATIONS:
             raise ValidationError(
-                f"{self.relaxation!r} is not one of: {', '.join(RELAXATIONS)}", field="relaxation"
+                M_(
+                    "{value!r} is not one of: {choices}",
+                    value=self.relaxation,
+                    choices=", ".join(RELAXATIONS),
+                ),
+                field="relaxation",
             )
         if not 0.0 <= self.lexical_weight <= 1.0:
-            raise ValidationError("must be from 0 to 1", field="lexical_weight")
+            raise ValidationError(M_("must be from 0 to 1"), field="lexical_weight")
         if self.semantic_span < 0:
-            raise ValidationError("must not be negative", field="semantic_span")
+            raise ValidationError(M_("must not be negative"), field="semantic_span")
         if self.semantic_power <= 0:
-            raise ValidationError("must be positive", field="semantic_power")
+            raise ValidationError(M_("must be positive"), field="semantic_power")
         if not isinstance(self.semantic_centre, bool):
-            raise ValidationError("must be true or false", field="semantic_centre")
+            raise ValidationError(M_("must be true or false"), field="semantic_centre")
         for name in (
             "candidate_cap",
             "all_words_cap",
@@ -107,9 +113,9 @@ class RankingParams:
             "fusion_pool",
         ):
             if int(getattr(self, name)) < 1:
-                raise ValidationError("must be at least 1", field=name)
+                raise ValidationError(M_("must be at least 1"), field=name)
         if self.project_boost <= 0:
-            raise ValidationError("must be positive", field="project_boost")
+            raise ValidationError(M_("must be positive"), field="project_boost")
 
 
 DEFAULT_RANKING = RankingParams()

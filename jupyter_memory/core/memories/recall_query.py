@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from ..._i18n import M_
 from ...exceptions import OversizeError, ValidationError
 from ..durations import parse_duration
 from ..names import validate_id
@@ -58,10 +59,15 @@ class RecallQuery:
 
     def __post_init__(self) -> None:
         if not isinstance(self.level, Level):
-            raise ValidationError(f"{self.level!r} is not a Level", field="level")
+            raise ValidationError(M_("{value!r} is not a level", value=self.level), field="level")
         if self.mode is not None and self.mode not in RECALL_MODES:
             raise ValidationError(
-                f"{self.mode!r} is not one of: {', '.join(RECALL_MODES)}", field="mode"
+                M_(
+                    "{value!r} is not one of: {choices}",
+                    value=self.mode,
+                    choices=", ".join(RECALL_MODES),
+                ),
+                field="mode",
             )
         for t in self.types:
             parse_enum(MemoryType, t, "type")
@@ -72,13 +78,17 @@ class RecallQuery:
         elif self.agent is not None:  # a scope given wins over the agent's view
             validate_id(self.agent, field="agent")
         if not isinstance(self.limit, int) or not 1 <= self.limit <= MAX_LIMIT:
-            raise ValidationError(f"must be an integer from 1 to {MAX_LIMIT}", field="limit")
+            raise ValidationError(
+                M_("must be an integer from 1 to {limit}", limit=MAX_LIMIT), field="limit"
+            )
         if not isinstance(self.text, str):
-            raise ValidationError("must be a string", field="query")
+            raise ValidationError(M_("must be a string"), field="query")
         if not isinstance(self.ranking, RankingParams):
-            raise ValidationError("must be RankingParams", field="ranking")
+            raise ValidationError(M_("must be RankingParams"), field="ranking")
         if len(self.text) > MAX_QUERY_CHARS:
-            raise OversizeError("is over 10,000 characters", field="query")
+            raise OversizeError(
+                M_("is over {limit:,} characters", limit=MAX_QUERY_CHARS), field="query"
+            )
 
     @classmethod
     def of(

@@ -13,12 +13,21 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from ..._i18n import N_
 from .models import MemoryType, Tier
 
 HEATS = ("HOT", "WARM", "COLD")
 SECTORS = tuple(t.value for t in MemoryType)
 TIERS = tuple(t.value for t in Tier)
 MOST_RECALLED = 5
+# What a person reads for each group of the usage statistics (``--stats``):
+# a sector is a memory's type, a tier how long it is kept, a heat how much it
+# is used lately (attention: recent and often recalled is HOT).
+GROUP_LABELS = {
+    "by_sector": N_("recalls by type"),
+    "by_tier": N_("recalls by lifetime"),
+    "by_heat": N_("recalls by activity"),
+}
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -47,7 +47,7 @@ def test_cli_stats_prints_usage(memory_home, capsys):
     out = capsys.readouterr().out
     assert "recalls: 1 in all; 1 memories recalled, 0 never" in out
     assert "most recalled:" in out and "Revenue excludes refunds" in out
-    assert "usage heat:" in out and "WARM" in out and "COLD" in out
+    assert "recalls by activity:" in out and "WARM" in out and "COLD" in out
     assert "reflective" in out  # a sector with no memories is listed with 0
     assert main(["--home", str(memory_home), "stats", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["usage"]["accesses"] == 1
