@@ -91,10 +91,11 @@ def test_the_kernel_follows_its_notebook_renamed_then_moved(
         assert f"notebook:     {new}" in status, status
         assert "project:      sales-q3" in status and "chosen for this notebook" in status
     # A choice made now in the kernel is kept under the notebook's new path.
-    ip.run_line_magic("memory", "focus --none")
+    ops = tmp_path / "ops"
+    (ops / ".jupyter-memory").mkdir(parents=True)
+    assert "kept for this notebook" in str(ip.run_line_magic("memory", f"focus {ops}"))
     with Memory(home=memory_home) as server:
-        assert server.focus_of(notebook=moved).source == "explicit"
-        assert server.focus_of(notebook=moved).project is None
+        assert server.focus_of(notebook=moved).project == "ops"
 
 
 def test_a_notebook_renamed_before_its_first_magic_is_found_where_it_is(
