@@ -31,9 +31,7 @@ def _outputs(page, text: str) -> str:
 
 def _rename(page, old: str, new: str) -> None:
     """A rename or a move as the file browser makes it (the contents service's rename)."""
-    page.evaluate(
-        "([o, n]) => window.jupyterapp.serviceManager.contents.rename(o, n)", [old, new]
-    )
+    page.evaluate("([o, n]) => window.jupyterapp.serviceManager.contents.rename(o, n)", [old, new])
     page.locator(".lm-TabBar-tab", has_text=new.split("/")[-1]).first.wait_for(timeout=15_000)
 
 
@@ -85,13 +83,17 @@ def test_a_renamed_then_moved_notebook_keeps_its_project_everywhere(page, lab, l
     _agrees(page, lab, "reports/orders.ipynb")
     screenshot(page, "60-project-follows-a-moved-notebook")
 
-    # A page reload: the panel asks for the notebook where it is now.
+    # A page reload (saved first: a changed notebook would ask to leave the page)
+    # — the panel asks for the notebook where it is now.
+    run_command(page, "docmanager:save")
+    page.wait_for_selector(".lm-TabBar-tab.jp-mod-dirty", state="detached", timeout=15_000)
     run_notebook(page, lab, "reports/orders.ipynb")
     wait_idle_after_run(page)
     _agrees(page, lab, "reports/orders.ipynb")
 
     # A kernel restart: the new kernel finds the notebook and the choice kept for it.
-    run_command(page, "kernelmenu:restart")
+    # Not awaited: the command waits for the confirmation dialog clicked below.
+    page.evaluate("() => { window.jupyterapp.commands.execute('kernelmenu:restart'); }")
     page.locator(".jp-Dialog .jp-Dialog-button.jp-mod-accept").click()
     page.locator(".jp-StatusBar-Widget", has_text="Python 3 (ipykernel) | Idle").wait_for(
         timeout=60_000
