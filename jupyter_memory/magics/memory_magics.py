@@ -58,7 +58,7 @@ class MemoryMagics(Magics, Configurable):
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
-        self.session = NotebookSession(self.home, self.project, self._locate_notebook)
+        self.session = NotebookSession(self.home, self.project, self._named_notebook)
         self.worker = SuggestionWorker(self._suggestion_round, self._show_cards)
         self.capture = CellCapture(self.session, self.worker)
         self.case_memory: Any = None
@@ -111,7 +111,12 @@ class MemoryMagics(Magics, Configurable):
     # -- extraction rounds (worker thread) --------------------------------------------
 
     def _locate_notebook(self) -> Path | None:
-        from ..store.knowledge.notebook_cells import find_notebook
+        """This kernel's notebook where it is now (followed across renames and moves)."""
+        return self.session.current_notebook()
+
+    def _named_notebook(self) -> Path | None:
+        """The notebook this kernel was started for, by the name it had then."""
+        from ..store.knowledge.notebook_cells import named_notebook
 
         ns = self.shell.user_ns if self.shell is not None else {}
         # jupyter_server names the notebook in JPY_SESSION_NAME (an absolute path
@@ -121,7 +126,7 @@ class MemoryMagics(Magics, Configurable):
             or os.environ.get("JPY_SESSION_NAME")
             or ns.get("__session__")
         )
-        return find_notebook(name, Path.cwd())
+        return named_notebook(name, Path.cwd())
 
     def _suggestion_round(
         self, cell: CapturedCell, cells: tuple[CapturedCell, ...], gotcha: Gotcha | None

@@ -31,7 +31,8 @@ class NotebookSession:
     ) -> None:
         self.home = home
         self.project = project
-        # The notebook this kernel runs (None in a console or plain IPython).
+        # The notebook this kernel was started for, by that name (None in a
+        # console or plain IPython); ``notebook`` is where it is now.
         self.locate = locate or (lambda: None)
         self.lock = threading.RLock()
         self._memory: Memory | None = None
@@ -58,14 +59,35 @@ class NotebookSession:
                     self._memory = mem
         elif self.notebook is not None:
             with self.lock:
+                if not self.notebook.is_file():
+                    # Renamed or moved in Jupyter (the server noted where to).
+                    self.notebook = self._where(self._memory, self.notebook) or self.notebook
                 # The person may have chosen another project for this notebook
                 # in the panel (another process): a stat when nothing changed.
                 self._memory.follow_focus(self.notebook)
         return self._memory
 
+    @staticmethod
+    def _where(mem: Memory, named: Path | None) -> Path | None:
+        """The notebook ``named`` where it is now, or ``None`` when it is gone for all we know.
+
+        jupyter_server tells a kernel its notebook once, at start
+        (``JPY_SESSION_NAME``); a rename or a move later leaves that name
+        stale, so the server's note of the move (its contents events) is asked.
+        """
+        if named is None or named.is_file():
+            return named
+        now = mem.notebook_now(named)
+        return now if now is not None and now.is_file() else None
+
+    def current_notebook(self) -> Path | None:
+        """This kernel's notebook where it is now (opens the service on first use)."""
+        self.memory  # noqa: B018 - following a rename happens on each use of the service
+        return self.notebook
+
     def _start_focus(self, mem: Memory) -> None:
         """The kernel's focus (docs/notebooks.md, "Which project"); inference never registers."""
-        self.notebook = self.locate()
+        self.notebook = self._where(mem, self.locate())
         if self.project:
             # %config MemoryMagics.project is the person's own choice.
             mem.focus(self.project, notebook=self.notebook)

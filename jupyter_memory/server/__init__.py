@@ -17,6 +17,7 @@ from traitlets.config import Configurable
 
 from .backend import MemoryBackend
 from .changes import SCHEMA_PATH
+from .contents_follow import CONTENTS_SCHEMA_ID, ContentsFollower
 from .lab_language import share_lab_language
 from .routes import route_table
 
@@ -75,6 +76,13 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     # threads, whose work ends by its deadline).
     weakref.finalize(web_app := serverapp.web_app, backend.close)
     web_app.settings["jupyter_memory"] = backend
+    # A notebook renamed, moved or deleted in Jupyter: the person's focus goes with it.
+    root = Path(web_app.settings.get("server_root_dir") or serverapp.root_dir)
+    backend.contents = ContentsFollower(backend.memory.home, root, serverapp.log)
+    weakref.finalize(web_app, backend.contents.close)
+    serverapp.event_logger.add_listener(
+        schema_id=CONTENTS_SCHEMA_ID, listener=backend.contents.listener
+    )
     web_app.add_handlers(".*$", route_table(web_app.settings["base_url"]))
 
     def poll() -> None:

@@ -14,6 +14,7 @@ from ..exceptions import JupyterMemoryError
 from ..service.memory import Memory
 from ..store.mtimes import folder_fingerprint
 from .changes import SCHEMA_ID, ChangeWatcher
+from .contents_follow import ContentsFollower
 from .jsonable import to_jsonable
 from .off_loop import OffLoop, reading
 from .reorganize_jobs import ReorganizeJob, ReorganizeJobs
@@ -40,6 +41,8 @@ class MemoryBackend:
         self.watcher = ChangeWatcher(self._writer, self._emit)
         self.jobs = ReorganizeJobs(str(self._writer.home), reorganize_timeout, self._job_done)
         self._idle_run: threading.Thread | None = None
+        # Set by the extension's loader: renames and deletes of the contents service.
+        self.contents: ContentsFollower | None = None
         self._queue_cache: tuple[Any, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
 
     @property

@@ -7,7 +7,9 @@ its folder is in, else none) and never registers anything. PUT is the
 person's act from the panel: it records a registered project (or ``null``,
 "no project") for the notebook, which the notebook's kernel, the chats beside
 it and ``mcp --project auto`` then follow. A new folder is registered through
-``POST /jupyter-memory/projects`` first.
+``POST /jupyter-memory/projects`` first. The choice follows the notebook
+through a rename, a move or its folder's rename in Jupyter
+(server/contents_follow.py).
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ def server_root(handler: MemoryHandler) -> Path:
 
 def notebook_at(handler: MemoryHandler, path: str) -> Path:
     """The notebook's absolute path, inside the server's root (links resolved)."""
+    if handler.backend.contents is not None:
+        # A rename answered a moment ago: its focus move lands first.
+        handler.backend.contents.settled()
     if not path.endswith(".ipynb"):
         raise ValidationError(f"{path!r} is not a notebook (.ipynb)", field="path")
     root = server_root(handler)

@@ -15,7 +15,9 @@ Inference never registers: a ``.jupyter-memory/`` folder the person never
 registered (cloned, or written by an agent) is only reported as
 ``unregistered`` so the person can focus it; it is never used
 (docs/design.md invariant 9). Recording a choice is the person's act only;
-agents reach :meth:`NotebookFocus.for_folder` and nothing that writes.
+agents reach :meth:`NotebookFocus.for_folder` and nothing that writes. A
+choice belongs to the notebook, not to its name: a rename or a move in
+Jupyter (a folder's too) carries it along, a delete ends it.
 """
 
 from __future__ import annotations
@@ -133,3 +135,15 @@ class NotebookFocus:
     def record(self, notebook: str | os.PathLike[str], project: str | None, at: str) -> FocusRecord:
         """The person's act: keep ``project`` (a registered id, or ``None``) for ``notebook``."""
         return self.file.set(notebook_key(notebook), project, at)
+
+    def moved(self, old: str | os.PathLike[str], new: str | os.PathLike[str], at: str) -> int:
+        """A notebook or a folder was renamed or moved: the person's choices go with it."""
+        return self.file.move(notebook_key(old), notebook_key(new), at)
+
+    def deleted(self, path: str | os.PathLike[str]) -> int:
+        """A notebook or a folder was deleted: its choices go (a new file there starts afresh)."""
+        return self.file.forget(notebook_key(path))
+
+    def where_now(self, notebook: str | os.PathLike[str]) -> Path | None:
+        """Where a rename or move took ``notebook``, else ``None`` (never moved, or unknown)."""
+        return self.file.moved_to(notebook_key(notebook))

@@ -199,6 +199,22 @@ class Memory:
             raise ValidationError(M_("name a notebook or a folder"), field="notebook")
         return self.ctx.projects.notebooks.for_folder(folder)
 
+    def notebook_moved(self, old: str | os.PathLike[str], new: str | os.PathLike[str]) -> int:
+        """``old`` (a notebook or a folder) was renamed or moved to ``new``: the choices follow.
+
+        Answers how many notebooks' choices moved. The kernel of a moved
+        notebook finds it through :meth:`notebook_now`.
+        """
+        return self.ctx.projects.notebooks.moved(old, new, self.clock().isoformat())
+
+    def notebook_deleted(self, path: str | os.PathLike[str]) -> int:
+        """``path`` (a notebook or a folder) was deleted: the choices made for it go."""
+        return self.ctx.projects.notebooks.deleted(path)
+
+    def notebook_now(self, notebook: str | os.PathLike[str]) -> Path | None:
+        """Where a rename or move took ``notebook`` (``None``: never moved, as far as we know)."""
+        return self.ctx.projects.notebooks.where_now(notebook)
+
     def follow_focus(self, notebook: str | os.PathLike[str]) -> str | None:
         """Work in the person's focus for ``notebook`` (chosen here or in the panel); never registers."""
         return self.ctx.projects.follow(notebook)

@@ -4,14 +4,21 @@ The kernel, the Jupyter server (panel, Jupyter AI) and an MCP server started
 by an editor are different processes; they agree on a notebook's project by
 reading this one small file. Shape::
 
-    {"notebooks": {"/abs/path/report.ipynb": {"project": "sales-q3", "at": "2026-…", "seq": 7}}}
+    {"notebooks": {"/abs/path/report.ipynb": {"project": "sales-q3", "at": "2026-…", "seq": 7}},
+     "moved": {"/abs/path/Untitled.ipynb": {"to": "/abs/path/report.ipynb", "at": "2026-…"}}}
 
 ``project`` is a registered project id, or ``null`` when the person said
 "no project" for that notebook; ``seq`` orders the choices (the newest has the
 highest), since two choices can share a clock reading. Writes are atomic under the folder's own
 inter-process lock (the ``recent/`` files' pattern), so a kernel and the
 server setting two notebooks at once both land. The file is bounded: the
-:data:`KEEP_NOTEBOOKS` most recently focused notebooks are kept. Like every
+:data:`KEEP_NOTEBOOKS` most recently focused notebooks are kept.
+
+A notebook (or a folder of them) renamed or moved in Jupyter takes its
+records along (:meth:`NotebookFocusFile.move`, from the server's contents
+events), and ``moved`` says where each old path went (the last
+:data:`KEEP_MOVES`), so a kernel started under the old name finds its
+notebook: its ``JPY_SESSION_NAME`` still names the old path. Like every
 file below the home, it is never reached through a link (invariant 8):
 reading through one reads as absent, writing raises ``LinkedPathError``.
 """
@@ -31,6 +38,16 @@ from .json_file import read_json, write_json
 FOLDER = "focus"
 FILE_NAME = "notebooks.json"
 KEEP_NOTEBOOKS = 2000
+KEEP_MOVES = 500
+
+
+def _below(key: str, prefix: str) -> str | None:
+    """``key`` relative to ``prefix`` ("" for itself, "/x.ipynb" inside it), else ``None``."""
+    if key == prefix:
+        return ""
+    if key.startswith(prefix.rstrip(os.sep) + os.sep):
+        return key[len(prefix.rstrip(os.sep)) :]
+    return None
 
 
 @dataclass(frozen=True)
@@ -48,7 +65,7 @@ class NotebookFocusFile:
         self.home = home
         self.folder = home / FOLDER
         self.path = self.folder / FILE_NAME
-        self._cache: tuple[tuple[int, int], dict[str, dict[str, Any]]] | None = None
+        self._cache: tuple[tuple[int, int], dict[str, dict[str, Any]], dict[str, Any]] | None = None
         # The records per folder, built once per parse (the parsed dict it came from).
         self._folders: tuple[dict[str, dict[str, Any]], dict[str, list[FocusRecord]]] | None = None
 
@@ -60,27 +77,39 @@ class NotebookFocusFile:
             return None
         return st.st_mtime_ns, st.st_size
 
-    def _notebooks(self) -> dict[str, dict[str, Any]]:
-        """The parsed file, shared with the cache: read it, never change it."""
+    def _parsed(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+        """The parsed file (notebooks, moved), shared with the cache: read it, never change it."""
         # Every agent call resolves a focus: re-parse only when the file changed.
         stamp = self.stamp()
         if stamp is not None and self._cache is not None and self._cache[0] == stamp:
-            return self._cache[1]
-        notebooks = self._parse()
+            return self._cache[1], self._cache[2]
+        notebooks, moved = self._parse()
         if stamp is not None:
-            self._cache = (stamp, notebooks)
-        return notebooks
+            self._cache = (stamp, notebooks, moved)
+        return notebooks, moved
 
-    def _raw(self) -> dict[str, dict[str, Any]]:
-        """A copy of the parsed file, to change and write back."""
-        return dict(self._notebooks())
+    def _notebooks(self) -> dict[str, dict[str, Any]]:
+        return self._parsed()[0]
 
-    def _parse(self) -> dict[str, dict[str, Any]]:
+    def _write(self, notebooks: dict[str, dict[str, Any]], moved: dict[str, Any]) -> None:
+        data: dict[str, Any] = {"notebooks": notebooks}
+        if moved:
+            data["moved"] = dict(list(moved.items())[-KEEP_MOVES:])  # the newest moves
+        write_json(self.path, data, root=self.home)
+
+    def _parse(self) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
         data = read_json(self.path, {}, root=self.home)
         notebooks = data.get("notebooks", {}) if isinstance(data, dict) else None
         if not isinstance(notebooks, dict):
             raise ParseError(
                 M_('must be a JSON object {{"notebooks": {{path: record}}}}'), path=self.path
+            )
+        moved = data.get("moved", {})
+        if not isinstance(moved, dict) or not all(
+            isinstance(v, dict) and isinstance(v.get("to"), str) for v in moved.values()
+        ):
+            raise ParseError(
+                M_('moved: must be an object {{old path: {{"to": new path}}}}'), path=self.path
             )
         for key, value in notebooks.items():
             if not isinstance(value, dict):
@@ -100,7 +129,7 @@ class NotebookFocusFile:
                 raise ParseError(
                     M_("notebook {key!r}: seq must be a whole number", key=key), path=self.path
                 )
-        return notebooks
+        return notebooks, moved
 
     @staticmethod
     def _record(key: str, value: dict[str, Any]) -> FocusRecord:
@@ -137,11 +166,65 @@ class NotebookFocusFile:
         """Record the person's choice for ``notebook`` (absolute path); keeps the newest ones."""
         key = os.fspath(notebook)
         with root_lock(self.folder, within=self.home):
-            notebooks = self._raw()
+            parsed, moved = self._parsed()
+            notebooks = dict(parsed)
             seq = max((v["seq"] for v in notebooks.values()), default=0) + 1
             notebooks[key] = {"project": project, "at": at, "seq": seq}
             if len(notebooks) > KEEP_NOTEBOOKS:
                 newest = sorted(notebooks.items(), key=lambda kv: kv[1]["seq"], reverse=True)
                 notebooks = dict(newest[:KEEP_NOTEBOOKS])
-            write_json(self.path, {"notebooks": notebooks}, root=self.home)
+            self._write(notebooks, moved)
         return FocusRecord(key, project, at, seq)
+
+    def move(self, old: Path, new: Path, at: str) -> int:
+        """``old`` (a notebook, or a folder of them) was renamed or moved to ``new``.
+
+        Every record at or below ``old`` goes to the same place below ``new``,
+        keeping its choice and its order; ``moved`` notes where ``old`` went
+        (earlier moves into ``old`` now point at ``new``, so one look-up is
+        enough). Answers how many records moved.
+        """
+        src, dst = os.fspath(old), os.fspath(new)
+        with root_lock(self.folder, within=self.home):
+            parsed, parsed_moved = self._parsed()
+            notebooks: dict[str, dict[str, Any]] = {}
+            count = 0
+            for key, value in parsed.items():
+                rest = _below(key, src)
+                if rest is None:
+                    notebooks.setdefault(key, value)
+                else:
+                    notebooks[dst + rest] = value  # over a stale record left at the new path
+                    count += 1
+            moved: dict[str, Any] = {}
+            for key, value in parsed_moved.items():
+                if _below(key, dst) is not None:
+                    continue  # that path is in use again: nothing there moved away
+                rest = _below(value["to"], src)
+                moved[key] = value if rest is None else {"to": dst + rest, "at": at}
+            moved.pop(src, None)  # newest last: the bound keeps the newest moves
+            moved[src] = {"to": dst, "at": at}
+            self._write(notebooks, moved)
+        return count
+
+    def forget(self, path: Path) -> int:
+        """``path`` (a notebook or a folder) was deleted: its records go; answers how many."""
+        gone = os.fspath(path)
+        with root_lock(self.folder, within=self.home):
+            parsed, parsed_moved = self._parsed()
+            notebooks = {k: v for k, v in parsed.items() if _below(k, gone) is None}
+            moved = {k: v for k, v in parsed_moved.items() if _below(v["to"], gone) is None}
+            count = len(parsed) - len(notebooks)
+            if count or len(moved) != len(parsed_moved):
+                self._write(notebooks, moved)
+        return count
+
+    def moved_to(self, path: Path) -> Path | None:
+        """Where a rename or move took ``path`` (itself, or a folder above it), else ``None``."""
+        moved = self._parsed()[1]
+        key = os.fspath(path)
+        for candidate in (key, *map(os.fspath, path.parents)):
+            found = moved.get(candidate)
+            if found is not None:
+                return Path(found["to"] + key[len(candidate) :])
+        return None

@@ -94,11 +94,27 @@ const plugin: JupyterFrontEndPlugin<void> = {
 
     // The header shows the project of the active notebook; another kind of
     // document (a chat, a console) leaves the last notebook's line in place.
-    const trackNotebook = () => {
-      const path = notebookPath(labShell?.currentWidget ?? null);
-      if (path) {
+    // A rename or a move of that notebook (file browser, title, a folder
+    // rename) changes its context's path: the header and the status bar ask
+    // again at once, for the new path the server moved the choice to
+    // (server/contents_follow.py).
+    let watched: INotebookContext | null = null;
+    const pathChanged = (_: unknown, path: string) => {
+      if (path.endsWith('.ipynb')) {
         void panel.setNotebook(path);
       }
+    };
+    const trackNotebook = () => {
+      const context = notebookContext(labShell?.currentWidget ?? null);
+      if (!context) {
+        return;
+      }
+      if (context !== watched) {
+        watched?.pathChanged.disconnect(pathChanged);
+        context.pathChanged.connect(pathChanged);
+        watched = context;
+      }
+      void panel.setNotebook(context.path);
     };
     labShell?.currentChanged.connect(trackNotebook);
     void app.restored.then(trackNotebook);
@@ -242,11 +258,24 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-/** The path of a notebook document widget (under the Jupyter root), else null. */
-function notebookPath(widget: unknown): string | null {
-  const path = (widget as { context?: { path?: unknown } } | null)?.context
-    ?.path;
-  return typeof path === 'string' && path.endsWith('.ipynb') ? path : null;
+/** What the header needs of a document's context: its path, and when it changes. */
+interface INotebookContext {
+  readonly path: string;
+  readonly pathChanged: {
+    connect(slot: (sender: unknown, path: string) => void): boolean;
+    disconnect(slot: (sender: unknown, path: string) => void): boolean;
+  };
+}
+
+/** The context of a notebook document widget (path under the Jupyter root), else null. */
+function notebookContext(widget: unknown): INotebookContext | null {
+  const context = (widget as { context?: Partial<INotebookContext> } | null)
+    ?.context;
+  return typeof context?.path === 'string' &&
+    context.path.endsWith('.ipynb') &&
+    context.pathChanged
+    ? (context as INotebookContext)
+    : null;
 }
 
 export default [plugin, cardsPlugin, reviewCardsPlugin];

@@ -73,3 +73,41 @@ def test_an_unregistered_project_folder_is_named_not_used(
     status = str(ip.run_line_magic("memory", "status"))
     assert f"project:      none · {planted} holds a .jupyter-memory/ folder" in status
     assert magics.service.known_projects() == {}
+
+
+def test_the_kernel_follows_its_notebook_renamed_then_moved(
+    ip, magics, notebook: Path, project_dir: Path, memory_home: Path, tmp_path: Path
+) -> None:
+    (project_dir / ".jupyter-memory").mkdir()
+    ip.run_line_magic("memory", f"focus {project_dir}")
+    renamed = notebook.with_name("orders.ipynb")
+    moved = tmp_path / "reports" / "orders.ipynb"
+    moved.parent.mkdir()
+    for old, new in ((notebook, renamed), (renamed, moved)):
+        old.rename(new)
+        with Memory(home=memory_home) as server:  # the Jupyter server saw the contents event
+            server.notebook_moved(old, new)
+        status = str(ip.run_line_magic("memory", "status"))
+        assert f"notebook:     {new}" in status, status
+        assert "project:      sales-q3" in status and "chosen for this notebook" in status
+    # A choice made now in the kernel is kept under the notebook's new path.
+    ops = tmp_path / "ops"
+    (ops / ".jupyter-memory").mkdir(parents=True)
+    assert "kept for this notebook" in str(ip.run_line_magic("memory", f"focus {ops}"))
+    with Memory(home=memory_home) as server:
+        assert server.focus_of(notebook=moved).project == "ops"
+
+
+def test_a_notebook_renamed_before_its_first_magic_is_found_where_it_is(
+    ip, magics, notebook: Path, project_dir: Path, memory_home: Path
+) -> None:
+    # Launcher → Untitled.ipynb → rename: the kernel was started under the old name.
+    renamed = notebook.with_name("orders.ipynb")
+    notebook.rename(renamed)
+    with Memory(home=memory_home) as server:
+        server.notebook_moved(notebook, renamed)
+    (project_dir / ".jupyter-memory").mkdir()
+    out = str(ip.run_line_magic("memory", f"focus {project_dir}"))
+    assert "kept for this notebook" in out, out
+    with Memory(home=memory_home) as panel:
+        assert panel.focus_of(notebook=renamed).project == "sales-q3"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from jupyter_memory import Memory
@@ -122,3 +123,84 @@ async def test_memories_search_uses_the_project_in_use_for_the_notebook(
     assert code == 200 and data["count"] == 0
     code, data = await api("GET", "memories", params={"q": "refunds", "path": "../out.ipynb"})
     assert code == 422 and data["field"] == "path"
+
+
+async def _contents_rename(jp_fetch, old: str, new: str) -> None:
+    """A rename or a move as JupyterLab's file browser makes it: PATCH /api/contents."""
+    resp = await jp_fetch(
+        "api", "contents", *old.split("/"), method="PATCH", body=json.dumps({"path": new})
+    )
+    assert resp.code == 200 and json.loads(resp.body)["path"] == new
+
+
+async def test_the_persons_choice_follows_a_rename_and_a_move(
+    api, jp_fetch, jp_root_dir: Path, server_memory: Memory
+) -> None:
+    _notebook(jp_root_dir, "analysis/Untitled.ipynb")
+    (jp_root_dir / "reports").mkdir()
+    sales = jp_root_dir / "sales-q3"
+    sales.mkdir()
+    server_memory.register_project(sales)
+    body = {"path": "analysis/Untitled.ipynb", "project": "sales-q3"}
+    code, data = await api("PUT", "focus", body=body)
+    assert code == 200 and data["project"] == "sales-q3"
+
+    await _contents_rename(jp_fetch, "analysis/Untitled.ipynb", "analysis/orders.ipynb")
+    code, data = await api("GET", "focus", params={"path": "analysis/orders.ipynb"})
+    assert (code, data["project"], data["source"]) == (200, "sales-q3", "explicit"), data
+    # The old name is free again: a new Untitled.ipynb starts without the choice.
+    _notebook(jp_root_dir, "analysis/Untitled.ipynb")
+    code, data = await api("GET", "focus", params={"path": "analysis/Untitled.ipynb"})
+    assert data["source"] != "explicit", data
+
+    await _contents_rename(jp_fetch, "analysis/orders.ipynb", "reports/orders.ipynb")
+    code, data = await api("GET", "focus", params={"path": "reports/orders.ipynb"})
+    assert (data["project"], data["source"]) == ("sales-q3", "explicit"), data
+    # Another process (the notebook's kernel, an MCP server) reads the same record.
+    with Memory(server_memory.home) as other:
+        assert other.focus_of(notebook=jp_root_dir / "reports/orders.ipynb").project == "sales-q3"
+        assert other.focus_of(folder=jp_root_dir / "reports").project == "sales-q3"
+
+
+async def test_a_folder_rename_moves_the_choices_of_the_notebooks_inside_it(
+    api, jp_fetch, jp_root_dir: Path, server_memory: Memory
+) -> None:
+    _notebook(jp_root_dir, "analysis/orders.ipynb")
+    _notebook(jp_root_dir, "analysis/deep/refunds.ipynb")
+    _notebook(jp_root_dir, "analysis-old/keep.ipynb")  # a sibling whose name starts alike
+    (jp_root_dir / "archive").mkdir()
+    for name in ("sales-q3", "ops"):
+        (jp_root_dir / name).mkdir()
+        server_memory.register_project(jp_root_dir / name)
+    for path, project in (
+        ("analysis/orders.ipynb", "sales-q3"),
+        ("analysis/deep/refunds.ipynb", None),
+        ("analysis-old/keep.ipynb", "ops"),
+    ):
+        code, _ = await api("PUT", "focus", body={"path": path, "project": project})
+        assert code == 200
+
+    await _contents_rename(jp_fetch, "analysis", "archive/analysis-2026")
+    code, data = await api("GET", "focus", params={"path": "archive/analysis-2026/orders.ipynb"})
+    assert (data["project"], data["source"]) == ("sales-q3", "explicit"), data
+    code, data = await api(
+        "GET", "focus", params={"path": "archive/analysis-2026/deep/refunds.ipynb"}
+    )
+    assert (data["project"], data["source"]) == (None, "explicit"), data
+    code, data = await api("GET", "focus", params={"path": "analysis-old/keep.ipynb"})
+    assert (data["project"], data["source"]) == ("ops", "explicit"), data
+
+
+async def test_a_deleted_notebook_takes_its_choice_with_it(
+    api, jp_fetch, jp_root_dir: Path, server_memory: Memory
+) -> None:
+    _notebook(jp_root_dir, "Untitled.ipynb")
+    (jp_root_dir / "ops").mkdir()
+    server_memory.register_project(jp_root_dir / "ops")
+    code, _ = await api("PUT", "focus", body={"path": "Untitled.ipynb", "project": "ops"})
+    assert code == 200
+    resp = await jp_fetch("api", "contents", "Untitled.ipynb", method="DELETE")
+    assert resp.code == 204
+    _notebook(jp_root_dir, "Untitled.ipynb")  # the next new notebook gets the same name
+    code, data = await api("GET", "focus", params={"path": "Untitled.ipynb"})
+    assert data["source"] == "none", data

@@ -103,3 +103,39 @@ def test_two_processes_writing_at_once_both_land(tmp_path: Path) -> None:
     records = NotebookFocusFile(tmp_path).records()
     assert len(records) == 40
     assert len({r.seq for r in records}) == 40
+
+
+AT = "2026-12-01T09:00:00+00:00"
+
+
+def test_a_rename_then_a_folder_move_carry_the_choice_and_say_where_it_went(
+    tmp_path: Path,
+) -> None:
+    store, reader = NotebookFocusFile(tmp_path), NotebookFocusFile(tmp_path)
+    store.set(Path("/w/Untitled.ipynb"), "sales-q3", AT)
+    store.set(Path("/w-old/keep.ipynb"), "ops", AT)  # a sibling whose name starts alike
+    assert store.move(Path("/w/Untitled.ipynb"), Path("/w/orders.ipynb"), AT) == 1
+    assert store.get(Path("/w/Untitled.ipynb")) is None
+    assert store.get(Path("/w/orders.ipynb")).project == "sales-q3"
+    assert store.move(Path("/w"), Path("/archive/w"), AT) == 1
+    assert reader.get(Path("/archive/w/orders.ipynb")).project == "sales-q3"
+    assert reader.get(Path("/w-old/keep.ipynb")).project == "ops"
+    # A kernel started under either old name finds the notebook with one look-up.
+    for old in ("/w/Untitled.ipynb", "/w/orders.ipynb"):
+        assert reader.moved_to(Path(old)) == Path("/archive/w/orders.ipynb")
+    assert reader.moved_to(Path("/w-old/keep.ipynb")) is None
+    # The old folder is in use again: nothing there moved away any more.
+    store.move(Path("/tmp/new"), Path("/w"), AT)
+    assert reader.moved_to(Path("/w/orders.ipynb")) is None
+    assert reader.moved_to(Path("/w/Untitled.ipynb")) is None
+    assert store.forget(Path("/archive")) == 1
+    assert reader.get(Path("/archive/w/orders.ipynb")) is None
+
+
+def test_a_damaged_moved_table_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    store = NotebookFocusFile(tmp_path)
+    store.folder.mkdir()
+    store.path.write_text(json.dumps({"notebooks": {}, "moved": {"/a.ipynb": "/b"}}))
+    with pytest.raises(ParseError) as err:
+        store.moved_to(Path("/a.ipynb"))
+    assert "moved" in str(err.value) and str(store.path) in str(err.value)

@@ -90,6 +90,19 @@ def find_notebook(session_name: str | None, cwd: Path) -> Path | None:
     return None
 
 
+def named_notebook(session_name: str | None, cwd: Path) -> Path | None:
+    """The notebook ``JPY_SESSION_NAME`` names, absolute, even when it is no longer there.
+
+    A kernel keeps the name it was started with: after a rename or a move in
+    Jupyter the file is elsewhere, and the focus file says where (service/focus.py).
+    """
+    found = find_notebook(session_name, cwd)
+    if found is not None or not session_name or not session_name.endswith(".ipynb"):
+        return found
+    raw = Path(session_name).expanduser()
+    return raw if raw.is_absolute() else cwd / raw
+
+
 def read_cells(path: Path) -> list[NotebookCell]:
     """All cells of the notebook at ``path``; ParseError names the file when it is broken."""
     import nbformat
