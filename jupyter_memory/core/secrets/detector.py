@@ -165,13 +165,13 @@ def _rule_hits(
 
 
 def _own_hits(text: str, low: str, present: frozenset[str]) -> Iterable[SecretHit]:
-    placeholder = _re(own.PLACEHOLDER)
+    templated = _re(own.TEMPLATED_VALUE)
     for kind, pattern, keywords, min_entropy, min_len in own.OWN_RULES:
         if present.isdisjoint(keywords):
             continue
         for m in _re(pattern).finditer(text):
             secret = m.group("s")
-            if len(secret) < min_len or placeholder.match(secret):
+            if len(secret) < min_len or templated.match(secret):
                 continue
             if min_entropy and entropy(secret) < min_entropy:
                 continue
@@ -179,17 +179,17 @@ def _own_hits(text: str, low: str, present: frozenset[str]) -> Iterable[SecretHi
     if present.isdisjoint(own.ASSIGNMENT_KEYWORDS):
         return
     for offset, line in _lines_with(text, low, own.ASSIGNMENT_KEYWORDS):
-        for hit in _assignment_hits(line, placeholder):
+        for hit in _assignment_hits(line, templated):
             yield SecretHit(hit.kind, hit.start + offset, hit.end + offset)
 
 
-def _assignment_hits(text: str, placeholder: re.Pattern[str]) -> Iterable[SecretHit]:
+def _assignment_hits(text: str, templated: re.Pattern[str]) -> Iterable[SecretHit]:
     password_name = _re(own.PASSWORD_NAME)
     identifier = _re(own.IDENTIFIER_CHAIN)
     for m in _re(own.ASSIGNMENT).finditer(text):
         group = "s" if m.group("s") is not None else "u"
         secret = m.group(group)
-        if placeholder.match(secret) or _MARKER_RE.search(secret):
+        if templated.match(secret) or _MARKER_RE.search(secret):
             continue
         if group == "u" and identifier.match(secret):
             continue  # token = tokenizer, password = getpass: names, not values

@@ -21,8 +21,8 @@ SECRET_NAMES = (
     r"|auth|credentials?|key|密钥|秘钥|令牌|凭证)"
 )
 _NAME_EDGE = r"(?<![A-Za-z0-9])"  # a name starts a word (or follows _ . -: DB_PASSWORD)
-# Placeholders and references are not secrets: ${VAR}, <password>, ****, {{ x }}, %(x)s.
-PLACEHOLDER = (
+# Templated values and references are not secrets: ${VAR}, <password>, ****, {{ x }}, %(x)s.
+TEMPLATED_VALUE = (
     r"(?i)^(?:\$\{?[\w.]+\}?|<[^>]*>|\*+|x+|\.+|\{\{.*\}\}|%\(\w+\)s|\{\w*\}|changeme|none|null"
     r"|true|false|password|secret|your[_-]?\w+|example\w*|redacted|xxx\w*)$"
 )
@@ -121,6 +121,6 @@ __all__ = [
     "OWN_RULES",
     "PASSWORD_MIN",
     "PASSWORD_NAME",
-    "PLACEHOLDER",
+    "TEMPLATED_VALUE",
     "SECRET_MIN",
 ]
