@@ -281,7 +281,7 @@ def parse_toml(text: str | None, path: str) -> dict[str, Any]:
 
 
 def _toml_string(value: str) -> str:
-    # JSON's escapes (\" \\ \n \uXXXX) are TOML basic-string escapes too.
+    # JSON's escapes (\" \\ \n and \u with four hex digits) are TOML basic-string escapes too.
     return json.dumps(value, ensure_ascii=False)
 
 
