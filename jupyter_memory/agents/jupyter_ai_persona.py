@@ -129,10 +129,16 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
         """This persona's end-of-turn timer (chat_boundary.py); its notices are chat messages."""
         boundary: ChatBoundary | None = getattr(self, "_jm_boundary", None)
         if boundary is None:
-            loop = asyncio.get_running_loop()
+            try:
+                loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+            except RuntimeError:  # a turn recorded outside the server's loop (a script)
+                loop = None
 
             def say(text: str) -> None:  # from the timer's thread: YChat lives on the loop
-                loop.call_soon_threadsafe(self.send_message, text)
+                if loop is not None:
+                    loop.call_soon_threadsafe(self.send_message, text)
+                else:
+                    self.send_message(text)
 
             boundary = ChatBoundary(ending_in_own_memory(self.chat_access().memory), say)
             self._jm_boundary = boundary

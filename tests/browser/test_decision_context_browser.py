@@ -31,6 +31,9 @@ def test_a_queue_item_shows_its_conflict_and_replaces_it_in_one_click(page, lab,
     leaves = [leaf for _, leaf in lab_mem.knowledge_doc("user").leaves()]
     assert leaves == ["Use UTC", "Revenue includes refunds"]
     assert lab_mem.proposal(pid).status == "applied"
-    (record,) = [r for r in lab_mem.audit.records() if r["action"] == "proposal.apply"]
+    # the lab (and its audit log) serves the whole browser session: this proposal's line
+    (record,) = [
+        r for r in lab_mem.audit.records() if r["action"] == "proposal.apply" and r.get("id") == pid
+    ]
     assert record["replaced"]
     assert not page.js_errors, page.js_errors
