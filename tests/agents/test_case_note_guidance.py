@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from agents_helpers import data_of, stdio_session
 
-from jupyter_memory.agents import jupyter_ai_tools
+from jupyter_memory.agents import jupyter_ai_tools, mcp_compat
 from jupyter_memory.agents.mcp_server import INSTRUCTIONS
 from jupyter_memory.agents.persona_prompt import BASE_PROMPT
 from jupyter_memory.agents.tool_args import CASE_GUIDANCE, CASE_TOOL_DOCS
@@ -42,7 +42,8 @@ async def test_an_mcp_agent_reads_the_guidance_and_gets_readable_names(
         tools = {t.name: t for t in (await s.list_tools()).tools}
         note = tools["case_note"]
         assert all(phrase in (note.description or "") for phrase in SAYS)
-        assert "unknown_evidence" in str(note.inputSchema["properties"]["evidence"])
+        schema = mcp_compat.field(note, "input_schema")  # inputSchema on mcp 1.x
+        assert "unknown_evidence" in str(schema["properties"]["evidence"])
         made = data_of(
             await s.call_tool(
                 "case_note",
