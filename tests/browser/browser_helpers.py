@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +136,18 @@ def reset_home(m: Any, root: Path) -> None:
     ]
     for path in gone:
         path.unlink(missing_ok=True)
+
+
+TRANSLATION = "@jupyterlab/translation-extension:plugin"
+
+
+def set_language(lab, locale: str) -> None:
+    """What Settings → Language does: the translation plugin's ``locale`` in the user settings."""
+    request = urllib.request.Request(
+        f"{lab.url}/lab/api/settings/{TRANSLATION}",
+        data=json.dumps({"raw": json.dumps({"locale": locale})}).encode(),
+        method="PUT",
+        headers={"Authorization": f"token {lab.token}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert answer.status == 204

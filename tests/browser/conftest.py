@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from browser_helpers import reset_home
+from browser_helpers import reset_home, set_language
 
 from tests.support.servers import free_port, jupyter_process, listening
 
@@ -196,5 +196,8 @@ def lab_mem(lab: Lab):
 
     m = Memory(home=lab.home)
     reset_home(m, lab.root)
+    # The lab serves the whole session: a test that switched it to Chinese must not
+    # leave the next one (and its kernels, which follow the lab) speaking Chinese.
+    set_language(lab, "en")
     yield m
     m.close()

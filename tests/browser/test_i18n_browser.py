@@ -8,26 +8,10 @@ language pack. The same page in English reads as it always did.
 
 from __future__ import annotations
 
-import json
-import urllib.request
-
-from browser_helpers import PANEL, cards_notebook, screenshot
+from browser_helpers import PANEL, cards_notebook, screenshot, set_language
 
 CARD = ".jp-OutputArea .jm-card"
 STATUS = "#jp-main-statusbar .jm-focus-status"
-TRANSLATION = "@jupyterlab/translation-extension:plugin"
-
-
-def set_language(lab, locale: str) -> None:
-    """What Settings → Language does: the translation plugin's ``locale`` in the user settings."""
-    request = urllib.request.Request(
-        f"{lab.url}/lab/api/settings/{TRANSLATION}",
-        data=json.dumps({"raw": json.dumps({"locale": locale})}).encode(),
-        method="PUT",
-        headers={"Authorization": f"token {lab.token}", "Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        assert answer.status == 204
 
 
 def propose(mem, text: str) -> str:
