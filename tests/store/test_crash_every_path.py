@@ -238,11 +238,18 @@ def test_sigkill_mid_write(path_name: str, tmp_path: Path):
     rng = random.Random(seed)
     writer = Writer(path_name, home, ws)
     try:
-        span = DELAY_S
-        for n in range(KILLS):
-            # A loaded machine may not finish one write in the span: widen it
-            # until writes get acknowledged, so kills land before, in and after them.
-            if writer.round(n, rng.uniform(0.0, span)) == 0:
+        span, n = DELAY_S, 0
+        while writer.kills < KILLS and n < 3 * KILLS:
+            kills = writer.kills
+            acked = writer.round(n, rng.uniform(0.0, span))
+            n += 1
+            if writer.kills == kills:
+                # Its loop ended before the kill (a later round may find little left to
+                # write, and a fast machine finishes it): kill sooner in the next round.
+                span = max(span / 2, 0.01)
+            elif acked == 0:
+                # A loaded machine may not finish one write in the span: widen it
+                # until writes get acknowledged, so kills land before, in and after them.
                 span = min(span * 2, 3.0)
     finally:
         writer.close()
