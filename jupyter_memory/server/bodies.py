@@ -65,6 +65,14 @@ class ReorganizeTextBody(_Body):
     text: str = Field(max_length=200_000)
 
 
+class KnowledgeMergeBody(_Body):
+    """The editor's three texts: what it loaded (``base``), its text (``ours``), the newer one."""
+
+    base: str = Field(max_length=200_000)
+    ours: str = Field(max_length=200_000)
+    theirs: str = Field(max_length=200_000)
+
+
 class KnowledgeBody(_Body):
     # The 8,000-character cap is the service's rule; it answers 413 with its message.
     text: str

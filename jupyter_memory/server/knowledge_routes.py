@@ -1,11 +1,14 @@
-"""User and Project knowledge: read, save (8,000-character cap), Library status, reorganize."""
+"""User and Project knowledge: read, save (8,000-character cap), Library status, reorganize,
+and the editor's merge."""
 
 from __future__ import annotations
 
 from tornado import web
 
+from ..core.knowledge.merge import merge_for_editor
+from ..exceptions import ParseError
 from .base import APPROVE, READ, ApiError, MemoryHandler, authorized, off_loop
-from .bodies import EmptyBody, KnowledgeBody
+from .bodies import EmptyBody, KnowledgeBody, KnowledgeMergeBody
 
 
 class _LayerHandler(MemoryHandler):
@@ -88,3 +91,27 @@ class ReorganizeHandler(_LayerHandler):
         if job is None:
             raise ApiError(404, "no reorganize has run for this file", error="not_found")
         self.reply(job.view())
+
+
+class KnowledgeMergeHandler(_LayerHandler):
+    """``POST knowledge/{layer}/merge``: the editor's text merged by item with newer text.
+
+    The same merge git's driver makes (core/knowledge/merge.py), so the panel has no
+    merge of its own; items both sides changed come back in both versions for the
+    person to choose. Nothing is read or written: authorized as a write, since only
+    someone who may save the file needs it. A side that does not parse is a 422
+    naming it (``field``) and its line.
+    """
+
+    @web.authenticated
+    @authorized(action="write", resource=APPROVE)
+    @off_loop
+    def post(self, layer: str) -> None:
+        self.layer_arg(layer)
+        body = self.body(KnowledgeMergeBody)
+        try:
+            merged = merge_for_editor(body.base, body.ours, body.theirs)
+        except ParseError as exc:
+            side = exc.path.name if exc.path is not None else "body"
+            raise ApiError(422, str(exc), error="invalid", field=side) from exc
+        self.reply(merged.to_dict())

@@ -8,7 +8,12 @@ from jupyter_server.utils import url_path_join
 
 from .cases_routes import CaseEntryHandler, CaseHandler, CasesHandler
 from .focus_routes import FocusHandler
-from .knowledge_routes import KnowledgeHandler, ReorganizeHandler, StatusHandler
+from .knowledge_routes import (
+    KnowledgeHandler,
+    KnowledgeMergeHandler,
+    ReorganizeHandler,
+    StatusHandler,
+)
 from .learning_routes import LearningHandler, PromoteCandidateHandler, RejectCandidateHandler
 from .memories_routes import MemoriesHandler
 from .queue_routes import (
@@ -52,6 +57,7 @@ ROUTES: list[tuple[str, type]] = [
     (f"knowledge/{_SEGMENT}/status", StatusHandler),
     (f"knowledge/{_SEGMENT}/reorganize", ReorganizeHandler),
     (f"knowledge/{_SEGMENT}/reorganize-text", ReorganizeTextHandler),
+    (f"knowledge/{_SEGMENT}/merge", KnowledgeMergeHandler),
     ("settings", SettingsHandler),
     ("projects", ProjectsHandler),
     ("focus", FocusHandler),

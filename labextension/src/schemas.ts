@@ -279,6 +279,26 @@ export interface IKnowledgeConflict {
 }
 
 /**
+ * POST knowledge/{layer}/merge: the editor's text merged by item with newer
+ * text (git's merge by item, core/knowledge/merge.py). Items both sides changed
+ * differently are kept in both versions, ours first, with no conflict markers;
+ * `over_cap` says a save of `text` would be refused (past the 8,000-character
+ * cap).
+ */
+export interface IKnowledgeMerge {
+  text: string;
+  /** No item was changed differently on both sides. */
+  clean: boolean;
+  over_cap: boolean;
+  chars: number;
+  both_kept: Array<{
+    section: 'rules' | 'info';
+    ours: string[];
+    theirs: string[];
+  }>;
+}
+
+/**
  * Both sides of a git merge conflict left in a project knowledge file
  * (docs/teams.md): `ours` is this clone's side (the last clean version agents
  * get), `theirs` the other clone's.

@@ -326,6 +326,21 @@ async def test_revert_plan_applied_and_reorganize_text(api, server_memory):
     )
     assert not preview["written"] and preview["leaves_after"] == 300
     assert preview["chars_after"] < len(over) and "Rule 0 holds" in preview["text"]
+    merged = await call(
+        api,
+        "knowledge_merge.json",
+        "KnowledgeMergeHandler",
+        "POST",
+        "knowledge",
+        "user",
+        "merge",
+        body={
+            "base": RULES,
+            "ours": RULES + "- 金额以欧元计\n",
+            "theirs": RULES.replace("- revenue", "- Revenue"),
+        },
+    )
+    assert merged["clean"] and "金额以欧元计" in merged["text"]
 
 
 async def test_reorganize_job(api):

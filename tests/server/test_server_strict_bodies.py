@@ -68,6 +68,12 @@ WRITE_ROUTES = {
         {"text": 5},
         ["text"],
     ),
+    "merge": (
+        ("POST", ("knowledge", "user", "merge")),
+        {"base": "", "ours": "## Rules\n", "theirs": "## Info\n"},
+        {"ours": 5, "theirs": ["x"], "base": True},
+        ["base", "ours", "theirs"],
+    ),
 }
 
 

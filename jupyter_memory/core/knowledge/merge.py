@@ -37,6 +37,7 @@ from .format import (
     SAVE_CAP_CHARS,
     SECTION_TITLES,
     Entry,
+    KnowledgeDoc,
     clean_entry_text,
     parse_knowledge,
 )
@@ -209,6 +210,15 @@ def _whole_file_conflict(ours: str, theirs: str) -> MergeResult:
     return MergeResult(text, (Conflict(RULES, (), ()),))
 
 
+def _merged_sections(
+    b: KnowledgeDoc, o: KnowledgeDoc, t: KnowledgeDoc
+) -> tuple[str | None, dict[str, list[Item]]]:
+    title = o.title if o.title != b.title else t.title
+    sections = {name: _merge_items(name, b.section(name), o.section(name), t.section(name))
+                for name in (RULES, INFO)}  # fmt: skip
+    return title, sections
+
+
 def merge_knowledge(base: str, ours: str, theirs: str) -> MergeResult:
     """Merge three versions of a knowledge file (base may be ``""``: added on both sides)."""
     if ours == theirs:
@@ -218,9 +228,7 @@ def merge_knowledge(base: str, ours: str, theirs: str) -> MergeResult:
     except ParseError:
         return _whole_file_conflict(ours, theirs)
     b, o, t = docs
-    title = o.title if o.title != b.title else t.title
-    sections = {name: _merge_items(name, b.section(name), o.section(name), t.section(name))
-                for name in (RULES, INFO)}  # fmt: skip
+    title, sections = _merged_sections(b, o, t)
     conflicts = [i for name in (RULES, INFO) for i in sections[name] if isinstance(i, Conflict)]
     text = _render(title, sections)
     if conflicts:
@@ -242,6 +250,69 @@ def merge_knowledge(base: str, ours: str, theirs: str) -> MergeResult:
             capped[name].append(conflict)
             extra.append(conflict)
     return MergeResult(_render(title, capped), tuple(extra), over_cap=True)
+
+
+# -- the editor's merge ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EditorMerge:
+    """The same merge by item, as the knowledge editor puts it in its text box (issue 28).
+
+    The panel asks the server for it (``POST knowledge/{layer}/merge``), so the editor
+    and git's driver merge alike. Where both sides changed one item differently, both
+    versions stay as plain items, ours first, with no conflict markers: the text goes
+    into the editor, the person keeps what holds and saves. The save cap is not applied
+    (nothing is written here): ``over_cap`` says a save of the text would be refused.
+    """
+
+    text: str
+    both_kept: tuple[Conflict, ...] = ()
+    over_cap: bool = False
+
+    @property
+    def clean(self) -> bool:
+        return not self.both_kept
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "clean": self.clean,
+            "over_cap": self.over_cap,
+            "chars": len(self.text),
+            "both_kept": [
+                {
+                    "section": c.section,
+                    "ours": [e.text for e in c.ours],
+                    "theirs": [e.text for e in c.theirs],
+                }
+                for c in self.both_kept
+            ],
+        }
+
+
+def _both_versions(items: list[Item]) -> list[Item]:
+    out: list[Item] = []
+    for item in items:
+        out += [item] if isinstance(item, Entry) else [*item.ours, *item.theirs]
+    return out
+
+
+def merge_for_editor(base: str, ours: str, theirs: str) -> EditorMerge:
+    """``ours`` (the editor's text) merged by item with ``theirs`` from their common ``base``.
+
+    A side that does not parse is a :class:`ParseError` whose ``path`` names the
+    side (``base``, ``ours`` or ``theirs``) and whose line is the first bad one: the
+    editor shows it and keeps both texts; nothing is merged half-way.
+    """
+    sides = (("base", base), ("ours", ours), ("theirs", theirs))
+    docs = [parse_knowledge(text, path=side) for side, text in sides]
+    if ours == theirs:
+        return EditorMerge(ours, over_cap=len(ours) > SAVE_CAP_CHARS)
+    title, sections = _merged_sections(docs[0], docs[1], docs[2])
+    both = tuple(i for name in (RULES, INFO) for i in sections[name] if isinstance(i, Conflict))
+    text = _render(title, {name: _both_versions(sections[name]) for name in (RULES, INFO)})
+    return EditorMerge(text, both, over_cap=len(text) > SAVE_CAP_CHARS)
 
 
 # -- reading a conflicted file back ------------------------------------------------------
@@ -317,8 +388,10 @@ def parse_conflicted(text: str, *, path: str | None = None) -> ConflictedKnowled
 __all__ = [
     "Conflict",
     "ConflictedKnowledge",
+    "EditorMerge",
     "MergeResult",
     "has_conflict_markers",
+    "merge_for_editor",
     "merge_knowledge",
     "parse_conflicted",
 ]
