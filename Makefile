@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint venv bench clean test-integrations system-deps dist
+.PHONY: demo test test-fast test-ts lint venv bench clean test-integrations system-deps dist
 
 # The lab extension is built by the editable install: rebuild when its source changes.
 LABEXT_SRC := labextension/package.json $(wildcard labextension/src/*.ts labextension/style/*.css)
@@ -66,7 +66,7 @@ system-deps:
 TEST_TMP_ON := $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && \
   [ "$$(df -Pk /dev/shm 2>/dev/null | awk 'NR==2 {print $$4}')" -gt 4194304 ] 2>/dev/null && echo /dev/shm)
 PYTEST_SUITE := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m 'not jupyter_ai and not wheel'
-test: system-deps lint
+test: system-deps lint test-ts
 ifeq ($(TEST_TMP_ON),)
 	@$(PYTEST_SUITE)
 else
@@ -81,7 +81,7 @@ endif
 # a test starts, tests/support/markers.py) and nothing marked slow; no lint, no system
 # packages. `make test` runs all of these too.
 FAST_MARKERS := not browser and not kernel and not server and not model and not slow and not jupyter_ai and not wheel
-test-fast: $(STAMP)
+test-fast: $(STAMP) test-ts
 ifeq ($(TEST_TMP_ON),)
 	@env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m '$(FAST_MARKERS)'
 else
@@ -89,6 +89,14 @@ else
 	TMPDIR=$$tmp env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m '$(FAST_MARKERS)'; rc=$$?; \
 	rm -rf "$$tmp"; exit $$rc
 endif
+
+# The lab extension's unit tests (vitest: the knowledge editor's state machine, the
+# preview's diff; labextension/test/), type-checked first. Node packages are installed
+# as the build installs them (jlpm install, from yarn.lock); quiet on success.
+test-ts: $(STAMP)
+	@cd labextension && export PATH="$(CURDIR)/$(BIN):$$PATH" && \
+	  { out=$$(jlpm install 2>&1) || { echo "$$out"; echo "make: jlpm install failed (above)"; exit 1; }; } && \
+	  { out=$$(jlpm test 2>&1) || { echo "$$out"; exit 1; }; }
 
 # sdist + wheel in dist/, with the production build of the lab extension (needs Node).
 dist: $(STAMP)

@@ -34,7 +34,8 @@ export default defineConfig([
         ...globals.node
       },
       parserOptions: {
-        project: 'tsconfig.json',
+        // test/ is type-checked with src/ by tsconfig.test.json
+        project: ['tsconfig.json', 'tsconfig.test.json'],
         sourceType: 'module'
       }
     },

@@ -4,8 +4,6 @@ import { Widget } from '@lumino/widgets';
 import {
   errorMessage,
   IKnowledge,
-  IKnowledgeVersion,
-  ILibraryStatus,
   IProject,
   IReorganizeJob,
   ISettings,
@@ -18,26 +16,28 @@ import {
 import { diffLines } from './diff';
 import { button, clear, el, setStatus, shown } from './dom';
 import type { Trans } from './i18n';
-import { mergeKnowledge } from './merge';
 import {
-  IKnowledgeMergeConflict,
+  controls,
+  EditorEvent,
+  IEditorState,
+  initialState,
+  IPreview,
+  isDirty,
+  mergeRequest,
+  Notice,
+  noticeTone,
+  SAVE_LIMIT,
+  stateName,
+  transition
+} from './knowledgeState';
+import {
+  IKnowledgeMerge,
+  ILibraryStatus,
   IReorganizeResult,
   ITeamStatus
 } from './schemas';
 
-/** The text both sides share: the file without the lines of its conflict blocks. */
-function commonText(conflict: IKnowledgeMergeConflict): string {
-  const inBlocks = new Set<string>();
-  for (const hunk of conflict.hunks) {
-    hunk.ours.split('\n').forEach(line => inBlocks.add(line));
-  }
-  return conflict.ours
-    .split('\n')
-    .filter(line => !inBlocks.has(line))
-    .join('\n');
-}
-
-export const SAVE_LIMIT = 8000;
+export { SAVE_LIMIT };
 
 function formatUpdated(trans: Trans, value: string | null | undefined): string {
   if (!value) {
@@ -57,6 +57,10 @@ function formatUpdated(trans: Trans, value: string | null | undefined): string {
  * text under unsaved edits does the same: the view shows the newer text
  * beside the person's and lets them merge, keep theirs or take the server's.
  * Newer server text is never dropped from view without the person's choice.
+ *
+ * Its state is one value (knowledgeState.ts): this class renders it, sends
+ * an event for each click, keystroke and server answer, and makes the
+ * requests. Merging is the server's (`POST knowledge/{layer}/merge`).
  */
 export class KnowledgeView extends Widget {
   constructor(
@@ -76,7 +80,9 @@ export class KnowledgeView extends Widget {
             : trans.__('project knowledge')
       }
     });
-    this._editor.addEventListener('input', () => this.onEdit());
+    this._editor.addEventListener('input', () =>
+      this.dispatch({ type: 'edit', text: this._editor.value })
+    );
     this._counter = el('span', { className: 'jm-counter' });
     this._saveButton = button(trans.__('Save'), () => void this.save(), {
       className: 'jm-save'
@@ -147,6 +153,26 @@ export class KnowledgeView extends Widget {
     });
     this._theirsLabel = el('div', { className: 'jm-conflict-label' });
     this._mineLabel = el('div', { className: 'jm-conflict-label' });
+    this._conflictButtons = [
+      button(
+        trans.__('Merge both into the editor'),
+        () => void this.mergeConflict(),
+        {
+          className: 'jm-conflict-merge',
+          title: trans.__(
+            "Your additions and deletions on top of the server's newer text; review, then Save"
+          )
+        }
+      ),
+      button(trans.__('Keep mine'), () => void this.keepMine(), {
+        className: 'jm-conflict-keep-mine',
+        title: trans.__("Save your text over the server's newer text")
+      }),
+      button(trans.__('Take theirs'), () => this.takeTheirs(), {
+        className: 'jm-conflict-take-theirs',
+        title: trans.__("Drop your edits and load the server's text")
+      })
+    ];
     this._conflictBox = el(
       'div',
       { className: 'jm-conflict', attrs: { role: 'alert' } },
@@ -162,30 +188,10 @@ export class KnowledgeView extends Widget {
             this._mineText
           ])
         ]),
-        el('div', { className: 'jm-toolbar' }, [
-          button(
-            trans.__('Merge both into the editor'),
-            () => this.mergeConflict(),
-            {
-              className: 'jm-conflict-merge',
-              title: trans.__(
-                "Your additions and deletions on top of the server's newer text; review, then Save"
-              )
-            }
-          ),
-          button(trans.__('Keep mine'), () => void this.keepMine(), {
-            className: 'jm-conflict-keep-mine',
-            title: trans.__("Save your text over the server's newer text")
-          }),
-          button(trans.__('Take theirs'), () => this.takeTheirs(), {
-            className: 'jm-conflict-take-theirs',
-            title: trans.__("Drop your edits and load the server's text")
-          })
-        ])
+        el('div', { className: 'jm-toolbar' }, this._conflictButtons)
       ]
     );
     this._conflictBox.hidden = true;
-    this.setConflict(null);
     this._teamNote = el('div', { className: 'jm-team-note' });
     this._teamNote.hidden = true;
     this._projectSelect = el('select', {
@@ -236,18 +242,23 @@ export class KnowledgeView extends Widget {
         this._dirtyNote
       ])
     );
-    this.updateControls();
+    this.render();
   }
 
   /** Set by the panel: add a project folder, then refresh the projects. */
   onPickProject: () => void = () => undefined;
 
   get dirty(): boolean {
-    return this._editor.value !== this._saved;
+    return isDirty(this._state);
   }
 
   get project(): string | null {
     return this._project;
+  }
+
+  /** The editor's state (knowledgeState.ts); the view renders nothing else. */
+  get state(): IEditorState {
+    return this._state;
   }
 
   setProjects(projects: IProject[], preferred: string | null = null): void {
@@ -300,31 +311,14 @@ export class KnowledgeView extends Widget {
     }
   }
 
-  /** The newer server text shown beside unsaved edits, or null. */
-  get conflict(): IKnowledgeVersion | null {
-    return this._conflict;
-  }
-
   /**
    * Reload from the server. Unsaved edits are kept unless `force`; when the
    * server's file changed under them, the conflict is shown instead.
    */
   async refresh(force = false): Promise<void> {
     if (this.layer === 'project' && !this._project) {
-      this._editor.value = '';
-      this._saved = '';
-      this._version = '';
-      this.setConflict(null);
-      this._editor.disabled = true;
       this._teamNote.hidden = true;
-      clear(this._library);
-      setStatus(
-        this._status,
-        this.trans.__('Pick a project to edit its knowledge.'),
-        'info'
-      );
-      this.node.dataset.loaded = 'true';
-      this.updateControls();
+      this.dispatch({ type: 'no-file' });
       return;
     }
     try {
@@ -333,218 +327,81 @@ export class KnowledgeView extends Widget {
         {},
         { project: this._project }
       );
-      if (data.conflict && (force || !this.dirty || !this._merge)) {
-        // A git merge left both versions in the file: resolve, then Save.
-        this._saved = data.text;
-        this._version = data.version;
-        this.setConflict(null);
-        this.setMergeConflict(data.conflict);
-        this._editor.value = data.conflict.ours;
-      } else if (force || !this.dirty || this._editor.value === data.text) {
-        this._editor.value = data.text;
-        this._saved = data.text;
-        this._version = data.version;
-        this.setConflict(null);
-        this.setMergeConflict(null);
-      } else if (data.version !== this._version) {
-        // Unsaved edits over an older version: show both, never keep one silently.
-        this.setConflict({ text: data.text, version: data.version });
-        setStatus(
-          this._status,
-          this.trans.__(
-            'The file changed on the server while you were editing: compare and choose below.'
-          ),
-          'error'
-        );
-      }
-      this._editor.disabled = this._busy;
-      this.renderStatus(data.status);
+      this.dispatch({ type: 'loaded', data, force });
       if (this.layer === 'project' && this._project) {
         this.renderTeam(
           await requestAPI<ITeamStatus>('team', {}, { project: this._project })
         );
       }
-      this.node.dataset.loaded = 'true';
     } catch (error) {
-      setStatus(
-        this._status,
-        this.trans.__('Could not load: %1', errorMessage(error)),
-        'error'
-      );
+      this.dispatch({ type: 'load-failed', message: errorMessage(error) });
     }
-    this.updateControls();
   }
 
   async save(): Promise<void> {
     // The server enforces the 8,000-character cap and answers 413 with its message.
-    const text = this._editor.value;
+    const sent = this._state.text;
+    this.dispatch({ type: 'save-start' });
     try {
       const data = await putJSON<IKnowledge>(
         `knowledge/${this.layer}`,
-        { text, base: this._version },
+        { text: sent, base: this._state.version },
         { project: this._project }
       );
-      this._saved = data.text;
-      this._editor.value = data.text;
-      this._version = data.version;
-      this.setConflict(null);
-      this.setMergeConflict(data.conflict);
-      this.renderStatus(data.status);
-      delete this.node.dataset.saveError;
-      setStatus(this._status, this.trans.__('Saved.'), 'ok');
+      this.dispatch({ type: 'saved', data, sent });
     } catch (error) {
       if (isKnowledgeConflict(error)) {
-        this.node.dataset.saveError = 'conflict';
-        this.setConflict(error.payload.current);
-        setStatus(
-          this._status,
-          this.trans.__(
-            'Not saved: the file changed on the server since you opened it. Compare both versions above and choose.'
-          ),
-          'error'
-        );
+        this.dispatch({
+          type: 'save-conflict',
+          current: error.payload.current
+        });
       } else {
-        this.node.dataset.saveError = 'failed';
-        setStatus(
-          this._status,
-          this.trans.__('Not saved: %1', errorMessage(error)),
-          'error'
-        );
+        this.dispatch({ type: 'save-failed', message: errorMessage(error) });
       }
     }
-    this.updateControls();
   }
 
-  /** Put the person's edits on top of the newer server text, to review and Save. */
-  mergeConflict(): void {
-    const merge = this._merge;
-    if (merge) {
-      this._editor.value = mergeKnowledge(
-        commonText(merge),
-        merge.ours,
-        merge.theirs
+  /**
+   * The server merges the person's edits with the newer text by item (the
+   * merge git's driver makes); the result goes into the editor to review and Save.
+   */
+  async mergeConflict(): Promise<void> {
+    const request = mergeRequest(this._state);
+    if (!request || this._state.activity !== 'idle') {
+      return;
+    }
+    this.dispatch({ type: 'merge-start' });
+    try {
+      const result = await postJSON<IKnowledgeMerge>(
+        `knowledge/${this.layer}/merge`,
+        request,
+        { project: this._project }
       );
-      setStatus(
-        this._status,
-        this.trans.__(
-          'Both versions of each changed item are in the editor: keep what holds, then Save.'
-        ),
-        'info'
-      );
+      this.dispatch({ type: 'merged', result });
       this._editor.focus();
-      this.updateControls();
-      return;
+    } catch (error) {
+      this.dispatch({ type: 'merge-failed', message: errorMessage(error) });
     }
-    const theirs = this._conflict;
-    if (!theirs) {
-      return;
-    }
-    this._editor.value = mergeKnowledge(
-      this._saved,
-      this._editor.value,
-      theirs.text
-    );
-    this.rebase(theirs);
-    setStatus(
-      this._status,
-      this.trans.__(
-        "Merged your edits into the server's newer text. Review, then Save."
-      ),
-      'info'
-    );
-    this._editor.focus();
-    this.updateControls();
   }
 
   /** Save the person's text over the newer server text they have now seen. */
   async keepMine(): Promise<void> {
-    if (this._merge) {
-      this._editor.value = this._merge.ours;
-      await this.save();
+    if (!this._state.conflict || this._state.activity !== 'idle') {
       return;
     }
-    const theirs = this._conflict;
-    if (!theirs) {
-      return;
-    }
-    this.rebase(theirs);
+    this.dispatch({ type: 'keep-mine' });
     await this.save();
   }
 
   /** Drop the unsaved edits and load the newer server text. */
   takeTheirs(): void {
-    if (this._merge) {
-      this._editor.value = this._merge.theirs;
-      setStatus(
-        this._status,
-        this.trans.__(
-          "Loaded the other clone's version: Save to resolve the conflict."
-        ),
-        'info'
-      );
-      this.updateControls();
-      return;
+    if (this._state.activity === 'idle') {
+      this.dispatch({ type: 'take-theirs' });
     }
-    const theirs = this._conflict;
-    if (!theirs) {
-      return;
-    }
-    this._editor.value = theirs.text;
-    this.rebase(theirs);
-    setStatus(
-      this._status,
-      this.trans.__(
-        "Loaded the server's text; your unsaved edits were dropped."
-      ),
-      'info'
-    );
-    this.updateControls();
-  }
-
-  /** The editor now builds on `theirs`: a save names its version. */
-  private rebase(theirs: IKnowledgeVersion): void {
-    this._saved = theirs.text;
-    this._version = theirs.version;
-    this.setConflict(null);
-  }
-
-  /** Both versions a git merge left in the file (issue 17), or null once resolved. */
-  private setMergeConflict(merge: IKnowledgeMergeConflict | null): void {
-    this._merge = merge;
-    this.node.dataset.mergeConflict = merge ? 'true' : 'false';
-    if (!merge) {
-      this._conflictBox.hidden = this._conflict === null;
-      return;
-    }
-    this._conflictNote.textContent = this.trans.__(
-      "A git pull merged another clone's changes, and both clones changed the same item. Agents get your clone's last clean version until you resolve it here: merge both into the editor, keep yours or take theirs, then Save."
-    );
-    this._theirsLabel.textContent = this.trans.__(
-      'Theirs (from the other clone)'
-    );
-    this._mineLabel.textContent = this.trans.__('Yours (this clone)');
-    // Text is data: textContent, never parsed as HTML.
-    this._theirsText.textContent = shown(merge.theirs);
-    this._mineText.textContent = shown(merge.ours);
-    this._conflictBox.hidden = false;
-  }
-
-  private setConflict(theirs: IKnowledgeVersion | null): void {
-    this._conflict = theirs;
-    this._conflictNote.textContent = this.trans.__(
-      'This file changed on the server since you started editing (an Apply or another save). Nothing of yours is lost: compare both versions and choose.'
-    );
-    this._theirsLabel.textContent = this.trans.__('Newer on the server');
-    this._mineLabel.textContent = this.trans.__('Your unsaved text');
-    this._conflictBox.hidden = theirs === null;
-    // Text is data: textContent, never parsed as HTML.
-    this._theirsText.textContent = shown(theirs?.text ?? '');
-    this._mineText.textContent = theirs ? shown(this._editor.value) : '';
-    this.node.dataset.conflict = theirs ? 'true' : 'false';
   }
 
   async reorganize(): Promise<void> {
-    if (this._busy) {
+    if (controls(this._state).reorganizeDisabled) {
       return;
     }
     if (this.dirty) {
@@ -558,69 +415,34 @@ export class KnowledgeView extends Widget {
     }
     const where = { project: this._project };
     const path = `knowledge/${this.layer}/reorganize`;
-    const before = this._editor.value;
-    this.closePreview();
-    this.setBusy(true, this.trans.__('Reorganizing… starting'));
+    const before = this._state.text;
+    this.dispatch({ type: 'reorganize-start' });
     try {
       let job = await postJSON<IReorganizeJob>(path, {}, where);
       while (job.state === 'running') {
-        this._mask.textContent = this.trans.__(
-          'Reorganizing… %1 · %2 s (stops at %3 s)',
-          job.stage,
-          Math.round(job.elapsed),
-          job.timeout
-        );
+        this.dispatch({ type: 'reorganize-progress', job });
         await new Promise(resolve => setTimeout(resolve, 400));
         job = await requestAPI<IReorganizeJob>(path, {}, where);
       }
-      if (job.state === 'done' && job.result) {
-        this.showChanges(job.result, before);
-      }
-      if (job.state === 'done' && job.result && !job.result.written) {
-        // Nothing a reorganize may change: nothing was written, no backup made.
-        setStatus(
-          this._status,
-          this.trans.__(
-            'Nothing to reorganize: no true duplicates, no filler, no shared topic to group.'
-          ),
-          'info'
-        );
-      } else if (job.state === 'done') {
-        Notification.success(
-          this.layer === 'user'
-            ? this.trans.__('User knowledge reorganized (backup kept)')
-            : this.trans.__('Project knowledge reorganized (backup kept)'),
-          {
-            autoClose: 4000
-          }
-        );
-        setStatus(
-          this._status,
-          this.trans.__(
-            'Reorganized. The previous file is kept as knowledge.md.bak.'
-          ),
-          'ok'
-        );
-      } else {
-        setStatus(
-          this._status,
-          job.state === 'timed_out'
-            ? this.trans.__(
-                'Reorganize timed out: %1',
-                job.error?.message ?? ''
-              )
-            : this.trans.__('Reorganize failed: %1', job.error?.message ?? ''),
-          'error'
-        );
-      }
+      this.dispatch({ type: 'reorganize-end', job, before });
     } catch (error) {
-      setStatus(
-        this._status,
-        this.trans.__('Reorganize failed: %1', errorMessage(error)),
-        'error'
+      this.dispatch({
+        type: 'reorganize-end',
+        job: null,
+        before,
+        message: errorMessage(error)
+      });
+    }
+    if (this._state.notice?.key === 'reorganized') {
+      Notification.success(
+        this.layer === 'user'
+          ? this.trans.__('User knowledge reorganized (backup kept)')
+          : this.trans.__('Project knowledge reorganized (backup kept)'),
+        {
+          autoClose: 4000
+        }
       );
     }
-    this.setBusy(false);
     await this.refresh(true);
   }
 
@@ -658,40 +480,221 @@ export class KnowledgeView extends Widget {
 
   /** What Reorganize makes of the unsaved text, as a diff; nothing is written. */
   async previewReorganize(): Promise<void> {
-    const text = this._editor.value;
+    const text = this._state.text;
     try {
       const result = await postJSON<IReorganizeResult>(
         `knowledge/${this.layer}/reorganize-text`,
         { text },
         { project: this._project }
       );
-      this._preview = result.text;
-      this.showChanges(result, text);
-      this._previewBox.dataset.mode = 'preview';
-      this._previewUse.hidden = !result.changed;
-      setStatus(
-        this._status,
-        result.changed
-          ? this.trans.__(
-              'Reorganize would make the changes below (nothing is saved yet).'
-            )
-          : this.trans.__(
-              'Nothing to reorganize: no true duplicates, no filler, no shared topic to group.'
-            ),
-        'info'
-      );
+      this.dispatch({ type: 'previewed', result, before: text });
     } catch (error) {
-      setStatus(
-        this._status,
-        this.trans.__('Reorganize failed: %1', errorMessage(error)),
-        'error'
-      );
+      this.dispatch({ type: 'preview-failed', message: errorMessage(error) });
     }
-    this.updateControls();
+  }
+
+  /** The previewed text goes into the editor (unsaved: Save writes it, with its base). */
+  usePreview(): void {
+    this.dispatch({ type: 'use-preview' });
+  }
+
+  closePreview(): void {
+    this.dispatch({ type: 'close-preview' });
+  }
+
+  private dispatch(event: EditorEvent): void {
+    this._state = transition(this._state, event);
+    this.render();
+  }
+
+  /** The DOM from the state: nothing else decides what is shown. */
+  private render(): void {
+    const state = this._state;
+    const trans = this.trans;
+    if (this._editor.value !== state.text) {
+      this._editor.value = state.text; // only when it changed: the caret stays
+    }
+    const can = controls(state);
+    this._editor.disabled = can.editorDisabled;
+    this._saveButton.disabled = can.saveDisabled;
+    this._reorganizeButton.disabled = can.reorganizeDisabled;
+    this._reorganizeButton.title = can.reorganizePreviews
+      ? trans.__(
+          'Reorganize the unsaved text: see the changes, then use them and Save'
+        )
+      : trans.__('Back up, dedupe, condense and regroup the saved file');
+    for (const b of this._conflictButtons) {
+      b.disabled = can.conflictDisabled;
+    }
+    const length = state.text.length;
+    this._counter.textContent = trans.__(
+      '%1 / %2 (save limit)',
+      length,
+      SAVE_LIMIT
+    );
+    this._counter.dataset.over = length > SAVE_LIMIT ? 'true' : 'false';
+    this._dirtyNote.hidden = !this.dirty;
+    const busy = state.activity === 'reorganizing';
+    this._mask.hidden = !busy;
+    this._mask.textContent = !busy
+      ? ''
+      : state.progress
+        ? trans.__(
+            'Reorganizing… %1 · %2 s (stops at %3 s)',
+            state.progress.stage,
+            Math.round(state.progress.elapsed),
+            state.progress.timeout
+          )
+        : trans.__('Reorganizing… starting');
+    this.renderConflict();
+    this.renderPreview(state.preview);
+    setStatus(
+      this._status,
+      this.noticeText(state.notice),
+      noticeTone(state.notice)
+    );
+    if (state.library !== this._shownLibrary) {
+      this._shownLibrary = state.library;
+      if (state.library) {
+        this.renderStatus(state.library);
+      } else {
+        clear(this._library);
+      }
+    }
+    const data = this.node.dataset;
+    data.state = stateName(state);
+    data.dirty = this.dirty ? 'true' : 'false';
+    data.busy = busy ? 'true' : 'false';
+    data.conflict = state.conflict?.kind === 'stale' ? 'true' : 'false';
+    data.mergeConflict = state.conflict?.kind === 'git' ? 'true' : 'false';
+    data.preview = state.preview ? 'true' : 'false';
+    if (state.saveError) {
+      data.saveError = state.saveError;
+    } else {
+      delete data.saveError;
+    }
+    if (state.loaded) {
+      data.loaded = 'true';
+    }
+  }
+
+  private renderConflict(): void {
+    const conflict = this._state.conflict;
+    const trans = this.trans;
+    this._conflictBox.hidden = conflict === null;
+    if (!conflict) {
+      this._theirsText.textContent = '';
+      this._mineText.textContent = '';
+      return;
+    }
+    // Text is data: textContent, never parsed as HTML.
+    if (conflict.kind === 'stale') {
+      this._conflictNote.textContent = trans.__(
+        'This file changed on the server since you started editing (an Apply or another save). Nothing of yours is lost: compare both versions and choose.'
+      );
+      this._theirsLabel.textContent = trans.__('Newer on the server');
+      this._mineLabel.textContent = trans.__('Your unsaved text');
+      this._theirsText.textContent = shown(conflict.theirs.text);
+      this._mineText.textContent = shown(this._state.text);
+      return;
+    }
+    this._conflictNote.textContent = trans.__(
+      "A git pull merged another clone's changes, and both clones changed the same item. Agents get your clone's last clean version until you resolve it here: merge both into the editor, keep yours or take theirs, then Save."
+    );
+    this._theirsLabel.textContent = trans.__('Theirs (from the other clone)');
+    this._mineLabel.textContent = trans.__('Yours (this clone)');
+    this._theirsText.textContent = shown(conflict.merge.theirs);
+    this._mineText.textContent = shown(conflict.merge.ours);
+  }
+
+  private noticeText(notice: Notice | null): string {
+    const trans = this.trans;
+    const overCap = (text: string, over: boolean): string =>
+      over
+        ? text +
+          ' ' +
+          trans.__(
+            'Still over the %1-character save limit: remove or shorten entries before saving.',
+            SAVE_LIMIT
+          )
+        : text;
+    switch (notice?.key) {
+      case undefined:
+        return '';
+      case 'pick-project':
+        return trans.__('Pick a project to edit its knowledge.');
+      case 'load-failed':
+        return trans.__('Could not load: %1', notice.message);
+      case 'changed-under-edits':
+        return trans.__(
+          'The file changed on the server while you were editing: compare and choose below.'
+        );
+      case 'saved':
+        return trans.__('Saved.');
+      case 'save-conflict':
+        return trans.__(
+          'Not saved: the file changed on the server since you opened it. Compare both versions above and choose.'
+        );
+      case 'save-failed':
+        return trans.__('Not saved: %1', notice.message);
+      case 'merged':
+        return overCap(
+          trans.__(
+            "Merged your edits into the server's newer text. Review, then Save."
+          ),
+          notice.overCap
+        );
+      case 'merged-both':
+        return overCap(
+          trans.__(
+            'Both versions of each changed item are in the editor: keep what holds, then Save.'
+          ),
+          notice.overCap
+        );
+      case 'merge-failed':
+        return trans.__('Could not merge: %1', notice.message);
+      case 'took-theirs':
+        return trans.__(
+          "Loaded the server's text; your unsaved edits were dropped."
+        );
+      case 'took-other-clone':
+        return trans.__(
+          "Loaded the other clone's version: Save to resolve the conflict."
+        );
+      case 'nothing-to-reorganize':
+        return trans.__(
+          'Nothing to reorganize: no true duplicates, no filler, no shared topic to group.'
+        );
+      case 'reorganized':
+        return trans.__(
+          'Reorganized. The previous file is kept as knowledge.md.bak.'
+        );
+      case 'reorganize-timed-out':
+        return trans.__('Reorganize timed out: %1', notice.message);
+      case 'reorganize-failed':
+        return trans.__('Reorganize failed: %1', notice.message);
+      case 'preview-ready':
+        return trans.__(
+          'Reorganize would make the changes below (nothing is saved yet).'
+        );
+      case 'preview-used':
+        return trans.__(
+          'Reorganized text is in the editor: review it, then Save.'
+        );
+    }
   }
 
   /** The summary, the merges with why, and the line diff of a reorganize. */
-  private showChanges(result: IReorganizeResult, before: string): void {
+  private renderPreview(preview: IPreview | null): void {
+    this._previewBox.hidden = preview === null;
+    if (preview === this._shownPreview) {
+      return; // the diff of a large file is built once per preview
+    }
+    this._shownPreview = preview;
+    if (!preview) {
+      return;
+    }
+    const { result, before } = preview;
     const trans = this.trans;
     this._previewNote.textContent = trans.__(
       '%1 duplicate(s) merged, %2 entr(y/ies) condensed, %3 group(s) made; %4 → %5 characters; %6 of %7 entries kept.',
@@ -743,73 +746,9 @@ export class KnowledgeView extends Widget {
         })
       );
     }
-    this._previewBox.dataset.mode = 'done';
-    this._previewUse.hidden = true; // a saved reorganize: the diff is of what was written
-    this._previewBox.hidden = false;
-    this.node.dataset.preview = 'true';
-  }
-
-  /** The previewed text goes into the editor (unsaved: Save writes it, with its base). */
-  usePreview(): void {
-    if (this._preview === null) {
-      return;
-    }
-    this._editor.value = this._preview;
-    this.closePreview();
-    setStatus(
-      this._status,
-      this.trans.__('Reorganized text is in the editor: review it, then Save.'),
-      'info'
-    );
-    this.updateControls();
-  }
-
-  closePreview(): void {
-    this._preview = null;
-    this._previewBox.hidden = true;
-    this.node.dataset.preview = 'false';
-  }
-
-  private setBusy(busy: boolean, message = ''): void {
-    this._busy = busy;
-    this._mask.hidden = !busy;
-    this._mask.textContent = message;
-    this._editor.disabled = busy;
-    this.node.dataset.busy = busy ? 'true' : 'false';
-    this.updateControls();
-  }
-
-  private onEdit(): void {
-    if (this._status.dataset.tone === 'ok') {
-      // "Saved." was about the text before this edit (it may now be over the limit)
-      setStatus(this._status, '', 'info');
-    }
-    if (this._conflict && !this._merge) {
-      this._mineText.textContent = shown(this._editor.value);
-    }
-    this.updateControls();
-  }
-
-  private updateControls(): void {
-    const length = this._editor.value.length;
-    this._counter.textContent = this.trans.__(
-      '%1 / %2 (save limit)',
-      length,
-      SAVE_LIMIT
-    );
-    this._counter.dataset.over = length > SAVE_LIMIT ? 'true' : 'false';
-    const noFile = this.layer === 'project' && !this._project;
-    this._saveButton.disabled = this._busy || noFile;
-    // Unsaved text (over the save limit, say) can be reorganized too: a preview.
-    this._reorganizeButton.disabled =
-      this._busy || noFile || this._conflict !== null || this._merge !== null;
-    this._reorganizeButton.title = this.dirty
-      ? this.trans.__(
-          'Reorganize the unsaved text: see the changes, then use them and Save'
-        )
-      : this.trans.__('Back up, dedupe, condense and regroup the saved file');
-    this._dirtyNote.hidden = !this.dirty;
-    this.node.dataset.dirty = this.dirty ? 'true' : 'false';
+    this._previewBox.dataset.mode = preview.mode;
+    // A saved reorganize: the diff is of what was written, nothing to use.
+    this._previewUse.hidden = preview.mode === 'done' || !result.changed;
   }
 
   /** What doctor says of this clone of a team project (issue 17); text only. */
@@ -927,13 +866,10 @@ export class KnowledgeView extends Widget {
       : 'false';
   }
 
-  // The server text the editor builds on, and its version (sent as `base`).
-  private _saved = '';
-  private _version = '';
-  private _conflict: IKnowledgeVersion | null = null;
-  private _merge: IKnowledgeMergeConflict | null = null;
-  private _busy = false;
-  private _preview: string | null = null;
+  private _state: IEditorState = initialState();
+  // What the last render drew, so a keystroke does not rebuild them.
+  private _shownPreview: IPreview | null = null;
+  private _shownLibrary: ILibraryStatus | null = null;
   private readonly _previewBox: HTMLDivElement;
   private readonly _previewNote: HTMLDivElement;
   private readonly _previewDiff: HTMLPreElement;
@@ -950,6 +886,7 @@ export class KnowledgeView extends Widget {
   private readonly _dirtyNote: HTMLDivElement;
   private readonly _mask: HTMLDivElement;
   private readonly _conflictBox: HTMLDivElement;
+  private readonly _conflictButtons: HTMLButtonElement[];
   private readonly _conflictNote: HTMLDivElement;
   private readonly _teamNote: HTMLDivElement;
   private readonly _theirsLabel: HTMLDivElement;

@@ -63,7 +63,11 @@ def test_a_merge_conflict_is_shown_and_resolved_in_the_project_editor(page, lab,
     assert "<<<<<<<" not in editor.input_value()  # the last clean version, yours
     assert view.locator(".jm-reorganize").is_disabled()
     screenshot(page, "team-merge-conflict")
-    view.locator(".jm-conflict-merge").click()
+    with page.expect_response(
+        lambda r: "/jupyter-memory/knowledge/project/merge" in r.url and r.status == 200
+    ):
+        view.locator(".jm-conflict-merge").click()  # the server merges (issue 28)
+    page.wait_for_selector("#jm-knowledge-project .jm-status:has-text('Both versions')")
     both = editor.input_value()
     assert "收入不含退款和运费" in both and "<b>tax</b>" in both and "Dates are UTC" in both
     editor.fill(both.replace("- Revenue excludes refunds and <b>tax</b>\n", ""))
