@@ -339,6 +339,9 @@ export class KnowledgeView extends Widget {
   }
 
   async save(): Promise<void> {
+    if (controls(this._state).saveDisabled) {
+      return; // one save at a time (the palette's Save too)
+    }
     // The server enforces the 8,000-character cap and answers 413 with its message.
     const sent = this._state.text;
     this.dispatch({ type: 'save-start' });
@@ -367,7 +370,8 @@ export class KnowledgeView extends Widget {
    */
   async mergeConflict(): Promise<void> {
     const request = mergeRequest(this._state);
-    if (!request || this._state.activity !== 'idle') {
+    const of = this._state.conflict;
+    if (!request || !of || this._state.activity !== 'idle') {
       return;
     }
     this.dispatch({ type: 'merge-start' });
@@ -377,7 +381,7 @@ export class KnowledgeView extends Widget {
         request,
         { project: this._project }
       );
-      this.dispatch({ type: 'merged', result });
+      this.dispatch({ type: 'merged', result, of });
       this._editor.focus();
     } catch (error) {
       this.dispatch({ type: 'merge-failed', message: errorMessage(error) });

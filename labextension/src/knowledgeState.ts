@@ -100,7 +100,8 @@ export type EditorEvent =
   | { type: 'save-conflict'; current: IKnowledgeVersion }
   | { type: 'save-failed'; message: string }
   | { type: 'merge-start' }
-  | { type: 'merged'; result: IKnowledgeMerge }
+  /** `of`: the conflict the merge was asked for (a newer one makes it stale). */
+  | { type: 'merged'; result: IKnowledgeMerge; of: Conflict }
   | { type: 'merge-failed'; message: string }
   /** Keep mine: the text to save now (the view saves right after). */
   | { type: 'keep-mine' }
@@ -419,8 +420,13 @@ export function transition(
       return state.conflict ? { ...state, activity: 'merging' } : state;
     case 'merged': {
       const conflict = state.conflict;
-      if (state.activity !== 'merging' || !conflict) {
+      if (state.activity !== 'merging') {
         return state;
+      }
+      if (conflict === null || conflict !== event.of) {
+        // A refresh ended or replaced the conflict meanwhile: this merge is of
+        // text no longer shown; the person merges the new conflict, if any.
+        return { ...state, activity: 'idle' };
       }
       const overCap = event.result.over_cap;
       const next = {

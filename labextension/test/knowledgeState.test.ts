@@ -18,11 +18,20 @@ import {
   stateName,
   transition
 } from '../src/knowledgeState';
+import type { IKnowledgeMerge } from '../src/schemas';
 import { job, knowledge, merge, result } from './fixtures';
 
 const BASE = '## Rules\n\n- Revenue excludes refunds\n\n## Info\n';
 const MINE = BASE.replace('## Info', '- 金额以欧元计\n\n## Info');
 const NEWER = BASE.replace('## Info', '- Always label chart axes\n\n## Info');
+
+/** The server's merge answer for the conflict the state shows. */
+function merged(state: IEditorState, result: IKnowledgeMerge): EditorEvent {
+  if (!state.conflict) {
+    throw new Error('no conflict to merge');
+  }
+  return { type: 'merged', result, of: state.conflict };
+}
 
 function run(...events: EditorEvent[]): IEditorState {
   return events.reduce(transition, initialState());
@@ -260,33 +269,52 @@ describe('a stale conflict', () => {
       true
     );
     const both = NEWER.replace('## Info', '- 金额以欧元计\n\n## Info');
-    const merged = transition(merging, { type: 'merged', result: merge(both) });
-    expect(merged).toMatchObject({
+    const done = transition(merging, merged(merging, merge(both)));
+    expect(done).toMatchObject({
       text: both,
       saved: NEWER,
       version: 'v2',
       conflict: null,
       activity: 'idle'
     });
-    expect(stateName(merged)).toBe('dirty');
-    expect(merged.notice).toEqual({ key: 'merged', overCap: false });
+    expect(stateName(done)).toBe('dirty');
+    expect(done.notice).toEqual({ key: 'merged', overCap: false });
   });
 
   it('items changed on both sides say both versions are in the editor', () => {
     const merging = transition(staleConflict(), { type: 'merge-start' });
-    const merged = transition(merging, {
-      type: 'merged',
-      result: merge('x', false, true)
-    });
-    expect(merged.notice).toEqual({ key: 'merged-both', overCap: true });
+    const done = transition(merging, merged(merging, merge('x', false, true)));
+    expect(done.notice).toEqual({ key: 'merged-both', overCap: true });
   });
 
-  it('a merge answer that comes after the conflict ended is ignored', () => {
+  it('a merge answer without a merge asked for changes nothing', () => {
     const state = staleConflict();
-    expect(transition(state, { type: 'merged', result: merge('x') })).toBe(
-      state
-    );
+    expect(transition(state, merged(state, merge('x')))).toBe(state);
     expect(transition(edited(), { type: 'merge-start' }).activity).toBe('idle');
+  });
+
+  it('a merge of a conflict a refresh ended or replaced is dropped', () => {
+    const merging = transition(staleConflict(), { type: 'merge-start' });
+    const asked = merged(merging, merge('old merge'));
+    const forced = transition(merging, {
+      type: 'loaded',
+      data: knowledge(NEWER, 'v2'),
+      force: true
+    });
+    const ended = transition(forced, asked);
+    expect(ended).toMatchObject({ text: NEWER, activity: 'idle' });
+    const newer = transition(merging, {
+      type: 'loaded',
+      data: knowledge(NEWER + '- third\n', 'v3'),
+      force: false
+    });
+    const replaced = transition(newer, asked);
+    expect(replaced.text).toBe(MINE); // the person's text, not a merge with v2
+    expect(replaced.conflict).toEqual({
+      kind: 'stale',
+      theirs: { text: NEWER + '- third\n', version: 'v3' }
+    });
+    expect(stateName(replaced)).toBe('conflict-stale');
   });
 
   it('a failed merge keeps the conflict and both texts', () => {
@@ -345,13 +373,10 @@ describe('a git merge conflict', () => {
       theirs: GIT.theirs
     });
     const merging = transition(gitConflict(), { type: 'merge-start' });
-    const merged = transition(merging, {
-      type: 'merged',
-      result: merge('both')
-    });
-    expect(merged.text).toBe('both');
-    expect(stateName(merged)).toBe('conflict-git'); // still conflicted on disk
-    expect(merged.notice).toEqual({ key: 'merged-both', overCap: false });
+    const done = transition(merging, merged(merging, merge('both')));
+    expect(done.text).toBe('both');
+    expect(stateName(done)).toBe('conflict-git'); // still conflicted on disk
+    expect(done.notice).toEqual({ key: 'merged-both', overCap: false });
   });
 
   it("Take theirs loads the other clone's side, Keep mine this clone's", () => {
