@@ -105,7 +105,7 @@ def _positional(magics: MemoryMagics, magic: str, positionals: list[str]) -> lis
             return list(memory_cmd.ACTIONS)
         action = positionals[0]
         if len(positionals) == 1 and action == "focus":
-            return _safe(lambda: sorted(magics.service.known_projects()))
+            return _safe(lambda: sorted(magics.service.hooks.known_projects()))
         if len(positionals) == 1 and action in ("apply", "dismiss"):
             return _safe(lambda: [p.id for p in magics.service.queue() if p.is_pending])
         if len(positionals) == 1 and action in ("suggestions", "agent-unreviewed"):

@@ -4,7 +4,7 @@ An agent's ``propose_knowledge`` quote must be the person's words: a chat
 message or a cell (docs/design.md invariant 4). The capture hook sees every
 cell the person runs (never outputs, never this extension's own magics,
 nothing while memory is off); this feed writes them to
-``recent/person-text.json`` through ``Memory.record_person_text``, so an MCP
+``recent/person-text.json`` through ``Memory.hooks.record_person_text``, so an MCP
 client or the Jupyter AI chat can quote a cell the person just ran, saved or
 not. Like the digest feed it only appends to a list in the hook and writes
 from a daemon thread about a second later; ``%%ask`` flushes first, so its
@@ -61,7 +61,7 @@ class EvidenceFeed:
                 for cell in batch
             ]
             try:
-                written = int(self.session.memory.record_person_text(records))
+                written = int(self.session.memory.hooks.record_person_text(records))
             except Exception as exc:  # noqa: BLE001 - the cell went on; the person is told once
                 text = f"{type(exc).__name__}: {localized(exc)}"
                 if text != self.last_error:

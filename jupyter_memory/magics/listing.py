@@ -47,7 +47,7 @@ def memories(self: Any, line: str) -> Any:
         if args.learning:
             from .learning_view import LearningView
 
-            return LearningView(self.service.learning_report().to_dict())
+            return LearningView(self.service.hooks.learning_report().to_dict())
         if args.stats:
             return StatsView(self.service.stats().to_dict())
         if args.frame:
@@ -58,7 +58,7 @@ def memories(self: Any, line: str) -> Any:
         if limit < 1:
             raise UsageError("%memories: --limit must be at least 1")
         # One page, ordered by the index: 100,000 memories list as fast as 100 (issue 16).
-        page = self.service.list_page(limit=limit, include_cold=args.all)
+        page = self.service.hooks.list_page(limit=limit, include_cold=args.all)
         rows = [digest_cmd.mark_review(r) for r in page.rows]
     hint = _more_hint(len(rows), page.total, args.all) if page.more else ""
     notes = [digest_cmd.review_caption(rows), hint]

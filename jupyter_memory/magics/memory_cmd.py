@@ -15,7 +15,7 @@
 
 Also the worker's two callbacks: :func:`suggestion_round` (one extraction
 round) and :func:`show_cards`. A repeated error is not proposed here: the
-digest feed hands it to ``Memory.capture_gotcha`` (an auto-gotcha memory and
+digest feed hands it to ``Memory.hooks.capture_gotcha`` (an auto-gotcha memory and
 self-learning evidence; a proposal only past the confidence gate).
 """
 
@@ -170,8 +170,10 @@ def _status(self: Any, args: Any) -> TextBlock:
         settings = mem.settings
         pending = len(mem.queue())
         project = focus_cmd.project_line(self)
-        team = team_lines(mem.team_status()) if mem.project_id else []
-        llm_line = tr("LLM today:    {spend}").format(spend=localized(mem.llm_spend().describe()))
+        team = team_lines(mem.hooks.team_status()) if mem.project_id else []
+        llm_line = tr("LLM today:    {spend}").format(
+            spend=localized(mem.hooks.llm_spend().describe())
+        )
     last = self.worker.last
     feed = getattr(self, "digest_feed", None)
     if feed is not None:
@@ -244,7 +246,7 @@ def _suggest(self: Any, args: Any) -> Any:
     _say_if_going_over(self)
     proposals = suggestion_round(self, tuple(self.capture.cells), None, background=False)
     with self.session.lock:
-        notice = self.service.last_extraction_notice
+        notice = self.service.hooks.last_extraction_notice
     if notice:
         print(f"jupyter-memory: {notice}")
     if not proposals:
@@ -268,7 +270,7 @@ def _settings(self: Any, args: Any) -> TextBlock:
                 raise UsageError(f"%memory settings: {exc.localized()}") from None
     with self.session.lock:
         settings = self.service.settings
-        spend = self.service.llm_spend()
+        spend = self.service.hooks.llm_spend()
     limits = settings["llm_budget"]
     lines = [
         tr("LLM:          {state}").format(
@@ -313,7 +315,7 @@ def _say_if_going_over(self: Any) -> None:
 
     with self.session.lock:
         mem = self.service
-        spend = mem.llm_spend() if mem.llm is not None else None
+        spend = mem.hooks.llm_spend() if mem.llm is not None else None
     if spend is not None and spend.spent:
         print(f"jupyter-memory: {localized(going_over_note(spend))}")
 
@@ -416,9 +418,9 @@ def boundary_round(self: Any, boundary: str) -> tuple[list[Any], bool, list[str]
         made = suggestion_round(self, tuple(self.capture.cells), None, background=True, llm=True)
         with self.session.lock:
             mem = self.service
-            called = mem.last_extraction_called_llm
-            if mem.last_extraction_notice:
-                notices.append(localized(mem.last_extraction_notice))
+            called = mem.hooks.last_extraction_called_llm
+            if mem.hooks.last_extraction_notice:
+                notices.append(localized(mem.hooks.last_extraction_notice))
     feed = getattr(self, "digest_feed", None)
     # The notebook idle is the session's pause: digest what it recorded so far. A
     # %%ask exchange is not (the session goes on); at exit the digest feed digests.
@@ -426,7 +428,7 @@ def boundary_round(self: Any, boundary: str) -> tuple[list[Any], bool, list[str]
         feed.flush()
         with self.session.lock:
             mem = self.service
-            if mem.enabled and mem.digest_pending(feed.session_key):
+            if mem.enabled and mem.hooks.digest_pending(feed.session_key):
                 report = mem.digest(session=feed.session_key, background=True)
                 for said in (report.notice, report.review_notice()):
                     if said:

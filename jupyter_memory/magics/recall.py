@@ -73,7 +73,7 @@ def recall(self: Any, line: str) -> Any:
             level=args.level or self.level,
             mode=mode,
         )
-        hits = self.service.recall_query(request)
+        hits = self.service.hooks.recall_query(request)
     # A hit scoring 0 matched only words most memories share (bm25 gives them no
     # weight): listed, it reads as a match. Agents (MCP, REST) still get them.
     weak = [h for h in hits if query and h.score <= 0]

@@ -28,7 +28,7 @@ def _with_neighbours(memory: Any, page: list[dict[str, Any]]) -> list[dict[str, 
     """Each item with the nearest approved and pending entries (issue 32: context at
     decision time), computed per request: they follow the knowledge files as well."""
     ids = {str(item["id"]) for item in page}
-    context = memory.decision_context(p for p in memory.queue() if p.id in ids)
+    context = memory.hooks.decision_context(p for p in memory.queue() if p.id in ids)
     return [
         {**item, "neighbours": [n.to_dict() for n in context.get(str(item["id"]), [])]}
         for item in page
@@ -117,7 +117,7 @@ class PurgeHandler(MemoryHandler):
     def post(self, proposal_id: str) -> None:
         self.id_arg(proposal_id)
         self.body(EmptyBody)
-        result = to_jsonable(self.backend.memory.purge(proposal_id).to_dict())
+        result = to_jsonable(self.backend.memory.hooks.purge(proposal_id).to_dict())
         self.backend.changed("queue", "purge", id=proposal_id)
         self.reply(result)
 
