@@ -9,7 +9,7 @@ from typing import Any
 
 from .._i18n import M_, N_, localized, tr
 from ..exceptions import ValidationError
-from ..service.knowledge.results import PICK_A_PROJECT
+from ..service.knowledge.results import PICK_A_PROJECT, AlreadyDecided, Applied, Dismissed
 from . import knowledge_file_cmd, team_cmd
 from .output import emit_json, open_memory
 
@@ -104,29 +104,30 @@ def _apply(args: argparse.Namespace) -> int:
         result = mem.apply(args.id, to=args.to, project=args.project)
     if args.json:
         emit_json(result.to_dict())
-    elif result["status"] == "applied":
-        where = _where(result["layer"], result["project"])
+    elif isinstance(result, Applied):
+        where = _where(result.layer, result.project)
         print(
             tr("saved to {where} knowledge ({section}): {path}").format(
-                where=where, section=result["section"], path=result["path"]
+                where=where, section=result.section, path=result.path
             )
         )
-        if "agents_md" in result:
-            _print_agents_md(result["agents_md"])
+        if result.agents_md is not None:
+            _print_agents_md(result.agents_md.to_dict())
     else:
-        print(tr("{status}: nothing changed").format(status=_status_words(result["status"])))
+        print(tr("{status}: nothing changed").format(status=_status_words(result.status)))
     return 0
 
 
 def _dismiss(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         result = mem.dismiss(args.id, args.reason)
-    if args.purge and result["status"] in ("dismissed", "already_dismissed"):
-        return _purge(args, args.id)
+    match result:
+        case Dismissed() | AlreadyDecided(state="dismissed") if args.purge:
+            return _purge(args, args.id)
     if args.json:
         emit_json(result.to_dict())
     else:
-        print(_status_words(result["status"]))
+        print(_status_words(result.status))
     return 0
 
 
