@@ -14,6 +14,7 @@ from IPython.core.error import UsageError
 
 from .._i18n import tr
 from ..service.knowledge.results import AlreadyDecided, Applied, DecisionResult, Dismissed
+from .host import MagicsHost
 from .render import TextBlock
 
 
@@ -25,7 +26,7 @@ def _proposal_id(args: Any, action: str) -> str:
     return str(args.value)
 
 
-def apply(self: Any, args: Any) -> TextBlock:
+def apply(self: MagicsHost, args: Any) -> TextBlock:
     pid = _proposal_id(args, "apply")
     if args.to is None:
         raise UsageError(tr("%memory apply {id} needs --to user or --to project").format(id=pid))
@@ -36,14 +37,14 @@ def apply(self: Any, args: Any) -> TextBlock:
     return TextBlock(describe(result))
 
 
-def dismiss(self: Any, args: Any) -> TextBlock:
+def dismiss(self: MagicsHost, args: Any) -> TextBlock:
     pid = _proposal_id(args, "dismiss")
     with self.session.lock:
         result = self.service.dismiss(pid)
     return TextBlock(describe(result))
 
 
-def revert(self: Any, args: Any) -> TextBlock:
+def revert(self: MagicsHost, args: Any) -> TextBlock:
     """Undo an Apply: the entry leaves its file; the proposal is pending again or dismissed."""
     pid = _proposal_id(args, "revert")
     with self.session.lock:

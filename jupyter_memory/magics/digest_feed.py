@@ -45,6 +45,7 @@ from .flush_thread import FlushThread
 
 if TYPE_CHECKING:
     from .cells import CapturedCell, Gotcha
+    from .host import MagicsHost
     from .session import NotebookSession
 
 EXIT_DIGEST_MAX_MESSAGES = 1_000
@@ -257,7 +258,7 @@ class DigestFeed:
         return out
 
 
-def install(shell: Any, magics: Any) -> DigestFeed:
+def install(shell: Any, magics: MagicsHost) -> DigestFeed:
     """Feed captured cells, start the session before the first cell, digest at exit."""
     feed = DigestFeed(magics.session, kernel_session_key(shell))
     magics.capture.listeners.append(feed.on_cell)
@@ -267,7 +268,7 @@ def install(shell: Any, magics: Any) -> DigestFeed:
     return feed
 
 
-def uninstall(shell: Any, magics: Any) -> None:
+def uninstall(shell: Any, magics: MagicsHost) -> None:
     """``%unload_ext``: record what is buffered (nothing is lost); the kernel goes on."""
     feed: DigestFeed | None = getattr(magics, "digest_feed", None)
     if feed is None:

@@ -23,6 +23,7 @@ from .flush_thread import FlushThread
 
 if TYPE_CHECKING:
     from .cells import CapturedCell, Gotcha
+    from .host import MagicsHost
     from .session import NotebookSession
 
 MAX_CELL_CHARS = 20_000  # PersonTextLog keeps at most this much of one text
@@ -80,7 +81,7 @@ class EvidenceFeed:
         self.flush()
 
 
-def install(shell: Any, magics: Any) -> EvidenceFeed:
+def install(shell: Any, magics: MagicsHost) -> EvidenceFeed:
     feed = EvidenceFeed(magics.session)
     magics.capture.listeners.append(feed.on_cell)
     atexit.register(feed.shutdown)
@@ -88,7 +89,7 @@ def install(shell: Any, magics: Any) -> EvidenceFeed:
     return feed
 
 
-def uninstall(shell: Any, magics: Any) -> None:
+def uninstall(shell: Any, magics: MagicsHost) -> None:
     feed: EvidenceFeed | None = getattr(magics, "evidence_feed", None)
     if feed is None:
         return

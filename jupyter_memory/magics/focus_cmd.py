@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._i18n import N_, tr
+from .host import MagicsHost
 from .render import TextBlock
 
 HOW = {
@@ -22,7 +23,7 @@ HOW = {
 }
 
 
-def project_line(self: Any) -> str:
+def project_line(self: MagicsHost) -> str:
     """``sales-q3 (/path) · chosen for this notebook``, or why there is none."""
     mem = self.service  # follows a choice made in the panel since
     if mem.project_id is not None:
@@ -43,7 +44,7 @@ def project_line(self: Any) -> str:
     return tr("none") + hint
 
 
-def focus(self: Any, args: Any) -> TextBlock:
+def focus(self: MagicsHost, args: Any) -> TextBlock:
     with self.session.lock:
         if args.value in (None, ""):
             line = project_line(self)

@@ -11,6 +11,7 @@ from IPython.core.error import UsageError
 from .._i18n import tr
 from . import digest_cmd
 from .args import argument, magic_arguments, parse
+from .host import MagicsHost
 from .render import MemoriesResult, StatsView
 
 
@@ -31,7 +32,7 @@ from .render import MemoriesResult, StatsView
     "--archive", action="store_true", help=tr("move cold memories stale for 90+ days to .old/")
 )
 @argument("--dry-run", action="store_true", help=tr("with --archive: only show what would move"))
-def memories(self: Any, line: str) -> Any:
+def memories(self: MagicsHost, line: str) -> Any:
     """List memories: HOT and WARM first, newest first within each heat (spec 003)."""
     args = parse(memories, line)
     modes = [m for m in ("stats", "frame", "review", "learning", "archive") if getattr(args, m)]

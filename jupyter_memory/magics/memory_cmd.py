@@ -30,6 +30,7 @@ from ..exceptions import ValidationError
 from ..service.knowledge.decisions import PICK_A_PROJECT
 from . import decide_cmd, digest_cmd, focus_cmd, propose_cmd
 from .args import argument, magic_arguments, parse
+from .host import MagicsHost
 from .render import TextBlock
 from .team_status import team_lines
 
@@ -82,7 +83,7 @@ ACTIONS = (
 )
 @argument("--query", help=tr("context: the conversation text that picks the WARM memories"))
 @argument("--agent", help=tr("context: include this agent's own reviewed memories (e.g. ask)"))
-def memory(self: Any, line: str) -> Any:
+def memory(self: MagicsHost, line: str) -> Any:
     """Switches, project focus, agent context and the knowledge queue. Examples::
 
     %memory focus ./sales-q3
@@ -129,11 +130,11 @@ def memory(self: Any, line: str) -> Any:
     return handler(self, args)
 
 
-def _focus(self: Any, args: Any) -> TextBlock:
+def _focus(self: MagicsHost, args: Any) -> TextBlock:
     return focus_cmd.focus(self, args)
 
 
-def _switch(self: Any, enabled: bool) -> TextBlock:
+def _switch(self: MagicsHost, enabled: bool) -> TextBlock:
     with self.session.lock:
         self.service.update_settings(enabled=enabled)
     self.session.forget_flags()
@@ -145,15 +146,15 @@ def _switch(self: Any, enabled: bool) -> TextBlock:
     return TextBlock(tr("Memory is OFF: nothing is captured, extracted or injected."))
 
 
-def _on(self: Any, args: Any) -> TextBlock:
+def _on(self: MagicsHost, args: Any) -> TextBlock:
     return _switch(self, True)
 
 
-def _off(self: Any, args: Any) -> TextBlock:
+def _off(self: MagicsHost, args: Any) -> TextBlock:
     return _switch(self, False)
 
 
-def _suggestions(self: Any, args: Any) -> TextBlock:
+def _suggestions(self: MagicsHost, args: Any) -> TextBlock:
     if args.value not in ("on", "off"):
         raise UsageError(tr("%memory suggestions on|off"))
     with self.session.lock:
@@ -164,7 +165,7 @@ def _suggestions(self: Any, args: Any) -> TextBlock:
     return TextBlock(tr("Automatic suggestions are OFF."))
 
 
-def _status(self: Any, args: Any) -> TextBlock:
+def _status(self: MagicsHost, args: Any) -> TextBlock:
     with self.session.lock:
         mem = self.service
         settings = mem.settings
@@ -219,7 +220,7 @@ def _status(self: Any, args: Any) -> TextBlock:
     return TextBlock("\n".join(lines))
 
 
-def _context(self: Any, args: Any) -> TextBlock:
+def _context(self: MagicsHost, args: Any) -> TextBlock:
     """Exactly the block an agent gets: knowledge, then memories by tier (docs/agents.md)."""
     query = args.query or ""
     with self.session.lock:
@@ -229,7 +230,7 @@ def _context(self: Any, args: Any) -> TextBlock:
     )
 
 
-def _queue(self: Any, args: Any) -> Any:
+def _queue(self: MagicsHost, args: Any) -> Any:
     self.worker.wait()  # a round still running would add cards right after
     with self.session.lock:
         pending = self.service.queue()
@@ -238,7 +239,7 @@ def _queue(self: Any, args: Any) -> Any:
     return _cards(self, pending)
 
 
-def _suggest(self: Any, args: Any) -> Any:
+def _suggest(self: MagicsHost, args: Any) -> Any:
     enabled, _ = self.session.flags(fresh=True)
     if not enabled:
         raise UsageError(tr("%memory suggest: memory is off (turn it on with %memory on)"))
@@ -254,7 +255,7 @@ def _suggest(self: Any, args: Any) -> Any:
     return _cards(self, proposals)
 
 
-def _settings(self: Any, args: Any) -> TextBlock:
+def _settings(self: MagicsHost, args: Any) -> TextBlock:
     """``%memory settings [calls_per_day=N,tokens_per_day=N]``: the LLM budget, shown or set."""
     if args.value:
         budget: dict[str, int] = {}
@@ -284,7 +285,7 @@ def _settings(self: Any, args: Any) -> TextBlock:
     return TextBlock("\n".join(lines))
 
 
-def _process_all(self: Any, args: Any) -> TextBlock:
+def _process_all(self: MagicsHost, args: Any) -> TextBlock:
     """Each pending item to the layer it was suggested for (spec 002 §4.4); no layer to pick."""
     with self.session.lock:
         texts = {p.id: p.text for p in self.service.queue()}  # an applied result names only its id
@@ -309,7 +310,7 @@ def _process_all(self: Any, args: Any) -> TextBlock:
     return TextBlock("\n".join(lines))
 
 
-def _say_if_going_over(self: Any) -> None:
+def _say_if_going_over(self: MagicsHost) -> None:
     """Before a person's LLM request: a spent budget is said first (the request still runs)."""
     from ..service.llm_budget import going_over_note
 
@@ -320,7 +321,7 @@ def _say_if_going_over(self: Any) -> None:
         print(f"jupyter-memory: {localized(going_over_note(spend))}")
 
 
-def _reorganize(self: Any, args: Any) -> TextBlock:
+def _reorganize(self: MagicsHost, args: Any) -> TextBlock:
     """The person's Reorganize of one knowledge file, as the panel's and the CLI's."""
     layer = args.value or ("project" if self.service.project_id else "user")
     if layer not in ("user", "project"):
@@ -362,7 +363,7 @@ _HANDLERS = {
 
 
 def suggestion_round(
-    self: Any,
+    self: MagicsHost,
     cells: tuple[Any, ...],
     gotcha: Any,
     *,
@@ -398,7 +399,7 @@ def suggestion_round(
     return made
 
 
-def boundary_round(self: Any, boundary: str) -> tuple[list[Any], bool, list[str]]:
+def boundary_round(self: MagicsHost, boundary: str) -> tuple[list[Any], bool, list[str]]:
     """The end of a conversation (boundary.py): one LLM round, then (idle) the digest.
 
     With an LLM configured and Automatic suggestions on, one extraction call
@@ -436,13 +437,13 @@ def boundary_round(self: Any, boundary: str) -> tuple[list[Any], bool, list[str]
     return made, called, notices
 
 
-def _cards(self: Any, proposals: list[Any]) -> Any:
+def _cards(self: MagicsHost, proposals: list[Any]) -> Any:
     from ..widgets import ProposalCards
 
     return ProposalCards(self.session, [p.id for p in proposals])
 
 
-def show_cards(self: Any, proposals: list[Any]) -> None:
+def show_cards(self: MagicsHost, proposals: list[Any]) -> None:
     from IPython.display import display
 
     display(_cards(self, proposals))  # type: ignore[no-untyped-call]  # IPython's display() is untyped

@@ -17,6 +17,7 @@ from .._i18n import ntr, tr
 from ..core.memories.recall_query import RecallQuery
 from . import digest_cmd
 from .args import argument, joined, magic_arguments, parse_with_text
+from .host import MagicsHost
 from .render import RecallResult
 
 
@@ -36,7 +37,7 @@ from .render import RecallResult
 @argument(
     "-o", "--out", metavar="VAR", help=tr("also keep the hits as a DataFrame in variable VAR")
 )
-def recall(self: Any, line: str) -> Any:
+def recall(self: MagicsHost, line: str) -> Any:
     """Search memories. The result is a table; ``pandas.DataFrame(_)`` or ``_.to_frame()``.
 
     Examples::
