@@ -75,11 +75,11 @@ def mcp_figures(home: Path, project: Path) -> dict[str, float]:
 
 
 def sync_figures(mem: Memory, project: Path) -> dict[str, float]:
-    sync_agents_md(mem, project, create=True)
+    sync_agents_md(mem.hooks.knowledge_services.files, project, create=True)
     unchanged = []
     for _ in range(SYNCS):
         t0 = time.perf_counter()
-        sync_agents_md(mem, project)
+        sync_agents_md(mem.hooks.knowledge_services.files, project)
         unchanged.append(time.perf_counter() - t0)
     changed = []
     for i in range(SYNCS):
@@ -87,7 +87,7 @@ def sync_figures(mem: Memory, project: Path) -> dict[str, float]:
             "project", f"## Rules\n{RULES}\n- Extra {i}.\n\n## Info\n", project=project
         )
         t0 = time.perf_counter()
-        sync_agents_md(mem, project)
+        sync_agents_md(mem.hooks.knowledge_services.files, project)
         changed.append(time.perf_counter() - t0)
     return {
         "agents_md_sync_unchanged_median_ms": round(statistics.median(unchanged) * 1000, 2),

@@ -64,8 +64,8 @@ def _home(home: Path, notes: int) -> None:
     src = home.parent / "notes.jsonl"
     src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n")
     with Memory(home=home, semantic=False) as mem:
-        mem.import_jsonl(src)
-        store = EmbeddingStore(mem.user.index)
+        mem.hooks.import_jsonl(src)
+        store = EmbeddingStore(mem.hooks.user.index)
         store.use_model(MODEL_NAME)
         pending = store.pending(notes)
         vecs = np.random.default_rng(notes).standard_normal((len(pending), DIM))
@@ -92,7 +92,7 @@ def main() -> None:
         home = Path(tmp) / "home"
         _home(home, args.notes)
         with Memory(home=home, semantic=True) as mem:
-            mem.semantic.wait(timeout=300)
+            mem.hooks.semantic.wait(timeout=300)
             for q in QUERIES:  # loads the model, encodes each query once
                 mem.recall(q, limit=10, level="index", record_access=False)
             best: dict[str, tuple[float, float, float]] = {}

@@ -106,18 +106,18 @@ def main() -> None:
         _write_jsonl(src, args.memories, args.seed, now)
         with Memory(home=Path(tmp) / "home") as mem:
             t0 = time.perf_counter()
-            ids = mem.import_jsonl(src)
+            ids = mem.hooks.import_jsonl(src)
             import_s = time.perf_counter() - t0
             mem.save_knowledge("user", f"## Rules\n{RULES}\n\n## Info\n")
             rng = random.Random(args.seed)
             for _ in range(20):  # some recalls: access counts and last-access times
                 mem.recall(rng.choice(TOPICS), limit=20)
-            mem.list()  # warm: index open, access stats flushed
-            knowledge = mem.knowledge_services.context
+            mem.memories()  # warm: index open, access stats flushed
+            knowledge = mem.hooks.knowledge_services.context
 
             def knowledge_only(_: int) -> str:
                 # context() before issue 13: the same steps without the memory tiers
-                if not mem.ctx.settings.enabled:
+                if not mem.hooks.ctx.settings.enabled:
                     return ""
                 return build_context(knowledge._sources(None))
 

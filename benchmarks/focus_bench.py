@@ -7,7 +7,7 @@ as after a long time of use), in a folder 8 levels deep:
   cached access of that project), what the persona and every tool call do;
 * an MCP session with ``--project auto``: the ``follow`` callable run before
   each tool call (the working folder's focus, adopted by the session);
-* a notebook kernel: ``Memory.follow_focus`` when nothing changed (one stat).
+* a notebook kernel: ``Memory.hooks.follow_focus`` when nothing changed (one stat).
 
 Target for the chat and the MCP session: <= 10 ms (p50 and p95).
 
@@ -78,7 +78,7 @@ def main() -> None:
         assert follow() == "p007"
 
         kernel_mem = Memory(home)
-        kernel = timed(lambda: kernel_mem.follow_focus(work / "report.ipynb"), opts.repeat)
+        kernel = timed(lambda: kernel_mem.hooks.follow_focus(work / "report.ipynb"), opts.repeat)
         for m in (mem, mcp_mem, kernel_mem):
             m.close()
     print(

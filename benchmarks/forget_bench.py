@@ -62,7 +62,7 @@ def main() -> None:
                 text = " ".join(rng.choice(WORDS) for _ in range(12)) + f" note{i}"
                 fh.write(json.dumps({"text": text, "title": f"note {i}"}) + "\n")
         with Memory(home) as mem:
-            ids = mem.import_jsonl(src)
+            ids = mem.hooks.import_jsonl(src)
             mem.recall("revenue")
             times = []
             for memory_id in rng.sample(ids, args.forgets):

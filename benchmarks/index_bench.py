@@ -69,7 +69,7 @@ def _home(workdir: Path, n: int) -> Path:
         "\n".join(json.dumps(r, ensure_ascii=False) for r in make_notes(n)) + "\n", "utf-8"
     )
     with Memory(home=home, semantic=False) as mem:
-        mem.import_jsonl(src)
+        mem.hooks.import_jsonl(src)
     return home
 
 
@@ -78,14 +78,14 @@ def _open(home: Path) -> Memory:
 
 
 def _settled(mem: Memory) -> Memory:
-    mem.user.index.connection()  # the first use: waits for the open's check, if any
+    mem.hooks.user.index.connection()  # the first use: waits for the open's check, if any
     return mem
 
 
 def _opened(home: Path) -> Memory:
     """Opened as a kernel opens a home, with the open's check (if any) done."""
     mem = _open(home)
-    mem.user.ensure_synced()
+    mem.hooks.user.ensure_synced()
     return _settled(mem)
 
 
@@ -95,7 +95,7 @@ def _first_look(home: Path) -> None:
 
 def _drop_stamp(home: Path) -> None:
     with _opened(home) as mem:
-        con = mem.user.index.connection()
+        con = mem.hooks.user.index.connection()
         with transaction(con):
             journal.record(con, None)
 
@@ -130,7 +130,7 @@ def _clock(samples: list[tuple[float, float]]) -> dict[str, float]:
 def bench_rebuild(workdir: Path, n: int) -> dict[str, object]:
     home = _home(workdir, n)
     mem = _opened(home)
-    out = {"files": n, **_timed(mem.rebuild_index)}
+    out = {"files": n, **_timed(mem.hooks.rebuild_index)}
     mem.close()
     return out
 
@@ -142,7 +142,7 @@ def bench_reopen(home: Path, repeat: int = 5) -> dict[str, object]:
     for _ in range(repeat):
         w, c = time.perf_counter(), time.process_time()
         mem = _open(home)
-        mem.user.ensure_synced()
+        mem.hooks.user.ensure_synced()
         opened.append(((time.perf_counter() - w) * 1000, (time.process_time() - c) * 1000))
         _settled(mem).close()
 
@@ -161,7 +161,7 @@ def bench_reopen(home: Path, repeat: int = 5) -> dict[str, object]:
         _drop_stamp(home)
         w, c = time.perf_counter(), time.process_time()
         mem = _open(home)
-        mem.user.ensure_synced()
+        mem.hooks.user.ensure_synced()
         unvouched.append(((time.perf_counter() - w) * 1000, (time.process_time() - c) * 1000))
         _settled(mem).close()
     edited = []
@@ -188,7 +188,7 @@ def bench_large(workdir: Path, n: int) -> dict[str, object]:
     out: dict[str, object] = {"files": n, "reopen": bench_reopen(home)}
 
     runner, other = _opened(home), _opened(home)
-    root = runner.user
+    root = runner.hooks.user
 
     def recheck(vouched: bool) -> Callable[[], object]:
         def run() -> None:

@@ -99,7 +99,7 @@ def main() -> None:
         # flat file again afterwards keeps the budget cut on the measured path.
         mem.context(conversation="bench")
         mem.save_knowledge("user", flat_user)
-        st = {layer: mem.library_status(layer) for layer in ("user", "project")}
+        st = {layer: mem.hooks.library_status(layer) for layer in ("user", "project")}
         out["context_at_budgets"] = ms(lambda: mem.context(conversation="bench"), args.repeat) | {
             "user_chars": st["user"]["chars"],
             "project_chars": st["project"]["chars"],
@@ -110,7 +110,7 @@ def main() -> None:
         }
 
         def context_cold() -> None:
-            mem.knowledge_services.files.drop_cache()  # read + parse both files
+            mem.hooks.knowledge_services.files.drop_cache()  # read + parse both files
             mem.context(conversation="bench")
 
         out["context_at_budgets_uncached"] = ms(context_cold, args.repeat)
@@ -136,7 +136,8 @@ def main() -> None:
 
         sources = to_sources(MESSAGES)
         known = [
-            Known(leaf, "knowledge", "user") for _, leaf in mem.knowledge_doc("project").leaves()
+            Known(leaf, "knowledge", "user")
+            for _, leaf in mem.hooks.knowledge_doc("project").leaves()
         ]
 
         def extraction_round() -> None:

@@ -3,7 +3,7 @@
 Builds N memories with a bulk import into a fresh home (a mix of types, tiers
 and ages; English and Chinese), then times, in an IPython shell as a kernel
 runs it, the first ``%memories`` (what a person types; it shows one page and
-a hint) and ``Memory.list(limit=20)``. Target: ≤ 200 ms at 100k. Prints one
+a hint) and ``Memory.memories(limit=20)``. Target: ≤ 200 ms at 100k. Prints one
 JSON object. Usage: python benchmarks/memories_page_bench.py [--memories 100000]
 """
 
@@ -50,7 +50,7 @@ def build(home: Path, n: int, seed: int = 0) -> float:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     t0 = time.perf_counter()
     with Memory(home=home) as mem:
-        mem.import_jsonl(src)
+        mem.hooks.import_jsonl(src)
         assert mem.stats()["total"] == n
     return time.perf_counter() - t0
 
@@ -81,7 +81,7 @@ def main() -> None:
 
             with Memory(home=home) as mem:
                 t1 = time.perf_counter()
-                mem.list(limit=20)
+                mem.memories(limit=20)
                 service.append(time.perf_counter() - t1)
         print(
             json.dumps(

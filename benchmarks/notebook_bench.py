@@ -112,7 +112,7 @@ def bench_recall(shell, magics, memories: int, queries: int, tmp: Path) -> dict[
             text = " ".join(rng.choice(words) for _ in range(6)) + " " + "".join(rng.sample(han, 3))
             fh.write(json.dumps({"text": f"note {i}: {text}", "title": f"note {i}"}) + "\n")
     t = time.perf_counter()
-    magics.service.import_jsonl(path)
+    magics.service.hooks.import_jsonl(path)
     imported = time.perf_counter() - t
     timings = []
     for i in range(queries):

@@ -67,11 +67,11 @@ def timed_import(notes: Path, bar: bool) -> Run:
     with tempfile.TemporaryDirectory() as home, open("/dev/null", "w") as devnull:
         mem = Memory(home=home, semantic=False)
         if bar:
-            mem.show_progress(TimedProgress)
+            mem.hooks.show_progress(TimedProgress)
         TimedProgress.spent = 0.0
         with contextlib.redirect_stderr(devnull):
             wall, cpu = time.perf_counter(), time.process_time()
-            mem.import_jsonl(notes)
+            mem.hooks.import_jsonl(notes)
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         mem.close()
         return Run(wall, cpu, TimedProgress.spent)

@@ -5,7 +5,7 @@ conversations, CC BY-NC 4.0, see its README; not copied into this repository).
 Another copy can be named with ``--data``.
 
 For each conversation, every observation becomes a memory in a fresh home,
-stored through the public API (``Memory.import_jsonl``) with its dialog turn
+stored through the public API (``Memory.hooks.import_jsonl``) with its dialog turn
 ids in an ``extra`` frontmatter key ``turns`` and its session's date as
 ``created``; the benchmark reads the turn ids back from the stored files. Every
 question with evidence is asked as a recall query; recall@k is the share of the
@@ -205,7 +205,7 @@ def store(
                 line["created"] = o["created"].isoformat()
             fh.write(json.dumps(line) + "\n")
     mem = Memory(home=home, clock=lambda: now, semantic=semantic)
-    ids = mem.import_jsonl(jsonl)
+    ids = mem.hooks.import_jsonl(jsonl)
     # Read the turn ids back from the stored Markdown files.
     turns = {i: list(mem.get(i).meta.model_extra["turns"]) for i in ids}  # type: ignore[index]
     return mem, turns
@@ -237,7 +237,7 @@ def run(data: Path, modes: list[str]) -> dict:
                 )
                 homes.append(("_same_age", flat, flat_turns, ["lexical"]))
             if semantic:
-                if not mem.semantic.wait(timeout=3600):
+                if not mem.hooks.semantic.wait(timeout=3600):
                     raise SystemExit("embedding did not finish within an hour")
                 embed["seconds"] += time.perf_counter() - started
                 embed["observations"] += len(obs)
@@ -247,7 +247,7 @@ def run(data: Path, modes: list[str]) -> dict:
                     # A fresh instance per mode: no query vector cached by an earlier mode.
                     m = home_mem
                     if mode != "lexical":
-                        m = Memory(home=home_mem.home, clock=home_mem.clock, semantic=True)
+                        m = Memory(home=home_mem.home, clock=home_mem.hooks.clock, semantic=True)
 
                     def ask(text: str, m: Memory = m, mode: str = mode) -> list:
                         return m.recall(

@@ -18,7 +18,7 @@ ascent from plain BM25, two rounds) and the result is measured on the two
 held-out ones against plain BM25 there. With ``--hybrid`` the same split-tuned
 lexical constants are used inside hybrid recall on the held-out conversations.
 
-Every run goes through the production path: ``Memory.recall_query`` with a
+Every run goes through the production path: ``Memory.hooks.recall_query`` with a
 :class:`RankingParams` in ``RecallQuery(ranking=...)``. The analyser's switches
 (stems, the Snowball stopword list, the added stopwords, the irregular verb
 forms) shape the stored tokens, so a variant other than production's is built
@@ -151,13 +151,13 @@ class Bench:
             mem, turns = self.home(c, cfg.analyser)
             if mode != "lexical":
                 started = time.perf_counter()
-                if not mem.semantic.wait(timeout=3600):
+                if not mem.hooks.semantic.wait(timeout=3600):
                     raise SystemExit("embedding did not finish within an hour")
                 self.embed_seconds += time.perf_counter() - started
             out = []
             for q in self.convs[c].qs:
                 text = rewrite(q["q"], cfg.analyser) if self.emulated(cfg.analyser) else q["q"]
-                hits = mem.recall_query(
+                hits = mem.hooks.recall_query(
                     RecallQuery(
                         text=text, limit=LIMIT, level=Level.index, record_access=False,
                         mode=mode, ranking=cfg.ranking,

@@ -160,20 +160,20 @@ def bench_size(
     home = workdir / f"home-{shape_name}-{n}"
     mem = Memory(home=home, semantic=False)  # the default lexical engine
     t0 = time.perf_counter()
-    ids = mem.import_jsonl(src)
+    ids = mem.hooks.import_jsonl(src)
     import_s = time.perf_counter() - t0
     out: dict[str, object] = {"shape": shape_name, "entries": n, "import_s": round(import_s, 3)}
 
     if not quick:
         t0 = time.perf_counter()
-        mem.rebuild_index()
+        mem.hooks.rebuild_index()
         out["rebuild_s"] = round(time.perf_counter() - t0, 3)
         mem.close()
         reopen = []
         for _ in range(5):
             t0 = time.perf_counter()
             m2 = Memory(home=home, semantic=False)
-            m2.user.ensure_synced()
+            m2.hooks.user.ensure_synced()
             reopen.append((time.perf_counter() - t0) * 1000)
             m2.close()
         out["reopen_unchanged_ms"] = round(statistics.median(reopen), 2)

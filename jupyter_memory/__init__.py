@@ -62,6 +62,11 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    # What a person sees (tab completion, ``dir``): the public names, the lazy ones included.
+    return sorted(__all__)
+
+
 __all__ = [
     "CaseMemory",
     "ConflictError",

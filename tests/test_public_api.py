@@ -28,8 +28,94 @@ PINNED = [
 ]
 
 
+# The verbs a person calls from Python (README, docs/, the quickstart's magics'
+# counterparts), and the plumbing the adapters call through ``Memory.hooks``.
+MEMORY_VERBS = [
+    "apply", "archive", "close", "context", "digest", "dismiss", "dismiss_candidate",
+    "doctor", "enabled", "export", "extract", "focus", "forget", "get", "home", "hooks",
+    "import_from", "knowledge", "learning_candidates", "llm", "memories", "process_all",
+    "project_id", "project_init", "promote_candidate", "proposal", "propose",
+    "propose_knowledge", "queue", "read_knowledge", "recall", "register_project",
+    "remember", "reorganize", "restore", "revert", "review_memory", "save_knowledge",
+    "settings", "stats", "unreviewed", "update", "update_settings",
+]  # fmt: skip
+MEMORY_HOOKS = [
+    "actor", "adopt_focus", "agent_evidence", "agent_sees_unreviewed", "archived", "audit",
+    "audit_records", "call_agent_tool", "capture_gotcha", "chat_notes",
+    "clear_session_tier", "clock", "ctx", "decision_context", "digest_idle_sessions",
+    "digest_pending", "digest_record", "discard_memory", "embed", "end_agent_session",
+    "end_session", "expand_knowledge_catalog", "focus_of", "focus_source", "follow_focus",
+    "import_jsonl", "keep_memory", "keyword_recall", "knowledge_doc", "knowledge_history",
+    "knowledge_services", "knowledge_version", "known_projects", "last_extraction_called_llm",
+    "last_extraction_notice", "last_extraction_skipped", "learning_candidate",
+    "learning_report", "learning_services", "library_status", "list_page", "llm_spend",
+    "memory_reader", "memory_recall", "memory_upkeep", "memory_writer", "merge_daily",
+    "notebook_deleted", "notebook_moved", "notebook_now", "on_queue_change",
+    "prepare_injection", "process_all_plan", "project_dir", "project_focus",
+    "project_root", "project_settings", "promote_memory", "purge", "queue_folders",
+    "queue_problems", "rebuild_index", "recall_query", "record_agent_output",
+    "record_agent_turn", "record_person_text", "record_round", "redact_derived_secrets",
+    "registered_project", "reorganize_text", "resolve_knowledge", "review_states",
+    "secret_doctor", "semantic", "show_progress", "start_session", "team", "team_history",
+    "team_status", "tier_rows", "unreviewed_count", "user",
+]  # fmt: skip
+# The domain services the hooks object wires (attributes, documented by their classes).
+HOOKS_SERVICES = {
+    "ctx", "keyword_recall", "knowledge_services", "learning_services", "memory_reader",
+    "memory_recall", "memory_upkeep", "memory_writer", "project_focus", "secret_doctor",
+    "team", "team_history",
+}  # fmt: skip
+
+
+def _public(obj: object) -> list[str]:
+    return sorted(n for n in dir(obj) if not n.startswith("_"))
+
+
 def test_all_is_pinned():
     assert sorted(jupyter_memory.__all__) == sorted(PINNED)
+
+
+def test_dir_of_the_package_shows_the_public_names():
+    assert dir(jupyter_memory) == sorted(PINNED)
+
+
+def test_memory_has_the_pinned_verbs_and_hooks_the_pinned_plumbing(mem):
+    assert _public(mem) == sorted(MEMORY_VERBS)
+    assert _public(mem.hooks) == sorted(MEMORY_HOOKS)
+    assert not set(MEMORY_VERBS) & set(MEMORY_HOOKS) - {"hooks"}
+
+
+def test_every_verb_and_hook_is_documented(mem):
+    import inspect
+
+    for owner, names in ((type(mem), MEMORY_VERBS), (type(mem.hooks), MEMORY_HOOKS)):
+        for name in set(names) - HOOKS_SERVICES - {"hooks"}:
+            assert inspect.getdoc(inspect.getattr_static(owner, name)), f"{owner.__name__}.{name}"
+
+
+def test_every_forwarded_method_is_a_delegate(mem):
+    # One wiring style (service/delegation.py): a method of the facade or of its
+    # hooks is a Delegate; only the context properties are written out.
+    import inspect
+
+    from jupyter_memory.service.delegation import Delegate
+
+    for owner in (type(mem), type(mem.hooks)):
+        for name, value in vars(owner).items():
+            if not name.startswith("_"):
+                assert isinstance(value, Delegate | property), f"{owner.__name__}.{name}"
+                assert not inspect.isfunction(value)
+
+
+def test_a_moved_name_says_where_it_went(mem):
+    import pytest
+
+    with pytest.raises(AttributeError, match=r"Memory\.hooks\.record_round"):
+        mem.record_round  # noqa: B018
+    with pytest.raises(AttributeError, match=r"it is Memory\.memories"):
+        mem.list  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute 'nope'$"):
+        mem.nope  # noqa: B018
 
 
 def test_every_name_resolves():
@@ -136,10 +222,16 @@ def _changed(pinned: dict[str, str], current: dict[str, str]) -> list[str]:
 
 
 def test_memory_facade_keeps_its_public_names_and_parameters(mem):
-    # The facade (issue 12) keeps every public name with its parameters and
-    # defaults; return types may become typed results and new names may come.
-    # tests/data/public_api.json holds the facade as it was before the split.
+    # The facade keeps every verb with its parameters and defaults; return types
+    # may become typed results. tests/data/public_api.json holds the facade as
+    # it was before the split, its plumbing under "MemoryHooks" and ``list`` as
+    # ``memories``.
     assert _changed(_pinned_surface("Memory"), public_surface(mem)) == []
+
+
+def test_memory_hooks_keep_the_moved_names_and_parameters(mem):
+    # The plumbing moved behind ``Memory.hooks`` with its parameters unchanged.
+    assert _changed(_pinned_surface("MemoryHooks"), public_surface(mem.hooks)) == []
 
 
 def test_case_memory_keeps_its_public_names_and_parameters(tmp_path):

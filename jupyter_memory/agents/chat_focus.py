@@ -2,7 +2,7 @@
 
 A chat file sits in a folder; the project is what the person focused for the
 notebook in that folder they focused last, else the registered project the
-folder is in, else none (``Memory.focus_of(folder=...)``, docs/agents.md). It
+folder is in, else none (``Memory.hooks.focus_of(folder=...)``, docs/agents.md). It
 is read, never chosen: nothing here registers a project or changes a focus
 (docs/design.md invariant 9).
 
@@ -123,7 +123,7 @@ def _access_in_folder(base: AgentAccess, chat_folder: str | os.PathLike[str] | N
     folder = Path(chat_folder) if chat_folder else server_root()
     if folder is None:
         return base
-    found = base.memory.focus_of(folder=folder)
+    found = base.memory.hooks.focus_of(folder=folder)
     if found.project == base.project:
         return base
     with _lock:
@@ -132,7 +132,7 @@ def _access_in_folder(base: AgentAccess, chat_folder: str | os.PathLike[str] | N
             from ..service.memory import Memory
 
             mem = Memory(home=base.memory.home)
-            mem.adopt_focus(found)  # a registered project, or none: never registers
+            mem.hooks.adopt_focus(found)  # a registered project, or none: never registers
             access = AgentAccess(
                 mem,
                 agent=base.agent,

@@ -116,7 +116,7 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
             shared_access().record_person_text(body, role="user", message_id=message_id)
             key = self.digest_key()
             if key is not None:
-                made = self.chat_access().memory.chat_notes(key, body, message_id=message_id)
+                made = self.chat_access().memory.hooks.chat_notes(key, body, message_id=message_id)
                 if made:
                     said = tr(
                         "{n} suggestion(s) from this chat wait in the Agent Memory panel's queue"
@@ -185,7 +185,7 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
         try:
             memory = shared_access().memory
             if memory.enabled:
-                memory.record_agent_turn(
+                memory.hooks.record_agent_turn(
                     key, person=body, reply=reply or None, turn_id=getattr(message, "id", None)
                 )
                 self.chat_boundary().on_turn(key)  # its end: this chat idle for a while

@@ -63,7 +63,7 @@ def shared_access() -> AgentAccess:
             mem = Memory()
             root = server_root()
             if root is not None:
-                mem.adopt_focus(mem.focus_of(folder=root))  # never registers
+                mem.hooks.adopt_focus(mem.hooks.focus_of(folder=root))  # never registers
             # One conversation per server process: its proposal allowance lives in
             # the memory home under this key (docs/agents.md).
             _access = AgentAccess(

@@ -141,7 +141,7 @@ def build_server(
         # The quote was found in the person's own words: the turn joins this session's
         # digest (the agent's proposal as its reply), like a notebook cell.
         try:
-            access.memory.record_agent_turn(
+            access.memory.hooks.record_agent_turn(
                 session_key(access),
                 person=args.evidence_quote,
                 reply=f"Proposed for review ({args.kind}): {args.text}",
@@ -304,7 +304,7 @@ def end_session(access: AgentAccess) -> None:
     pending for the next digest); errors are said on stderr, never raised."""
     try:
         if access.memory.enabled:
-            end = access.memory.end_agent_session(session_key(access))
+            end = access.memory.hooks.end_agent_session(session_key(access))
             for notice in (end.budget_notice, end.notice):
                 if notice:  # what the digest stored is said, never silent (issue 32)
                     sys.stderr.write(f"jupyter-memory: {localized(notice)}\n")

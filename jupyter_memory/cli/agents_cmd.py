@@ -28,7 +28,7 @@ def follow_folder_focus(mem: Any, folder: Path) -> Any:
     """
 
     def follow() -> str | None:
-        result: str | None = mem.adopt_focus(mem.focus_of(folder=folder))
+        result: str | None = mem.hooks.adopt_focus(mem.hooks.focus_of(folder=folder))
         return result
 
     return follow
@@ -112,7 +112,7 @@ def _mcp(args: argparse.Namespace) -> int:
 
     def before_call() -> None:
         if follow is not None:
-            access.project = mem.registered_project(pid) if (pid := follow()) else None
+            access.project = mem.hooks.registered_project(pid) if (pid := follow()) else None
 
     credential = None
     if args.http:
@@ -146,7 +146,7 @@ def _agents_md_sync(args: argparse.Namespace) -> int:
     folder = args.project or os.getcwd()
     with open_memory(argparse.Namespace(home=args.home, project=None)) as mem:
         report = sync_agents_md(
-            mem,
+            mem.hooks.knowledge_services.files,
             folder,
             create=args.create,
             remove=args.remove,

@@ -14,7 +14,7 @@ def _archive(args: argparse.Namespace) -> int:
         if args.restore:
             result: Any = mem.restore(args.restore).to_dict()
         elif args.list:
-            result = [item.to_dict() for item in mem.archived()]
+            result = [item.to_dict() for item in mem.hooks.archived()]
         else:
             result = mem.archive(dry_run=args.dry_run).to_dict()
     if args.json:

@@ -80,7 +80,7 @@ def run_demo(home: Path, say: Any) -> dict[str, Any]:
     forgotten = ids[2]
     mem.forget(forgotten)
     say(f"forgot {forgotten}; recall 'churn' now finds {len(mem.recall('churn'))} hit(s)")
-    report = mem.rebuild_index()
+    report = mem.hooks.rebuild_index()
     say(f"rebuilt index: {report.layers['user'].indexed} files indexed")
     doctor = mem.doctor()
     say(f"doctor: {'ok' if doctor.ok else doctor.to_dict()['problems']}")

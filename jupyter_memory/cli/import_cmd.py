@@ -6,12 +6,14 @@ import argparse
 from typing import Any
 
 from .._i18n import tr
-from ..service.imports.importer import SOURCES
-from ..widgets.progress import TqdmProgress
+from ..core.imports.drafts import SOURCES
 from .output import emit_json, open_memory, shows_progress
 
 
 def _import_from(args: argparse.Namespace) -> int:
+    # The importer and the bars load only for an import, not for every command's parser.
+    from ..widgets.progress import TqdmProgress
+
     bar = TqdmProgress() if shows_progress(args) else None
     # A dry run must not register --project (open_memory would focus it).
     opened = argparse.Namespace(**{**vars(args), "project": None}) if args.dry_run else args

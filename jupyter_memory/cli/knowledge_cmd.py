@@ -9,7 +9,7 @@ from typing import Any
 
 from .._i18n import M_, N_, localized, tr
 from ..exceptions import ValidationError
-from ..service.knowledge.results import PICK_A_PROJECT
+from ..service.knowledge.results import PICK_A_PROJECT, AlreadyDecided, Applied, Dismissed
 from . import knowledge_file_cmd, team_cmd
 from .output import emit_json, open_memory
 
@@ -24,7 +24,7 @@ def _print_proposal(p: Any) -> None:
     print("    " + tr("quote: “{quote}”").format(quote=p.evidence_quote))
 
 
-def _where(layer: str, project: str | None) -> str:
+def _where(layer: str | None, project: str | None) -> str:
     return tr("User") if layer == "user" else tr("Project {project}").format(project=project)
 
 
@@ -52,7 +52,7 @@ def _queue(args: argparse.Namespace) -> int:
         return _purge(args, args.id)
     with open_memory(args) as mem:
         items = mem.queue(include_decided=args.all)
-        problems = mem.queue_problems()
+        problems = mem.hooks.queue_problems()
     if args.json:
         emit_json({"items": [p.to_dict() for p in items], "problems": problems})
         return 0
@@ -104,29 +104,30 @@ def _apply(args: argparse.Namespace) -> int:
         result = mem.apply(args.id, to=args.to, project=args.project)
     if args.json:
         emit_json(result.to_dict())
-    elif result["status"] == "applied":
-        where = _where(result["layer"], result["project"])
+    elif isinstance(result, Applied):
+        where = _where(result.layer, result.project)
         print(
             tr("saved to {where} knowledge ({section}): {path}").format(
-                where=where, section=result["section"], path=result["path"]
+                where=where, section=result.section, path=result.path
             )
         )
-        if "agents_md" in result:
-            _print_agents_md(result["agents_md"])
+        if result.agents_md is not None:
+            _print_agents_md(result.agents_md.to_dict())
     else:
-        print(tr("{status}: nothing changed").format(status=_status_words(result["status"])))
+        print(tr("{status}: nothing changed").format(status=_status_words(result.status)))
     return 0
 
 
 def _dismiss(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         result = mem.dismiss(args.id, args.reason)
-    if args.purge and result["status"] in ("dismissed", "already_dismissed"):
-        return _purge(args, args.id)
+    match result:
+        case Dismissed() | AlreadyDecided(state="dismissed") if args.purge:
+            return _purge(args, args.id)
     if args.json:
         emit_json(result.to_dict())
     else:
-        print(_status_words(result["status"]))
+        print(_status_words(result.status))
     return 0
 
 
@@ -153,7 +154,7 @@ def _confirmed(args: argparse.Namespace, plan: Any) -> bool:
 
 def _purge(args: argparse.Namespace, proposal_id: str) -> int:
     with open_memory(args) as mem:
-        result = mem.purge(proposal_id)
+        result = mem.hooks.purge(proposal_id)
     if args.json:
         emit_json(result.to_dict())
     elif result.status == "purged":
@@ -169,7 +170,7 @@ def _purge(args: argparse.Namespace, proposal_id: str) -> int:
 
 def _process_all(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        plan = mem.process_all_plan()
+        plan = mem.hooks.process_all_plan()
         if not _confirmed(args, plan):
             if args.json:
                 emit_json({"plan": plan.to_dict(), "applied": False})
@@ -235,7 +236,7 @@ def _context(args: argparse.Namespace) -> int:
 
 def _expand(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        result = mem.expand_knowledge_catalog(args.labels, project=args.project)
+        result = mem.hooks.expand_knowledge_catalog(args.labels, project=args.project)
     if args.json:
         emit_json(result.to_dict())
         return 0
@@ -248,16 +249,15 @@ def _expand(args: argparse.Namespace) -> int:
 
 def _settings(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        changes = {
-            k: v
-            for k, v in (
-                ("enabled", _switch(args.enabled)),
-                ("auto_suggestions", _switch(args.auto_suggestions)),
-                ("agents_md_autosync", _switch(args.agents_md_autosync)),
+        enabled = _switch(args.enabled)
+        suggestions = _switch(args.auto_suggestions)
+        autosync = _switch(args.agents_md_autosync)
+        if (enabled, suggestions, autosync) == (None, None, None):
+            settings = mem.settings
+        else:  # None leaves a switch as it is
+            settings = mem.update_settings(
+                enabled=enabled, auto_suggestions=suggestions, agents_md_autosync=autosync
             )
-            if v is not None
-        }
-        settings = mem.update_settings(**changes) if changes else mem.settings
         if args.shared_queue is not None or args.storage is not None:
             settings = {**settings, "project": team_cmd.project_settings(args, mem)}
     if args.json:

@@ -123,7 +123,7 @@ def _conflict(args: argparse.Namespace, exc: KnowledgeConflictError) -> int:
 
 def reorganize(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        spend = mem.llm_spend() if mem.llm is not None else None
+        spend = mem.hooks.llm_spend() if mem.llm is not None else None
         if spend is not None and spend.spent:  # said before the call; it still runs
             print(localized(going_over_note(spend)), file=sys.stderr)
         result = mem.reorganize(args.layer, project=args.project)

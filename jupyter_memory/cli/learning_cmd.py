@@ -61,7 +61,7 @@ def describe_report(report: dict[str, Any]) -> list[str]:
 
 def _report(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        report = mem.learning_report().to_dict()
+        report = mem.hooks.learning_report().to_dict()
     if args.json:
         emit_json(report)
     else:

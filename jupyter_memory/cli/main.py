@@ -11,6 +11,7 @@ import importlib
 import inspect
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from .._i18n import tr
 from .._i18n.argparse_words import ArgumentParser
@@ -56,9 +57,21 @@ def _options(*, suppress: bool) -> argparse.ArgumentParser:
 
 
 def _version_line() -> str:
-    from .._version import __version__  # importlib.metadata: only when a parser is built
+    from .._version import __version__  # importlib.metadata: only for --version
 
     return f"jupyter-memory {__version__}"
+
+
+class _VersionAction(argparse.Action):
+    """argparse's ``version`` action, reading the installed version only when asked
+    (every other command builds the same parser and never needs it)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        parser._print_message(_version_line() + "\n", sys.stdout)
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,8 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--version",
-        action="version",
-        version=_version_line(),
+        action=_VersionAction,
         help=tr("show program's version number and exit"),
     )
     common = _options(suppress=True)

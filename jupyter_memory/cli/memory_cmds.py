@@ -57,7 +57,7 @@ def _recall(args: argparse.Namespace) -> int:
             budget=args.budget,
             mode=args.mode,
         )
-        hits = mem.recall_query(query)
+        hits = mem.hooks.recall_query(query)
     if args.json:
         emit_json([h.to_dict() for h in hits])
         return 0
@@ -89,7 +89,7 @@ def _forget(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        rows = mem.list(limit=args.limit)
+        rows = mem.memories(limit=args.limit)
     if args.json:
         emit_json(rows)
         return 0
@@ -101,7 +101,7 @@ def _list(args: argparse.Namespace) -> int:
 def _stats(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         stats = mem.stats()
-        spend = mem.llm_spend()
+        spend = mem.hooks.llm_spend()
     if args.json:
         emit_json({**stats.to_dict(), "llm_spend": spend.to_dict()})
         return 0
@@ -145,7 +145,7 @@ def _print_usage(usage: dict[str, Any]) -> None:
 
 def _import(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        ids = mem.import_jsonl(args.file)
+        ids = mem.hooks.import_jsonl(args.file)
     emit_json({"imported": len(ids), "ids": ids}) if args.json else print(
         ntr("imported {n} memory", "imported {n} memories", len(ids)).format(n=len(ids))
     )
@@ -200,7 +200,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _rebuild(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        report = mem.rebuild_index()
+        report = mem.hooks.rebuild_index()
     if args.json:
         emit_json(report.to_dict())
     else:
@@ -212,7 +212,7 @@ def _rebuild(args: argparse.Namespace) -> int:
 
 def _embed(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        report = mem.embed(rebuild=args.rebuild, timeout=args.timeout)
+        report = mem.hooks.embed(rebuild=args.rebuild, timeout=args.timeout)
     if args.json:
         emit_json(report.to_dict())
     else:
@@ -236,7 +236,7 @@ DOCTOR_KINDS = {
 
 def _doctor(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        fixed = mem.redact_derived_secrets() if args.fix else None
+        fixed = mem.hooks.redact_derived_secrets() if args.fix else None
         report = mem.doctor(fix=args.fix)
     if args.json:
         data = report.to_dict()

@@ -8,11 +8,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .._i18n import localized, tr
 from ..core.visible import HIDDEN_KEEPING_LINES, visible
 from ..exceptions import JupyterMemoryError, UpstreamError
+
+if TYPE_CHECKING:
+    from ..service.memory import Memory
 
 
 def _default(value: Any) -> Any:
@@ -84,7 +87,7 @@ def shows_progress(args: argparse.Namespace) -> bool:
     return not getattr(args, "json", False) and sys.stderr.isatty()
 
 
-def open_memory(args: argparse.Namespace) -> Any:
+def open_memory(args: argparse.Namespace) -> Memory:
     from ..service.memory import Memory
 
     mem = Memory(home=args.home, project=args.project)
@@ -92,19 +95,19 @@ def open_memory(args: argparse.Namespace) -> Any:
     if shows_progress(args):
         from ..widgets.progress import TqdmProgress
 
-        mem.show_progress(TqdmProgress)
+        mem.hooks.show_progress(TqdmProgress)
     return mem
 
 
 # The stores this command opened: a read-only one is named once at the end.
-_OPENED: list[Any] = []
+_OPENED: list[Memory] = []
 
 
 def say_read_only() -> None:
     """One line on stderr for each store that answered from its last index (read-only mount)."""
     said: set[str] = set()
     for mem in _OPENED:
-        for root in mem.ctx.projects.roots():
+        for root in mem.hooks.ctx.projects.roots():
             where = str(root.root)
             if (root.read_only or root.index.read_only) and where not in said:
                 said.add(where)

@@ -102,7 +102,7 @@ def _merge_proposal(args: argparse.Namespace) -> int:
 
 def _log(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        rows = mem.knowledge_history(project=args.project)
+        rows = mem.hooks.knowledge_history(project=args.project)
     if args.json:
         emit_json([r.to_dict() for r in rows])
         return 0
@@ -129,7 +129,7 @@ def resolve(args: argparse.Namespace) -> int:
         raise ValidationError(tr("only a project's knowledge is merged by git"), field="layer")
     text = None if args.take else read_stdin("text")
     with open_memory(args) as mem:
-        result = mem.resolve_knowledge(args.project, take=args.take, text=text)
+        result = mem.hooks.resolve_knowledge(args.project, take=args.take, text=text)
     if args.json:
         emit_json(result)
     else:
@@ -141,7 +141,7 @@ def resolve(args: argparse.Namespace) -> int:
 def project_settings(args: argparse.Namespace, mem: Any) -> dict[str, Any]:
     """The ``settings --project DIR --shared-queue/--storage`` part of ``settings``."""
     shared = None if args.shared_queue is None else args.shared_queue == "on"
-    return dict(mem.project_settings(args.project, shared_queue=shared, storage=args.storage))
+    return dict(mem.hooks.project_settings(args.project, shared_queue=shared, storage=args.storage))
 
 
 def _driver_arguments(p: argparse.ArgumentParser) -> None:

@@ -124,7 +124,7 @@ def memories_frame(memory: Memory | None = None) -> Any:
     import pandas as pd
 
     with _memory(memory) as mem:
-        rows = mem.list()
+        rows = mem.memories()
     frame = pd.DataFrame(rows, columns=MEMORY_COLUMNS)
     frame["access_count"] = frame["access_count"].fillna(0).astype("int64")
     frame["confidence"] = frame["confidence"].astype("float64")
@@ -166,11 +166,11 @@ def knowledge_frame(memory: Memory | None = None, projects: list[str] | None = N
     rows = []
     with _memory(memory) as mem:
         places: list[tuple[str, str | None]] = [("user", None)]
-        for project in projects if projects is not None else sorted(mem.known_projects()):
+        for project in projects if projects is not None else sorted(mem.hooks.known_projects()):
             places.append(("project", project))
         for layer, pid in places:
-            doc = mem.knowledge_doc(layer, project=pid)
-            path = mem.library_status(layer, project=pid).path
+            doc = mem.hooks.knowledge_doc(layer, project=pid)
+            path = mem.hooks.library_status(layer, project=pid).path
             for section, entries in (("rules", doc.rules), ("info", doc.info)):
                 position = 0
                 for entry in entries:
@@ -198,7 +198,7 @@ def audit_frame(memory: Memory | None = None) -> Any:
     import pandas as pd
 
     with _memory(memory) as mem:
-        records: list[dict[str, Any]] = list(mem.audit_records())
+        records: list[dict[str, Any]] = list(mem.hooks.audit_records())
     extra = sorted({k for r in records for k in r} - set(AUDIT_COLUMNS))
     frame = pd.DataFrame(records, columns=AUDIT_COLUMNS + extra)
     return _typed(frame, ["at"], ["action", "actor", "layer"])
@@ -214,7 +214,7 @@ def knowledge_history_frame(memory: Memory | None = None, project: str | None = 
     import pandas as pd
 
     with _memory(memory) as mem:
-        rows = [r.to_dict() for r in mem.knowledge_history(project=project)]
+        rows = [r.to_dict() for r in mem.hooks.knowledge_history(project=project)]
     frame = pd.DataFrame(rows, columns=HISTORY_COLUMNS)
     return _typed(frame, ["at"], ["change", "section", "source"])
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .host import MagicsHost
+
 import atexit
 from typing import Any
 
@@ -9,7 +14,7 @@ from . import memory_cmd
 from .boundary import ConversationBoundary
 
 
-def install(shell: Any, magics: Any) -> ConversationBoundary:
+def install(shell: Any, magics: MagicsHost) -> ConversationBoundary:
     feed = ConversationBoundary(
         lambda boundary: memory_cmd.boundary_round(magics, boundary),
         lambda proposals: memory_cmd.show_cards(magics, proposals),
@@ -22,7 +27,7 @@ def install(shell: Any, magics: Any) -> ConversationBoundary:
     return feed
 
 
-def uninstall(shell: Any, magics: Any) -> None:
+def uninstall(shell: Any, magics: MagicsHost) -> None:
     feed: ConversationBoundary | None = getattr(magics, "boundary", None)
     if feed is None:
         return

@@ -16,6 +16,7 @@ from IPython.core.error import UsageError
 from .._i18n import N_, localized, tr
 from ..core.visible import visible
 from .args import argument, joined, magic_arguments, parse
+from .host import MagicsHost
 from .render import TableResult, TextBlock
 
 ACTIONS = (
@@ -80,7 +81,7 @@ class CaseSearchResult(TableResult):
     help=tr("archive: compress 已排除 entries into one-line summaries (undo: %%case uncompress)"),
 )
 @argument("--limit", type=int, help=tr("search: at most this many hits"))
-def case(self: Any, line: str, cell: str | None = None) -> Any:
+def case(self: MagicsHost, line: str, cell: str | None = None) -> Any:
     """Investigation case memory. Examples::
 
     %case open CASE-2026-001
@@ -130,14 +131,14 @@ def case(self: Any, line: str, cell: str | None = None) -> Any:
     return _archive(cm, args)
 
 
-def _workspace(self: Any, args: Any) -> str:
+def _workspace(self: MagicsHost, args: Any) -> str:
     if args.workspace:
         return str(args.workspace)
     current = getattr(self, "case_memory", None)
     return str(current.workspace) if current is not None else "."
 
 
-def _open(self: Any, args: Any) -> Any:
+def _open(self: MagicsHost, args: Any) -> Any:
     from ..service.cases.memory import CaseMemory
 
     if len(args.words) != 1:
@@ -146,7 +147,7 @@ def _open(self: Any, args: Any) -> Any:
     return _status(self.case_memory)
 
 
-def _current(self: Any) -> Any:
+def _current(self: MagicsHost) -> Any:
     cm = getattr(self, "case_memory", None)
     if cm is None:
         raise UsageError(tr("no case open: start with %case open CASE-YYYY-NNN"))
@@ -223,7 +224,7 @@ def _repair(cm: Any) -> TextBlock:
     return TextBlock("\n".join(lines))
 
 
-def _note(self: Any, cm: Any, args: Any, cell: str | None) -> None:
+def _note(self: MagicsHost, cm: Any, args: Any, cell: str | None) -> None:
     body = cell.strip("\n") if cell is not None else joined(args.words)
     if cell is not None and args.words:
         raise UsageError(
@@ -297,7 +298,7 @@ def _uncompress(cm: Any, args: Any) -> TextBlock:
     return TextBlock("\n".join(lines))
 
 
-def _search(self: Any, args: Any) -> CaseSearchResult:
+def _search(self: MagicsHost, args: Any) -> CaseSearchResult:
     from ..service.cases.search import search_cases
 
     hits = search_cases(

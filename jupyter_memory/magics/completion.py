@@ -105,7 +105,7 @@ def _positional(magics: MemoryMagics, magic: str, positionals: list[str]) -> lis
             return list(memory_cmd.ACTIONS)
         action = positionals[0]
         if len(positionals) == 1 and action == "focus":
-            return _safe(lambda: sorted(magics.service.known_projects()))
+            return _safe(lambda: sorted(magics.service.hooks.known_projects()))
         if len(positionals) == 1 and action in ("apply", "dismiss"):
             return _safe(lambda: [p.id for p in magics.service.queue() if p.is_pending])
         if len(positionals) == 1 and action in ("suggestions", "agent-unreviewed"):
@@ -116,9 +116,10 @@ def _positional(magics: MemoryMagics, magic: str, positionals: list[str]) -> lis
     if magic == "case":
         if not positionals:
             return list(case_cmd.ACTIONS)
-        if positionals[0] == "status" and magics.case_memory is not None:
+        case = magics.case_memory
+        if positionals[0] == "status" and case is not None:
             if len(positionals) == 1:
-                return _safe(lambda: [e.name for e in magics.case_memory.entries()])
+                return _safe(lambda: [e.name for e in case.entries()])
             if len(positionals) == 2:
                 return list(STATUSES)
     return []

@@ -13,6 +13,8 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from .._i18n import tr
+from ..service.knowledge.results import AlreadyDecided, Applied, DecisionResult, Dismissed
+from .host import MagicsHost
 from .render import TextBlock
 
 
@@ -24,7 +26,7 @@ def _proposal_id(args: Any, action: str) -> str:
     return str(args.value)
 
 
-def apply(self: Any, args: Any) -> TextBlock:
+def apply(self: MagicsHost, args: Any) -> TextBlock:
     pid = _proposal_id(args, "apply")
     if args.to is None:
         raise UsageError(tr("%memory apply {id} needs --to user or --to project").format(id=pid))
@@ -35,14 +37,14 @@ def apply(self: Any, args: Any) -> TextBlock:
     return TextBlock(describe(result))
 
 
-def dismiss(self: Any, args: Any) -> TextBlock:
+def dismiss(self: MagicsHost, args: Any) -> TextBlock:
     pid = _proposal_id(args, "dismiss")
     with self.session.lock:
         result = self.service.dismiss(pid)
     return TextBlock(describe(result))
 
 
-def revert(self: Any, args: Any) -> TextBlock:
+def revert(self: MagicsHost, args: Any) -> TextBlock:
     """Undo an Apply: the entry leaves its file; the proposal is pending again or dismissed."""
     pid = _proposal_id(args, "revert")
     with self.session.lock:
@@ -57,18 +59,23 @@ def revert(self: Any, args: Any) -> TextBlock:
     return TextBlock(said.format(id=result.id, where=where, path=result.path))
 
 
-def describe(result: Any) -> str:
+def _where(layer: str | None, project: str | None) -> str:
+    where = tr("Project · {project}") if layer == "project" else tr("User")
+    return where.format(project=project)
+
+
+def describe(result: DecisionResult) -> str:
     """One line, as a card says it: where it went, or that it was already decided."""
-    where = tr("Project · {project}") if result.layer == "project" else tr("User")
-    where = where.format(project=result.project)
-    if result.status == "applied":
-        return tr("Saved to {where}: {path}").format(where=where, path=result.path)
-    if result.status == "dismissed":
-        return tr("Dismissed {id}; it will not be suggested again.").format(id=result.id)
-    if result.status == "already_saved":
-        return tr("Already saved elsewhere ({where}); nothing written.").format(where=where)
-    if result.status == "already_dismissed":
-        return tr("Already dismissed elsewhere; nothing written.")
-    if result.status == "already_superseded":
-        return tr("Already replaced by {id}; nothing written.").format(id=result.superseded_by)
-    return str(result.status)
+    match result:
+        case Applied():
+            where = _where(result.layer, result.project)
+            return tr("Saved to {where}: {path}").format(where=where, path=result.path)
+        case Dismissed():
+            return tr("Dismissed {id}; it will not be suggested again.").format(id=result.id)
+        case AlreadyDecided(state="saved"):
+            where = _where(result.layer, result.project)
+            return tr("Already saved elsewhere ({where}); nothing written.").format(where=where)
+        case AlreadyDecided(state="dismissed"):
+            return tr("Already dismissed elsewhere; nothing written.")
+        case AlreadyDecided():  # superseded
+            return tr("Already replaced by {id}; nothing written.").format(id=result.superseded_by)

@@ -21,6 +21,7 @@ from IPython.core.error import UsageError
 
 from .._i18n import N_, localized, tr
 from ..exceptions import ConflictError, JupyterMemoryError
+from .host import MagicsHost
 from .render import TableResult, TextBlock
 
 UNREVIEWED = "unreviewed"
@@ -48,7 +49,7 @@ class ColdArchiveTable(TableResult):
     )
 
 
-def digest(self: Any, args: Any) -> TextBlock:
+def digest(self: MagicsHost, args: Any) -> TextBlock:
     """``%memory digest``: record the buffered cells, then digest every pending batch."""
     enabled, _ = self.session.flags(fresh=True)
     if not enabled:
@@ -86,7 +87,7 @@ def describe_digest(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def agent_unreviewed(self: Any, args: Any) -> TextBlock:
+def agent_unreviewed(self: MagicsHost, args: Any) -> TextBlock:
     """``%memory agent-unreviewed on|off``: the person's switch for agent recall."""
     if args.value not in ("on", "off"):
         raise UsageError("%memory agent-unreviewed on|off")
@@ -97,7 +98,7 @@ def agent_unreviewed(self: Any, args: Any) -> TextBlock:
     return TextBlock("Agents recall only memories you wrote or reviewed.")
 
 
-def review(self: Any, limit: int | None) -> Any:
+def review(self: MagicsHost, limit: int | None) -> Any:
     """``%memories --review``: one card per unreviewed memory (a document output, no widget)."""
     with self.session.lock:
         ids = [row.id for row in self.service.unreviewed(limit=limit)]
@@ -108,7 +109,7 @@ def review(self: Any, limit: int | None) -> Any:
     return ReviewCards(self.session, ids)
 
 
-def _review(self: Any, args: Any, decision: str) -> TextBlock:
+def _review(self: MagicsHost, args: Any, decision: str) -> TextBlock:
     """``%memory keep|discard|promote ID``: the person's review decision, in a cell."""
     if not args.value:
         raise UsageError(
@@ -150,19 +151,19 @@ def _review(self: Any, args: Any, decision: str) -> TextBlock:
     )
 
 
-def keep(self: Any, args: Any) -> TextBlock:
+def keep(self: MagicsHost, args: Any) -> TextBlock:
     return _review(self, args, "keep")
 
 
-def discard(self: Any, args: Any) -> TextBlock:
+def discard(self: MagicsHost, args: Any) -> TextBlock:
     return _review(self, args, "discard")
 
 
-def promote(self: Any, args: Any) -> TextBlock:
+def promote(self: MagicsHost, args: Any) -> TextBlock:
     return _review(self, args, "promote")
 
 
-def archive(self: Any, dry_run: bool) -> ColdArchiveTable:
+def archive(self: MagicsHost, dry_run: bool) -> ColdArchiveTable:
     """``%memories --archive [--dry-run]``: through ``Memory.archive`` (reversible)."""
     with self.session.lock:
         result = self.service.archive(dry_run=dry_run).to_dict()

@@ -1,4 +1,4 @@
-"""The notebook's session digest: captured cells → ``Memory.digest_record`` → digest.
+"""The notebook's session digest: captured cells → ``Memory.hooks.digest_record`` → digest.
 
 * **Feeding.** The capture hook calls :meth:`DigestFeed.on_cell` with every
   cell it captured (the person's executed source, never outputs, never this
@@ -7,11 +7,11 @@
   inbox (``digest_record``, durable) about a second later, so a kernel that
   dies loses at most the last second of cells.
 * **A new session.** Before the first cell after ``%load_ext`` runs, the feed
-  calls ``Memory.start_session``: stale session-tier memories are cleared and
+  calls ``Memory.hooks.start_session``: stale session-tier memories are cleared and
   past days' daily memories merged (see :mod:`jupyter_memory.service.memories.tiers`).
 * **Repeated errors.** A cell that failed with one exception signature for the
   third time in the session (a *gotcha*) is handed, on the same flush thread,
-  to ``Memory.capture_gotcha``: an unreviewed ``auto-gotcha`` memory quoting
+  to ``Memory.hooks.capture_gotcha``: an unreviewed ``auto-gotcha`` memory quoting
   the cell verbatim, and one piece of evidence for the self-learner's candidate
   rule (a proposal only past its confidence gate). What it left is kept in
   :attr:`DigestFeed.last_gotcha` for ``%memory status``; a failing line too
@@ -45,6 +45,7 @@ from .flush_thread import FlushThread
 
 if TYPE_CHECKING:
     from .cells import CapturedCell, Gotcha
+    from .host import MagicsHost
     from .session import NotebookSession
 
 EXIT_DIGEST_MAX_MESSAGES = 1_000
@@ -140,7 +141,7 @@ class DigestFeed:
             self._capture_gotchas()
             return 0
         try:
-            self.session.memory.digest_record(self.session_key, batch)
+            self.session.memory.hooks.digest_record(self.session_key, batch)
         except Exception as exc:  # noqa: BLE001 - kept for the next flush, reported once
             with self._lock:
                 self._buffer[:0] = batch
@@ -158,7 +159,7 @@ class DigestFeed:
             line = gotcha.line if gotcha.line and gotcha.line in text else None
             try:
                 with self.session.lock:  # the worker's rounds use the same service
-                    got = self.session.memory.capture_gotcha(
+                    got = self.session.memory.hooks.capture_gotcha(
                         self.session_key,
                         gotcha.signature,
                         line,
@@ -191,8 +192,8 @@ class DigestFeed:
             self.started = {}
             try:
                 mem = self.session.memory
-                self.started = mem.start_session(self.session_key).to_dict()
-                self._waiting = mem.unreviewed_count() if mem.enabled else 0
+                self.started = mem.hooks.start_session(self.session_key).to_dict()
+                self._waiting = mem.hooks.unreviewed_count() if mem.enabled else 0
             except Exception as exc:  # noqa: BLE001 - housekeeping must not stop the cell
                 self._report(exc)
                 return
@@ -243,7 +244,7 @@ class DigestFeed:
         if not mem.enabled:
             return {}
         out: dict[str, Any] = {}
-        pending = mem.digest_pending(self.session_key)
+        pending = mem.hooks.digest_pending(self.session_key)
         if pending == 0:
             out["left"] = "nothing pending"
         elif mem.llm is not None:
@@ -253,11 +254,11 @@ class DigestFeed:
         else:
             mem.digest(session=self.session_key)
             out["digested"] = True
-        mem.end_session(self.session_key)
+        mem.hooks.end_session(self.session_key)
         return out
 
 
-def install(shell: Any, magics: Any) -> DigestFeed:
+def install(shell: Any, magics: MagicsHost) -> DigestFeed:
     """Feed captured cells, start the session before the first cell, digest at exit."""
     feed = DigestFeed(magics.session, kernel_session_key(shell))
     magics.capture.listeners.append(feed.on_cell)
@@ -267,7 +268,7 @@ def install(shell: Any, magics: Any) -> DigestFeed:
     return feed
 
 
-def uninstall(shell: Any, magics: Any) -> None:
+def uninstall(shell: Any, magics: MagicsHost) -> None:
     """``%unload_ext``: record what is buffered (nothing is lost); the kernel goes on."""
     feed: DigestFeed | None = getattr(magics, "digest_feed", None)
     if feed is None:

@@ -4,7 +4,7 @@ An agent's ``propose_knowledge`` quote must be the person's words: a chat
 message or a cell (docs/design.md invariant 4). The capture hook sees every
 cell the person runs (never outputs, never this extension's own magics,
 nothing while memory is off); this feed writes them to
-``recent/person-text.json`` through ``Memory.record_person_text``, so an MCP
+``recent/person-text.json`` through ``Memory.hooks.record_person_text``, so an MCP
 client or the Jupyter AI chat can quote a cell the person just ran, saved or
 not. Like the digest feed it only appends to a list in the hook and writes
 from a daemon thread about a second later; ``%%ask`` flushes first, so its
@@ -23,6 +23,7 @@ from .flush_thread import FlushThread
 
 if TYPE_CHECKING:
     from .cells import CapturedCell, Gotcha
+    from .host import MagicsHost
     from .session import NotebookSession
 
 MAX_CELL_CHARS = 20_000  # PersonTextLog keeps at most this much of one text
@@ -61,7 +62,7 @@ class EvidenceFeed:
                 for cell in batch
             ]
             try:
-                written = int(self.session.memory.record_person_text(records))
+                written = int(self.session.memory.hooks.record_person_text(records))
             except Exception as exc:  # noqa: BLE001 - the cell went on; the person is told once
                 text = f"{type(exc).__name__}: {localized(exc)}"
                 if text != self.last_error:
@@ -80,7 +81,7 @@ class EvidenceFeed:
         self.flush()
 
 
-def install(shell: Any, magics: Any) -> EvidenceFeed:
+def install(shell: Any, magics: MagicsHost) -> EvidenceFeed:
     feed = EvidenceFeed(magics.session)
     magics.capture.listeners.append(feed.on_cell)
     atexit.register(feed.shutdown)
@@ -88,7 +89,7 @@ def install(shell: Any, magics: Any) -> EvidenceFeed:
     return feed
 
 
-def uninstall(shell: Any, magics: Any) -> None:
+def uninstall(shell: Any, magics: MagicsHost) -> None:
     feed: EvidenceFeed | None = getattr(magics, "evidence_feed", None)
     if feed is None:
         return

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._i18n import N_, tr
+from .host import MagicsHost
 from .render import TextBlock
 
 HOW = {
@@ -22,19 +23,19 @@ HOW = {
 }
 
 
-def project_line(self: Any) -> str:
+def project_line(self: MagicsHost) -> str:
     """``sales-q3 (/path) · chosen for this notebook``, or why there is none."""
     mem = self.service  # follows a choice made in the panel since
     if mem.project_id is not None:
-        how = HOW.get(mem.focus_source, "")
+        how = HOW.get(mem.hooks.focus_source, "")
         how = tr(how) if how else ""
-        if self.session.notebook is None and mem.focus_source == "explicit":
+        if self.session.notebook is None and mem.hooks.focus_source == "explicit":
             how = ""  # a console or plain IPython: focused in this kernel, kept nowhere
-        return f"{mem.project_id} ({mem.project_dir})" + (f" · {how}" if how else "")
+        return f"{mem.project_id} ({mem.hooks.project_dir})" + (f" · {how}" if how else "")
     hint = ""
     notebook = self.session.notebook
-    if mem.focus_source != "explicit":
-        found = mem.focus_of(notebook=notebook) if notebook else None
+    if mem.hooks.focus_source != "explicit":
+        found = mem.hooks.focus_of(notebook=notebook) if notebook else None
         if found is not None and found.unregistered is not None:
             hint = " · " + tr(
                 "{folder} holds a .jupyter-memory/ folder you never focused:"
@@ -43,7 +44,7 @@ def project_line(self: Any) -> str:
     return tr("none") + hint
 
 
-def focus(self: Any, args: Any) -> TextBlock:
+def focus(self: MagicsHost, args: Any) -> TextBlock:
     with self.session.lock:
         if args.value in (None, ""):
             line = project_line(self)

@@ -49,7 +49,7 @@ _HEADS = (N_("status"), N_("rule"), N_("confidence"), N_("evidence"), N_("quotes
 
 
 class LearningView(dict):  # type: ignore[type-arg]
-    """The learning report (``Memory.learning_report().to_dict()``), rendered."""
+    """The learning report (``Memory.hooks.learning_report().to_dict()``), rendered."""
 
     def __repr__(self) -> str:
         needed = self["thresholds"]["min_evidence"]

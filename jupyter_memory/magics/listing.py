@@ -11,6 +11,7 @@ from IPython.core.error import UsageError
 from .._i18n import tr
 from . import digest_cmd
 from .args import argument, magic_arguments, parse
+from .host import MagicsHost
 from .render import MemoriesResult, StatsView
 
 
@@ -31,7 +32,7 @@ from .render import MemoriesResult, StatsView
     "--archive", action="store_true", help=tr("move cold memories stale for 90+ days to .old/")
 )
 @argument("--dry-run", action="store_true", help=tr("with --archive: only show what would move"))
-def memories(self: Any, line: str) -> Any:
+def memories(self: MagicsHost, line: str) -> Any:
     """List memories: HOT and WARM first, newest first within each heat (spec 003)."""
     args = parse(memories, line)
     modes = [m for m in ("stats", "frame", "review", "learning", "archive") if getattr(args, m)]
@@ -47,7 +48,7 @@ def memories(self: Any, line: str) -> Any:
         if args.learning:
             from .learning_view import LearningView
 
-            return LearningView(self.service.learning_report().to_dict())
+            return LearningView(self.service.hooks.learning_report().to_dict())
         if args.stats:
             return StatsView(self.service.stats().to_dict())
         if args.frame:
@@ -58,7 +59,7 @@ def memories(self: Any, line: str) -> Any:
         if limit < 1:
             raise UsageError("%memories: --limit must be at least 1")
         # One page, ordered by the index: 100,000 memories list as fast as 100 (issue 16).
-        page = self.service.list_page(limit=limit, include_cold=args.all)
+        page = self.service.hooks.list_page(limit=limit, include_cold=args.all)
         rows = [digest_cmd.mark_review(r) for r in page.rows]
     hint = _more_hint(len(rows), page.total, args.all) if page.more else ""
     notes = [digest_cmd.review_caption(rows), hint]

@@ -15,7 +15,7 @@
 
 Also the worker's two callbacks: :func:`suggestion_round` (one extraction
 round) and :func:`show_cards`. A repeated error is not proposed here: the
-digest feed hands it to ``Memory.capture_gotcha`` (an auto-gotcha memory and
+digest feed hands it to ``Memory.hooks.capture_gotcha`` (an auto-gotcha memory and
 self-learning evidence; a proposal only past the confidence gate).
 """
 
@@ -30,6 +30,7 @@ from ..exceptions import ValidationError
 from ..service.knowledge.decisions import PICK_A_PROJECT
 from . import decide_cmd, digest_cmd, focus_cmd, propose_cmd
 from .args import argument, magic_arguments, parse
+from .host import MagicsHost
 from .render import TextBlock
 from .team_status import team_lines
 
@@ -82,7 +83,7 @@ ACTIONS = (
 )
 @argument("--query", help=tr("context: the conversation text that picks the WARM memories"))
 @argument("--agent", help=tr("context: include this agent's own reviewed memories (e.g. ask)"))
-def memory(self: Any, line: str) -> Any:
+def memory(self: MagicsHost, line: str) -> Any:
     """Switches, project focus, agent context and the knowledge queue. Examples::
 
     %memory focus ./sales-q3
@@ -129,11 +130,11 @@ def memory(self: Any, line: str) -> Any:
     return handler(self, args)
 
 
-def _focus(self: Any, args: Any) -> TextBlock:
+def _focus(self: MagicsHost, args: Any) -> TextBlock:
     return focus_cmd.focus(self, args)
 
 
-def _switch(self: Any, enabled: bool) -> TextBlock:
+def _switch(self: MagicsHost, enabled: bool) -> TextBlock:
     with self.session.lock:
         self.service.update_settings(enabled=enabled)
     self.session.forget_flags()
@@ -145,15 +146,15 @@ def _switch(self: Any, enabled: bool) -> TextBlock:
     return TextBlock(tr("Memory is OFF: nothing is captured, extracted or injected."))
 
 
-def _on(self: Any, args: Any) -> TextBlock:
+def _on(self: MagicsHost, args: Any) -> TextBlock:
     return _switch(self, True)
 
 
-def _off(self: Any, args: Any) -> TextBlock:
+def _off(self: MagicsHost, args: Any) -> TextBlock:
     return _switch(self, False)
 
 
-def _suggestions(self: Any, args: Any) -> TextBlock:
+def _suggestions(self: MagicsHost, args: Any) -> TextBlock:
     if args.value not in ("on", "off"):
         raise UsageError(tr("%memory suggestions on|off"))
     with self.session.lock:
@@ -164,14 +165,16 @@ def _suggestions(self: Any, args: Any) -> TextBlock:
     return TextBlock(tr("Automatic suggestions are OFF."))
 
 
-def _status(self: Any, args: Any) -> TextBlock:
+def _status(self: MagicsHost, args: Any) -> TextBlock:
     with self.session.lock:
         mem = self.service
         settings = mem.settings
         pending = len(mem.queue())
         project = focus_cmd.project_line(self)
-        team = team_lines(mem.team_status()) if mem.project_id else []
-        llm_line = tr("LLM today:    {spend}").format(spend=localized(mem.llm_spend().describe()))
+        team = team_lines(mem.hooks.team_status()) if mem.project_id else []
+        llm_line = tr("LLM today:    {spend}").format(
+            spend=localized(mem.hooks.llm_spend().describe())
+        )
     last = self.worker.last
     feed = getattr(self, "digest_feed", None)
     if feed is not None:
@@ -217,7 +220,7 @@ def _status(self: Any, args: Any) -> TextBlock:
     return TextBlock("\n".join(lines))
 
 
-def _context(self: Any, args: Any) -> TextBlock:
+def _context(self: MagicsHost, args: Any) -> TextBlock:
     """Exactly the block an agent gets: knowledge, then memories by tier (docs/agents.md)."""
     query = args.query or ""
     with self.session.lock:
@@ -227,7 +230,7 @@ def _context(self: Any, args: Any) -> TextBlock:
     )
 
 
-def _queue(self: Any, args: Any) -> Any:
+def _queue(self: MagicsHost, args: Any) -> Any:
     self.worker.wait()  # a round still running would add cards right after
     with self.session.lock:
         pending = self.service.queue()
@@ -236,7 +239,7 @@ def _queue(self: Any, args: Any) -> Any:
     return _cards(self, pending)
 
 
-def _suggest(self: Any, args: Any) -> Any:
+def _suggest(self: MagicsHost, args: Any) -> Any:
     enabled, _ = self.session.flags(fresh=True)
     if not enabled:
         raise UsageError(tr("%memory suggest: memory is off (turn it on with %memory on)"))
@@ -244,7 +247,7 @@ def _suggest(self: Any, args: Any) -> Any:
     _say_if_going_over(self)
     proposals = suggestion_round(self, tuple(self.capture.cells), None, background=False)
     with self.session.lock:
-        notice = self.service.last_extraction_notice
+        notice = self.service.hooks.last_extraction_notice
     if notice:
         print(f"jupyter-memory: {notice}")
     if not proposals:
@@ -252,7 +255,7 @@ def _suggest(self: Any, args: Any) -> Any:
     return _cards(self, proposals)
 
 
-def _settings(self: Any, args: Any) -> TextBlock:
+def _settings(self: MagicsHost, args: Any) -> TextBlock:
     """``%memory settings [calls_per_day=N,tokens_per_day=N]``: the LLM budget, shown or set."""
     if args.value:
         budget: dict[str, int] = {}
@@ -268,7 +271,7 @@ def _settings(self: Any, args: Any) -> TextBlock:
                 raise UsageError(f"%memory settings: {exc.localized()}") from None
     with self.session.lock:
         settings = self.service.settings
-        spend = self.service.llm_spend()
+        spend = self.service.hooks.llm_spend()
     limits = settings["llm_budget"]
     lines = [
         tr("LLM:          {state}").format(
@@ -282,7 +285,7 @@ def _settings(self: Any, args: Any) -> TextBlock:
     return TextBlock("\n".join(lines))
 
 
-def _process_all(self: Any, args: Any) -> TextBlock:
+def _process_all(self: MagicsHost, args: Any) -> TextBlock:
     """Each pending item to the layer it was suggested for (spec 002 §4.4); no layer to pick."""
     with self.session.lock:
         texts = {p.id: p.text for p in self.service.queue()}  # an applied result names only its id
@@ -307,18 +310,18 @@ def _process_all(self: Any, args: Any) -> TextBlock:
     return TextBlock("\n".join(lines))
 
 
-def _say_if_going_over(self: Any) -> None:
+def _say_if_going_over(self: MagicsHost) -> None:
     """Before a person's LLM request: a spent budget is said first (the request still runs)."""
     from ..service.llm_budget import going_over_note
 
     with self.session.lock:
         mem = self.service
-        spend = mem.llm_spend() if mem.llm is not None else None
+        spend = mem.hooks.llm_spend() if mem.llm is not None else None
     if spend is not None and spend.spent:
         print(f"jupyter-memory: {localized(going_over_note(spend))}")
 
 
-def _reorganize(self: Any, args: Any) -> TextBlock:
+def _reorganize(self: MagicsHost, args: Any) -> TextBlock:
     """The person's Reorganize of one knowledge file, as the panel's and the CLI's."""
     layer = args.value or ("project" if self.service.project_id else "user")
     if layer not in ("user", "project"):
@@ -360,7 +363,7 @@ _HANDLERS = {
 
 
 def suggestion_round(
-    self: Any,
+    self: MagicsHost,
     cells: tuple[Any, ...],
     gotcha: Any,
     *,
@@ -396,7 +399,7 @@ def suggestion_round(
     return made
 
 
-def boundary_round(self: Any, boundary: str) -> tuple[list[Any], bool, list[str]]:
+def boundary_round(self: MagicsHost, boundary: str) -> tuple[list[Any], bool, list[str]]:
     """The end of a conversation (boundary.py): one LLM round, then (idle) the digest.
 
     With an LLM configured and Automatic suggestions on, one extraction call
@@ -416,9 +419,9 @@ def boundary_round(self: Any, boundary: str) -> tuple[list[Any], bool, list[str]
         made = suggestion_round(self, tuple(self.capture.cells), None, background=True, llm=True)
         with self.session.lock:
             mem = self.service
-            called = mem.last_extraction_called_llm
-            if mem.last_extraction_notice:
-                notices.append(localized(mem.last_extraction_notice))
+            called = mem.hooks.last_extraction_called_llm
+            if mem.hooks.last_extraction_notice:
+                notices.append(localized(mem.hooks.last_extraction_notice))
     feed = getattr(self, "digest_feed", None)
     # The notebook idle is the session's pause: digest what it recorded so far. A
     # %%ask exchange is not (the session goes on); at exit the digest feed digests.
@@ -426,7 +429,7 @@ def boundary_round(self: Any, boundary: str) -> tuple[list[Any], bool, list[str]
         feed.flush()
         with self.session.lock:
             mem = self.service
-            if mem.enabled and mem.digest_pending(feed.session_key):
+            if mem.enabled and mem.hooks.digest_pending(feed.session_key):
                 report = mem.digest(session=feed.session_key, background=True)
                 for said in (report.notice, report.review_notice()):
                     if said:
@@ -434,13 +437,13 @@ def boundary_round(self: Any, boundary: str) -> tuple[list[Any], bool, list[str]
     return made, called, notices
 
 
-def _cards(self: Any, proposals: list[Any]) -> Any:
+def _cards(self: MagicsHost, proposals: list[Any]) -> Any:
     from ..widgets import ProposalCards
 
     return ProposalCards(self.session, [p.id for p in proposals])
 
 
-def show_cards(self: Any, proposals: list[Any]) -> None:
+def show_cards(self: MagicsHost, proposals: list[Any]) -> None:
     from IPython.display import display
 
     display(_cards(self, proposals))  # type: ignore[no-untyped-call]  # IPython's display() is untyped

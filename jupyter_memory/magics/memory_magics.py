@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from traitlets import CaselessStrEnum, Float, Int, TraitError, Unicode, observe, validate
@@ -27,6 +27,14 @@ from .cells import CapturedCell, Gotcha
 from .errors import magic_errors
 from .session import NotebookSession
 from .worker import SuggestionWorker
+
+if TYPE_CHECKING:
+    from ..service.cases.memory import CaseMemory
+    from ..service.memory import Memory
+    from .boundary import ConversationBoundary
+    from .digest_feed import DigestFeed
+    from .evidence_feed import EvidenceFeed
+    from .host import MagicsHost
 
 
 @magics_class
@@ -61,7 +69,12 @@ class MemoryMagics(Magics, Configurable):
         self.session = NotebookSession(self.home, self.project, self._named_notebook)
         self.worker = SuggestionWorker(self._suggestion_round, self._show_cards)
         self.capture = CellCapture(self.session, self.worker)
-        self.case_memory: Any = None
+        self.case_memory: CaseMemory | None = None
+        # Installed by %load_ext (magics/__init__.py), removed by %unload_ext.
+        self.digest_feed: DigestFeed | None = None
+        self.evidence_feed: EvidenceFeed | None = None
+        self.boundary: ConversationBoundary | None = None
+        self.ask_magics: Any = None
         # Ids and titles of the last %recall (%forget completes them), and the
         # completer added to the shell (magics/completion.py).
         self.last_recall: list[tuple[str, str]] = []
@@ -95,7 +108,7 @@ class MemoryMagics(Magics, Configurable):
             self.capture.resume()
 
     @property
-    def service(self) -> Any:
+    def service(self) -> Memory:
         """The ``Memory`` service (opened on first use)."""
         return self.session.memory
 
@@ -139,6 +152,12 @@ class MemoryMagics(Magics, Configurable):
     def close(self) -> None:
         self.worker.stop()
         self.session.close()
+
+
+if TYPE_CHECKING:  # the command modules' ``self``: mypy checks the class provides it
+
+    def _host(magics: MemoryMagics) -> MagicsHost:
+        return magics
 
 
 __all__ = ["MemoryMagics"]

@@ -21,6 +21,7 @@ from ..core.knowledge.extract import classify, note_of
 from ..core.visible import refuse_hidden
 from ..service.knowledge.notebook_evidence import round_messages
 from .args import argument, joined, magic_arguments, parse_with_text
+from .host import MagicsHost
 from .render import TextBlock
 
 
@@ -37,7 +38,7 @@ from .render import TextBlock
     choices=["user", "project"],
     help=tr("the layer it is suggested for (default: the focused project, else user)"),
 )
-def propose(self: Any, line: str) -> Any:
+def propose(self: MagicsHost, line: str) -> Any:
     """Propose one knowledge entry for review (a card under this cell). Examples::
 
     %memory propose Revenue excludes refunds

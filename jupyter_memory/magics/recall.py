@@ -17,6 +17,7 @@ from .._i18n import ntr, tr
 from ..core.memories.recall_query import RecallQuery
 from . import digest_cmd
 from .args import argument, joined, magic_arguments, parse_with_text
+from .host import MagicsHost
 from .render import RecallResult
 
 
@@ -36,7 +37,7 @@ from .render import RecallResult
 @argument(
     "-o", "--out", metavar="VAR", help=tr("also keep the hits as a DataFrame in variable VAR")
 )
-def recall(self: Any, line: str) -> Any:
+def recall(self: MagicsHost, line: str) -> Any:
     """Search memories. The result is a table; ``pandas.DataFrame(_)`` or ``_.to_frame()``.
 
     Examples::
@@ -73,7 +74,7 @@ def recall(self: Any, line: str) -> Any:
             level=args.level or self.level,
             mode=mode,
         )
-        hits = self.service.recall_query(request)
+        hits = self.service.hooks.recall_query(request)
     # A hit scoring 0 matched only words most memories share (bm25 gives them no
     # weight): listed, it reads as a match. Agents (MCP, REST) still get them.
     weak = [h for h in hits if query and h.score <= 0]

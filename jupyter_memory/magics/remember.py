@@ -14,6 +14,7 @@ from IPython.core.error import UsageError
 
 from .._i18n import tr
 from .args import argument, joined, magic_arguments, parse, parse_with_text
+from .host import MagicsHost
 
 _FOCUSED = "\x00focused"  # --project given without a value
 
@@ -41,7 +42,7 @@ _FOCUSED = "\x00focused"  # --project given without a value
     action="store_true",
     help=tr("keep text that holds a secret (user layer only; agents see it redacted)"),
 )
-def remember(self: Any, line: str, cell: str | None = None) -> Any:
+def remember(self: MagicsHost, line: str, cell: str | None = None) -> Any:
     """Save a memory. Examples::
 
     %remember Always run tests before push
@@ -109,7 +110,7 @@ def remember(self: Any, line: str, cell: str | None = None) -> Any:
 
 @magic_arguments()
 @argument("id", help=tr("the memory id (see %%memories or %%recall)"))
-def forget(self: Any, line: str) -> None:
+def forget(self: MagicsHost, line: str) -> None:
     """Delete a memory and its index entries; the audit log keeps only id, hash and time."""
     args = parse(forget, line)
     with self.session.lock:

@@ -54,7 +54,7 @@ class NotebookSession:
 
                     mem = Memory(home=self.home)
                     # A first open of a large home indexes many files: show it.
-                    mem.show_progress(NotebookProgress)
+                    mem.hooks.show_progress(NotebookProgress)
                     self._start_focus(mem)
                     self._memory = mem
         elif self.notebook is not None:
@@ -64,7 +64,7 @@ class NotebookSession:
                     self.notebook = self._where(self._memory, self.notebook) or self.notebook
                 # The person may have chosen another project for this notebook
                 # in the panel (another process): a stat when nothing changed.
-                self._memory.follow_focus(self.notebook)
+                self._memory.hooks.follow_focus(self.notebook)
         return self._memory
 
     @staticmethod
@@ -77,7 +77,7 @@ class NotebookSession:
         """
         if named is None or named.is_file():
             return named
-        now = mem.notebook_now(named)
+        now = mem.hooks.notebook_now(named)
         return now if now is not None and now.is_file() else None
 
     def current_notebook(self) -> Path | None:
@@ -92,9 +92,9 @@ class NotebookSession:
             # %config MemoryMagics.project is the person's own choice.
             mem.focus(self.project, notebook=self.notebook)
         elif self.notebook is not None:
-            mem.follow_focus(self.notebook)
+            mem.hooks.follow_focus(self.notebook)
         else:
-            mem.adopt_focus(mem.focus_of(folder=Path.cwd()))
+            mem.hooks.adopt_focus(mem.hooks.focus_of(folder=Path.cwd()))
 
     @property
     def started(self) -> bool:

@@ -62,7 +62,7 @@ class MemoryBackend:
         card in an open notebook asks too; parsing 200 files each time is what this saves.
         """
         # The person's queue and each team project's shared queue (issue 17).
-        fingerprint = tuple(folder_fingerprint(f) for f in self.memory.queue_folders())
+        fingerprint = tuple(folder_fingerprint(f) for f in self.memory.hooks.queue_folders())
         if self._queue_cache is None or self._queue_cache[0] != fingerprint:
             every = to_jsonable(self.memory.queue(include_decided=True))
             pending = [p for p in every if p.get("status") == "pending"]
@@ -92,7 +92,7 @@ class MemoryBackend:
         def run() -> None:
             try:
                 with Memory(home=str(self.memory.home)) as mem:
-                    ended = mem.digest_idle_sessions(idle_minutes)
+                    ended = mem.hooks.digest_idle_sessions(idle_minutes)
             except JupyterMemoryError as exc:
                 self.log.warning("jupyter-memory: idle agent sessions not digested: %s", exc)
                 return

@@ -243,7 +243,7 @@ class MemoryHandler(APIHandler):
             return None
         assert project is not None
         validate_project_id(project, field="project")
-        if project not in self.backend.memory.known_projects():
+        if project not in self.backend.memory.hooks.known_projects():
             raise ApiError(
                 404,
                 f"unknown project {project!r}: focus it once in a notebook "

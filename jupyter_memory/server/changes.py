@@ -39,13 +39,13 @@ class ChangeWatcher:
         user = RootLayout(self.memory.home)
         knowledge = [user.knowledge]
         try:
-            projects = self.memory.known_projects()
+            projects = self.memory.hooks.known_projects()
         except Exception:  # an unreadable projects.json is reported by the routes that need it
             projects = {}
         knowledge += [RootLayout(project_root(Path(d))).knowledge for d in projects.values()]
         return {
             # The person's queue and the shared queues of team projects (a git pull).
-            "queue": self.memory.queue_folders(),
+            "queue": self.memory.hooks.queue_folders(),
             "knowledge": knowledge,
             "settings": [user.settings],
             "projects": [self.memory.home / PROJECTS_FILE],

@@ -6,7 +6,7 @@ through the contents service, which emits
 ``https://events.jupyter.org/jupyter_server/contents_service/v1`` with
 ``action`` ``rename`` (``source_path`` → ``path``) or ``delete``. Paths there
 are relative to the contents root. Each one is applied here, so the panel,
-the kernel (which asks where its notebook went: ``Memory.notebook_now``),
+the kernel (which asks where its notebook went: ``Memory.hooks.notebook_now``),
 the chats beside it and ``mcp --project auto`` keep the person's choice.
 
 No file ID service is needed (jupyter_server_fileid is not a dependency): the
@@ -64,13 +64,13 @@ class ContentsFollower:
             with Memory(home=str(self.home)) as mem:
                 if data["action"] == "rename" and data.get("source_path"):
                     old, new = self._full(data["source_path"]), self._full(data["path"])
-                    moved = mem.notebook_moved(old, new)
+                    moved = mem.hooks.notebook_moved(old, new)
                     if moved:
                         self.log.info(
                             "jupyter-memory: focus of %d notebook(s) moved: %s", moved, new
                         )
                 elif data["action"] == "delete":
-                    mem.notebook_deleted(self._full(data["path"]))
+                    mem.hooks.notebook_deleted(self._full(data["path"]))
         except JupyterMemoryError as exc:  # a damaged focus file, a lock held too long
             self.log.warning("jupyter-memory: focus not moved for %s: %s", data.get("path"), exc)
 

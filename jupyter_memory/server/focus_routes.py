@@ -2,7 +2,7 @@
 
 ``path`` is the notebook's path as JupyterLab names it (relative to the
 server's root). GET answers what every surface resolves for that notebook
-(``Memory.focus_of``: the person's choice for it, else the registered project
+(``Memory.hooks.focus_of``: the person's choice for it, else the registered project
 its folder is in, else none) and never registers anything. PUT is the
 person's act from the panel: it records a registered project (or ``null``,
 "no project") for the notebook, which the notebook's kernel, the chats beside
@@ -60,7 +60,7 @@ class FocusHandler(MemoryHandler):
         return notebook_at(self, path)
 
     def _answer(self, memory: Memory, path: str, notebook: Path) -> dict[str, Any]:
-        found = memory.focus_of(notebook=notebook).to_dict()
+        found = memory.hooks.focus_of(notebook=notebook).to_dict()
         root = self._root()
         unregistered = found.get("unregistered")
         # The panel offers to register it with POST /projects (a root-relative path).
@@ -88,7 +88,9 @@ class FocusHandler(MemoryHandler):
         notebook = self._notebook(body.path)
         memory = self.backend.memory
         # Only a registered project: registering a folder is POST /projects.
-        project = memory.registered_project(body.project) if body.project is not None else None
+        project = (
+            memory.hooks.registered_project(body.project) if body.project is not None else None
+        )
         # A memory of its own: the server's shared one keeps no focus of a notebook.
         with Memory(home=memory.home) as person:
             person.focus(project, notebook=notebook)

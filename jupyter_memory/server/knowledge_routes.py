@@ -66,7 +66,7 @@ class StatusHandler(_LayerHandler):
     @off_loop
     def get(self, layer: str) -> None:
         layer, project = self.target(layer)
-        self.reply(self.backend.memory.library_status(layer, project=project).to_dict())
+        self.reply(self.backend.memory.hooks.library_status(layer, project=project).to_dict())
 
 
 class ReorganizeHandler(_LayerHandler):

@@ -30,7 +30,7 @@ class LearningHandler(MemoryHandler):
     @authorized(action="read", resource=READ)
     @off_loop
     def get(self) -> None:
-        self.reply(self.backend.memory.learning_report().to_dict())
+        self.reply(self.backend.memory.hooks.learning_report().to_dict())
 
 
 class RejectCandidateHandler(MemoryHandler):

@@ -27,7 +27,7 @@ class MemoriesHandler(MemoryHandler):
         if project is None and path:
             # ?path=<notebook>: the project in use for it, the one its kernel's %recall
             # searches (the person's choice, else the registered project it sits in).
-            project = self.backend.memory.focus_of(notebook=notebook_at(self, path)).project
+            project = self.backend.memory.hooks.focus_of(notebook=notebook_at(self, path)).project
         query = RecallQuery.of(
             self.get_argument("q", ""),
             type=self.get_argument("type", None) or None,
@@ -39,7 +39,7 @@ class MemoriesHandler(MemoryHandler):
             # A GET changes nothing, not even access counts.
             record_access=False,
         )
-        ranked = self.backend.memory.recall_query(query)
+        ranked = self.backend.memory.hooks.recall_query(query)
         hits = ranked[offset : offset + limit]
         more = len(ranked) > offset + limit
         self.reply({"hits": hits, "count": len(hits), "offset": offset, "more": more})

@@ -6,29 +6,31 @@ from typing import Any
 
 from tornado import web
 
+from ..service.knowledge.results import AlreadyDecided, DecisionResult
 from .base import APPROVE, READ, ApiError, MemoryHandler, authorized, off_loop
 from .bodies import ApplyBody, DismissBody, EmptyBody, ProcessAllBody
 from .jsonable import to_jsonable
 
 
-def _refuse_repeat(result: Any, proposal_id: str) -> None:
-    """The service answers a repeated decision with ``already_*``; REST says 409."""
-    status = str(result.get("status", "")) if isinstance(result, dict) else ""
-    if status.startswith("already"):
+def _reply_or_refuse(decided: DecisionResult, proposal_id: str) -> dict[str, Any]:
+    """The decision's JSON; a proposal that was decided already is a 409 carrying it."""
+    result: dict[str, Any] = to_jsonable(decided.to_dict())
+    if isinstance(decided, AlreadyDecided):
         raise ApiError(
             409,
-            f"proposal {proposal_id} was already decided ({status}); nothing changed",
+            f"proposal {proposal_id} was already decided ({decided.status}); nothing changed",
             error="conflict",
-            state=status,
+            state=decided.status,
             result=result,
         )
+    return result
 
 
 def _with_neighbours(memory: Any, page: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each item with the nearest approved and pending entries (issue 32: context at
     decision time), computed per request: they follow the knowledge files as well."""
     ids = {str(item["id"]) for item in page}
-    context = memory.decision_context(p for p in memory.queue() if p.id in ids)
+    context = memory.hooks.decision_context(p for p in memory.queue() if p.id in ids)
     return [
         {**item, "neighbours": [n.to_dict() for n in context.get(str(item["id"]), [])]}
         for item in page
@@ -89,8 +91,7 @@ class ApplyHandler(MemoryHandler):
         applied = self.backend.memory.apply(
             proposal_id, to=body.to, project=project, replaces=body.replaces
         )
-        result = to_jsonable(applied.to_dict())
-        _refuse_repeat(result, proposal_id)
+        result = _reply_or_refuse(applied, proposal_id)
         self.backend.changed("queue", "apply", id=proposal_id)
         self.reply(result)
 
@@ -102,8 +103,8 @@ class DismissHandler(MemoryHandler):
     def post(self, proposal_id: str) -> None:
         self.id_arg(proposal_id)
         body = self.body(DismissBody)  # {} or {"reason": "…"} (kept for the self-learner)
-        result = to_jsonable(self.backend.memory.dismiss(proposal_id, body.reason).to_dict())
-        _refuse_repeat(result, proposal_id)
+        dismissed = self.backend.memory.dismiss(proposal_id, body.reason)
+        result = _reply_or_refuse(dismissed, proposal_id)
         self.backend.changed("queue", "dismiss", id=proposal_id)
         self.reply(result)
 
@@ -117,7 +118,7 @@ class PurgeHandler(MemoryHandler):
     def post(self, proposal_id: str) -> None:
         self.id_arg(proposal_id)
         self.body(EmptyBody)
-        result = to_jsonable(self.backend.memory.purge(proposal_id).to_dict())
+        result = to_jsonable(self.backend.memory.hooks.purge(proposal_id).to_dict())
         self.backend.changed("queue", "purge", id=proposal_id)
         self.reply(result)
 

@@ -48,7 +48,7 @@ class ReviewStatesHandler(MemoryHandler):
     def get(self) -> None:
         ids = self.ids_arg("memory", MAX_REVIEW_IDS)
         project = self.project_arg()
-        states = self.backend.memory.review_states(ids, project=project).to_dict()
+        states = self.backend.memory.hooks.review_states(ids, project=project).to_dict()
         promoted = [s["promoted_to"] for s in states["items"] if s["promoted_to"]]
         proposals = {p["id"]: p for p in self.backend.proposal_states(promoted)[0]}
         for state in states["items"]:
@@ -63,7 +63,7 @@ class ReviewCountHandler(MemoryHandler):
     @authorized(action="read", resource=READ)
     @off_loop
     def get(self) -> None:
-        self.reply({"unreviewed": self.backend.memory.unreviewed_count()})
+        self.reply({"unreviewed": self.backend.memory.hooks.unreviewed_count()})
 
 
 class _DecisionHandler(MemoryHandler):

@@ -17,7 +17,7 @@ def switches(settings: dict[str, Any], memory: Memory) -> dict[str, Any]:
 
     ``llm_budget`` and today's ``llm_spend`` against it (issue 32) come along.
     """
-    spend = memory.llm_spend().to_dict()
+    spend = memory.hooks.llm_spend().to_dict()
     return {
         "enabled": settings["enabled"],
         "auto_suggestions": settings["auto_suggestions"],
@@ -56,7 +56,7 @@ class ProjectsHandler(MemoryHandler):
     @authorized(action="read", resource=READ)
     @off_loop
     def get(self) -> None:
-        known = self.backend.memory.known_projects()
+        known = self.backend.memory.hooks.known_projects()
         projects = [{"id": pid, "folder": folder} for pid, folder in sorted(known.items())]
         self.reply({"projects": projects})
 

@@ -18,4 +18,4 @@ class TeamHandler(MemoryHandler):
     @off_loop
     def get(self) -> None:
         project = self.project_arg(required=True)
-        self.reply(self.backend.memory.team_status(project).to_dict())
+        self.reply(self.backend.memory.hooks.team_status(project).to_dict())

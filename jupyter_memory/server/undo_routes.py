@@ -48,7 +48,7 @@ class ProcessAllPlanHandler(MemoryHandler):
     @authorized(action="read", resource=READ)
     @off_loop
     def get(self) -> None:
-        self.reply(self.backend.memory.process_all_plan().to_dict())
+        self.reply(self.backend.memory.hooks.process_all_plan().to_dict())
 
 
 class ReorganizeTextHandler(MemoryHandler):
@@ -65,5 +65,5 @@ class ReorganizeTextHandler(MemoryHandler):
         layer = self.layer_arg(layer)
         project = self.project_arg(required=layer == "project")
         body = self.body(ReorganizeTextBody)
-        result = self.backend.memory.reorganize_text(layer, body.text, project=project)
+        result = self.backend.memory.hooks.reorganize_text(layer, body.text, project=project)
         self.reply(to_jsonable(result.to_dict()))

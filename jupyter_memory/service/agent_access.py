@@ -15,7 +15,7 @@ goes through this class, so the rules hold the same everywhere:
   reaches no context until the person reviews it;
 - case memory: written under the team's write policy, never injected anywhere;
 - projects: an agent names one only by a registered id or a registered folder's
-  path (``Memory.registered_project``); nothing an agent reaches registers a
+  path (``Memory.hooks.registered_project``); nothing an agent reaches registers a
   project, creates ``.jupyter-memory/`` or builds an index outside registered roots.
 
 Results are plain JSON-able dicts; refusals raise the package's own errors.
@@ -66,7 +66,7 @@ class AgentAccess:
         # The person's focus for this agent; it must already be registered (a
         # person registers a folder with %memory focus, --project or the panel).
         self.project = (
-            memory.registered_project(os.fspath(project)) if project is not None else None
+            memory.hooks.registered_project(os.fspath(project)) if project is not None else None
         )
         self.workspace = Path(workspace) if workspace is not None else None
         self.agent_writes = agent_writes
@@ -87,7 +87,7 @@ class AgentAccess:
 
     def _named(self, project: str | None) -> RegisteredProject | None:
         """The project an agent named, among registered ones only; never registers one."""
-        return self.memory.registered_project(project) if project is not None else None
+        return self.memory.hooks.registered_project(project) if project is not None else None
 
     def _project(self, project: str | None) -> RegisteredProject | None:
         """The agent's project argument, else the person's focus for this agent."""
@@ -101,7 +101,7 @@ class AgentAccess:
         Written to the memory home so an MCP server in another process can check
         quotes against it. Nothing is recorded while memory is disabled.
         """
-        return self.memory.record_person_text([{"role": role, "text": text, **origin}]) > 0
+        return self.memory.hooks.record_person_text([{"role": role, "text": text, **origin}]) > 0
 
     def record_agent_output(self, text: str, **origin: str | None) -> bool:
         """Keep an agent reply beside the person's text, marked as agent output.
@@ -109,7 +109,7 @@ class AgentAccess:
         It never counts as evidence; it is kept so a refused quote can be told
         apart ("appears only in agent output") from an invented one.
         """
-        return self.memory.record_agent_output(text, self.agent, **origin)
+        return self.memory.hooks.record_agent_output(text, self.agent, **origin)
 
     # -- knowledge ---------------------------------------------------------------------
 
@@ -126,7 +126,7 @@ class AgentAccess:
         """
         target = self._project(project)
         if self.conversation is not None and self.enabled():
-            self.memory.prepare_injection(
+            self.memory.hooks.prepare_injection(
                 target, conversation=self.conversation, notify=self.notify, wait=self.preinject_wait
             )
         return self.memory.context(
@@ -134,7 +134,7 @@ class AgentAccess:
         )
 
     def expand(self, labels: list[str], project: str | None = None) -> dict[str, Any]:
-        return self.memory.expand_knowledge_catalog(labels, self._project(project)).to_dict()
+        return self.memory.hooks.expand_knowledge_catalog(labels, self._project(project)).to_dict()
 
     def propose(
         self,
@@ -148,12 +148,12 @@ class AgentAccess:
 
         The quote may come from a chat message, a cell the kernel executed, or
         a markdown or code cell of the project's saved notebooks; never from an
-        output, an agent reply or an instruction (``Memory.agent_evidence``).
+        output, an agent reply or an instruction (``Memory.hooks.agent_evidence``).
         """
         named = self._named(project)
         target = named if project is not None else self.project
         unreadable: list[str] = []
-        sources = self.memory.agent_evidence(target, self._chat_messages(unreadable))
+        sources = self.memory.hooks.agent_evidence(target, self._chat_messages(unreadable))
         sources.unreadable.extend(unreadable)
         try:
             proposed = self.memory.propose_knowledge(
@@ -233,9 +233,9 @@ class AgentAccess:
             agent=self.agent,
             # Unreviewed memories (session digest, agent notes) only if the person
             # switched that on (settings: agent_unreviewed, off by default).
-            reviewed_only=not self.memory.agent_sees_unreviewed,
+            reviewed_only=not self.memory.hooks.agent_sees_unreviewed,
         )
-        hits = self.memory.recall_query(request)
+        hits = self.memory.hooks.recall_query(request)
         keep = ("id", "title", "text", "type", "tier", "scope", "project", "tags", "score")
         out = []
         for hit in hits:

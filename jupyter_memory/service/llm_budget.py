@@ -116,6 +116,7 @@ class LLMBudget:
         return self.clock().astimezone().date().isoformat()
 
     def spend(self) -> LLMSpend:
+        """Today's background-and-explicit LLM spend against the ``llm_budget`` setting."""
         limits = check_llm_budget(self.read_settings().get("llm_budget") or {})
         data = self.file.read(self._day())
         return LLMSpend(data["day"], data["calls"], data["tokens"], **limits, uses=data["uses"])

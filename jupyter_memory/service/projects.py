@@ -52,6 +52,7 @@ class Projects:
         self._followed: tuple[str, object] | None = None
 
     def known(self) -> dict[str, str]:
+        """The registered projects: id → folder (``projects.json``)."""
         data = read_json(self.home / PROJECTS_FILE, {}, root=self.home)
         if not isinstance(data, dict):
             raise ParseError(

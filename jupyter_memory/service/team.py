@@ -198,6 +198,7 @@ class TeamProjects:
     # -- health -------------------------------------------------------------------------
 
     def team_status(self, project: ProjectArg | None = None) -> TeamStatus:
+        """How a team project stands in git: clone, merge drivers, shared queue, conflicts."""
         pid, root = self._root(project)
         folder = root.root.parent
         top = git.toplevel(folder)

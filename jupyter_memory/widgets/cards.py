@@ -281,7 +281,7 @@ def _snapshot(
         outcome=decided_text(p),
         project=p.project or focused,
         replaces=replaces_text(p),
-        context=tuple(neighbour_line(n) for n in mem.decision_context([p]).get(p.id, [])),
+        context=tuple(neighbour_line(n) for n in mem.hooks.decision_context([p]).get(p.id, [])),
     )
 
 

@@ -185,7 +185,7 @@ class ReviewCards:
         with self.session.lock:
             mem = self.session.memory
             home = home_key(mem.home)
-            found = mem.review_states(self.ids)
+            found = mem.hooks.review_states(self.ids)
         by_id = {s.id: s for s in found.states}
         out = []
         for memory_id in self.ids:

@@ -127,7 +127,7 @@ def test_random_project_arguments_never_redirect_or_create_anything(
     tool = data.draw(st.sampled_from(TOOLS), label="tool")
     project = data.draw(_project_args(world["base"]), label="project")
     with Memory(world["home"]) as mem:
-        known = mem.known_projects()
+        known = mem.hooks.known_projects()
         access = AgentAccess(
             mem, agent="prop", agent_writes=True, conversation=f"prop-{uuid.uuid4().hex}"
         )
@@ -147,7 +147,7 @@ def test_random_project_arguments_never_redirect_or_create_anything(
     assert (world["home"] / "projects.json").read_bytes() == registry
     assert _tree(world) == before
     assert {p: Path(p, ".jupyter-memory").exists() for p in OUTSIDE} == outside
-    assert mem.known_projects() == known
+    assert mem.hooks.known_projects() == known
     event(f"{tool}: {'refused' if result is None else 'served'}")
     if result is None:
         return

@@ -86,7 +86,7 @@ def assert_untouched(tree: Tree, registry: bytes, planted: dict[str, bytes | str
     assert snapshot(tree.planted) == planted
     assert list(tree.plain.iterdir()) == []
     with Memory(tree.home, project="myproj") as mem:
-        assert mem.project_dir == tree.real
+        assert mem.hooks.project_dir == tree.real
         context = mem.context()
     assert REAL_RULE in context and PLANTED_RULE not in context
 
@@ -208,7 +208,7 @@ def test_a_registered_id_never_means_a_same_named_folder_in_the_working_folder(
         assert [h["title"] for h in hits] == ["refund timing"]
     # The person's own bare id means the registered folder too; a path re-points.
     with Memory(tree.home, project="myproj") as mem:
-        assert mem.project_dir == tree.real
+        assert mem.hooks.project_dir == tree.real
     assert_untouched(tree, registry, planted)
     with Memory(tree.home, project="./myproj") as mem:
-        assert mem.project_dir == tree.planted
+        assert mem.hooks.project_dir == tree.planted

@@ -52,7 +52,7 @@ def test_ask_sees_memories_by_tier_and_recalls_under_the_mcp_rules(memory_home: 
     assert "DIGEST-ONLY" not in texts and "CODEX-PRIVATE" not in texts
     # Read only: nothing was written by the agent's turn.
     assert result.tool_results[0]["tool"] == "recall"
-    assert len(mem.list()) == 5
+    assert len(mem.memories()) == 5
     mem.close()
 
 

@@ -132,7 +132,7 @@ def test_the_preinject_notice_reaches_the_chat_through_the_jupyter_ai_tool(
     try:
         first = asyncio.run(jupyter_ai_tools.memory_context())
         assert NOTICE in first and first.index(NOTICE) < first.index("<approved-knowledge")
-        assert "Reorganized" in first and mem.knowledge_doc("user").has_groups
+        assert "Reorganized" in first and mem.hooks.knowledge_doc("user").has_groups
         assert NOTICE not in asyncio.run(jupyter_ai_tools.memory_context())
     finally:
         jupyter_ai_tools.reset_shared_access(None)
@@ -178,6 +178,6 @@ def test_the_memory_persona_says_the_preinject_notice_in_its_chat(
         bodies = [m.body for m in chat.get_messages()]
         assert sum(NOTICE in b for b in bodies) == 1  # once per conversation
         assert any(b.startswith("Reorganized") for b in bodies)
-        assert mem.knowledge_doc("user").has_groups
+        assert mem.hooks.knowledge_doc("user").has_groups
     finally:
         jupyter_ai_tools.reset_shared_access(None)

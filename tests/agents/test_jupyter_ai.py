@@ -170,7 +170,7 @@ def test_the_persona_serves_a_chat_folder_only_when_it_is_a_registered_project(
     registry = (memory_home / "projects.json").read_bytes()
     (ep,) = [e for e in entry_points(group="jupyter_ai.personas") if e.name == "memory"]
     persona = ep.load()(chat=YChat())
-    for chat_dir in (planted / "notes", shared.memory.project_dir):
+    for chat_dir in (planted / "notes", shared.memory.hooks.project_dir):
         chat_dir.mkdir(parents=True, exist_ok=True)
         persona.get_chat_dir = lambda d=chat_dir: str(d)  # the persona manager's answer
         prompt = persona.system_prompt
@@ -204,7 +204,7 @@ def test_the_memory_persona_records_each_turn_for_the_digest(
         persona.record_turn(Message(id=mid, body=said, sender="analyst", time=0.0))
     key = f"chat:{chat_file.resolve()}"
     mem = shared.memory
-    assert mem.digest_pending(key) == 4
+    assert mem.hooks.digest_pending(key) == 4
     mem.digest(session=key)
     (cand,) = mem.learning_candidates()
     assert cand.rule == "应该用 npm 安装依赖。" and cand.evidence_items[0].session == key

@@ -72,7 +72,7 @@ def test_the_persona_prompt_picks_warm_memories_by_the_message(shared: AgentAcce
 
     (ep,) = [e for e in entry_points(group="jupyter_ai.personas") if e.name == "memory"]
     persona = ep.load()(chat=YChat())
-    persona.get_chat_dir = lambda: str(shared.memory.project_dir)
+    persona.get_chat_dir = lambda: str(shared.memory.hooks.project_dir)
     message = Message(id="m-1", body="How is churn counted here?", sender="analyst", time=0.0)
     prompt = persona.get_system_prompt(model_id="openai/test", message=message)
     assert "Always dedupe orders on order_id" in prompt  # HOT

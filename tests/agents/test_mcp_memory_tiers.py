@@ -49,7 +49,7 @@ async def test_memory_context_has_the_tiers_and_only_what_the_person_approved(
     for never in ("DIGEST-7", "OTHER-AGENT-8"):
         assert never not in texts
     with Memory(memory_home, project=project_dir) as mem:
-        assert len(mem.list()) == 5  # this project's and the User layer's: nothing was written
+        assert len(mem.memories()) == 5  # this project's and the User layer's: nothing was written
 
 
 async def test_memory_context_query_is_checked(memory_home: Path) -> None:

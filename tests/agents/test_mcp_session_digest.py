@@ -34,11 +34,11 @@ async def test_a_disconnected_client_session_is_digested(memory_home: Path, proj
         )
         assert queued["status"] == "queued"
         with Memory(memory_home) as mem:
-            assert mem.digest_pending("mcp:named:claude-1") == 2  # the turn, while connected
+            assert mem.hooks.digest_pending("mcp:named:claude-1") == 2  # the turn, while connected
     # the client went away: the server digested its session before exiting
     with Memory(memory_home, project=project_dir) as mem:
-        assert mem.digest_pending("mcp:named:claude-1") == 0
-        rows = [r for r in mem.list() if r["source"] == "session-digest"]
+        assert mem.hooks.digest_pending("mcp:named:claude-1") == 0
+        rows = [r for r in mem.memories() if r["source"] == "session-digest"]
         assert rows and all(not r["reviewed"] for r in rows)
         texts = " ".join(mem.get(r["id"]).text for r in rows)
         assert "internal test accounts" in texts

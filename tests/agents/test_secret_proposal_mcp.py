@@ -40,7 +40,7 @@ def test_an_agent_quoting_a_secret_over_mcp_is_refused(tmp_path: Path, memory_ho
     nb.cells = [nbformat.v4.new_code_cell(CELL)]
     nbformat.write(nb, str(project / "warehouse.ipynb"))
     with Memory(memory_home) as mem:  # as the kernel records the cell it ran
-        mem.record_person_text([{"role": "code", "text": CELL, "cell_id": "c1"}])
+        mem.hooks.record_person_text([{"role": "code", "text": CELL, "cell_id": "c1"}])
     is_error, text = asyncio.run(_propose(memory_home, project))
     assert is_error
     assert "holds a secret (dsn-password)" in text and PASSWORD not in text

@@ -124,7 +124,7 @@ def reset_home(m: Any, root: Path) -> None:
     m.update_settings(enabled=True, auto_suggestions=True)
     for p in m.queue():
         m.dismiss(p.id)
-    for row in m.list(include_cold=True):
+    for row in m.memories(include_cold=True):
         m.forget(row["id"])
     home = Path(m.home)
     gone = [

@@ -28,12 +28,14 @@ def test_a_queue_item_shows_its_conflict_and_replaces_it_in_one_click(page, lab,
     conflict.locator(".jm-replace").click()
     page.locator(".Toastify__toast", has_text="Saved to User").wait_for()
     page.wait_for_selector(f"{PANEL} .jm-queue[data-count='2']")
-    leaves = [leaf for _, leaf in lab_mem.knowledge_doc("user").leaves()]
+    leaves = [leaf for _, leaf in lab_mem.hooks.knowledge_doc("user").leaves()]
     assert leaves == ["Use UTC", "Revenue includes refunds"]
     assert lab_mem.proposal(pid).status == "applied"
     # the lab (and its audit log) serves the whole browser session: this proposal's line
     (record,) = [
-        r for r in lab_mem.audit.records() if r["action"] == "proposal.apply" and r.get("id") == pid
+        r
+        for r in lab_mem.hooks.audit.records()
+        if r["action"] == "proposal.apply" and r.get("id") == pid
     ]
     assert record["replaced"]
     assert not page.js_errors, page.js_errors

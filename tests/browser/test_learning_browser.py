@@ -7,7 +7,7 @@ from browser_helpers import PANEL, open_panel, queue_item, screenshot, show_tab
 
 
 def _correct(mem, session: str, reply: str) -> None:
-    mem.digest_record(
+    mem.hooks.digest_record(
         session,
         [
             {"id": "a", "role": "assistant", "text": "I'll run yarn add <b>pandas</b>-profiling"},

@@ -60,7 +60,7 @@ def test_a_revert_from_the_panel_turns_the_card_back(page, lab, lab_mem):
     user = lab_mem.knowledge("user")
     assert "Refunds older than 90 days" not in user and "Always use UTC timestamps" in user
     assert lab_mem.proposal(pid).status == "pending"
-    actions = [r["action"] for r in lab_mem.audit.records() if r.get("id") == pid]
+    actions = [r["action"] for r in lab_mem.hooks.audit.records() if r.get("id") == pid]
     assert actions[-2:] == ["proposal.apply", "proposal.revert"]
     screenshot(page, "41-card-turned-back")
 
@@ -145,7 +145,7 @@ def test_the_over_cap_editor_reorganizes_the_unsaved_text_and_shows_the_diff(pag
     assert len(editor.input_value()) < 8000
     view.locator(".jm-save").click()
     view.locator(".jm-status[data-tone='ok']").wait_for()
-    doc = lab_mem.knowledge_doc("user")
+    doc = lab_mem.hooks.knowledge_doc("user")
     assert len(doc.leaves()) == 160
     # One limit per purpose, each saying what it is for.
     limit = view.locator("dd[data-field=save-limit]").inner_text()

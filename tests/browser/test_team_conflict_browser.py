@@ -96,7 +96,7 @@ def test_the_panel_names_a_missing_driver_and_who_proposed(page, lab, lab_mem):
     _git(folder, "config", "user.name", "Bo 王")
     _git(folder, "config", "user.email", "bo@example.org")
     lab_mem.project_init(folder)
-    lab_mem.project_settings(folder, shared_queue=True)
+    lab_mem.hooks.project_settings(folder, shared_queue=True)
     _git(folder, "config", "--unset", "merge.jupyter-memory-knowledge.driver")
     queued = lab_mem.propose("Weekly reports close on Friday", "rule",
                              "Weekly reports close on Friday", layer="project",

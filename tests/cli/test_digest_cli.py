@@ -219,7 +219,7 @@ def test_digest_run_stores_unreviewed_memories_and_reports(capsys, memory_home):
     from jupyter_memory import Memory
 
     with Memory(home=memory_home) as mem:
-        mem.digest_record("kernel-1", BATCH["messages"])
+        mem.hooks.digest_record("kernel-1", BATCH["messages"])
     code, out, _ = run(capsys, "digest", "--json")
     assert code == 0
     report = json.loads(out)

@@ -114,7 +114,7 @@ def test_a_full_disk_stores_a_write_whole_or_not_at_all(tmp_path: Path) -> None:
             mem.remember("pages free 1: churn is counted monthly")
             names = [n for n in _memory_files(home) if "pages-free-1-churn" in n]
             assert len(names) == 1, names
-            assert len(mem.list()) == len(_memory_files(home))
+            assert len(mem.memories()) == len(_memory_files(home))
 
 
 def test_reads_work_on_a_read_only_home(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from jupyter_memory.cli.main import main
 
 def _correct(home, session: str, reply: str = "no, use npm not yarn") -> None:
     with Memory(home=home) as mem:
-        mem.digest_record(
+        mem.hooks.digest_record(
             session,
             [
                 {"id": "a", "role": "assistant", "text": "I'll run yarn add pandas-profiling"},

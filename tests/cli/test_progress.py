@@ -79,7 +79,7 @@ def test_no_bar_with_json_or_into_a_pipe(memory_home: Path, jsonl: Path) -> None
 
 def test_a_first_open_with_many_files_shows_indexing(memory_home: Path, jsonl: Path) -> None:
     with Memory(memory_home) as mem:
-        mem.import_jsonl(jsonl)
+        mem.hooks.import_jsonl(jsonl)
     shutil.rmtree(memory_home / ".index")  # as after a copy or a git clone of the files
     code, out, err = _cli("recall", "退款", tty=True)
     assert code == 0, err

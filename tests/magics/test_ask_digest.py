@@ -18,7 +18,7 @@ def ask_ip(ip: Any) -> Iterator[Any]:
 def _pending(magics) -> list[dict]:
     feed = magics.digest_feed
     feed.flush()
-    store = magics.service.learning_services.digest.store
+    store = magics.service.hooks.learning_services.digest.store
     inbox = store.pending(feed.session_key)
     return inbox[0]["messages"] if inbox else []
 

@@ -87,11 +87,11 @@ def test_same_error_three_times_is_an_auto_gotcha_memory_not_a_proposal(ip, magi
     for _ in range(2):
         run(ip, failing)
     magics.digest_feed.flush()
-    assert magics.service.list() == []
+    assert magics.service.memories() == []
     run(ip, failing)
     assert magics.worker.wait()
     status = str(ip.run_line_magic("memory", "status"))  # flushes the feed first
-    (row,) = [r for r in magics.service.list() if r["source"] == "auto-gotcha"]
+    (row,) = [r for r in magics.service.memories() if r["source"] == "auto-gotcha"]
     assert row["reviewed"] is False
     memory = magics.service.get(row["id"])
     assert [e.quote for e in memory.meta.evidence] == [failing]  # the whole cell, verbatim
@@ -105,7 +105,7 @@ def test_same_error_three_times_is_an_auto_gotcha_memory_not_a_proposal(ip, magi
         run(ip, failing)
     assert magics.worker.wait()
     magics.digest_feed.flush()
-    assert len([r for r in magics.service.list() if r["source"] == "auto-gotcha"]) == 1
+    assert len([r for r in magics.service.memories() if r["source"] == "auto-gotcha"]) == 1
     assert "jupyter-memory" not in capsys.readouterr().err
 
 
@@ -116,7 +116,7 @@ def test_a_one_token_failing_line_never_fails_a_round(ip, magics, capsys):
     status = str(ip.run_line_magic("memory", "status"))
     assert "suggestion round failed" not in capsys.readouterr().err
     assert magics.worker.last.error is None
-    (row,) = [r for r in magics.service.list() if r["source"] == "auto-gotcha"]
+    (row,) = [r for r in magics.service.memories() if r["source"] == "auto-gotcha"]
     assert [e.quote for e in magics.service.get(row["id"]).meta.evidence] == ["undefined_total_q3"]
     for _ in range(3):
         run(ip, "zq")  # a new signature: NameError for zq, a line too short to quote
@@ -126,7 +126,7 @@ def test_a_one_token_failing_line_never_fails_a_round(ip, magics, capsys):
     assert "too short to quote" in status and "name 'zq' is not defined" in status, status
     quotes = [
         e.quote
-        for r in magics.service.list()
+        for r in magics.service.memories()
         if r["source"] == "auto-gotcha"
         for e in magics.service.get(r["id"]).meta.evidence
     ]

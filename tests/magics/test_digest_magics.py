@@ -19,7 +19,7 @@ def run(ip, source):
 def _pending(magics) -> list[dict]:
     feed = magics.digest_feed
     feed.flush()
-    store = magics.service.learning_services.digest.store
+    store = magics.service.hooks.learning_services.digest.store
     inbox = store.pending(feed.session_key)
     return inbox[0]["messages"] if inbox else []
 
@@ -39,7 +39,7 @@ def test_nothing_is_recorded_while_memory_is_off(ip, magics):
     ip.run_line_magic("memory", "off")
     run(ip, TODO_CELL)
     assert magics.digest_feed.pending() == 0
-    assert magics.service.digest_pending() == 0
+    assert magics.service.hooks.digest_pending() == 0
 
 
 def test_memory_digest_stores_unreviewed_memories_and_recall_marks_them(ip, magics):
@@ -114,7 +114,7 @@ def test_review_cards_keep_discard_promote(ip, magics):
     assert "Kept" in ip.run_line_magic("memory", f"keep {keep}")
     assert mem.get(keep).meta.reviewed is True
     assert "Discarded" in ip.run_line_magic("memory", f"discard {discard}")
-    assert discard not in {r["id"] for r in mem.list()}
+    assert discard not in {r["id"] for r in mem.memories()}
     said = ip.run_line_magic("memory", f"promote {promote} --kind info")
     (proposal,) = [p for p in mem.queue() if p.source == "session-digest"]
     assert proposal.id in said
@@ -188,10 +188,10 @@ def test_memories_lists_hot_then_warm_and_archive(ip, magics):
     assert [(r["id"], r["heat"]) for r in rows] == [(hot.id, "HOT"), (warm.id, "WARM")]
     dry = ip.run_line_magic("memories", "--archive --dry-run")
     assert [r["id"] for r in dry] == [old.id] and dry.caption.startswith("Would archive 1")
-    assert old.id in {r["id"] for r in mem.list()}
+    assert old.id in {r["id"] for r in mem.memories()}
     done = ip.run_line_magic("memories", "--archive")
     assert [r["id"] for r in done] == [old.id] and ".old/" in done.caption
-    assert old.id not in {r["id"] for r in mem.list()}
+    assert old.id not in {r["id"] for r in mem.memories()}
     assert "Nothing to archive" in repr(ip.run_line_magic("memories", "--archive"))
     with pytest.raises(UsageError):
         ip.run_line_magic("memories", "--dry-run")
@@ -220,7 +220,7 @@ def test_first_cell_of_a_new_session_clears_old_session_memories(_shell, memory_
 
 def test_agent_unreviewed_switch(ip, magics):
     assert "may now recall" in ip.run_line_magic("memory", "agent-unreviewed on")
-    assert magics.service.agent_sees_unreviewed is True
+    assert magics.service.hooks.agent_sees_unreviewed is True
     assert "only memories you wrote" in ip.run_line_magic("memory", "agent-unreviewed off")
     with pytest.raises(UsageError):
         ip.run_line_magic("memory", "agent-unreviewed maybe")
@@ -234,7 +234,7 @@ def test_shutdown_records_and_digests_quickly_once(ip, magics):
     feed = magics.digest_feed
     report = feed.shutdown()
     assert report["recorded"] == 1 and report["digested"] is True
-    assert [r["source"] for r in magics.service.list()] == ["session-digest"]
+    assert [r["source"] for r in magics.service.memories()] == ["session-digest"]
     assert feed.shutdown()["recorded"] == 0  # once
 
 
@@ -244,8 +244,8 @@ def test_shutdown_leaves_a_large_batch_for_next_time(ip, magics, monkeypatch):
     run(ip, "# TODO: add refunds to the weekly export\nw = 1")
     report = magics.digest_feed.shutdown()
     assert report["digested"] is False and "next time" in report["left"]
-    assert magics.service.list() == []
-    assert magics.service.digest_pending() == 2  # kept, not lost
+    assert magics.service.memories() == []
+    assert magics.service.hooks.digest_pending() == 2  # kept, not lost
     assert len(magics.service.digest()["stored"]) == 2
 
 
@@ -255,7 +255,7 @@ def test_shutdown_never_raises(ip, magics, monkeypatch, capsys):
     def broken(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(type(magics.service), "digest_record", broken)
+    monkeypatch.setattr(type(magics.service.hooks), "digest_record", broken)
     report = magics.digest_feed.shutdown()
     assert "disk full" in report["error"] and "disk full" in capsys.readouterr().err
 
@@ -269,7 +269,7 @@ def test_unload_records_the_buffer(_shell, memory_home):
     key = loaded_magics(_shell).digest_feed.session_key
     _shell.run_line_magic("unload_ext", "jupyter_memory")
     with Memory(home=memory_home) as mem:
-        assert mem.digest_pending(key) == 1
+        assert mem.hooks.digest_pending(key) == 1
 
 
 def test_review_cards_and_magics_speak_chinese(ip, magics, monkeypatch):
@@ -291,7 +291,7 @@ def test_the_first_cell_says_what_earlier_digests_left_for_review(ip, magics, me
     from jupyter_memory import Memory
 
     with Memory(home=memory_home) as other:  # the session that ended earlier
-        other.digest_record("kernel-old", [{"id": "c1", "role": "user", "text": TODO_CELL}])
+        other.hooks.digest_record("kernel-old", [{"id": "c1", "role": "user", "text": TODO_CELL}])
         assert len(other.digest(session="kernel-old").stored) == 1
     capsys.readouterr()
     run(ip, "%memory status")  # this extension's own magic: no reminder there

@@ -31,8 +31,8 @@ def test_focus_in_a_notebook_is_kept_for_it_and_found_beside_it(
     )
     assert "project:      sales-q3" in str(ip.run_line_magic("memory", "status"))
     with Memory(home=memory_home) as server:  # the Jupyter server, an MCP server
-        assert server.focus_of(folder=notebook.parent).project == "sales-q3"
-        assert server.focus_of(notebook=notebook).source == "explicit"
+        assert server.hooks.focus_of(folder=notebook.parent).project == "sales-q3"
+        assert server.hooks.focus_of(notebook=notebook).source == "explicit"
 
 
 def test_the_kernel_follows_a_choice_made_in_the_panel(
@@ -72,7 +72,7 @@ def test_an_unregistered_project_folder_is_named_not_used(
     monkeypatch.setenv("JPY_SESSION_NAME", str(nb))
     status = str(ip.run_line_magic("memory", "status"))
     assert f"project:      none · {planted} holds a .jupyter-memory/ folder" in status
-    assert magics.service.known_projects() == {}
+    assert magics.service.hooks.known_projects() == {}
 
 
 def test_the_kernel_follows_its_notebook_renamed_then_moved(
@@ -86,7 +86,7 @@ def test_the_kernel_follows_its_notebook_renamed_then_moved(
     for old, new in ((notebook, renamed), (renamed, moved)):
         old.rename(new)
         with Memory(home=memory_home) as server:  # the Jupyter server saw the contents event
-            server.notebook_moved(old, new)
+            server.hooks.notebook_moved(old, new)
         status = str(ip.run_line_magic("memory", "status"))
         assert f"notebook:     {new}" in status, status
         assert "project:      sales-q3" in status and "chosen for this notebook" in status
@@ -95,7 +95,7 @@ def test_the_kernel_follows_its_notebook_renamed_then_moved(
     (ops / ".jupyter-memory").mkdir(parents=True)
     assert "kept for this notebook" in str(ip.run_line_magic("memory", f"focus {ops}"))
     with Memory(home=memory_home) as server:
-        assert server.focus_of(notebook=moved).project == "ops"
+        assert server.hooks.focus_of(notebook=moved).project == "ops"
 
 
 def test_a_notebook_renamed_before_its_first_magic_is_found_where_it_is(
@@ -105,9 +105,9 @@ def test_a_notebook_renamed_before_its_first_magic_is_found_where_it_is(
     renamed = notebook.with_name("orders.ipynb")
     notebook.rename(renamed)
     with Memory(home=memory_home) as server:
-        server.notebook_moved(notebook, renamed)
+        server.hooks.notebook_moved(notebook, renamed)
     (project_dir / ".jupyter-memory").mkdir()
     out = str(ip.run_line_magic("memory", f"focus {project_dir}"))
     assert "kept for this notebook" in out, out
     with Memory(home=memory_home) as panel:
-        assert panel.focus_of(notebook=renamed).project == "sales-q3"
+        assert panel.hooks.focus_of(notebook=renamed).project == "sales-q3"

@@ -8,7 +8,7 @@ from IPython.core.error import UsageError
 
 def _correction(magics, session: str, reply: str) -> None:
     mem = magics.service
-    mem.digest_record(
+    mem.hooks.digest_record(
         session,
         [
             {"id": "a", "role": "assistant", "text": "I'll run yarn add pandas-profiling"},

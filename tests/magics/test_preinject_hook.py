@@ -25,7 +25,7 @@ def _flat_file(home: Path) -> Path:
     )
     with Memory(home) as mem:
         mem.save_knowledge("user", render_knowledge(KnowledgeDoc(entries, ())))
-        return Path(mem.library_status("user")["path"])
+        return Path(mem.hooks.library_status("user")["path"])
 
 
 def test_an_unrelated_cell_never_reorganizes(
@@ -48,7 +48,7 @@ def test_a_cell_injecting_memory_context_reorganizes_with_the_notice(
     assert NOTICE in out
     assert Path(f"{path}.bak").exists()
     with Memory(memory_home) as mem:
-        assert mem.knowledge_doc("user").has_groups
+        assert mem.hooks.knowledge_doc("user").has_groups
     # At most once per conversation: the next such cell says nothing.
     ip.run_cell("prompt = f'{memory_context}'")
     assert NOTICE not in capsys.readouterr().out

@@ -17,4 +17,4 @@ def test_memory_digest_with_an_unreachable_llm_is_a_usage_error(ip, magics):
     message = str(info.value)
     assert message.startswith("%memory: a model or external service failed: LLM endpoint ")
     assert f"{url}/chat/completions" in message and "unreachable" in message
-    assert magics.service.digest_pending() == 1  # kept for the next digest
+    assert magics.service.hooks.digest_pending() == 1  # kept for the next digest

@@ -108,4 +108,4 @@ def test_extraction_calls_come_at_conversation_ends_and_stop_when_the_budget_is_
     with Memory(home=home) as mem:
         [card] = mem.queue()  # the note, cell by cell; none of the ordinary comments
         assert card.text == "Refunds older than 90 days are booked as write-offs"
-        assert mem.llm_spend().calls == 3
+        assert mem.hooks.llm_spend().calls == 3

@@ -31,12 +31,12 @@ def test_a_graceful_shutdown_digests_the_session(tmp_path):
         kc.stop_channels()
         km.shutdown_kernel(now=False)  # shutdown_request: the kernel exits and runs atexit
     with Memory(home=home) as mem:
-        rows = mem.list()
+        rows = mem.memories()
         assert sorted(r["source"] for r in rows) == ["session-digest", "session-digest"]
         assert all(not r["reviewed"] for r in rows)
         texts = " ".join(mem.get(r["id"]).text for r in rows)
         assert "reconcile refunds" in texts and "退款" in texts
-        assert mem.digest_pending() == 0
+        assert mem.hooks.digest_pending() == 0
     # Exited by itself: a kernel killed after the shutdown wait would not have run atexit,
     # and the digests above would be missing.
     assert not km.is_alive()

@@ -40,7 +40,7 @@ def test_three_failures_leave_an_auto_gotcha_memory_and_no_error_output(tmp_path
     assert "last gotcha:  NameError: name 'refund_q3' is not defined" in status
     assert "too short to quote" not in status  # refund_q3 is long enough to be the quote
     with Memory(home=home) as mem:
-        (row,) = [r for r in mem.list() if r["source"] == "auto-gotcha"]
+        (row,) = [r for r in mem.memories() if r["source"] == "auto-gotcha"]
         assert row["reviewed"] is False
         entry = mem.get(row["id"])
         assert [e.quote for e in entry.meta.evidence] == ["refund_q3"]  # the cell, verbatim
@@ -59,5 +59,5 @@ def test_a_cell_too_short_to_quote_is_said_in_status_not_under_the_cell(tmp_path
     status = "".join(str(o.get("data", {}).get("text/plain", "")) for o in nb.cells[-1].outputs)
     assert "too short to quote" in status
     with Memory(home=home) as mem:
-        (row,) = [r for r in mem.list() if r["source"] == "auto-gotcha"]
+        (row,) = [r for r in mem.memories() if r["source"] == "auto-gotcha"]
         assert [e.quote for e in mem.get(row["id"]).meta.evidence] == ["qz"]

@@ -22,7 +22,7 @@ def test_first_open_shows_a_progress_widget_then_nothing(memory_home: Path, tmp_
         encoding="utf-8",
     )
     with Memory(memory_home) as mem:
-        mem.import_jsonl(notes)
+        mem.hooks.import_jsonl(notes)
     shutil.rmtree(memory_home / ".index")  # as after copying or cloning the files
     nb = nbformat.v4.new_notebook()
     nb.cells = [

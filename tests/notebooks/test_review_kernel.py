@@ -86,7 +86,7 @@ def test_review_emits_our_mime_bundle_with_a_fallback_and_the_magics_decide(tmp_
         assert mem.get(keep).meta.reviewed is True
         (proposal,) = mem.queue()
         assert proposal.kind == "info" and "预订日" in proposal.evidence_quote
-        assert [s.state for s in mem.review_states([keep, promote, discard]).states] == [
+        assert [s.state for s in mem.hooks.review_states([keep, promote, discard]).states] == [
             "kept",
             "promoted",
         ]

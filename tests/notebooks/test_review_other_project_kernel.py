@@ -80,7 +80,7 @@ def test_review_magics_decide_a_memory_of_a_project_not_in_focus(tmp_path: Path)
         assert promoted.meta.reviewed is True
         pid = (promoted.meta.model_extra or {})["promoted_to"]
         assert mem.proposal(pid).project == "销售"
-        assert {r["id"] for r in mem.list() if r["layer"] == "project"} == {promote, keep}
+        assert {r["id"] for r in mem.memories() if r["layer"] == "project"} == {promote, keep}
 
 
 def test_an_ambiguous_id_is_refused_in_the_kernel_naming_it_and_both_projects(

@@ -140,7 +140,7 @@ async def test_same_proposal_decided_at_once_from_kernel_rest_and_cli(
     project_kn = server_memory.knowledge("project", project=project)
     audit = [
         r
-        for r in server_memory.audit_records()
+        for r in server_memory.hooks.audit_records()
         if r["action"] in ("proposal.apply", "proposal.dismiss")
     ]
     for k, (pid, text) in enumerate(zip(ids, TEXTS, strict=True)):

@@ -79,9 +79,9 @@ async def test_queue_items_show_their_conflicts_and_apply_replaces_one(api, serv
         api, "applied_proposal.json", "ApplyHandler", "POST", "queue", flip, "apply", body=body
     )
     assert applied["status"] == "applied"
-    leaves = [leaf for _, leaf in server_memory.knowledge_doc("user").leaves()]
+    leaves = [leaf for _, leaf in server_memory.hooks.knowledge_doc("user").leaves()]
     assert leaves == ["Revenue includes refunds"]
-    (record,) = [r for r in server_memory.audit.records() if r["action"] == "proposal.apply"]
+    (record,) = [r for r in server_memory.hooks.audit.records() if r["action"] == "proposal.apply"]
     assert record["replaced"]
 
 
@@ -309,7 +309,7 @@ async def test_revert_plan_applied_and_reorganize_text(api, server_memory):
         body={"then": "dismissed"},
     )
     assert dismissed["status"] == "dismissed"
-    actions = [r["action"] for r in server_memory.audit.records()]
+    actions = [r["action"] for r in server_memory.hooks.audit.records()]
     assert actions.count("proposal.revert") == 2 and actions.count("proposal.apply") == 2
     over = "## Rules\n\n" + "".join(
         f"- Note that rule {i} holds for table t{i}\n" for i in range(300)
@@ -437,7 +437,7 @@ async def test_memories_search(api, server_memory):
 
 
 async def test_learning_report_reject_promote(api, server_memory):
-    server_memory.digest_record(
+    server_memory.hooks.digest_record(
         "chat-1",
         [
             {"id": "a", "role": "assistant", "text": "我用 yarn 安装依赖"},

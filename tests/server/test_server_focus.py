@@ -61,8 +61,8 @@ async def test_put_is_the_persons_choice_and_every_surface_follows_it(
     assert code == 200 and (data["project"], data["source"]) == ("ops", "explicit")
     await _wait_for(lambda: {"area": "focus", "reason": "focus", "project": "ops"} in seen)
     with Memory(memory_home) as other:  # the kernel, a chat, an MCP server
-        assert other.focus_of(notebook=nb).project == "ops"
-        assert other.focus_of(folder=nb.parent).project == "ops"
+        assert other.hooks.focus_of(notebook=nb).project == "ops"
+        assert other.hooks.focus_of(folder=nb.parent).project == "ops"
     code, data = await api("PUT", "focus", body={"path": "analysis/orders.ipynb", "project": None})
     assert code == 200 and (data["project"], data["source"]) == (None, "explicit")
     # A choice made in a kernel is announced too (polling), so the panel header follows.
@@ -158,8 +158,11 @@ async def test_the_persons_choice_follows_a_rename_and_a_move(
     assert (data["project"], data["source"]) == ("sales-q3", "explicit"), data
     # Another process (the notebook's kernel, an MCP server) reads the same record.
     with Memory(server_memory.home) as other:
-        assert other.focus_of(notebook=jp_root_dir / "reports/orders.ipynb").project == "sales-q3"
-        assert other.focus_of(folder=jp_root_dir / "reports").project == "sales-q3"
+        assert (
+            other.hooks.focus_of(notebook=jp_root_dir / "reports/orders.ipynb").project
+            == "sales-q3"
+        )
+        assert other.hooks.focus_of(folder=jp_root_dir / "reports").project == "sales-q3"
 
 
 async def test_a_folder_rename_moves_the_choices_of_the_notebooks_inside_it(

@@ -25,16 +25,16 @@ def jp_server_config():
 
 async def test_a_quiet_chat_session_is_digested_by_the_server(api, server_memory):
     key = "chat:/work/analysis.chat"
-    server_memory.record_agent_turn(
+    server_memory.hooks.record_agent_turn(
         key, person="# TODO: reconcile refunds with the ledger export", reply="Will do."
     )
     code, _ = await api("GET", "queue")  # the server is up
     assert code == 200
     for _ in range(100):
-        if server_memory.digest_pending(key) == 0:
+        if server_memory.hooks.digest_pending(key) == 0:
             break
         await asyncio.sleep(0.1)
-    assert server_memory.digest_pending(key) == 0
-    (row,) = [r for r in server_memory.list() if r["source"] == "session-digest"]
+    assert server_memory.hooks.digest_pending(key) == 0
+    (row,) = [r for r in server_memory.memories() if r["source"] == "session-digest"]
     assert row["reviewed"] is False
     assert "reconcile refunds with the ledger export" in server_memory.get(row["id"]).text

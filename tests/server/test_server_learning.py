@@ -5,7 +5,7 @@ from __future__ import annotations
 
 async def test_a_queue_dismiss_with_a_reason_rejects_the_candidate_with_it(api, server_memory):
     key = None
-    server_memory.digest_record(
+    server_memory.hooks.digest_record(
         "chat-0",
         [
             {"id": "a", "role": "assistant", "text": "I'll run yarn add pandas-profiling"},

@@ -27,7 +27,7 @@ async def test_memories_get_changes_nothing(api, server_memory):
     for _ in range(3):
         code, _data = await api("GET", "memories", params={"q": "currency"})
         assert code == 200
-    rows = {r["id"]: r for r in server_memory.list()}
+    rows = {r["id"]: r for r in server_memory.memories()}
     assert rows[entry.id]["access_count"] == 0
     assert server_memory.get(entry.id) == before
 
@@ -47,7 +47,9 @@ async def test_projects_lists_known_and_adds_folder_under_root(api, jp_root_dir,
     assert code == 201 and data["id"] == "sales-q3"
     code, data = await api("GET", "projects")
     assert [p["id"] for p in data["projects"]] == ["sales-q3"]
-    assert server_memory.known_projects()["sales-q3"] == str((jp_root_dir / "sales-q3").resolve())
+    assert server_memory.hooks.known_projects()["sales-q3"] == str(
+        (jp_root_dir / "sales-q3").resolve()
+    )
 
 
 async def test_projects_refuses_folders_outside_root(api, jp_root_dir, tmp_path):

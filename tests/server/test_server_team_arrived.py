@@ -19,7 +19,7 @@ async def test_library_status_and_team_status_show_what_arrived_by_git(
     (tmp_path / "b").mkdir()
     a_dir = clone(origin, tmp_path / "a" / "sales", "Alice", "alice@example.org")
     server_memory.project_init(a_dir)
-    server_memory.project_settings(a_dir, shared_queue=True)
+    server_memory.hooks.project_settings(a_dir, shared_queue=True)
     pid = server_memory.propose("Exclude test accounts.", "rule", "Exclude test accounts.",
                                 layer="project", project=a_dir)["id"]  # fmt: skip
     commit_all(a_dir, "start")

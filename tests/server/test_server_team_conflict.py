@@ -39,5 +39,5 @@ async def test_get_shows_both_sides_and_a_put_resolves_and_stages(api, server_me
     assert code == 200, saved
     assert saved["conflict"] is None and saved["status"]["conflicted"] is False
     assert git(folder, "ls-files", "--unmerged").stdout == ""
-    records = [r for r in server_memory.audit.records() if r["action"] == "knowledge.save"]
+    records = [r for r in server_memory.hooks.audit.records() if r["action"] == "knowledge.save"]
     assert records[-1]["resolved"] is True and records[-1]["by"] == "Ana <ana@example.org>"

@@ -35,7 +35,7 @@ def _agents(project: Path) -> str:
 
 def test_off_by_default_and_a_validated_switch(pmem: Memory, project_dir: Path) -> None:
     assert pmem.settings["agents_md_autosync"] is False
-    sync_agents_md(pmem, project_dir, create=True)
+    sync_agents_md(pmem.hooks.knowledge_services.files, project_dir, create=True)
     before = (project_dir / "AGENTS.md").read_bytes()
     result = pmem.apply(_propose(pmem), "project")
     assert result["status"] == "applied" and "agents_md" not in result
@@ -51,7 +51,7 @@ def test_off_by_default_and_a_validated_switch(pmem: Memory, project_dir: Path) 
 def test_apply_to_project_resyncs_the_block_only(
     pmem: Memory, project_dir: Path, tmp_path: Path
 ) -> None:
-    sync_agents_md(pmem, project_dir, create=True)
+    sync_agents_md(pmem.hooks.knowledge_services.files, project_dir, create=True)
     claude = (project_dir / "CLAUDE.md").read_bytes()
     agents_path = project_dir / "AGENTS.md"
     agents_path.write_text("# Team notes\n\n" + _agents(project_dir), encoding="utf-8")
@@ -67,7 +67,7 @@ def test_apply_to_project_resyncs_the_block_only(
     text = _agents(project_dir)
     assert text.startswith("# Team notes\n\n") and NEW_RULE in text and OLD_RULE in text
     assert (project_dir / "CLAUDE.md").read_bytes() == claude  # left to the explicit command
-    assert pmem.project_dir == project_dir.resolve()  # the sync moved no focus
+    assert pmem.hooks.project_dir == project_dir.resolve()  # the sync moved no focus
 
     user = pmem.propose(USER_RULE, "rule", USER_RULE, layer="user")["id"]
     assert "agents_md" not in pmem.apply(user, "user")
@@ -89,7 +89,7 @@ def test_never_creates_a_file_or_adds_a_block(pmem: Memory, project_dir: Path) -
 
 
 def test_a_hand_edited_block_is_reported_not_overwritten(pmem: Memory, project_dir: Path) -> None:
-    sync_agents_md(pmem, project_dir, create=True)
+    sync_agents_md(pmem.hooks.knowledge_services.files, project_dir, create=True)
     path = project_dir / "AGENTS.md"
     path.write_text(_agents(project_dir).replace("excludes refunds", "includes refunds"), "utf-8")
     edited = path.read_bytes()
@@ -111,7 +111,7 @@ def test_a_hand_edited_block_is_reported_not_overwritten(pmem: Memory, project_d
 def test_a_failed_sync_is_returned_and_the_apply_is_durable(
     pmem: Memory, project_dir: Path
 ) -> None:
-    sync_agents_md(pmem, project_dir, create=True)
+    sync_agents_md(pmem.hooks.knowledge_services.files, project_dir, create=True)
     path = project_dir / "AGENTS.md"
     broken = _agents(project_dir) + "\n<!-- BEGIN jupyter-memory v:1 -->\n"
     path.write_text(broken, encoding="utf-8")  # two BEGIN markers: unreadable block
@@ -131,7 +131,7 @@ def test_a_failed_sync_is_returned_and_the_apply_is_durable(
 
 def test_process_all_syncs_each_project_once(pmem: Memory, project_dir: Path) -> None:
     pmem.save_knowledge("user", f"## Rules\n- {USER_RULE}\n\n## Info\n")
-    sync_agents_md(pmem, project_dir, create=True, include_user=True)
+    sync_agents_md(pmem.hooks.knowledge_services.files, project_dir, create=True, include_user=True)
     pmem.update_settings(agents_md_autosync=True)
     _propose(pmem)
     _propose(pmem, "Amounts are in CNY (金额单位为人民币).")
@@ -150,7 +150,7 @@ def test_cli_switch_and_apply_output(
 ) -> None:
     with Memory(home=memory_home, project=project_dir) as mem:
         mem.save_knowledge("project", f"## Rules\n- {OLD_RULE}\n\n## Info\n")
-        sync_agents_md(mem, project_dir, create=True)
+        sync_agents_md(mem.hooks.knowledge_services.files, project_dir, create=True)
         pid = _propose(mem)
     assert main(["settings", "--agents-md-autosync", "on"]) == 0
     assert "AGENTS.md auto-sync after Apply: on" in capsys.readouterr().out

@@ -15,16 +15,18 @@ KEY = "chat:/work/sales.chat"
 
 
 def turn(mem, person: str, answer: str = "Noted.", turn_id: str | None = None) -> None:
-    mem.record_agent_turn(KEY, person=person, reply=answer, turn_id=turn_id)
+    mem.hooks.record_agent_turn(KEY, person=person, reply=answer, turn_id=turn_id)
 
 
 def test_a_note_marker_in_a_chat_message_is_one_proposal_without_an_llm(mem) -> None:
-    assert mem.chat_notes(KEY, "can you plot revenue by week? it should exclude refunds") == []
-    (made,) = mem.chat_notes(KEY, "规则：收入不含退款", message_id="m-2")
+    assert (
+        mem.hooks.chat_notes(KEY, "can you plot revenue by week? it should exclude refunds") == []
+    )
+    (made,) = mem.hooks.chat_notes(KEY, "规则：收入不含退款", message_id="m-2")
     assert (made.text, made.kind, made.quote_origin.message_id) == ("收入不含退款", "rule", "m-2")
     assert [p.id for p in mem.queue()] == [made.id]
     mem.update_settings(auto_suggestions=False)  # as a cell's round: the switch is honoured
-    assert mem.chat_notes(KEY, "rule: weeks start on Monday") == []
+    assert mem.hooks.chat_notes(KEY, "rule: weeks start on Monday") == []
 
 
 def test_a_turns_idle_end_reads_the_persons_messages_once_within_the_budget(mem) -> None:
@@ -32,15 +34,15 @@ def test_a_turns_idle_end_reads_the_persons_messages_once_within_the_budget(mem)
     mem.llm = llm
     turn(mem, "our weeks always start on Monday, remember that", "OK", "t1")
     turn(mem, "now plot revenue by week", "Here is the chart.", "t2")
-    end = mem.end_agent_session(KEY, allow_llm=True)
+    end = mem.hooks.end_agent_session(KEY, allow_llm=True)
     assert end.called_llm and len(llm.calls) == 2  # one extraction, one digest
     prompt = llm.calls[0][1]["content"]
     assert "our weeks always start on Monday" in prompt and "Here is the chart." not in prompt
     (proposal,) = [mem.proposal(i) for i in end.proposals]
     assert proposal.text == "Weeks start on Monday" and proposal.conversation == KEY
-    assert mem.llm_spend().uses["extraction"]["calls"] == 1
+    assert mem.hooks.llm_spend().uses["extraction"]["calls"] == 1
     # the turn is digested: its end makes no second call
-    again = mem.end_agent_session(KEY, allow_llm=True)
+    again = mem.hooks.end_agent_session(KEY, allow_llm=True)
     assert not again.called_llm and len(llm.calls) == 2
 
 
@@ -49,7 +51,7 @@ def test_a_spent_budget_stops_the_turns_extraction_and_says_so(mem) -> None:
     llm = ScriptedLLM(reply())
     mem.llm = llm
     turn(mem, "our weeks always start on Monday")
-    end = mem.end_agent_session(KEY, allow_llm=True)
+    end = mem.hooks.end_agent_session(KEY, allow_llm=True)
     assert llm.calls == [] and not end.called_llm and end.proposals == ()
     assert "budget is spent" in end.budget_notice
 
@@ -59,7 +61,7 @@ def test_the_chat_boundary_runs_once_after_the_last_turn_and_says_it_in_the_chat
     mem.llm = llm
     said: list[str] = []
     boundary = ChatBoundary(
-        lambda key: mem.end_agent_session(key, allow_llm=True), said.append, idle_seconds=0.2
+        lambda key: mem.hooks.end_agent_session(key, allow_llm=True), said.append, idle_seconds=0.2
     )
     turn(mem, "our weeks always start on Monday", "OK", "t1")
     boundary.on_turn(KEY)
@@ -67,7 +69,7 @@ def test_the_chat_boundary_runs_once_after_the_last_turn_and_says_it_in_the_chat
     boundary.on_turn(KEY)  # a new turn re-arms: the first timer never fires
     boundary.wait()
     assert boundary.last.called_llm
-    assert mem.llm_spend().uses["extraction"]["calls"] == 1  # one end, one extraction call
+    assert mem.hooks.llm_spend().uses["extraction"]["calls"] == 1  # one end, one extraction call
     assert "and revenue excludes refunds" in llm.calls[0][1]["content"]
     assert said[0] == "1 suggestion(s) from this chat wait in the Agent Memory panel's queue"
     assert said[1:] == ([boundary.last.notice] if boundary.last.notice else [])
@@ -84,7 +86,9 @@ def test_the_chat_boundary_says_a_failure_and_nothing_when_memory_is_off(mem) ->
             raise UpstreamError("the model is down", service="test-llm")
 
     mem.llm = Failing()
-    boundary = ChatBoundary(lambda key: mem.end_agent_session(key, allow_llm=True), said.append)
+    boundary = ChatBoundary(
+        lambda key: mem.hooks.end_agent_session(key, allow_llm=True), said.append
+    )
     turn(mem, "our weeks always start on Monday")
     boundary.run(KEY)
     assert said and "failed" in said[0] and "the model is down" in said[0]

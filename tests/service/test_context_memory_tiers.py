@@ -155,7 +155,7 @@ def test_the_kept_pool_follows_every_write_and_the_clock(
 
     settle()
     assert "FIRST-NOTE" in mem.context()
-    tiers = mem.knowledge_services.context.memory_tiers
+    tiers = mem.hooks.knowledge_services.context.memory_tiers
     (pool,) = tiers._pools.values()
     assert pool.settled
     mem.context()

@@ -46,7 +46,7 @@ CELLS = [
 
 
 def test_digest_stores_unreviewed_memories_with_evidence(mem):
-    assert mem.digest_record("kernel-1", CELLS) == 4
+    assert mem.hooks.digest_record("kernel-1", CELLS) == 4
     report = mem.digest()
     assert report["extractor"] == "deterministic"
     assert [b["stored"] for b in report["batches"]] == [2]
@@ -65,17 +65,17 @@ def test_digest_stores_unreviewed_memories_with_evidence(mem):
 
 
 def test_unreviewed_digests_are_not_recalled_for_agents(mem):
-    mem.digest_record("kernel-1", CELLS)
+    mem.hooks.digest_record("kernel-1", CELLS)
     assert len(mem.digest()["stored"]) == 2
     assert mem.recall("refund", reviewed_only=True) == []
 
 
 def test_a_batch_is_consumed_once_even_when_it_yields_nothing(mem):
-    mem.digest_record("k", [{"id": "a", "role": "user", "text": "thanks!"}])
+    mem.hooks.digest_record("k", [{"id": "a", "role": "user", "text": "thanks!"}])
     first = mem.digest()
     assert first["batches"][0]["stored"] == 0
     assert mem.digest()["batches"] == []
-    mem.digest_record(
+    mem.hooks.digest_record(
         "k", [{"id": "b", "role": "user", "text": "# TODO: add refunds to the weekly export"}]
     )
     again = mem.digest()
@@ -84,13 +84,13 @@ def test_a_batch_is_consumed_once_even_when_it_yields_nothing(mem):
 
 
 def test_session_filter_and_rerun_cells_keep_the_newest_text(mem):
-    mem.digest_record(
+    mem.hooks.digest_record(
         "k1", [{"id": "x", "role": "user", "text": "# TODO: first draft of the refund view"}]
     )
-    mem.digest_record(
+    mem.hooks.digest_record(
         "k1", [{"id": "x", "role": "user", "text": "# TODO: rebuild the refund view by channel"}]
     )
-    mem.digest_record(
+    mem.hooks.digest_record(
         "k2", [{"id": "y", "role": "user", "text": "# TODO: add refunds to the weekly export"}]
     )
     report = mem.digest(session="k1")
@@ -101,11 +101,11 @@ def test_session_filter_and_rerun_cells_keep_the_newest_text(mem):
 
 def test_scene_pool_is_persisted_and_reused(mem, project_dir):
     mem.focus(project_dir)
-    mem.digest_record("k", CELLS[:2])
+    mem.hooks.digest_record("k", CELLS[:2])
     first = mem.digest()
     scene_ids = {(mem.get(s["id"]).meta.model_extra or {}).get("scene_id") for s in first["stored"]}
     assert scene_ids == {"sc0001"}
-    mem.digest_record(
+    mem.hooks.digest_record(
         "k",
         [
             {"id": "c9", "role": "user", "kind": "markdown", "text": "# Refund reconciliation"},
@@ -126,15 +126,15 @@ def test_scene_pool_is_persisted_and_reused(mem, project_dir):
 
 def test_bad_messages_are_refused_and_nothing_is_recorded(mem):
     with pytest.raises(ValidationError, match=r"messages\[1\]\.role"):
-        mem.digest_record("k", [CELLS[0], dict(CELLS[1], role="robot")])
+        mem.hooks.digest_record("k", [CELLS[0], dict(CELLS[1], role="robot")])
     assert mem.digest()["batches"] == []
 
 
 def test_disabled_memory_records_and_extracts_nothing(mem):
-    mem.digest_record("k", CELLS)
+    mem.hooks.digest_record("k", CELLS)
     mem.update_settings(enabled=False)
     with pytest.raises(PolicyError):
-        mem.digest_record("k", CELLS)
+        mem.hooks.digest_record("k", CELLS)
     with pytest.raises(PolicyError):
         mem.digest()
     mem.update_settings(enabled=True)
@@ -184,7 +184,7 @@ class ScriptedLLM:
 
 
 def test_llm_path_is_validated_and_rejections_reported(mem):
-    mem.digest_record("k", CELLS)
+    mem.hooks.digest_record("k", CELLS)
     mem.llm = ScriptedLLM(
         json.dumps(
             [
@@ -241,12 +241,12 @@ def test_archive_moves_cold_stale_memories_and_restore_brings_them_back(mem, clo
         mem.get(old.id)
     assert [h.id for h in mem.recall("export")] == []
     assert mem.get(fresh.id)
-    assert [a["id"] for a in mem.archived()] == [old.id]
+    assert [a["id"] for a in mem.hooks.archived()] == [old.id]
     restored = mem.restore(old.id)
     assert Path(restored["path"]).exists()
     assert mem.get(old.id).text == "Session note about a one-off export"
-    assert mem.archived() == []
-    events = [r["action"] for r in mem.audit.records()]
+    assert mem.hooks.archived() == []
+    events = [r["action"] for r in mem.hooks.audit.records()]
     assert "archive" in events and "restore" in events
 
 

@@ -20,7 +20,7 @@ def _entries(action) -> int:  # type: ignore[no-untyped-def]
 
 
 def test_knowledge_writes_hold_the_gate(mem: Memory):
-    assert mem.semantic.gate is PROCESS_GATE  # every Memory shares it
+    assert mem.hooks.semantic.gate is PROCESS_GATE  # every Memory shares it
     text = "## Rules\n\n- Refunds are counted in the month they are paid\n"
     assert _entries(lambda: mem.save_knowledge("user", text)) >= 1
     rule = "Churn is counted per calendar month"
@@ -34,7 +34,7 @@ def test_knowledge_writes_hold_the_gate(mem: Memory):
 
 def test_digest_recording_holds_the_gate(mem: Memory):
     cells = [{"id": "c1", "role": "user", "kind": "code", "text": "refunds = df.sum()"}]
-    assert _entries(lambda: mem.digest_record("kernel-1", cells)) >= 1
+    assert _entries(lambda: mem.hooks.digest_record("kernel-1", cells)) >= 1
 
 
 def test_case_writes_hold_the_gate(tmp_path):

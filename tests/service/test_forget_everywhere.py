@@ -34,9 +34,13 @@ def _leaks(*folders: Path) -> list[str]:
 
 def _captured(mem: Memory) -> None:
     """The memory's text as a kernel would have captured it: cell log and digest inbox."""
-    mem.record_person_text([{"role": "person", "text": f"%remember {TEXT}", "source": "cell 3"}])
-    mem.record_person_text([{"role": "person", "text": "an unrelated cell", "source": "cell 4"}])
-    mem.digest_record(
+    mem.hooks.record_person_text(
+        [{"role": "person", "text": f"%remember {TEXT}", "source": "cell 3"}]
+    )
+    mem.hooks.record_person_text(
+        [{"role": "person", "text": "an unrelated cell", "source": "cell 4"}]
+    )
+    mem.hooks.digest_record(
         "kernel:abc",
         [
             {
@@ -67,7 +71,7 @@ def test_forget_leaves_no_byte_of_the_text(
             TEXT, title=TITLE, scope=scope, evidence=[{"quote": TEXT, "source": "cell 3"}]
         )
         assert [h.id for h in mem.recall(WORD)] == [e.id]
-        mem.rebuild_index()  # segments of an older index, then new ones on top
+        mem.hooks.rebuild_index()  # segments of an older index, then new ones on top
         mem.remember("another note about churn", title="other", scope=scope)
         assert _leaks(memory_home, project_dir)  # the test sees the text before the forget
         mem.forget(e.id)
@@ -88,7 +92,7 @@ def test_forget_of_an_archived_memory(memory_home: Path, clock) -> None:
     mem = Memory(home=memory_home, clock=clock)
     try:
         e = mem.remember(TEXT, title=TITLE)
-        root = mem.ctx.user  # the cold archive's own move, as `cold-archive` makes it
+        root = mem.hooks.ctx.user  # the cold archive's own move, as `cold-archive` makes it
         archive_file(root, root.name_of(e.id))
         assert _leaks(memory_home)
         mem.forget(e.id)

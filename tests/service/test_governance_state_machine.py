@@ -152,7 +152,7 @@ class Governance(RuleBasedStateMachine):
         if not self.approved["user"]:
             return
         text = data.draw(st.sampled_from(sorted(self.approved["user"])))
-        doc = self.mem.knowledge_doc("user")
+        doc = self.mem.hooks.knowledge_doc("user")
         keep = lambda entries: tuple(  # noqa: E731
             Entry(e.text, tuple(c for c in e.children if c != text)) if e.children else e
             for e in entries
@@ -168,7 +168,7 @@ class Governance(RuleBasedStateMachine):
         """The person writes many entries by hand, pushing the file into catalog mode."""
         if self.fillers >= 3:
             return
-        doc = self.mem.knowledge_doc("user")
+        doc = self.mem.hooks.knowledge_doc("user")
         new = tuple(
             Entry(
                 f"Region {self.fillers}-{i:02d} reports are reviewed by team {i * 7 + self.fillers}"
@@ -205,7 +205,7 @@ class Governance(RuleBasedStateMachine):
         if not digests:
             return
         memory_id = data.draw(st.sampled_from(digests))
-        self.mem.keep_memory(memory_id)
+        self.mem.hooks.keep_memory(memory_id)
         self.memories[memory_id] = (self.memories[memory_id][0], "kept")
 
     @rule(data=st.data())
@@ -281,7 +281,7 @@ class Governance(RuleBasedStateMachine):
 
     @rule()
     def reorganize(self) -> None:
-        if self.mem.library_status("user")["exists"]:
+        if self.mem.hooks.library_status("user")["exists"]:
             self.mem.reorganize("user")
 
     # -- the invariants ---------------------------------------------------------------------
@@ -324,7 +324,7 @@ class Governance(RuleBasedStateMachine):
         labels = re.findall(r"^- (.+)$", ctx, flags=re.M)
         children: list[str] = []
         for start in range(0, len(labels), 50):  # the tool takes at most 50 labels a call
-            found = self.mem.expand_knowledge_catalog(labels[start : start + 50])
+            found = self.mem.hooks.expand_knowledge_catalog(labels[start : start + 50])
             children += [c for e in found["entries"] for c in e["children"]]
         reachable = ctx + "\n" + "\n".join(children)
         for text in approved:

@@ -56,14 +56,14 @@ def sized_doc(chars: int) -> str:
 def test_reorganize_backs_up_then_groups(mem: Memory) -> None:
     text = flat_doc(80)
     mem.save_knowledge("user", text)
-    path = Path(mem.library_status("user")["path"])
+    path = Path(mem.hooks.library_status("user")["path"])
     before = path.read_text()
     res = mem.reorganize("user")
     assert Path(res["backup"]).read_text() == before
     assert res["backup"].endswith("knowledge.md.bak") and res["grouped"]
-    status = mem.library_status("user")
-    assert status["rules"] == 80 and mem.knowledge_doc("user").has_groups
-    assert [r["action"] for r in mem.audit.records()][-1] == "knowledge.reorganize"
+    status = mem.hooks.library_status("user")
+    assert status["rules"] == 80 and mem.hooks.knowledge_doc("user").has_groups
+    assert [r["action"] for r in mem.hooks.audit.records()][-1] == "knowledge.reorganize"
 
 
 def test_invalid_llm_result_is_refused_and_file_untouched(mem: Memory) -> None:
@@ -71,7 +71,7 @@ def test_invalid_llm_result_is_refused_and_file_untouched(mem: Memory) -> None:
         "user",
         "## Rules\n- Please note that revenue excludes refunds!!!\n## Info\n- GMV includes tax\n",
     )
-    path = Path(mem.library_status("user")["path"])
+    path = Path(mem.hooks.library_status("user")["path"])
     before = path.read_bytes()
     mem.llm = ScriptedLLM("Sure! Here it is:\n## Rules\n- Revenue excludes refunds\n")
     with pytest.raises(ReorganizeError, match="not a valid knowledge file"):
@@ -89,7 +89,7 @@ def test_invalid_llm_result_is_refused_and_file_untouched(mem: Memory) -> None:
     mem.llm = good
     assert mem.reorganize("user")["used_llm"]
     assert "<knowledge-file>" in good.calls[0][1]["content"]
-    assert mem.knowledge_doc("user").rules[0].children == ("Revenue excludes refunds",)
+    assert mem.hooks.knowledge_doc("user").rules[0].children == ("Revenue excludes refunds",)
 
 
 def test_reorganize_missing_file_is_an_error(mem: Memory) -> None:
@@ -102,17 +102,17 @@ def test_preinject_reorganize_once_per_conversation(mem: Memory) -> None:
     llm = ScriptedLLM("not a knowledge file at all", "still not one")
     mem.llm = llm
     said: list[str] = []
-    mem.prepare_injection(conversation="c1", notify=said.append)  # the reorganize fails ...
+    mem.hooks.prepare_injection(conversation="c1", notify=said.append)  # the reorganize fails ...
     ctx = mem.context(conversation="c1")  # ... and the block is the file as it was
     assert 'mode="catalog"' in ctx and len(llm.calls) == 1 and "failed" in said[-1]
-    mem.prepare_injection(conversation="c1", notify=said.append)
+    mem.hooks.prepare_injection(conversation="c1", notify=said.append)
     assert len(llm.calls) == 1  # at most once per conversation and file
-    mem.prepare_injection(conversation="c2", notify=said.append)
+    mem.hooks.prepare_injection(conversation="c2", notify=said.append)
     assert len(llm.calls) == 2  # a new conversation may try again
     mem.llm = None
-    mem.prepare_injection(conversation="c3")  # the deterministic reorganizer succeeds
-    assert mem.knowledge_doc("user").has_groups
-    assert Path(mem.library_status("user")["path"] + ".bak").exists()
+    mem.hooks.prepare_injection(conversation="c3")  # the deterministic reorganizer succeeds
+    assert mem.hooks.knowledge_doc("user").has_groups
+    assert Path(mem.hooks.library_status("user")["path"] + ".bak").exists()
 
 
 def test_modes_and_budgets_at_exact_thresholds(mem: Memory, project_dir: Path) -> None:
@@ -120,12 +120,13 @@ def test_modes_and_budgets_at_exact_thresholds(mem: Memory, project_dir: Path) -
     for layer in ("user", "project"):
         limit = CATALOG_THRESHOLD[layer]
         mem.save_knowledge(layer, sized_doc(limit - 1))
-        assert mem.library_status(layer)["mode"] == "flat"
+        assert mem.hooks.library_status(layer)["mode"] == "flat"
         assert (
-            f'layer="{layer}"' in mem.context() and mem.library_status(layer)["chars"] == limit - 1
+            f'layer="{layer}"' in mem.context()
+            and mem.hooks.library_status(layer)["chars"] == limit - 1
         )
         mem.save_knowledge(layer, sized_doc(limit))
-        assert mem.library_status(layer)["mode"] == "catalog"
+        assert mem.hooks.library_status(layer)["mode"] == "catalog"
 
 
 def test_user_truncation_through_context(mem: Memory) -> None:
@@ -171,7 +172,7 @@ def test_llm_extraction_goes_through_evidence_and_limits(mem: Memory) -> None:
         ]
     )
     assert [p.text for p in got] == ["Revenue excludes refunds", "GMV includes tax"]
-    assert any("temp or cache" in s["reason"] for s in mem.last_extraction_skipped)
+    assert any("temp or cache" in s["reason"] for s in mem.hooks.last_extraction_skipped)
 
 
 class _Handler(BaseHTTPRequestHandler):

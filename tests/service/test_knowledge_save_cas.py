@@ -40,8 +40,8 @@ def test_every_read_carries_the_version_of_the_file_bytes(mem: Memory, memory_ho
     assert saved["version"] == sha(on_disk)
     read = mem.read_knowledge("user")
     assert read["version"] == sha(on_disk) and read["text"] == on_disk.decode("utf-8")
-    assert read["status"]["version"] == mem.library_status("user")["version"] == sha(on_disk)
-    assert mem.knowledge_version("user") == sha(on_disk)
+    assert read["status"]["version"] == mem.hooks.library_status("user")["version"] == sha(on_disk)
+    assert mem.hooks.knowledge_version("user") == sha(on_disk)
 
 
 def test_a_stale_save_is_refused_and_the_applied_entry_stays(
@@ -73,7 +73,7 @@ def test_a_stale_save_is_refused_and_the_applied_entry_stays(
 
 def test_a_stale_base_with_the_same_text_loses_nothing_and_is_accepted(mem: Memory) -> None:
     mem.save_knowledge("user", BASE)
-    old = mem.knowledge_version("user")
+    old = mem.hooks.knowledge_version("user")
     apply_rule(mem, "Always label chart axes")
     current = mem.read_knowledge("user")
     out = mem.save_knowledge("user", current["text"], base=old)
@@ -133,7 +133,7 @@ def test_check_and_write_share_the_apply_lock_across_processes(memory_home: Path
     """
     with Memory(home=memory_home) as m:
         m.save_knowledge("user", BASE)
-        base = m.knowledge_version("user")
+        base = m.hooks.knowledge_version("user")
     layout = RootLayout(memory_home)
     applied = BASE.replace("## Info", "- Always label chart axes\n\n## Info")
     mine = memory_home.parent / "mine.md"
@@ -235,7 +235,7 @@ def test_a_magic_reports_a_stale_save_in_one_line_naming_the_file(mem: Memory) -
     from jupyter_memory.magics.errors import usage_error
 
     mem.save_knowledge("user", BASE)
-    opened = mem.knowledge_version("user")
+    opened = mem.hooks.knowledge_version("user")
     apply_rule(mem, "Always label chart axes")
     with pytest.raises(KnowledgeConflictError) as info:
         mem.save_knowledge("user", MINE, base=opened)

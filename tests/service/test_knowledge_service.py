@@ -30,7 +30,7 @@ CHAT = [
 
 
 def audit_actions(mem: Memory) -> list[str]:
-    return [r["action"] for r in mem.audit.records()]
+    return [r["action"] for r in mem.hooks.audit.records()]
 
 
 def test_propose_apply_reaches_context_and_files(mem: Memory) -> None:
@@ -69,7 +69,7 @@ def test_dismiss_is_remembered(mem: Memory) -> None:
     assert mem.context() == ""
     extracted = mem.extract(CHAT)
     assert [p.text for p in extracted] == ["Revenue must always exclude refunds."]
-    assert [s["reason"] for s in mem.last_extraction_skipped] == [
+    assert [s["reason"] for s in mem.hooks.last_extraction_skipped] == [
         "this proposal was dismissed before"
     ]
 
@@ -211,11 +211,11 @@ def test_unknown_ids(mem: Memory) -> None:
 def test_save_cap_and_nothing_changes(mem: Memory) -> None:
     ok = render_knowledge(KnowledgeDoc((Entry("x" * 100),), ()))
     mem.save_knowledge("user", ok)
-    before = Path(mem.library_status("user")["path"]).read_bytes()
+    before = Path(mem.hooks.library_status("user")["path"]).read_bytes()
     big = render_knowledge(KnowledgeDoc((Entry("y" * SAVE_CAP_CHARS),), ()))
     with pytest.raises(OversizeError, match="8,000"):
         mem.save_knowledge("user", big)
-    assert Path(mem.library_status("user")["path"]).read_bytes() == before
+    assert Path(mem.hooks.library_status("user")["path"]).read_bytes() == before
 
 
 def test_apply_that_would_pass_the_cap_is_refused(mem: Memory) -> None:
@@ -235,7 +235,7 @@ def test_apply_that_would_pass_the_cap_is_refused(mem: Memory) -> None:
 
 
 def test_malformed_file_is_reported_and_never_rewritten(mem: Memory) -> None:
-    path = Path(mem.library_status("user")["path"])
+    path = Path(mem.hooks.library_status("user")["path"])
     path.parent.mkdir(parents=True, exist_ok=True)
     bad = "## Rules\n- ok\n      - too deep\n"
     path.write_text(bad)
@@ -245,7 +245,7 @@ def test_malformed_file_is_reported_and_never_rewritten(mem: Memory) -> None:
     for call in (
         mem.context,
         lambda: mem.apply(pid, to="user"),
-        lambda: mem.library_status("user"),
+        lambda: mem.hooks.library_status("user"),
         lambda: mem.reorganize("user"),
     ):
         with pytest.raises(ParseError, match=r"knowledge\.md:3"):
@@ -255,11 +255,11 @@ def test_malformed_file_is_reported_and_never_rewritten(mem: Memory) -> None:
 
 
 def test_legacy_layout_read_then_rewritten_on_save_only(mem: Memory) -> None:
-    path = Path(mem.library_status("user")["path"])
+    path = Path(mem.hooks.library_status("user")["path"])
     path.parent.mkdir(parents=True, exist_ok=True)
     legacy = "## Business Rules\n- Always use UTC\n## Glossary\n- GMV: gross merchandise value\n"
     path.write_text(legacy)
-    status = mem.library_status("user")
+    status = mem.hooks.library_status("user")
     assert status["legacy_layout"] and (status["rules"], status["info"]) == (1, 1)
     assert "Always use UTC" in mem.context()
     assert path.read_text() == legacy  # reading never rewrites
@@ -277,7 +277,7 @@ def test_library_status_counts_saved_file(mem: Memory) -> None:
         "user",
         "## Rules\n- Calendar\n  - Q1 starts Feb\n  - Q4 ends Jan\n- UTC always\n## Info\n- GMV含税\n",
     )
-    st = mem.library_status("user")
+    st = mem.hooks.library_status("user")
     assert (st["rules"], st["info"], st["mode"], st["budget"]) == (3, 1, "flat", 6000)
     assert st["last_updated"] is not None and st["exists"]
 
@@ -304,7 +304,7 @@ def test_settings_switches(mem: Memory) -> None:
     with pytest.raises(PolicyError):
         mem.propose_knowledge("GMV includes tax", "info", "收入口径不含退款", messages=CHAT)
     with pytest.raises(PolicyError):
-        mem.expand_knowledge_catalog(["Always use UTC"])
+        mem.hooks.expand_knowledge_catalog(["Always use UTC"])
     # persisted: a new Memory on the same home sees the switches
     other = Memory(home=mem.home)
     assert other.settings["enabled"] is False and other.settings["auto_suggestions"] is False
@@ -313,7 +313,9 @@ def test_settings_switches(mem: Memory) -> None:
 
 
 def test_agent_tool_rate_limit_and_execution_state(mem: Memory) -> None:
-    mem.record_round(["Revenue must always exclude refunds. 收入口径不含退款。"], conversation="c1")
+    mem.hooks.record_round(
+        ["Revenue must always exclude refunds. 收入口径不含退款。"], conversation="c1"
+    )
     with pytest.raises(ValidationError, match="SQL"):
         mem.propose_knowledge(
             "Run SELECT a FROM orders first",
@@ -361,8 +363,8 @@ def test_agent_tools_are_exactly_two_and_cannot_apply(mem: Memory) -> None:
     for tool in tool_schemas():
         assert tool["type"] == "function" and tool["function"]["parameters"]["type"] == "object"
         json.dumps(tool)
-    mem.record_round(CHAT, conversation="c")
-    res = mem.call_agent_tool(
+    mem.hooks.record_round(CHAT, conversation="c")
+    res = mem.hooks.call_agent_tool(
         "propose_knowledge",
         {
             "text": "Revenue excludes refunds",
@@ -373,9 +375,9 @@ def test_agent_tools_are_exactly_two_and_cannot_apply(mem: Memory) -> None:
     )
     for name in ("apply", "save_knowledge", "dismiss", "reorganize", "forget"):
         with pytest.raises(NotFoundError):
-            mem.call_agent_tool(name, {"id": res["id"], "to": "user"})
+            mem.hooks.call_agent_tool(name, {"id": res["id"], "to": "user"})
     with pytest.raises(ValidationError, match="kind"):
-        mem.call_agent_tool(
+        mem.hooks.call_agent_tool(
             "propose_knowledge", {"text": "x", "kind": "fact", "evidence_quote": "q"}
         )
     assert mem.queue()[0].status == "pending" and mem.context() == ""
@@ -383,17 +385,17 @@ def test_agent_tools_are_exactly_two_and_cannot_apply(mem: Memory) -> None:
 
 def test_expand_catalog_and_unknown_labels(mem: Memory) -> None:
     mem.save_knowledge("user", "## Rules\n- Calendar\n  - Q1 starts Feb\n## Info\n- GMV含税\n")
-    res = mem.expand_knowledge_catalog(["Calendar", "GMV含税", "Nope"])
+    res = mem.hooks.expand_knowledge_catalog(["Calendar", "GMV含税", "Nope"])
     assert [e["label"] for e in res["entries"]] == ["Calendar", "GMV含税"]
     assert res["entries"][0]["children"] == ["Q1 starts Feb"]
     assert res["unknown"] == ["Nope"]
     with pytest.raises(ValidationError, match="labels"):
-        mem.expand_knowledge_catalog([])
+        mem.hooks.expand_knowledge_catalog([])
 
 
 def test_queue_change_events(mem: Memory) -> None:
     events: list[dict] = []
-    stop = mem.on_queue_change(events.append)
+    stop = mem.hooks.on_queue_change(events.append)
     pid = mem.propose(
         "Revenue excludes refunds", "rule", "Revenue must always exclude refunds", messages=CHAT
     )["id"]
@@ -410,6 +412,6 @@ def test_unreadable_proposal_file_is_reported_not_fatal(mem: Memory) -> None:
     bad = mem.home / "queue" / "2026-11-30_rule_broken-p-broken.md"
     bad.write_text("---\nkind: [\n---\nx\n")
     assert len(mem.queue()) == 1
-    [problem] = mem.queue_problems()
+    [problem] = mem.hooks.queue_problems()
     assert problem["path"] == str(bad) and "YAML" in problem["message"]
     assert bad.read_text() == "---\nkind: [\n---\nx\n"

@@ -9,7 +9,7 @@ from jupyter_memory.exceptions import NotFoundError, ValidationError
 
 def _session(mem, clock, n: int) -> dict:
     clock.advance(hours=1)
-    mem.digest_record(
+    mem.hooks.digest_record(
         f"kernel-{n}",
         [
             {
@@ -50,7 +50,7 @@ def test_a_queue_dismissal_drops_confidence_until_new_evidence(mem, clock):
     assert [d["reason"] for d in cand["dismissals"]] == ["this repo uses pnpm"]
     assert mem.proposal(pid).dismiss_reason == "this repo uses pnpm"
     clock.advance(minutes=1)
-    mem.digest_record("quiet", [{"id": "q", "role": "user", "text": "thanks"}])
+    mem.hooks.digest_record("quiet", [{"id": "q", "role": "user", "text": "thanks"}])
     mem.digest()
     (cand,) = mem.learning_candidates()
     assert len(cand["dismissals"]) == 1  # the digest does not record it twice
@@ -89,7 +89,7 @@ LINE = "df['refund_amt'].sum()"
 def _gotcha_session(mem, clock, n: int, *, repeats: int = 3, line: str = LINE) -> dict:
     clock.advance(hours=1)
     cell = f"df = load()\n{line}"
-    mem.digest_record(
+    mem.hooks.digest_record(
         f"kernel-g{n}",
         [
             {
@@ -128,7 +128,7 @@ def test_fewer_than_three_failures_in_a_session_is_no_gotcha(mem, clock):
 
 def test_a_gotcha_line_that_is_not_in_the_cell_is_not_evidence(mem, clock):
     clock.advance(hours=1)
-    mem.digest_record(
+    mem.hooks.digest_record(
         "kernel-x",
         [
             {
@@ -161,7 +161,7 @@ def test_a_gotcha_whose_line_is_refused_is_proposed_as_the_plain_warning(mem, cl
 def test_the_learning_report_shows_evidence_confidence_and_thresholds(mem, clock):
     _session(mem, clock, 0)
     _session(mem, clock, 1)
-    report = mem.learning_report().to_dict()
+    report = mem.hooks.learning_report().to_dict()
     assert report["thresholds"] == {
         "min_confidence": 0.9,
         "min_evidence": 5,
@@ -184,7 +184,7 @@ def test_promote_now_queues_a_proposal_below_the_thresholds(mem, clock):
     proposal = mem.proposal(promoted.proposal_id)
     assert proposal.status == "pending" and proposal.source == "correction"
     assert proposal.evidence_quote == "no, use npm not yarn"
-    assert mem.learning_candidate(key).status == "proposed"
+    assert mem.hooks.learning_candidate(key).status == "proposed"
     assert mem.promote_candidate(key).status == "already_pending"
     assert "npm" not in mem.knowledge("user")  # proposed, never applied
     with pytest.raises(NotFoundError):
@@ -192,7 +192,7 @@ def test_promote_now_queues_a_proposal_below_the_thresholds(mem, clock):
 
 
 def test_a_chinese_correction_is_reported_and_rejected_with_a_reason(mem, clock):
-    mem.digest_record(
+    mem.hooks.digest_record(
         "kernel-zh",
         [
             {"id": "a", "role": "assistant", "text": "我用 yarn 安装依赖"},
@@ -200,10 +200,10 @@ def test_a_chinese_correction_is_reported_and_rejected_with_a_reason(mem, clock)
         ],
     )
     mem.digest()
-    (cand,) = mem.learning_report().candidates
+    (cand,) = mem.hooks.learning_report().candidates
     assert cand.rule.startswith("应该") and cand.evidence_items[0].quote.startswith("不对")
     mem.dismiss_candidate(cand.key, "这个项目用 pnpm")
-    (cand,) = mem.learning_report().candidates
+    (cand,) = mem.hooks.learning_report().candidates
     assert cand.status == "rejected" and cand.dismissals[0][1] == "这个项目用 pnpm"
     assert not cand.evidence_items[0].live
 
@@ -213,7 +213,7 @@ def test_a_chinese_correction_is_reported_and_rejected_with_a_reason(mem, clock)
 
 def test_capture_gotcha_writes_an_unreviewed_auto_gotcha_memory_quoting_the_cell(mem, clock):
     cell = "x"
-    got = mem.capture_gotcha("kernel-1", "NameError: name 'x' is not defined", "x", cell)
+    got = mem.hooks.capture_gotcha("kernel-1", "NameError: name 'x' is not defined", "x", cell)
     memory = mem.get(got.memory_id)
     assert memory.meta.source.value == "auto-gotcha" and memory.meta.reviewed is False
     assert [e.quote for e in memory.meta.evidence] == ["x"]  # verbatim, however short
@@ -227,16 +227,16 @@ def test_a_short_failing_line_quotes_the_whole_cell_and_passes_the_gate(mem, clo
     sig = "NameError: name 'x' is not defined"
     for n in range(4):
         clock.advance(hours=1)
-        got = mem.capture_gotcha(f"kernel-{n}", sig, "x", cell, cell_id=f"c{n}")
+        got = mem.hooks.capture_gotcha(f"kernel-{n}", sig, "x", cell, cell_id=f"c{n}")
         assert got.proposed == []
         assert (
             got.quote_note
             == "the failing line 'x' is too short to quote: the whole cell is the quote"
         )
     # the same session again adds no evidence (one per session)
-    assert mem.capture_gotcha("kernel-3", sig, "x", cell).candidate.evidence == 4
+    assert mem.hooks.capture_gotcha("kernel-3", sig, "x", cell).candidate.evidence == 4
     clock.advance(hours=1)
-    got = mem.capture_gotcha("kernel-4", sig, "x", cell)
+    got = mem.hooks.capture_gotcha("kernel-4", sig, "x", cell)
     (proposed,) = got.proposed
     proposal = mem.proposal(proposed.proposal_id)
     assert proposal.source == "gotcha" and proposal.evidence_quote == cell
@@ -247,7 +247,7 @@ def test_a_gotcha_whose_cells_are_all_too_short_is_blocked_never_an_error(mem, c
     sig = "NameError: name 'x' is not defined"
     for n in range(5):
         clock.advance(hours=1)
-        got = mem.capture_gotcha(f"kernel-{n}", sig, "x", "x")
+        got = mem.hooks.capture_gotcha(f"kernel-{n}", sig, "x", "x")
     assert got.proposed == [] and got.candidate.status == "blocked"
     assert mem.queue() == []
     with pytest.raises(ValidationError, match="too short"):
@@ -256,24 +256,24 @@ def test_a_gotcha_whose_cells_are_all_too_short_is_blocked_never_an_error(mem, c
 
 def test_capture_gotcha_refuses_a_line_that_is_not_in_the_cell(mem):
     with pytest.raises(ValidationError, match="line"):
-        mem.capture_gotcha("kernel-1", "KeyError: 'a'", "d['a']", "print(1)")
-    assert mem.list() == [] and mem.learning_candidates() == []
+        mem.hooks.capture_gotcha("kernel-1", "KeyError: 'a'", "d['a']", "print(1)")
+    assert mem.memories() == [] and mem.learning_candidates() == []
 
 
 def test_one_auto_gotcha_memory_per_error_while_it_waits_for_review(mem, clock):
     sig = "KeyError: 'refund_amt'"
     cell = "df = load()\ndf['refund_amt'].sum()"
-    first = mem.capture_gotcha("kernel-1", sig, "df['refund_amt'].sum()", cell)
+    first = mem.hooks.capture_gotcha("kernel-1", sig, "df['refund_amt'].sum()", cell)
     clock.advance(hours=1)
-    again = mem.capture_gotcha("kernel-2", sig, "df['refund_amt'].sum()", cell + "  # 再试")
+    again = mem.hooks.capture_gotcha("kernel-2", sig, "df['refund_amt'].sum()", cell + "  # 再试")
     assert again.memory_id == first.memory_id
     entry = mem.get(first.memory_id)
     assert [e.quote for e in entry.meta.evidence] == [cell, cell + "  # 再试"]
     assert "in 2 sessions" in entry.text and entry.meta.reviewed is False
     assert again.candidate.evidence == 2
-    mem.keep_memory(first.memory_id)  # reviewed: left as the person kept it
+    mem.hooks.keep_memory(first.memory_id)  # reviewed: left as the person kept it
     clock.advance(hours=1)
-    third = mem.capture_gotcha("kernel-3", sig, "df['refund_amt'].sum()", cell)
+    third = mem.hooks.capture_gotcha("kernel-3", sig, "df['refund_amt'].sum()", cell)
     assert third.memory_id != first.memory_id
     assert "in 2 sessions" in mem.get(first.memory_id).text
 
@@ -282,7 +282,7 @@ def test_the_same_correction_in_other_words_is_one_candidate(mem, clock):
     words = ["don't use the legacy_orders table", "never use legacy_orders"]
     for n in range(5):
         clock.advance(hours=1)
-        mem.digest_record(
+        mem.hooks.digest_record(
             f"kernel-{n}",
             [
                 {"id": "a", "role": "assistant", "text": "SELECT * FROM legacy_orders"},

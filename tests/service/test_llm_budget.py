@@ -42,13 +42,13 @@ def test_the_llm_reads_at_a_boundary_and_is_told_what_is_known(mem) -> None:
     assert llm.calls == []
     made = mem.extract(CELLS)
     assert [p.text for p in made] == ["GMV includes tax"]
-    assert len(llm.calls) == 1 and mem.last_extraction_called_llm
+    assert len(llm.calls) == 1 and mem.hooks.last_extraction_called_llm
     prompt = llm.calls[0][1]["content"]
     assert "<known-entries>" in prompt and "- Always use UTC" in prompt
     assert prompt.index("</known-entries>") < prompt.index("<person-messages>")
     mem.extract(CELLS)
     assert "- GMV includes tax" in llm.calls[1][1]["content"]  # pending entries too
-    spend = mem.llm_spend()
+    spend = mem.hooks.llm_spend()
     assert (spend.calls, spend.uses["extraction"]["calls"]) == (2, 2)
     assert spend.tokens > 0
 
@@ -58,18 +58,18 @@ def test_a_spent_budget_stops_background_rounds_with_a_notice(mem, clock) -> Non
     llm = ScriptedLLM(reply())
     mem.llm = llm
     mem.extract(CELLS)
-    assert len(llm.calls) == 1 and mem.last_extraction_notice is None
+    assert len(llm.calls) == 1 and mem.hooks.last_extraction_notice is None
     assert mem.extract(CELLS) == [] and len(llm.calls) == 1  # spent: no call
-    assert "budget is spent" in mem.last_extraction_notice
-    assert not mem.last_extraction_called_llm
+    assert "budget is spent" in mem.hooks.last_extraction_notice
+    assert not mem.hooks.last_extraction_called_llm
     # a person's request still runs, and says that it went over
     mem.extract(CELLS, background=False)
     assert len(llm.calls) == 2
-    assert "went over today's LLM budget" in mem.last_extraction_notice
+    assert "went over today's LLM budget" in mem.hooks.last_extraction_notice
     clock.advance(days=1)  # a new day starts from zero
-    assert mem.llm_spend().calls == 0
+    assert mem.hooks.llm_spend().calls == 0
     mem.extract(CELLS)
-    assert len(llm.calls) == 3 and mem.last_extraction_notice is None
+    assert len(llm.calls) == 3 and mem.hooks.last_extraction_notice is None
 
 
 def test_tokens_count_too_and_the_servers_usage_is_used(mem) -> None:
@@ -78,7 +78,7 @@ def test_tokens_count_too_and_the_servers_usage_is_used(mem) -> None:
     llm.last_usage = 1_000
     mem.llm = llm
     mem.extract(CELLS)
-    assert mem.llm_spend().tokens == 1_000 and mem.llm_spend().spent
+    assert mem.hooks.llm_spend().tokens == 1_000 and mem.hooks.llm_spend().spent
     mem.extract(CELLS)
     assert len(llm.calls) == 1
 
@@ -103,12 +103,12 @@ def test_the_spend_file_is_shared_and_a_damaged_one_is_named(mem, memory_home, c
     mem.llm = ScriptedLLM(reply())
     mem.extract(CELLS)
     with Memory(home=memory_home, clock=clock) as other:  # another process's view of the same home
-        assert other.llm_spend().calls == 1
+        assert other.hooks.llm_spend().calls == 1
     path = memory_home / "recent" / "llm-spend.json"
     day = json.loads(path.read_text())["day"]
     path.write_text(json.dumps({"day": day, "calls": "many", "tokens": 0}))
     with pytest.raises(ParseError) as bad:
-        mem.llm_spend()
+        mem.hooks.llm_spend()
     assert str(path) in str(bad.value.path)
 
 
@@ -116,7 +116,7 @@ def test_a_background_reorganize_is_refused_when_spent(mem) -> None:
     mem.save_knowledge("user", "## Rules\n- Always use UTC\n## Info\n")
     mem.update_settings(llm_budget={"calls_per_day": 0})
     mem.llm = ScriptedLLM("## Rules\n- Always use UTC\n## Info\n")
-    files = mem.knowledge_services.files
+    files = mem.hooks.knowledge_services.files
     with pytest.raises(LLMBudgetSpentError, match="reorganizing"):
         files.reorganize("user", trigger="preinject")
     result = mem.reorganize("user")  # the person's Reorganize runs
@@ -127,7 +127,7 @@ def test_a_background_digest_past_the_budget_uses_the_embedded_extractor(mem) ->
     mem.update_settings(llm_budget={"calls_per_day": 0})
     llm = ScriptedLLM("[]")
     mem.llm = llm
-    mem.digest_record(
+    mem.hooks.digest_record(
         "k1", [{"id": "x", "role": "user", "text": "Next step: split refunds by sales channel"}]
     )
     report = mem.digest(session="k1", background=True)

@@ -78,12 +78,12 @@ def test_forget_leaves_no_trace(mem: Memory, memory_home: Path):
     mem.recall("salary")
     mem.forget(e.id)
     assert mem.recall("salary") == []
-    mem.rebuild_index()
+    mem.hooks.rebuild_index()
     assert mem.recall("salary") == []
     audit = (memory_home / "audit.jsonl").read_text()
     assert "123456" not in audit  # the log never holds a memory's text
     assert json.loads(audit.splitlines()[-1])["action"] == "delete"
-    assert "salary" not in str(mem.audit_records())  # nor do audit views show its name
+    assert "salary" not in str(mem.hooks.audit_records())  # nor do audit views show its name
     with pytest.raises(NotFoundError):
         mem.get(e.id)
     with pytest.raises(NotFoundError):
@@ -99,9 +99,9 @@ def test_project_layer_first(mem: Memory, project_dir: Path):
     hits = mem.recall("refunds excluded")
     assert [h.id for h in hits] == [p.id, u.id]
     assert hits[0].layer == "project" and hits[0].project == "sales-q3"
-    assert mem.known_projects()["sales-q3"] == str(project_dir)
+    assert mem.hooks.known_projects()["sales-q3"] == str(project_dir)
     fresh = Memory(home=mem.home, project="sales-q3")
-    assert fresh.project_dir == project_dir
+    assert fresh.hooks.project_dir == project_dir
 
 
 @pytest.mark.parametrize(
@@ -123,7 +123,7 @@ def test_bad_input_named_and_nothing_stored(mem: Memory, kwargs, exc, field):
     with pytest.raises(exc) as info:
         mem.remember(**kwargs)
     assert field in str(info.value)
-    assert [r["id"] for r in mem.list()] == [keep.id]
+    assert [r["id"] for r in mem.memories()] == [keep.id]
 
 
 @pytest.mark.parametrize("bad", ["../x", "/abs", "~x", "C:x", "a/b", "m-\x01"])
@@ -157,7 +157,7 @@ def test_import_jsonl(mem: Memory, tmp_path: Path):
         }
     )
     src.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n")
-    ids = mem.import_jsonl(src)
+    ids = mem.hooks.import_jsonl(src)
     assert len(ids) == 51
     assert len(mem.recall("imported", limit=100)) == 50
     (zh,) = mem.recall("导入")
@@ -168,13 +168,13 @@ def test_import_bad_line_writes_nothing(mem: Memory, tmp_path: Path):
     src = tmp_path / "in.jsonl"
     src.write_text('{"text": "fine"}\n{"title": "no text"}\n')
     with pytest.raises(ParseError) as info:
-        mem.import_jsonl(src)
+        mem.hooks.import_jsonl(src)
     assert "in.jsonl:2" in str(info.value) and "text" in str(info.value)
-    assert mem.list() == []
+    assert mem.memories() == []
     src.write_bytes(b'{"text": "fine"}\n\xff\xfe\n')
     with pytest.raises(ParseError, match="UTF-8"):
-        mem.import_jsonl(src)
-    assert mem.list() == []
+        mem.hooks.import_jsonl(src)
+    assert mem.memories() == []
 
 
 def test_stats(mem: Memory):
@@ -189,7 +189,7 @@ def test_audit_records_hide_forgotten_memories(mem: Memory):
     keep = mem.remember("kept words", title="kept")
     gone = mem.remember("forgotten words", title="forgotten title")
     mem.forget(gone.id)
-    records = mem.audit_records()
+    records = mem.hooks.audit_records()
     assert [r["action"] for r in records if r.get("id") == gone.id] == ["delete"]
     assert "forgotten" not in str(records)
     create = next(r for r in records if r.get("id") == keep.id)

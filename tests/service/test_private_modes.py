@@ -71,7 +71,7 @@ def loose(tops: list[Path]) -> list[str]:
 
 def _session(mem: Memory, clock, n: int) -> None:
     clock.advance(hours=1)
-    mem.digest_record(
+    mem.hooks.digest_record(
         f"kernel-{n}",
         [
             {"id": "a", "role": "assistant", "text": "I'll install it with yarn add pandas"},
@@ -98,11 +98,11 @@ def one_of_everything(mem: Memory, clock, project_dir: Path, ws: Path) -> None:
     dropped = mem.propose("Never round early", "rule", "Never round early", source="manual")
     mem.apply(kept["proposal"]["id"], to="user")
     mem.dismiss(dropped["proposal"]["id"])
-    mem.record_person_text([{"role": "user", "text": "please keep ISO week numbers"}])
+    mem.hooks.record_person_text([{"role": "user", "text": "please keep ISO week numbers"}])
     mem.propose_knowledge(
         "Keep ISO weeks", "rule", "Keep ISO weeks", conversation="c1", messages=["Keep ISO weeks"]
     )
-    mem.start_session("kernel-live", pid=os.getpid())
+    mem.hooks.start_session("kernel-live", pid=os.getpid())
     chat = {  # a Jupyter AI chat beside the notebook: its digest keeps a cursor
         "messages": [{"id": "u1", "sender": "ana", "time": 1767225600.5, "type": "msg",
                       "body": "We decided to book refunds on the refund date."}],
@@ -114,7 +114,7 @@ def one_of_everything(mem: Memory, clock, project_dir: Path, ws: Path) -> None:
     assert mem.learning_candidates(), "no learning candidate was written"
     # A scene pool is written when an LLM digest names a new scene: its store here.
     DigestStore(mem.home).add_scenes("sales-q3", ["sales-q3｜refund booking"])
-    assert mem.semantic.wait(timeout=300), "the embedder did not finish"
+    assert mem.hooks.semantic.wait(timeout=300), "the embedder did not finish"
     mem.doctor()
     case = CaseMemory(ws, CASE, clock=clock)
     case.note("observe", "dealer pays on Fridays", "Dealer B always pays on a Friday.")
@@ -232,10 +232,10 @@ def test_a_network_project_keeps_its_lock_and_cached_index_private(
     folder = tmp_path / "team-share"
     folder.mkdir()
     with Memory(home=memory_home, clock=clock) as mem:
-        mem.project_settings(folder, storage="network")
+        mem.hooks.project_settings(folder, storage="network")
     with Memory(home=memory_home, clock=clock, project=folder) as mem:
         mem.remember("Weeks start on Monday", title="weeks", project=folder)
-        root = mem.project_root
+        root = mem.hooks.project_root
         assert root is not None and root.storage.kind == "network"
         cached = root.storage.index_dir
         assert cached is not None and cached.is_relative_to(tmp_path / "cache")

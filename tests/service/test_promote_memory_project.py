@@ -38,7 +38,7 @@ def _projects(tmp_path: Path, home: Path) -> tuple[Path, Path, list[str]]:
     with Memory(home=home, project=alpha) as mem:
         mem.remember("alpha's own note", scope="project")
     with Memory(home=home, project=sales) as mem:
-        mem.project_settings(shared_queue=True)  # the team's queue lives in the folder
+        mem.hooks.project_settings(shared_queue=True)  # the team's queue lives in the folder
         ids = [
             _unreviewed(mem, "Refunds arrive two days late", "refunds arrive 2 days late"),
             _unreviewed(mem, "收入按预订日确认", "我们决定收入按预订日确认，因为财务按它结账"),
@@ -60,14 +60,14 @@ def test_promote_memory_queues_for_the_memorys_project_not_the_focus(
 ) -> None:
     alpha, sales, (first, second) = _projects(tmp_path, memory_home)
     with Memory(home=memory_home, project=alpha) as mem:
-        promoted = mem.promote_memory(first, kind="info")
+        promoted = mem.hooks.promote_memory(first, kind="info")
         assert promoted.status == "promoted"
         assert promoted.proposal is not None
         proposal = mem.proposal(promoted.proposal["id"])
         assert (proposal.suggested_layer, proposal.project) == ("project", "销售")
         assert mem.get(first).meta.reviewed is True
         # The caller may still name the target: then it is the caller's choice.
-        chosen = mem.promote_memory(second, project="alpha")
+        chosen = mem.hooks.promote_memory(second, project="alpha")
         assert chosen.proposal is not None
         assert mem.proposal(chosen.proposal["id"]).project == "alpha"
     queued = _shared_queue(sales)
@@ -84,11 +84,11 @@ def test_a_user_layer_memory_and_one_of_the_focus_keep_their_targets(
         personal = _unreviewed(
             mem, "I write dates as YYYY-MM-DD", "I always write dates as YYYY-MM-DD", "user"
         )
-        here = mem.promote_memory(mine).proposal
+        here = mem.hooks.promote_memory(mine).proposal
         assert here is not None and mem.proposal(here["id"]).project == "alpha"
         # A user-layer memory has no project of its own: as review_memory does,
         # its proposal goes where an unplaced proposal goes (the focus).
-        user = mem.promote_memory(personal).proposal
+        user = mem.hooks.promote_memory(personal).proposal
         assert user is not None and mem.proposal(user["id"]).project == "alpha"
 
 
@@ -105,9 +105,9 @@ def test_in_a_kernel_focused_elsewhere_promote_memory_reaches_the_memorys_projec
             f"%memory focus {alpha}",
             "import json\n"
             "svc = get_ipython().find_line_magic('memory').__self__.service\n"
-            f"done = svc.promote_memory({first!r})\n"
+            f"done = svc.hooks.promote_memory({first!r})\n"
             "p = svc.proposal(done.proposal['id'])\n"
-            "print(json.dumps({'focus': svc.ctx.projects.project_id,"
+            "print(json.dumps({'focus': svc.hooks.ctx.projects.project_id,"
             " 'status': done.status, 'id': p.id, 'project': p.project}))",
         ]
     ]

@@ -30,12 +30,12 @@ def test_purge_keeps_the_hash_and_no_byte_of_the_text(mem: Memory, memory_home: 
     pid = mem.propose(TEXT, "rule", TEXT, layer="user", messages=[TEXT])["id"]
     assert _leaks(memory_home)
     with pytest.raises(ConflictError):
-        mem.purge(pid)  # pending: dismiss it first
+        mem.hooks.purge(pid)  # pending: dismiss it first
     mem.dismiss(pid)
     assert WORD not in (memory_home / "audit.jsonl").read_text()  # ids, never slugs
-    result = mem.purge(pid)
+    result = mem.hooks.purge(pid)
     assert result.to_dict() == {"id": pid, "status": "purged"}
-    assert mem.purge(pid).to_dict() == {"id": pid, "status": "already_purged"}
+    assert mem.hooks.purge(pid).to_dict() == {"id": pid, "status": "already_purged"}
     again = mem.propose(TEXT, "rule", TEXT, layer="user", messages=[TEXT])
     assert again["status"] == "skipped", again
     mem.close()

@@ -18,7 +18,7 @@ def propose(mem: Memory, text: str, kind: str = "rule", **kw: object) -> str:
 
 
 def actions(mem: Memory) -> list[str]:
-    return [r["action"] for r in mem.audit.records()]
+    return [r["action"] for r in mem.hooks.audit.records()]
 
 
 def test_revert_takes_the_entry_out_and_the_proposal_back_to_the_queue(mem: Memory) -> None:
@@ -29,13 +29,13 @@ def test_revert_takes_the_entry_out_and_the_proposal_back_to_the_queue(mem: Memo
     assert "Revenue always excludes refunds" in mem.knowledge("user")
     res = mem.revert(pid)
     assert res["status"] == "pending" and res["section"] == "rules"
-    assert res["version"] == mem.knowledge_version("user")
+    assert res["version"] == mem.hooks.knowledge_version("user")
     text = mem.knowledge("user")
     assert "Revenue always excludes refunds" not in text and "Always use UTC" in text
     p = mem.proposal(pid)
     assert p.status == "pending" and p.reverted_at is not None and p.applied_to is None
     assert actions(mem)[-3:] == ["proposal.apply", "proposal.apply", "proposal.revert"]
-    line = list(mem.audit.records())[-1]
+    line = list(mem.hooks.audit.records())[-1]
     assert line["id"] == pid and line["then"] == "pending" and line["layer"] == "user"
     # back in the queue: it can be decided again
     assert pid in [q.id for q in mem.queue()]
@@ -61,16 +61,16 @@ def test_revert_finds_the_entry_under_a_label(mem: Memory) -> None:
     doc = KnowledgeDoc((Entry("Calendar", ("Q1 starts in February", "Q4 ends in January")),), ())
     mem.save_knowledge("user", render_knowledge(doc))  # a reorganize moved it under a label
     mem.revert(pid)
-    assert mem.knowledge_doc("user").rules == (Entry("Calendar", ("Q4 ends in January",)),)
+    assert mem.hooks.knowledge_doc("user").rules == (Entry("Calendar", ("Q4 ends in January",)),)
     mem.revert(pid2)
-    assert mem.knowledge_doc("user").rules == ()  # an empty label goes too
+    assert mem.hooks.knowledge_doc("user").rules == ()  # an empty label goes too
 
 
 def test_revert_is_refused_when_the_file_no_longer_holds_the_entry(mem: Memory) -> None:
     pid = propose(mem, "Revenue always excludes refunds")
     mem.apply(pid, to="user")
     mem.save_knowledge("user", "## Rules\n\n- Revenue excludes refunds and taxes\n")
-    path = Path(mem.library_status("user")["path"])
+    path = Path(mem.hooks.library_status("user")["path"])
     before = path.read_bytes()
     with pytest.raises(ConflictError, match="no longer holds") as info:
         mem.revert(pid)
@@ -105,7 +105,7 @@ def test_process_all_plan_counts_per_layer_and_project(mem: Memory, project_dir:
     propose(mem, "Join on order_id", layer="project", project=project_dir)
     mem.focus(None)
     propose(mem, "Fiscal year starts in April", layer="project")  # no project: a pick
-    plan = mem.process_all_plan().to_dict()
+    plan = mem.hooks.process_all_plan().to_dict()
     assert plan == {
         "targets": [
             {"layer": "user", "project": None, "count": 2},
@@ -146,10 +146,10 @@ def test_a_project_pick_is_not_a_failure(mem: Memory) -> None:
 
 def test_process_all_runs_only_the_plan_the_person_saw(mem: Memory) -> None:
     propose(mem, "Always use UTC timestamps")
-    plan = mem.process_all_plan()
+    plan = mem.hooks.process_all_plan()
     propose(mem, "Weeks start on Monday")  # arrives after the plan was shown
     with pytest.raises(ConflictError, match="queue changed since the plan") as info:
         mem.process_all(expect=plan.total)
     assert info.value.state == "plan_changed" and len(mem.queue()) == 2
-    assert mem.process_all(expect=mem.process_all_plan().total).ok
+    assert mem.process_all(expect=mem.hooks.process_all_plan().total).ok
     assert mem.queue() == []

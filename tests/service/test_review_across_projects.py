@@ -69,7 +69,7 @@ def test_review_finds_a_memory_of_a_project_not_in_focus(
         assert proposal.project == "销售"  # the memory's project, not the focused one
         assert mem.review_memory(discard, "discard").to_dict()["status"] == "discarded"
         assert mem.get(keep).meta.reviewed is True
-        states = mem.review_states([keep, promote, discard]).to_dict()
+        states = mem.hooks.review_states([keep, promote, discard]).to_dict()
         assert [s["state"] for s in states["items"]] == ["kept", "promoted"]
         assert states["missing"] == [discard]
     assert _reviewed_flag(b, keep) == "reviewed: true"
@@ -90,11 +90,11 @@ def test_the_plain_service_calls_get_keep_and_forget_reach_it_too(
     a, b, (first, second, third) = two_projects
     with Memory(home=memory_home, project=a) as mem:
         assert mem.get(first).text == "Refunds arrive two days late"
-        assert mem.keep_memory(first).to_dict()["status"] == "kept"
-        assert mem.discard_memory(second).to_dict()["status"] == "discarded"
+        assert mem.hooks.keep_memory(first).to_dict()["status"] == "kept"
+        assert mem.hooks.discard_memory(second).to_dict()["status"] == "discarded"
         assert mem.forget(third).layer == "project"
     with Memory(home=memory_home, project=b) as mem:
-        rows = [r["id"] for r in mem.list() if r["layer"] == "project"]
+        rows = [r["id"] for r in mem.memories() if r["layer"] == "project"]
         assert rows == [first]
         assert mem.get(first).meta.reviewed is True
 
@@ -157,5 +157,5 @@ def test_an_unknown_id_is_refused_naming_it(
                 mem.review_memory(unknown, decision)
         with pytest.raises(NotFoundError, match=unknown):
             mem.forget(unknown)
-        assert mem.review_states([unknown]).missing == [unknown]
+        assert mem.hooks.review_states([unknown]).missing == [unknown]
     assert not (registered_elsewhere / ".jupyter-memory").exists()

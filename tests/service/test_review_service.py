@@ -27,7 +27,7 @@ CELLS = [
 
 @pytest.fixture
 def digested(mem):
-    mem.digest_record("kernel-1", CELLS)
+    mem.hooks.digest_record("kernel-1", CELLS)
     stored = mem.digest()["stored"]
     assert len(stored) == 3
     return {mem.get(s["id"]).text: s["id"] for s in stored}
@@ -50,7 +50,7 @@ def test_keep_marks_reviewed_and_agents_then_see_it(mem, digested):
     agent = AgentAccess(mem)
     assert agent.recall("refund") == []
     kept = _id(digested, "test accounts")
-    assert mem.keep_memory(kept) == {"id": kept, "status": "kept", "reviewed": True}
+    assert mem.hooks.keep_memory(kept) == {"id": kept, "status": "kept", "reviewed": True}
     assert mem.get(kept).meta.reviewed is True
     assert [h["id"] for h in agent.recall("refund")] == [kept]
     assert {r["id"] for r in mem.unreviewed()} == set(digested.values()) - {kept}
@@ -58,7 +58,7 @@ def test_keep_marks_reviewed_and_agents_then_see_it(mem, digested):
 
 def test_discard_forgets(mem, digested):
     gone = _id(digested, "退款")
-    mem.discard_memory(gone)
+    mem.hooks.discard_memory(gone)
     with pytest.raises(NotFoundError):
         mem.get(gone)
     assert gone not in {r["id"] for r in mem.unreviewed()}
@@ -66,7 +66,7 @@ def test_discard_forgets(mem, digested):
 
 def test_promote_queues_a_proposal_quoting_the_original_message(mem, digested):
     decided = _id(digested, "booking date")
-    result = mem.promote_memory(decided, kind="info")
+    result = mem.hooks.promote_memory(decided, kind="info")
     assert result["status"] == "promoted"
     proposal = mem.proposal(result["proposal"]["id"])
     assert proposal.status == "pending" and proposal.source == "session-digest"
@@ -79,12 +79,12 @@ def test_promote_queues_a_proposal_quoting_the_original_message(mem, digested):
     )
     assert "booking date" not in mem.knowledge("user")  # proposed, never applied
     # promoting the same knowledge again queues nothing new
-    again = mem.promote_memory(_id(digested, "booking date"))
+    again = mem.hooks.promote_memory(_id(digested, "booking date"))
     assert again["status"] == "skipped"
 
 
 def test_promote_chinese_memory(mem, digested):
-    result = mem.promote_memory(_id(digested, "退款"))
+    result = mem.hooks.promote_memory(_id(digested, "退款"))
     proposal = mem.proposal(result["proposal"]["id"])
     assert proposal.evidence_quote == "下一步：把退款按渠道拆分"
 
@@ -97,13 +97,13 @@ def test_a_memory_without_the_persons_words_cannot_be_promoted(mem):
         tier="daily",
     )
     with pytest.raises(PolicyError, match="evidence"):
-        mem.promote_memory(entry.id)
+        mem.hooks.promote_memory(entry.id)
     assert mem.queue() == []
 
 
 def test_agents_see_unreviewed_memories_only_when_the_person_turns_it_on(mem, digested):
     agent = AgentAccess(mem)
-    assert agent.recall("refund") == [] and not mem.agent_sees_unreviewed
+    assert agent.recall("refund") == [] and not mem.hooks.agent_sees_unreviewed
     assert mem.update_settings(agent_unreviewed=True)["agent_unreviewed"] is True
     assert len(agent.recall("refund")) == 1
     mem.update_settings(agent_unreviewed=False)

@@ -1,4 +1,4 @@
-"""What a review card reads and does (issue 15): ``Memory.review_states`` and
+"""What a review card reads and does (issue 15): ``Memory.hooks.review_states`` and
 ``Memory.review_memory`` — the live state of each memory, one decision per memory
 (a second is a ConflictError naming the first), a project-layer memory found in its
 project from a process that focuses none."""
@@ -22,7 +22,7 @@ def test_states_in_asked_order_and_the_missing(mem):
     a = unreviewed(mem, "Refunds arrive two days late")
     b = unreviewed(mem, "From agent replies only", quote=None)
     written = mem.remember("Revenue excludes refunds").id  # the person's: needs no review
-    found = mem.review_states([b, "m-gone", a, written])
+    found = mem.hooks.review_states([b, "m-gone", a, written])
     assert [s.id for s in found.states] == [b, a, written]
     assert [s.state for s in found.states] == ["unreviewed", "unreviewed", "kept"]
     assert found.missing == ["m-gone"]
@@ -31,7 +31,7 @@ def test_states_in_asked_order_and_the_missing(mem):
         {"quote": "the person's own words", "source": "cell"}
     ]
     with pytest.raises(ValidationError):
-        mem.review_states(["a/b"])
+        mem.hooks.review_states(["a/b"])
 
 
 def test_one_decision_per_memory(mem):
@@ -40,7 +40,7 @@ def test_one_decision_per_memory(mem):
     assert mem.review_memory(kept, "keep").status == "kept"
     decision = mem.review_memory(promoted, "promote", kind="info")
     pid = decision.to_dict()["proposal"]["id"]
-    (state,) = mem.review_states([promoted]).states
+    (state,) = mem.hooks.review_states([promoted]).states
     assert state.state == "promoted" and state.promoted_to == pid
     for memory_id, already in ((kept, "already_kept"), (promoted, "already_promoted")):
         for verb in ("keep", "discard", "promote"):
@@ -59,15 +59,15 @@ def test_a_project_memory_is_found_in_its_project(tmp_path: Path):
     folder.mkdir()
     with Memory(home=home, project=folder) as kernel:
         mid = unreviewed(kernel, "Q3 is July to September")
-        assert kernel.review_states([mid]).states[0].layer == "project"
+        assert kernel.hooks.review_states([mid]).states[0].layer == "project"
     with Memory(home=home) as server:  # focuses no project, like the Jupyter server
         # Found without naming the project too: every registered project is looked in.
-        (found,) = server.review_states([mid]).states
+        (found,) = server.hooks.review_states([mid]).states
         assert (found.layer, found.project) == ("project", "sales-q3")
-        assert server.review_states(["m-01zzzzzzzzzzzzzzzzzzzz"]).missing == [
+        assert server.hooks.review_states(["m-01zzzzzzzzzzzzzzzzzzzz"]).missing == [
             "m-01zzzzzzzzzzzzzzzzzzzz"
         ]
-        (state,) = server.review_states([mid], project="sales-q3").states
+        (state,) = server.hooks.review_states([mid], project="sales-q3").states
         assert (state.layer, state.project) == ("project", "sales-q3")
         decision = server.review_memory(mid, "promote", project="sales-q3")
         assert server.proposal(decision.to_dict()["proposal"]["id"]).project == "sales-q3"

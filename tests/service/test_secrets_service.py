@@ -26,15 +26,15 @@ def everything_under(*roots: Path) -> str:
 
 
 def test_recorded_person_and_agent_texts_are_kept_redacted(mem, memory_home):
-    mem.record_person_text([{"role": "code", "text": DSN_CELL, "cell_id": "c1"}])
-    mem.record_agent_output(f"use key {AWS_ID} for that", "claude")
+    mem.hooks.record_person_text([{"role": "code", "text": DSN_CELL, "cell_id": "c1"}])
+    mem.hooks.record_agent_output(f"use key {AWS_ID} for that", "claude")
     stored = everything_under(memory_home)
     assert PASSWORD not in stored and AWS_ID not in stored
     assert "⟨redacted: dsn-password⟩" in stored and "⟨redacted: aws-access-key⟩" in stored
 
 
 def test_the_digest_inbox_and_its_memories_see_only_redacted_text(mem, memory_home):
-    mem.digest_record(
+    mem.hooks.digest_record(
         "kernel-1",
         [
             {"id": "1", "role": "user", "text": DSN_CELL},
@@ -53,7 +53,9 @@ def test_the_digest_inbox_and_its_memories_see_only_redacted_text(mem, memory_ho
 def test_a_repeated_error_in_a_cell_with_a_secret_is_captured_redacted(mem, memory_home):
     cell = f"{KEY_CELL}\nboto3.client('s3').list_buckets()"
     for key in ("k1", "k2", "k3"):
-        mem.capture_gotcha(key, "NoCredentialsError", "boto3.client('s3').list_buckets()", cell)
+        mem.hooks.capture_gotcha(
+            key, "NoCredentialsError", "boto3.client('s3').list_buckets()", cell
+        )
     assert AWS_ID not in everything_under(memory_home)
 
 
@@ -102,6 +104,6 @@ def test_allow_secret_keeps_it_in_the_user_layer_with_a_redacted_file_name(
 
 def test_ordinary_analysis_text_is_recorded_as_it_is(mem):
     cell = "token_count = 5\ndf['key'].value_counts()"
-    mem.record_person_text([{"role": "code", "text": cell}])
+    mem.hooks.record_person_text([{"role": "code", "text": cell}])
     entry = mem.remember("Revenue excludes refunds; the API key lives in the vault")
     assert entry.text == "Revenue excludes refunds; the API key lives in the vault"

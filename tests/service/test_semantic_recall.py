@@ -42,7 +42,7 @@ def _vectors(home) -> dict[str, str]:
 def test_cross_lingual_both_ways(smem: Memory):
     ids = _store(smem)
     en = smem.remember("Quarterly revenue never includes refunded orders").id
-    assert smem.semantic.wait(timeout=300)
+    assert smem.hooks.semantic.wait(timeout=300)
     hits = smem.recall("退款会计入收入吗", mode="semantic", limit=2)
     assert set(h.id for h in hits) == {ids["zh"], en}
     top = smem.recall("where does the cat sleep", mode="semantic", limit=1)
@@ -62,7 +62,7 @@ def test_lexical_fallback_while_embeddings_are_incomplete(memory_home, clock):
     assert "lexical" in status["fallback"]
     # Nothing embedded yet: semantic recall answers from the lexical index.
     assert [h.id for h in reader.recall("churn calendar", mode="semantic")] == [early.id]
-    assert reader.semantic.wait(timeout=300)
+    assert reader.hooks.semantic.wait(timeout=300)
     assert reader.stats()["semantic"]["roots"][0]["pending"] == 0
     # A memory written by a process without the extra is not embedded yet,
     # yet semantic recall still finds it through its words.
@@ -70,7 +70,7 @@ def test_lexical_fallback_while_embeddings_are_incomplete(memory_home, clock):
     assert reader.stats()["semantic"]["roots"][0]["pending"] == 1
     hits = reader.recall("zebra depot", mode="semantic", limit=5)
     assert late.id in [h.id for h in hits]
-    assert reader.semantic.wait(timeout=300)
+    assert reader.hooks.semantic.wait(timeout=300)
     assert reader.stats()["semantic"]["roots"][0]["pending"] == 0
     writer.close()
     reader.close()
@@ -78,22 +78,22 @@ def test_lexical_fallback_while_embeddings_are_incomplete(memory_home, clock):
 
 def test_forget_removes_the_embedding_and_rebuild_keeps_the_rest(smem: Memory, memory_home):
     ids = _store(smem)
-    assert smem.semantic.wait(timeout=300)
+    assert smem.hooks.semantic.wait(timeout=300)
     assert set(_vectors(memory_home)) == set(ids.values())
     smem.forget(ids["cats"])
     assert ids["cats"] not in _vectors(memory_home)
     assert all(h.id != ids["cats"] for h in smem.recall("cat printer", mode="semantic"))
-    smem.rebuild_index()
+    smem.hooks.rebuild_index()
     status = smem.stats()["semantic"]["roots"][0]
     assert status["embedded"] == 2 and status["pending"] == 0
 
 
 def test_edited_text_is_embedded_again(smem: Memory, memory_home):
     ids = _store(smem)
-    assert smem.semantic.wait(timeout=300)
+    assert smem.hooks.semantic.wait(timeout=300)
     before = _vectors(memory_home)[ids["trains"]]
     smem.update(ids["trains"], text="Buses to the airport leave every twenty minutes")
-    assert smem.semantic.wait(timeout=300)
+    assert smem.hooks.semantic.wait(timeout=300)
     assert _vectors(memory_home)[ids["trains"]] != before
     assert smem.recall("airport bus", mode="semantic", limit=1)[0].id == ids["trains"]
 
@@ -101,7 +101,7 @@ def test_edited_text_is_embedded_again(smem: Memory, memory_home):
 def test_filters_and_agent_scopes_hold_in_semantic_mode(smem: Memory):
     mine = smem.remember("Agent alpha prefers parquet over csv", agent="alpha")
     theirs = smem.remember("Agent beta prefers parquet over csv", agent="beta")
-    assert smem.semantic.wait(timeout=300)
+    assert smem.hooks.semantic.wait(timeout=300)
     for mode in ("semantic", "hybrid"):
         got = [h.id for h in smem.recall("file format preference", agent="alpha", mode=mode)]
         assert mine.id in got and theirs.id not in got
@@ -109,9 +109,9 @@ def test_filters_and_agent_scopes_hold_in_semantic_mode(smem: Memory):
 
 def test_rebuild_embeddings_on_demand(smem: Memory, memory_home):
     ids = _store(smem)
-    assert smem.semantic.wait(timeout=300)
-    smem.semantic.rebuild(smem._roots())
-    assert smem.semantic.wait(timeout=300)
+    assert smem.hooks.semantic.wait(timeout=300)
+    smem.hooks.semantic.rebuild(smem.hooks.ctx.projects.roots())
+    assert smem.hooks.semantic.wait(timeout=300)
     assert set(_vectors(memory_home)) == set(ids.values())
 
 
@@ -129,7 +129,7 @@ def test_modes_are_validated(memory_home, clock):
 def test_unrelated_memories_are_not_semantic_hits(smem: Memory):
     """A small home must not answer with the least unrelated memory."""
     smem.remember("Always run the tests before pushing a notebook")
-    assert smem.semantic.wait(timeout=300)
+    assert smem.hooks.semantic.wait(timeout=300)
     assert smem.recall("退款") == []  # hybrid, the default with the extra
     assert smem.recall("xylophone lessons") == []
     assert len(smem.recall("退款", mode="semantic")) == 1  # explicit nearest neighbours
@@ -141,7 +141,7 @@ def test_embed_now_for_short_lived_processes(memory_home, clock):
     writer.remember("Quarterly revenue never includes refunded orders")
     writer.close()
     m = Memory(home=memory_home, clock=clock, semantic=True)
-    report = m.embed(timeout=300)
+    report = m.hooks.embed(timeout=300)
     assert report["done"] and report["roots"][0]["embedded"] == 1
     assert report["roots"][0]["pending"] == 0
     m.close()
@@ -150,4 +150,4 @@ def test_embed_now_for_short_lived_processes(memory_home, clock):
 def test_embed_without_the_extra_says_what_to_install(memory_home):
     m = Memory(home=memory_home, semantic=False)
     with pytest.raises(ValidationError, match=r"jupyter-memory\[semantic\]"):
-        m.embed()
+        m.hooks.embed()

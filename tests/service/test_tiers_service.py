@@ -30,14 +30,14 @@ def test_list_orders_hot_then_warm_and_an_expired_episode_is_cold(mem, clock):
     episode = mem.remember(
         "Exported the Q3 sheet for Ana", type="episodic", created=clock.now - timedelta(days=9)
     )
-    rows = mem.list()
+    rows = mem.memories()
     by_id = {r["id"]: r for r in rows}
     assert [r["id"] for r in rows] == [fresh.id, warm.id, episode.id]
     assert by_id[fresh.id]["heat"] == "HOT" and by_id[warm.id]["heat"] == "WARM"
     # attention alone (durable, 9 days) would be HOT; the 7-day episodic TTL made it COLD
     assert by_id[episode.id]["attention"] > 0.7
     assert by_id[episode.id]["heat"] == "COLD" and by_id[episode.id]["expired"]
-    assert [r["id"] for r in mem.list(include_cold=False)] == [fresh.id, warm.id]
+    assert [r["id"] for r in mem.memories(include_cold=False)] == [fresh.id, warm.id]
     hits = mem.recall("", limit=10, record_access=False)
     assert {h.id: h.heat for h in hits}[episode.id] == "COLD"
     stats = mem.stats()
@@ -81,12 +81,12 @@ def test_a_new_session_clears_session_memories_of_ended_sessions(mem, clock, mem
     keep = mem.remember("Always dedupe on order_id", tier="durable")
     SessionRegistry(memory_home).register("old-kernel", clock.now, pid=_dead_pid())
     clock.advance(hours=2)
-    report = mem.start_session("new-kernel")
+    report = mem.hooks.start_session("new-kernel")
     assert report["cleared"] == [scratch.id]
     with pytest.raises(NotFoundError):
         mem.get(scratch.id)
     assert mem.get(keep.id)
-    actions = [r["action"] for r in mem.audit.records()]
+    actions = [r["action"] for r in mem.hooks.audit.records()]
     assert "clear-session" in actions and actions.count("delete") == 1
 
 
@@ -98,21 +98,21 @@ def test_a_running_sessions_memories_are_not_cleared(mem, clock, memory_home):
     clock.advance(minutes=5)
     theirs = mem.remember("会话内临时结论：df2 已去重", tier="session")
     clock.advance(minutes=5)
-    report = mem.start_session("new-kernel")
+    report = mem.hooks.start_session("new-kernel")
     assert report["cleared"] == [before.id]
     assert mem.get(theirs.id).meta.tier.value == "session"
     # once the other kernel is gone, the next start clears it
     SessionRegistry(memory_home).unregister("running-kernel")
-    mem.end_session("new-kernel")
+    mem.hooks.end_session("new-kernel")
     clock.advance(minutes=1)
-    assert mem.start_session("third-kernel")["cleared"] == [theirs.id]
+    assert mem.hooks.start_session("third-kernel")["cleared"] == [theirs.id]
 
 
 def test_loading_again_in_the_same_kernel_is_not_a_new_session(mem, clock):
-    assert mem.start_session("k")["cleared"] == []
+    assert mem.hooks.start_session("k")["cleared"] == []
     mine = mem.remember("scratch of this session", tier="session")
     clock.advance(minutes=10)
-    again = mem.start_session("k")
+    again = mem.hooks.start_session("k")
     assert again["cleared"] == [] and again["skipped"] == "running"
     assert mem.get(mine.id)
 
@@ -128,9 +128,9 @@ def test_nothing_is_cleared_or_merged_while_memory_is_off(mem, clock):
     mem.remember("scratch", tier="session")
     mem.update_settings(enabled=False)
     clock.advance(days=1)
-    report = mem.start_session("k")
+    report = mem.hooks.start_session("k")
     assert report["cleared"] == [] and report["skipped"] == "disabled"
-    assert len(mem.list()) == 1
+    assert len(mem.memories()) == 1
 
 
 # ---- one digest per day --------------------------------------------------------------------
@@ -154,10 +154,10 @@ def test_past_days_daily_memories_merge_into_one_digest(mem, clock):
     b = _digest_memory(mem, "下一步：核对退款与总账")
     manual = mem.remember("Met Ana about the close", type="episodic", tier="daily")
     today = mem.remember("A durable rule", tier="durable")
-    assert mem.merge_daily() == []  # still today: nothing to merge
+    assert mem.hooks.merge_daily() == []  # still today: nothing to merge
     clock.advance(days=1)
     late = _digest_memory(mem, "TODO: today's task stays apart")
-    (merged,) = mem.merge_daily()
+    (merged,) = mem.hooks.merge_daily()
     assert sorted(merged["merged"]) == sorted([a.id, b.id]) and merged["reviewed"] is False
     digest = mem.get(merged["id"])
     assert digest.meta.tier.value == "daily" and digest.meta.reviewed is False
@@ -169,8 +169,8 @@ def test_past_days_daily_memories_merge_into_one_digest(mem, clock):
             mem.get(gone.id)
     # a single reviewed memory of that day is left as it is; today's are not touched
     assert mem.get(manual.id) and mem.get(today.id) and mem.get(late.id)
-    assert any(r["action"] == "merge" and r["id"] == digest.id for r in mem.audit.records())
-    assert mem.merge_daily() == []  # idempotent
+    assert any(r["action"] == "merge" and r["id"] == digest.id for r in mem.hooks.audit.records())
+    assert mem.hooks.merge_daily() == []  # idempotent
 
 
 def test_a_late_memory_of_a_merged_day_extends_that_days_digest(mem, clock):
@@ -178,7 +178,7 @@ def test_a_late_memory_of_a_merged_day_extends_that_days_digest(mem, clock):
     _digest_memory(mem, "TODO: first task")
     _digest_memory(mem, "TODO: second task")
     clock.advance(days=1)
-    (first,) = mem.merge_daily()
+    (first,) = mem.hooks.merge_daily()
     late = mem.remember(
         "TODO: third task",
         type="episodic",
@@ -187,11 +187,11 @@ def test_a_late_memory_of_a_merged_day_extends_that_days_digest(mem, clock):
         reviewed=False,
         created=day + timedelta(hours=3),
     )
-    (second,) = mem.merge_daily()
+    (second,) = mem.hooks.merge_daily()
     assert second["id"] == first["id"] and second["merged"] == [late.id]
     text = mem.get(first["id"]).text
     assert text.count("first task") == 1 and "third task" in text
-    assert len([r for r in mem.list() if "daily-digest" in r["tags"]]) == 1
+    assert len([r for r in mem.memories() if "daily-digest" in r["tags"]]) == 1
 
 
 def test_unreviewed_memories_are_never_merged_into_a_reviewed_digest(mem, clock):
@@ -200,7 +200,7 @@ def test_unreviewed_memories_are_never_merged_into_a_reviewed_digest(mem, clock)
     _digest_memory(mem, "TODO: unreviewed one")
     _digest_memory(mem, "TODO: unreviewed two")
     clock.advance(days=1)
-    merged = mem.merge_daily()
+    merged = mem.hooks.merge_daily()
     assert sorted(m["reviewed"] for m in merged) == [False, True]
     for m in merged:
         entry = mem.get(m["id"])

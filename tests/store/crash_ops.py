@@ -185,7 +185,7 @@ def loop_purge(ctx: Ctx) -> None:
         # after the delete has no purge line either: both are purged already.
         with contextlib.suppress(NotFoundError):
             mem.dismiss(pid)
-            mem.purge(pid)
+            mem.hooks.purge(pid)
         ctx.ack(pid)
 
 
@@ -255,7 +255,7 @@ def loop_digest(ctx: Ctx) -> None:
         words = unique_text(rng)[7:]
         cell = {"id": f"c{ctx.round}-{i}", "role": "user", "kind": "markdown"}
         cell["text"] = f"We decided to count {words} on the booking date because finance closes."
-        mem.digest_record(f"kernel-{ctx.round}", [cell])
+        mem.hooks.digest_record(f"kernel-{ctx.round}", [cell])
         for stored in mem.digest()["stored"]:
             ctx.ack(stored["id"])
 
@@ -275,7 +275,7 @@ def loop_restore(ctx: Ctx) -> None:
     mem, cold = ctx.memory(), ctx.memory(clock=lambda: FUTURE)
     ctx.begin()
     for i in range(100_000):
-        items = mem.archived()
+        items = mem.hooks.archived()
         if not items:  # the seeds are back: archive a few more to restore
             for k in range(5):
                 old = FUTURE - timedelta(days=400)

@@ -144,7 +144,7 @@ def check_index(home: Path) -> Memory:
     assert report["ok"], report
     files = len(list((home / "memories").glob("*.md")))
     assert mem.stats()["total"] == files
-    mem.rebuild_index()
+    mem.hooks.rebuild_index()
     assert mem.stats()["total"] == files
     return mem
 
@@ -158,7 +158,7 @@ def check_acks(path_name: str, mem: Memory, acks: list[str], ws: Path) -> None:
         for mid in acks:
             assert mem.get(mid).id == mid
         if path_name == "restore":
-            assert not set(acks) & {a.id for a in mem.archived()}
+            assert not set(acks) & {a.id for a in mem.hooks.archived()}
     elif path_name in ("update", "knowledge-save"):
         if path_name == "update":
             text = mem.get(crash_ops.seeds(_ctx(mem))[0]).text
@@ -171,7 +171,7 @@ def check_acks(path_name: str, mem: Memory, acks: list[str], ws: Path) -> None:
             with pytest.raises(NotFoundError):
                 mem.get(mid)
         if path_name == "archive":
-            assert set(acks) <= {a.id for a in mem.archived()}
+            assert set(acks) <= {a.id for a in mem.hooks.archived()}
     elif path_name == "enqueue":
         for pid in acks:
             assert mem.proposal(pid).status == "pending"
@@ -273,9 +273,9 @@ def test_an_append_after_a_torn_audit_line_keeps_the_log_readable(tmp_path: Path
     log = home / "audit.jsonl"
     with log.open("ab") as fh:
         fh.write(b'{"action": "create", "actor": "person", "at": "2026-11-30T09:0')
-    assert [r["action"] for r in mem.audit_records()] == ["create"]
+    assert [r["action"] for r in mem.hooks.audit_records()] == ["create"]
     mem.remember("second")
-    assert [r["action"] for r in mem.audit_records()] == ["create", "create"]
+    assert [r["action"] for r in mem.hooks.audit_records()] == ["create", "create"]
     assert mem.doctor()["ok"]
     # A damaged line that is not a torn tail is still reported, with its line.
     with log.open("ab") as fh:

@@ -68,7 +68,7 @@ def test_sigkill_mid_write_never_tears_files(tmp_path: Path):
     assert mem.stats()["total"] == len(files)
     assert not list((home / "memories").glob(".*.tmp"))
     # the index matches the files after a full rebuild too
-    mem.rebuild_index()
+    mem.hooks.rebuild_index()
     assert mem.stats()["total"] == len(files)
 
 

@@ -16,7 +16,7 @@ def _unit(rng: np.random.Generator, n: int, dim: int = 8) -> np.ndarray:
 def test_save_only_for_live_entries_with_current_text(mem: Memory):
     a = mem.remember("first note")
     b = mem.remember("second note")
-    store = EmbeddingStore(mem.user.index)
+    store = EmbeddingStore(mem.hooks.user.index)
     store.use_model("test-model")
     pending = {i: k for i, k, _, _ in store.pending(10)}
     assert set(pending) == {a.id, b.id}
@@ -30,7 +30,7 @@ def test_save_only_for_live_entries_with_current_text(mem: Memory):
 def test_forget_and_edit_invalidate_the_vector(mem: Memory):
     a = mem.remember("a note to forget")
     b = mem.remember("a note to edit")
-    store = EmbeddingStore(mem.user.index)
+    store = EmbeddingStore(mem.hooks.user.index)
     store.use_model("test-model")
     items = [(i, k) for i, k, _, _ in store.pending(10)]
     store.save(items, _unit(np.random.default_rng(2), 2))
@@ -45,7 +45,7 @@ def test_forget_and_edit_invalidate_the_vector(mem: Memory):
 
 def test_another_model_drops_the_vectors(mem: Memory):
     mem.remember("note")
-    store = EmbeddingStore(mem.user.index)
+    store = EmbeddingStore(mem.hooks.user.index)
     store.use_model("model-a")
     store.save([(i, k) for i, k, _, _ in store.pending(10)], _unit(np.random.default_rng(3), 1))
     store.use_model("model-a")
@@ -56,7 +56,7 @@ def test_another_model_drops_the_vectors(mem: Memory):
 
 def test_matrix_refreshes_incrementally_and_ranks_by_cosine(mem: Memory):
     ids = [mem.remember(f"note {i}").id for i in range(5)]
-    store = EmbeddingStore(mem.user.index)
+    store = EmbeddingStore(mem.hooks.user.index)
     store.use_model("m")
     pending = dict((i, k) for i, k, _, _ in store.pending(10))
     vecs = _unit(np.random.default_rng(4), 5)

@@ -92,8 +92,8 @@ def test_access_stats_survive_rebuild_without_touching_files(mem: Memory):
     for _ in range(3):
         mem.recall("counted")
     assert Path(entry.path).read_bytes() == before
-    mem.rebuild_index()
-    (row,) = [r for r in mem.list() if r["id"] == entry.id]
+    mem.hooks.rebuild_index()
+    (row,) = [r for r in mem.memories() if r["id"] == entry.id]
     assert row["access_count"] == 3
 
 
@@ -101,5 +101,5 @@ def test_stale_temp_files_cleaned(mem: Memory, memory_home: Path):
     mem.remember("x")
     tmp = memory_home / "memories" / ".2026-11-30_x.md.abc.tmp"
     tmp.write_text("half")
-    mem.rebuild_index()
+    mem.hooks.rebuild_index()
     assert not tmp.exists()

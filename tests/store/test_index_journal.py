@@ -43,9 +43,9 @@ def _texts(mem: Memory, word: str) -> list[str]:
 
 
 def _file(mem: Memory, memory_id: str) -> Path:
-    name = mem.user.name_of(memory_id)
+    name = mem.hooks.user.name_of(memory_id)
     assert name is not None
-    return mem.user.layout.memories / name
+    return mem.hooks.user.layout.memories / name
 
 
 class Probe:
@@ -87,7 +87,7 @@ def test_a_running_process_skips_the_scan_after_another_kernels_write(home: Path
         check=True,
         cwd=REPO,
     )
-    probe = _resync(runner.user)
+    probe = _resync(runner.hooks.user)
     assert not probe.looked
     assert _texts(runner, "refunds") == ["first note about refunds", "second note about refunds"]
     runner.close()
@@ -97,8 +97,8 @@ def test_a_new_process_always_looks_at_every_file(home: Path) -> None:
     with _open(home) as mem:
         mem.remember("a note")
     fresh = _open(home)
-    probe = _resync(fresh.user)
-    fresh.user.index.connection()  # when the stamp vouched, the look ran on a thread: wait
+    probe = _resync(fresh.hooks.user)
+    fresh.hooks.user.index.connection()  # when the stamp vouched, the look ran on a thread: wait
     assert probe.looked
     fresh.close()
 
@@ -185,7 +185,7 @@ def test_deleted_file_is_gone_for_a_running_process_and_the_next_open(home: Path
 def test_an_outside_file_created_during_our_write_drops_the_stamp(home: Path) -> None:
     mem = _open(home)
     first = mem.remember("zeta words here")
-    root = mem.user
+    root = mem.hooks.user
     _resync(root)
     con = root.index.connection()
     assert journal.vouches(con, root.layout)
@@ -208,7 +208,7 @@ def test_a_change_right_after_our_write_is_never_vouched_for(home: Path) -> None
     the same clock tick as our write still shows as a different stamp."""
     mem = _open(home)
     mem.remember("eta note")
-    root = mem.user
+    root = mem.hooks.user
     _resync(root)
     con = root.index.connection()
     for i in range(40):
@@ -225,7 +225,7 @@ def test_a_change_right_after_our_write_is_never_vouched_for(home: Path) -> None
 def test_a_folder_time_in_the_future_is_never_vouched_for(home: Path) -> None:
     mem = _open(home)
     mem.remember("theta note")
-    root = mem.user
+    root = mem.hooks.user
     folder = root.layout.memories
     future = folder.stat().st_mtime_ns + 3600 * 10**9
     os.utime(folder, ns=(future, future))
@@ -239,8 +239,8 @@ def test_a_batch_import_drops_the_stamp(home: Path, tmp_path: Path) -> None:
     mem.remember("iota note")
     src = tmp_path / "in.jsonl"
     src.write_text('{"text": "imported words"}\n', "utf-8")
-    mem.import_jsonl(src)
-    assert not journal.vouches(mem.user.index.connection(), mem.user.layout)
+    mem.hooks.import_jsonl(src)
+    assert not journal.vouches(mem.hooks.user.index.connection(), mem.hooks.user.layout)
     assert _texts(mem, "imported") == ["imported words"]
     mem.close()
 
@@ -290,17 +290,17 @@ def test_several_kernels_writing_at_once(home: Path) -> None:
     finally:
         stop.set()
         thread.join()
-    root = runner.user
+    root = runner.hooks.user
     on_disk = _listing(root)
     assert len(on_disk) == 1 + 4 * 8
-    runner.user.ensure_synced()
+    runner.hooks.user.ensure_synced()
     assert _indexed(root) == on_disk  # the running process, vouched or scanned, is exact
     assert len(runner.recall("kappa", limit=500, record_access=False)) == 32
     runner.close()
     with _open(home) as fresh:
-        assert _indexed(fresh.user) == _listing(fresh.user)
-        fresh.user.ensure_synced()
-        assert _indexed(fresh.user) == _listing(fresh.user)
+        assert _indexed(fresh.hooks.user) == _listing(fresh.hooks.user)
+        fresh.hooks.user.ensure_synced()
+        assert _indexed(fresh.hooks.user) == _listing(fresh.hooks.user)
 
 
 # -- network folders: never vouched for ------------------------------------------------------
@@ -313,10 +313,10 @@ def test_a_network_folder_is_never_vouched_for(
     project = tmp_path / "team"
     project.mkdir()
     with Memory(home=home, semantic=False) as mem:
-        mem.project_settings(project, storage="network")
+        mem.hooks.project_settings(project, storage="network")
     runner = Memory(home=home, project=project, semantic=False)
     entry = runner.remember("mu words here", project=project)
-    proot = next(r for r in runner._roots(project) if r.layer == "project")
+    proot = next(r for r in runner.hooks.ctx.projects.roots(project) if r.layer == "project")
     assert proot.layout.index_home is not None
     assert not journal.trusted(proot.layout)
     assert not journal.vouches(proot.index.connection(), proot.layout)

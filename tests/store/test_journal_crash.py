@@ -101,7 +101,7 @@ def test_a_killed_writer_never_leaves_a_vouched_stamp_over_other_files(tmp_path:
         for line in out.splitlines():
             kind, _, memory_id = line.partition(" ")
             (acked if kind == "ack" else gone).add(memory_id)
-        root = reader.user
+        root = reader.hooks.user
         on_disk = _listing(root)
         rows, stamp = _rows(_live_db(home))
         if stamp is not None and stamp == journal.stamp_of(root.layout.memories):
@@ -109,12 +109,12 @@ def test_a_killed_writer_never_leaves_a_vouched_stamp_over_other_files(tmp_path:
             assert rows == on_disk, f"seed {seed}, round {round_no}"
         root.ensure_synced()
         assert _rows(_live_db(home))[0] == on_disk, f"seed {seed}, round {round_no}"
-        assert {r.name for r in reader.user.rows()} == {st.name for st in on_disk}
+        assert {r.name for r in reader.hooks.user.rows()} == {st.name for st in on_disk}
     reader.close()
     with Memory(home=home, semantic=False) as fresh:
-        fresh.user.ensure_synced()
-        assert _rows(_live_db(home))[0] == _listing(fresh.user)
-        ids = {r.id for r in fresh.user.rows()}
+        fresh.hooks.user.ensure_synced()
+        assert _rows(_live_db(home))[0] == _listing(fresh.hooks.user)
+        ids = {r.id for r in fresh.hooks.user.rows()}
         assert acked - gone <= ids, f"seed {seed}: acknowledged writes lost"
     assert acked, "the writer never wrote: the test proved nothing"
     print(f"seed {seed}: {len(acked)} writes, vouched after {vouched_after_kill} of {KILLS} kills")

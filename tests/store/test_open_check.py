@@ -49,19 +49,19 @@ def _vouched_home(home: Path, texts: list[str]) -> dict[str, Path]:
     with _open(home) as mem:
         ids = {text: mem.remember(text).id for text in texts}
     with _open(home) as mem:
-        mem.user.ensure_synced()
-        con = mem.user.index.connection()  # the first look ends here, the stamp recorded
-        assert journal.vouches(con, mem.user.layout)
-        folder = mem.user.layout.memories
-        return {t: folder / str(mem.user.index.name_of(i)) for t, i in ids.items()}
+        mem.hooks.user.ensure_synced()
+        con = mem.hooks.user.index.connection()  # the first look ends here, the stamp recorded
+        assert journal.vouches(con, mem.hooks.user.layout)
+        folder = mem.hooks.user.layout.memories
+        return {t: folder / str(mem.hooks.user.index.name_of(i)) for t, i in ids.items()}
 
 
 def _reopen_deferred(home: Path) -> Memory:
     """Open as a new kernel does; the open must have left its look to the check."""
     mem = _open(home)
-    report = mem.user.ensure_synced()
+    report = mem.hooks.user.ensure_synced()
     assert report is not None and (report.added, report.updated, report.removed) == (0, 0, 0)
-    assert mem.user.index._check.pending is not None  # type: ignore[attr-defined]
+    assert mem.hooks.user.index._check.pending is not None  # type: ignore[attr-defined]
     return mem
 
 
@@ -78,7 +78,7 @@ def test_a_vouched_open_leaves_the_stats_to_a_thread(home: Path) -> None:
     """The open itself lists and stats nothing (that is what made it slow)."""
     _vouched_home(home, ["rho note"])
     mem = _open(home)
-    root = mem.user
+    root = mem.hooks.user
     listed_on: list[int] = []
 
     def stats() -> Iterator[FileStat]:
@@ -135,7 +135,7 @@ def test_touch_is_seen(home: Path) -> None:
     _later_tick()
     subprocess.run(["touch", str(path)], check=True)
     with _reopen_deferred(home) as mem:
-        con = mem.user.index.connection()  # the first use: waits for the check
+        con = mem.hooks.user.index.connection()  # the first use: waits for the check
         row = con.execute("SELECT mtime_ns FROM entries WHERE name = ?", (path.name,)).fetchone()
         assert row == (path.stat().st_mtime_ns,)
 
@@ -198,7 +198,7 @@ def test_a_file_added_after_the_check_listed_the_folder_is_seen(home: Path) -> N
         fh.write(text)
     raw = path.read_text("utf-8")
     with _reopen_deferred(home) as mem:
-        check = mem.user.index._check.pending  # type: ignore[attr-defined]
+        check = mem.hooks.user.index._check.pending  # type: ignore[attr-defined]
         assert not check.wait()  # listed and found the edit; not settled yet
         added = raw.replace(raw.split('id: "')[1].split('"')[0], "m-added00000000000001")
         path.with_name("2026-01-01_semantic_added.md").write_text(
@@ -217,7 +217,7 @@ def test_a_killed_writers_temp_file_is_removed_by_the_next_open(home: Path) -> N
     tmp = folder / ".2026-01-01_semantic_killed.md.x1y2z3.tmp"
     tmp.write_text("half a memo", "utf-8")
     with _open(home) as mem:  # its first look sees the folder moved and records it, temp and all
-        root = mem.user
+        root = mem.hooks.user
         with root.locked():
             root.index.sync(root.files.scan(), root.files.read)
         assert journal.vouches(root.index.connection(), root.layout)
@@ -232,7 +232,7 @@ def test_a_killed_writers_temp_file_is_removed_by_the_next_open(home: Path) -> N
 
 def _reopen_looking(home: Path) -> tuple[Memory, tuple[int, int, int]]:
     mem = _open(home)
-    report = mem.user.ensure_synced()
+    report = mem.hooks.user.ensure_synced()
     assert report is not None
     return mem, (report.added, report.updated, report.removed)
 
@@ -288,7 +288,7 @@ def test_git_pull_is_seen(home: Path, tmp_path: Path) -> None:
     (clone / "memories" / files["omicron words here"].name).unlink()
     _git(clone, "commit", "-q", "-am", "edit and remove")
     with _open(home) as mem:  # the stamp still vouches before the pull
-        assert journal.vouches(mem.user.index.connection(), mem.user.layout)
+        assert journal.vouches(mem.hooks.user.index.connection(), mem.hooks.user.layout)
     _git(home, "pull", "-q", str(clone), "main")
     mem, counts = _reopen_looking(home)
     with mem:

@@ -54,7 +54,7 @@ def _fill(mem: Memory, n: int, seed: int = 3) -> list[str]:
         lines.append(json.dumps({"text": text, "title": title, "tags": tags}, ensure_ascii=False))
     src = mem.home.parent / f"fill-{seed}-{n}.jsonl"
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    ids = mem.import_jsonl(src)
+    ids = mem.hooks.import_jsonl(src)
     assert len(ids) == n
     return ids
 
@@ -149,7 +149,7 @@ def _assert_same_as_fts5(
 
 def test_scores_and_candidates_equal_fts5_bm25(mem: Memory):
     _fill(mem, 300)
-    con = mem.user.index.connection()
+    con = mem.hooks.user.index.connection()
     _recount(con)
     _assert_same_as_fts5(con)
     # A bound smaller than the matches: the same newest ones on both sides.
@@ -161,7 +161,7 @@ def test_scores_and_candidates_equal_fts5_bm25(mem: Memory):
 
 def test_the_stored_weighted_tf_is_the_production_expression_to_the_bit(mem: Memory):
     _fill(mem, 120)
-    con = mem.user.index.connection()
+    con = mem.hooks.user.index.connection()
     assert WEIGHTS == (1.0, 2.0, 1.0)
     rows = con.execute(
         "SELECT w, 1.0 * tf_title + 2.0 * tf_tags + 1.0 * tf_body, tf_title, tf_tags, tf_body"
@@ -180,14 +180,14 @@ def test_statistics_follow_update_and_forget(mem: Memory):
         mem.update(memory_id, text="window tax refund café")
     for memory_id in ids[10:25]:
         mem.forget(memory_id)
-    con = mem.user.index.connection()
+    con = mem.hooks.user.index.connection()
     _recount(con)
     _assert_same_as_fts5(con)
 
 
 def test_statistics_follow_writes_of_another_process(mem: Memory, memory_home: Path):
     ids = _fill(mem, 40)
-    con = mem.user.index.connection()
+    con = mem.hooks.user.index.connection()
     before = mem.recall("refund", limit=5)  # this process holds its connection open
     script = textwrap.dedent(
         f"""
@@ -203,29 +203,29 @@ def test_statistics_follow_writes_of_another_process(mem: Memory, memory_home: P
     subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
     after = mem.recall("refund", limit=5)
     assert after != before and all("other kernel" in mem.get(h.id).text for h in after)
-    con = mem.user.index.connection()
+    con = mem.hooks.user.index.connection()
     _recount(con)
     _assert_same_as_fts5(con)
 
 
 def test_hand_edit_and_rebuild_keep_statistics(mem: Memory, memory_home: Path):
     ids = _fill(mem, 50)
-    path = memory_home / "memories" / mem.user.index.name_of(ids[2])
+    path = memory_home / "memories" / mem.hooks.user.index.name_of(ids[2])
     path.write_text(path.read_text("utf-8").replace(".\n", " 退款 window.\n"), "utf-8")
-    (memory_home / "memories" / str(mem.user.index.name_of(ids[3]))).unlink()
+    (memory_home / "memories" / str(mem.hooks.user.index.name_of(ids[3]))).unlink()
     assert mem.recall("window")  # syncs the folder
-    _recount(mem.user.index.connection())
-    mem.rebuild_index()
-    con = mem.user.index.connection()
+    _recount(mem.hooks.user.index.connection())
+    mem.hooks.rebuild_index()
+    con = mem.hooks.user.index.connection()
     _recount(con)
     _assert_same_as_fts5(con)
 
 
 def test_recall_uses_postings_and_matches_fts5_order(mem: Memory):
     _fill(mem, 200, seed=9)
-    con = mem.user.index.connection()
+    con = mem.hooks.user.index.connection()
     for text in ("refund budget", "收入", "window tax audit", "cafe"):
-        rows = search(con, SearchQuery(text=text, limit=10, now=mem.clock()))
+        rows = search(con, SearchQuery(text=text, limit=10, now=mem.hooks.clock()))
         # Widened to any word when fewer than the limit hold every word.
         fts = {**_fts_ranking(con, text, False, 1000), **_fts_ranking(con, text, True, 1000)}
         top = sorted(fts.values(), reverse=True)
@@ -241,10 +241,10 @@ def test_a_covering_limit_reaches_every_match_past_the_bound(mem: Memory, memory
     src = memory_home.parent / "many.jsonl"
     lines = [{"text": f"退款 第{i}条 refund"} for i in range(1100)]
     src.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", "utf-8")
-    ids = set(mem.import_jsonl(src))
+    ids = set(mem.hooks.import_jsonl(src))
     for query in ("退款", "refund"):
         # recall() caps its limit at 1,000; the index takes any limit.
-        rows = mem.user.index.search(SearchQuery(text=query, limit=len(ids) + 10))
+        rows = mem.hooks.user.index.search(SearchQuery(text=query, limit=len(ids) + 10))
         assert {r.id for r in rows} == ids
 
 
@@ -254,7 +254,7 @@ def test_filters_apply_before_the_bound(mem: Memory):
         kind = "procedural" if i % 3 == 0 else "semantic"
         words = " ".join(rng.choice(WORDS[:8]) for _ in range(6))
         mem.remember(f"refund {words}", type=kind, tags=["ops" if i % 2 else "sales"])
-    con = mem.user.index.connection()
+    con = mem.hooks.user.index.connection()
     want = {
         str(r[0])
         for r in con.execute(
@@ -268,7 +268,9 @@ def test_filters_apply_before_the_bound(mem: Memory):
         try:
             rows = search(
                 con,
-                SearchQuery(text="refund window", types=["procedural"], limit=100, now=mem.clock()),
+                SearchQuery(
+                    text="refund window", types=["procedural"], limit=100, now=mem.hooks.clock()
+                ),
             )
         finally:
             postings.FTS_MATCH_DENSITY, postings.FTS_MATCH_MIN_DF = old

@@ -55,8 +55,8 @@ def test_widening_keeps_one_bm25_order(mem: Memory):
     mem.remember("refund requests pile up")
     mem.remember("enterprise customers renew yearly")
     mem.remember("policy documents live in the wiki")
-    rows = mem.user.index.search(
-        SearchQuery(text="refund policy enterprise", limit=10, now=mem.clock())
+    rows = mem.hooks.user.index.search(
+        SearchQuery(text="refund policy enterprise", limit=10, now=mem.hooks.clock())
     )
     assert rows[0].id == all_words.id
     assert len(rows) == 4
@@ -93,7 +93,7 @@ def test_attention_breaks_ties_between_equal_matches(mem: Memory, clock):
 def test_old_schema_is_rebuilt_with_a_notice(memory_home, clock):
     m = Memory(home=memory_home, clock=clock)
     a = m.remember("rebuild me with stems")
-    con = m.user.index.connection()
+    con = m.hooks.user.index.connection()
     con.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
     m.close()
     m2 = Memory(home=memory_home, clock=clock)
@@ -112,14 +112,14 @@ def test_an_index_built_by_another_stemmer_version_is_rebuilt(memory_home, clock
 
     m = Memory(home=memory_home, clock=clock)
     a = m.remember("running totals per region")
-    con = m.user.index.connection()
+    con = m.hooks.user.index.connection()
     con.execute("UPDATE meta SET value = 'analyzer 1; PyStemmer 0.0.1' WHERE key = 'analyzer'")
     # An older stemmer's token, which today's query would never produce.
     con.execute("UPDATE fts SET body = 'runningz' WHERE rowid = 1")
     m.close()
     m2 = Memory(home=memory_home, clock=clock)
     assert _ids(m2.recall("run")) == [a.id]
-    assert any("PyStemmer 0.0.1" in n for n in m2.user.last_report.notices)
+    assert any("PyStemmer 0.0.1" in n for n in m2.hooks.user.last_report.notices)
     m2.close()
     current = (memory_home / ".index" / "CURRENT").read_text().strip()
     db = sqlite3.connect(memory_home / ".index" / current)

@@ -58,8 +58,8 @@ def test_rebuild_writes_the_rows_one_by_one_indexing_writes(
                 text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 12)))
             title = f"{rng.choice(WORDS)} {rng.choice(HAN)} {i}"
             ids.append(mem.remember(text, title=title, tags=[rng.choice(["sales", "财务"])]).id)
-        folder = mem.user.layout.memories
-        first = folder / str(mem.user.name_of(ids[0]))
+        folder = mem.hooks.user.layout.memories
+        first = folder / str(mem.hooks.user.name_of(ids[0]))
     raw = first.read_text("utf-8")
     (folder / "2026-01-01_semantic_twin.md").write_text(raw.replace("\n\n", "\n\ntwin "), "utf-8")
     (folder / "2026-01-01_semantic_broken.md").write_text("---\ntitle: [unclosed\n---\nx", "utf-8")
@@ -70,10 +70,10 @@ def test_rebuild_writes_the_rows_one_by_one_indexing_writes(
 
     shutil.rmtree(home / ".index")  # the next open indexes every file one by one, in scan order
     with Memory(home=home, semantic=False) as mem:
-        index = mem.user.index
-        mem.user.ensure_synced()
+        index = mem.hooks.user.index
+        mem.hooks.user.ensure_synced()
         one_by_one = _tables(index.connection())
-        report = mem.rebuild_index()
+        report = mem.hooks.rebuild_index()
         bulk = _tables(index.connection())
     assert len(one_by_one["entries"]) == 121  # type: ignore[arg-type]
     assert len(one_by_one["problems"]) == 3  # type: ignore[arg-type]

@@ -48,7 +48,7 @@ def _home_with_notes(tmp_path: Path) -> tuple[Path, list[str]]:
 
 def _files(home: Path) -> MemoryFiles:
     with Memory(home=home, semantic=False) as mem:
-        return MemoryFiles(mem.user.layout)
+        return MemoryFiles(mem.hooks.user.layout)
 
 
 def _outcome(read: Callable[[str], MemoryEntry], name: str) -> object:

@@ -78,8 +78,8 @@ def _write_home(tmp_path: Path) -> Path:
             title = f"{rng.choice(WORDS)} {rng.choice(HAN)} {i}"
             tags = rng.sample(["sales", "财务", "Café", "q3"], rng.randint(0, 3))
             ids.append(mem.remember(text, title=title, tags=tags).id)
-        folder = mem.user.layout.memories
-        raw = (folder / str(mem.user.name_of(ids[0]))).read_text("utf-8")
+        folder = mem.hooks.user.layout.memories
+        raw = (folder / str(mem.hooks.user.name_of(ids[0]))).read_text("utf-8")
     other = re.sub(r'id: "[^"]+"', 'id: "m-other000000000001"', raw)
     bad = {
         "twin": raw.replace("\n\n", "\n\ntwin ", 1),
@@ -120,11 +120,11 @@ def test_rebuild_rows_and_row_ids_equal_one_by_one_indexing(
         monkeypatch.setattr(os, "fork", fork)
     home = _home(tmp_path, template_home)
     with Memory(home=home, semantic=False) as mem:  # the first open indexes file by file
-        mem.user.ensure_synced()
-        one_by_one = _tables(mem.user.index.connection())
+        mem.hooks.user.ensure_synced()
+        one_by_one = _tables(mem.hooks.user.index.connection())
         doctor = mem.doctor().to_dict()
-        report = mem.rebuild_index()
-        bulk = _tables(mem.user.index.connection())
+        report = mem.hooks.rebuild_index()
+        bulk = _tables(mem.hooks.user.index.connection())
         assert mem.doctor().to_dict() == doctor
     assert len(one_by_one["entries"]) == 151
     assert len(one_by_one["problems"]) == 10
@@ -168,7 +168,7 @@ def _children() -> set[int]:
 
 
 def _load(home: Path, progress: _Interrupt | NoProgress, fail_on: str = "") -> None:
-    files = MemoryFiles(Memory(home=home, semantic=False).user.layout)
+    files = MemoryFiles(Memory(home=home, semantic=False).hooks.user.layout)
     con = sqlite3.connect(":memory:", isolation_level=None)
     con.executescript(SCHEMA)
     with files.reader() as read:
@@ -216,7 +216,7 @@ def test_a_worker_that_stops_answering_is_killed_and_its_files_read_here(
     monkeypatch.setattr(fork_pool, "STALL_S", 1.0)
     home = pooled_home
     parent = os.getpid()
-    files = MemoryFiles(Memory(home=home, semantic=False).user.layout)
+    files = MemoryFiles(Memory(home=home, semantic=False).hooks.user.layout)
     con = sqlite3.connect(":memory:", isolation_level=None)
     con.executescript(SCHEMA)
     with files.reader() as read:

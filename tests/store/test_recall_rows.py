@@ -42,8 +42,8 @@ def test_row_of_builds_what_the_dataclass_builds(mem: Memory) -> None:
     mem.remember("another refund note", tags=["q3", "财务"])
     mem.remember("no tags at all, 没有标签", type="episodic", tier="daily")
     mem.recall("refund")  # counts accesses: last_accessed and access_count are set
-    mem.user.index.flush_access()
-    con = mem.user.index.connection()
+    mem.hooks.user.index.flush_access()
+    con = mem.hooks.user.index.connection()
     sql = f"SELECT {COLUMNS}, 2.5, 0.75 FROM entries e LEFT JOIN acc.access a ON a.id = e.id"
     rows = con.execute(sql).fetchall()
     assert len(rows) == 3 and any(r[14] is not None for r in rows)

@@ -69,10 +69,10 @@ def cli_doctor_links(capsys, home: Path, *extra: str) -> set[str]:
 
 
 def _nothing_from_outside(mem: Memory, **where: str) -> None:
-    rebuilt = mem.rebuild_index()
+    rebuilt = mem.hooks.rebuild_index()
     assert all(layer["indexed"] == 0 for layer in rebuilt.values()), rebuilt
     assert mem.recall(SECRET, **where) == []
-    assert all(SECRET not in row["title"] for row in mem.list())
+    assert all(SECRET not in row["title"] for row in mem.memories())
 
 
 def test_symlinked_memories_folder_in_the_home(memory_home: Path, outside: Path, capsys):
@@ -111,7 +111,7 @@ def test_symlinked_single_memory_file(memory_home: Path, outside: Path, capsys):
         link = memory_home / "memories" / f"2026-01-01_semantic_{SECRET}.md"
         link.symlink_to(outside / link.name)
         before = snapshot(outside)
-        rebuilt = mem.rebuild_index()
+        rebuilt = mem.hooks.rebuild_index()
         assert rebuilt["user"]["indexed"] == 1
         assert any(str(link) in n for n in rebuilt["user"]["notices"])
         assert mem.recall(SECRET) == []
@@ -237,7 +237,7 @@ def test_other_home_paths_are_never_written_through(memory_home: Path, tmp_path:
             elif name == "audit.jsonl":
                 mem.remember("audited words")
             elif name == "digest":
-                mem.digest_record("s1", [{"role": "user", "text": "hi", "id": "m1"}])
+                mem.hooks.digest_record("s1", [{"role": "user", "text": "hi", "id": "m1"}])
             elif name == "learning":
                 LearningStore(memory_home).save({})
             else:

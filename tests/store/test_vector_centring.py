@@ -26,7 +26,7 @@ def _half(v: np.ndarray) -> np.ndarray:  # vectors are stored as float16
 def test_centred_cosines_follow_every_change_of_the_rows(mem: Memory):
     rng = np.random.default_rng(7)
     ids = [mem.remember(f"note {i}").id for i in range(6)]
-    store = EmbeddingStore(mem.user.index)
+    store = EmbeddingStore(mem.hooks.user.index)
     store.use_model("m")
     pending = {i: k for i, k, _, _ in store.pending(10)}
     vecs = _unit(rng.standard_normal((6, 8)) + 2.0)  # a shared direction, as real embedders have
@@ -61,7 +61,7 @@ def test_centred_cosines_follow_every_change_of_the_rows(mem: Memory):
 
 def _matrix_of(mem: Memory, vecs: np.ndarray) -> tuple[VectorMatrix, list[str]]:
     ids = [mem.remember(f"row {i}").id for i in range(len(vecs))]
-    store = EmbeddingStore(mem.user.index)
+    store = EmbeddingStore(mem.hooks.user.index)
     store.use_model("m")
     pending = {i: k for i, k, _, _ in store.pending(100)}
     store.save([(i, pending[i]) for i in ids], vecs)

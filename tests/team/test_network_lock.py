@@ -99,7 +99,7 @@ def test_a_network_project_writes_past_an_old_empty_lock(
     folder = tmp_path / "共享"
     folder.mkdir()
     with Memory(home=memory_home) as mem:
-        mem.project_settings(folder, storage="network")
+        mem.hooks.project_settings(folder, storage="network")
     lock = folder / ".jupyter-memory" / NET_LOCK_NAME
     lock.parent.mkdir(exist_ok=True)
     lock.write_bytes(b'{"host": "')  # torn by an older version, a minute ago

@@ -33,7 +33,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _network_project(home: Path, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     with Memory(home=home) as mem:
-        mem.project_settings(folder, storage="network")
+        mem.hooks.project_settings(folder, storage="network")
 
 
 def test_mount_table_detection(tmp_path: Path) -> None:
@@ -76,8 +76,8 @@ def test_a_network_project_keeps_its_index_in_the_cache(
         assert "network storage" in notice and "exclusive-create" in notice
         assert str(cache) in notice
         # Back to automatic detection: a local disk here, the index beside the files.
-        mem.project_settings(folder, storage="auto")
-        mem.rebuild_index()
+        mem.hooks.project_settings(folder, storage="auto")
+        mem.hooks.rebuild_index()
         assert (folder / ".jupyter-memory" / ".index").is_dir()
 
 
@@ -128,10 +128,10 @@ def test_sigkill_mid_write_on_a_network_project(
     with Memory(home=memory_home, project=folder) as mem:
         mem.remember("after the crashes", title="after")
         assert mem.doctor().ok
-        rows = [r for r in mem.list() if r["layer"] == "project"]
+        rows = [r for r in mem.memories() if r["layer"] == "project"]
         assert len(rows) == len(files) + 1
-        mem.rebuild_index()
-        assert len([r for r in mem.list() if r["layer"] == "project"]) == len(files) + 1
+        mem.hooks.rebuild_index()
+        assert len([r for r in mem.memories() if r["layer"] == "project"]) == len(files) + 1
     assert not (folder / ".jupyter-memory" / ".index").exists()
 
 
@@ -146,7 +146,7 @@ def test_concurrent_writers_on_a_network_project_lose_nothing(
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
     with Memory(home=memory_home, project=folder) as mem:
-        rows = [r for r in mem.list() if r["layer"] == "project"]
+        rows = [r for r in mem.memories() if r["layer"] == "project"]
         assert len(rows) == 120
         for i in range(4):
             hits = mem.recall("note", tags=[f"w{i}"], limit=100, level="index")

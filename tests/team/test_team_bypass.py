@@ -36,7 +36,7 @@ def test_an_oversize_knowledge_file_pulled_by_git_is_shown_and_the_context_keeps
     assert pull(a_dir).returncode == 0  # a fast-forward
     chars = len(_knowledge(a_dir))
     assert chars > 600_000
-    status = alice.library_status("project").to_dict()
+    status = alice.hooks.library_status("project").to_dict()
     arrived = status["arrived"]
     assert arrived is not None and arrived["by"] == "Bob <bob@example.org>"
     assert arrived["over_cap"] is True and arrived["chars"] == chars
@@ -50,7 +50,7 @@ def test_an_oversize_knowledge_file_pulled_by_git_is_shown_and_the_context_keeps
     project_part = block.split('layer="project"', 1)[1]
     assert len(project_part) < BUDGET["project"] + 2_000
     # Bob's own clone: he wrote it himself and committed it, it did not arrive by git.
-    assert bob.library_status("project").to_dict()["arrived"] is None
+    assert bob.hooks.library_status("project").to_dict()["arrived"] is None
 
 
 def test_an_apply_made_here_is_not_reported_as_arrived(team) -> None:  # noqa: F811
@@ -59,10 +59,10 @@ def test_an_apply_made_here_is_not_reported_as_arrived(team) -> None:  # noqa: F
                            layer="project")  # fmt: skip
     alice.apply(result["id"], to="project")
     commit_all(a_dir, "rmb")
-    assert alice.library_status("project").to_dict()["arrived"] is None
+    assert alice.hooks.library_status("project").to_dict()["arrived"] is None
     push(a_dir)
     assert pull(b_dir).returncode == 0
-    arrived = bob.library_status("project").to_dict()["arrived"]
+    arrived = bob.hooks.library_status("project").to_dict()["arrived"]
     assert arrived["by"] == "Alice <alice@example.org>" and arrived["over_cap"] is False
     assert "knowledge-arrived" not in [p.kind for p in bob.doctor().problems]
 
@@ -101,7 +101,7 @@ def test_fake_markers_inside_a_clone_without_a_merge_do_not_block_an_apply(team)
     knowledge.write_text("## Rules\n\n<<<<<<< ours\n- a\n=======\n- b\n>>>>>>> theirs\n")
     with pytest.raises(ParseError, match="not a '- ' bullet"):
         alice.read_knowledge("project")
-    assert alice.team_status().knowledge_conflict is False
+    assert alice.hooks.team_status().knowledge_conflict is False
 
 
 def _forge(b_dir: Path, pid: str, **decision: object) -> Path:
@@ -131,7 +131,7 @@ def test_a_forged_decision_never_wins_over_the_persons_own(team) -> None:  # noq
     p = alice.proposal(pid)
     assert p.status == "dismissed"  # Alice's own decision holds
     assert "Alice <alice@example.org>" in str(p.decided_by)
-    problems = [x["message"] for x in alice.queue_problems()]
+    problems = [x["message"] for x in alice.hooks.queue_problems()]
     assert any(pid in m and "before the proposal was created" in m for m in problems), problems
     assert "contested" in [x.kind for x in alice.doctor().problems]
 
@@ -150,7 +150,7 @@ def test_a_decision_not_written_by_its_decider_is_contested(team) -> None:  # no
     commit_all(b_dir, "bob writes alice's dismissal")  # committed as Bob
     push(b_dir)
     assert pull(a_dir).returncode == 0  # a fast-forward: no merge driver runs
-    problems = [x["message"] for x in alice.queue_problems()]
+    problems = [x["message"] for x in alice.hooks.queue_problems()]
     assert any(pid in m and "Bob <bob@example.org>" in m for m in problems), problems
     assert "contested" in [x.kind for x in alice.doctor().problems]
     # Bob's own real decision, committed by Bob, is not contested.
@@ -159,7 +159,7 @@ def test_a_decision_not_written_by_its_decider_is_contested(team) -> None:  # no
     commit_all(b_dir, "bob dismisses")
     push(b_dir)
     assert pull(a_dir).returncode == 0
-    assert not any(pid2 in x["message"] for x in alice.queue_problems())
+    assert not any(pid2 in x["message"] for x in alice.hooks.queue_problems())
 
 
 def test_an_impossible_decision_pulled_by_fast_forward_is_reported_and_decided_again(
@@ -178,7 +178,7 @@ def test_an_impossible_decision_pulled_by_fast_forward_is_reported_and_decided_a
     git(b_dir, "commit", "-q", "--author=Alice <alice@example.org>", "-m", "decide")
     push(b_dir)
     assert pull(a_dir).returncode == 0  # a fast-forward: no merge driver runs
-    problems = [x for x in alice.queue_problems() if pid in x["message"]]
+    problems = [x for x in alice.hooks.queue_problems() if pid in x["message"]]
     assert problems and "before the proposal was created" in problems[0]["message"]
     assert problems[0]["kind"] == "contested"
     # Not a decision: listed as pending again; the person decides it, and that settles it.
@@ -188,5 +188,5 @@ def test_an_impossible_decision_pulled_by_fast_forward_is_reported_and_decided_a
     p = alice.proposal(pid)
     assert p.status == "applied" and p.decided_by == "Alice <alice@example.org>"
     assert p.decided_at is not None and p.decided_at >= p.created
-    assert not [x for x in alice.queue_problems() if pid in x["message"]]
+    assert not [x for x in alice.hooks.queue_problems() if pid in x["message"]]
     assert "Push straight to main." in _knowledge(a_dir)

@@ -54,7 +54,7 @@ def test_init_writes_gitattributes_gitignore_and_the_drivers(team) -> None:  # t
     assert ".index/" in (a_dir / ".jupyter-memory" / ".gitignore").read_text()
     driver = git(a_dir, "config", "--get", "merge.jupyter-memory-knowledge.driver").stdout
     assert "merge-knowledge %O %A %B %P" in driver
-    status = alice.team_status()
+    status = alice.hooks.team_status()
     assert status.team and not status.drivers_missing and status.fix is None
     assert status.person == "Alice <alice@example.org>"
 
@@ -106,7 +106,7 @@ def test_the_same_item_changed_on_both_sides_is_reported_and_resolved(team) -> N
     assert "chargebacks" in block and "taxes" not in block
     assert "unresolved merge conflict" in block
     # Resolved with the CLI's service call: theirs, staged, and the merge commits.
-    bob.resolve_knowledge(take="theirs")
+    bob.hooks.resolve_knowledge(take="theirs")
     assert "taxes" in _knowledge(b_dir) and "<<<<<<<" not in _knowledge(b_dir)
     git(b_dir, "commit", "-q", "--no-edit")
     assert bob.doctor()["ok"]
@@ -123,7 +123,7 @@ def test_a_clone_without_the_driver_is_reported_with_its_fix(team, tmp_path: Pat
         report = carol.doctor()
         drivers = [p for p in report.problems if p.kind == "merge-driver"]
         assert drivers and f"jupyter-memory project init {c_dir}" in drivers[0].message
-        assert carol.team_status().fix == f"jupyter-memory project init {c_dir}"
+        assert carol.hooks.team_status().fix == f"jupyter-memory project init {c_dir}"
         carol.project_init(c_dir)
         assert not [p for p in carol.doctor().problems if p.kind == "merge-driver"]
 
@@ -134,24 +134,24 @@ def test_audit_and_log_name_who_decided(team) -> None:  # type: ignore[no-untype
     commit_all(a_dir, "utc")
     push(a_dir)
     assert pull(b_dir).returncode == 0
-    applies = [r for r in alice.audit.records() if r["action"] == "proposal.apply"]
+    applies = [r for r in alice.hooks.audit.records() if r["action"] == "proposal.apply"]
     assert applies[-1]["by"] == "Alice <alice@example.org>"
-    rows = bob.knowledge_history()
+    rows = bob.hooks.knowledge_history()
     added = [r for r in rows if r.change == "added" and r.item == "Use UTC for all timestamps."]
     assert added and added[0].by == "Alice <alice@example.org>" and added[0].commit
-    mine = alice.knowledge_history()
+    mine = alice.hooks.knowledge_history()
     from_git = [r for r in mine if r.change == "added"]
     assert from_git[0].proposal == pid
     assert from_git[0].evidence == "Use UTC for all timestamps."
     dismissed = bob.propose("Drop the staging table.", "rule", "Drop the staging table.",
                             layer="project")  # fmt: skip
     bob.dismiss(dismissed["id"])
-    rec = [r for r in bob.audit.records() if r["action"] == "proposal.dismiss"][-1]
+    rec = [r for r in bob.hooks.audit.records() if r["action"] == "proposal.dismiss"][-1]
     assert rec["by"] == "Bob <bob@example.org>"
 
 
 def _share_queue(alice: Memory, a_dir: Path, b_dir: Path) -> None:
-    alice.project_settings(a_dir, shared_queue=True)
+    alice.hooks.project_settings(a_dir, shared_queue=True)
     commit_all(a_dir, "shared queue")
     push(a_dir)
     assert pull(b_dir).returncode == 0
@@ -180,7 +180,7 @@ def test_the_shared_queue_travels_with_git_and_any_member_decides(team) -> None:
     assert decided.decided_by == "Bob <bob@example.org>"
     assert pid not in {p.id for p in alice.queue()}
     assert "Fiscal year starts in February." in _knowledge(a_dir)
-    history = alice.knowledge_history()
+    history = alice.hooks.knowledge_history()
     row = [r for r in history if r.change == "added"][0]
     assert row.by == "Bob <bob@example.org>" and row.proposal == pid
     assert row.evidence == "Fiscal year starts in February."
@@ -205,7 +205,7 @@ def test_a_proposal_decided_differently_in_two_clones_is_reported(team) -> None:
     assert p.status in ("applied", "dismissed")
     other = p.contested
     assert {p.status, other["status"]} == {"applied", "dismissed"}
-    problems = bob.queue_problems()
+    problems = bob.hooks.queue_problems()
     assert any("decided differently in two clones" in x["message"] for x in problems)
     assert "contested" in [x.kind for x in bob.doctor().problems]
 
@@ -229,7 +229,7 @@ def test_knowledge_history_frame(team) -> None:  # type: ignore[no-untyped-def]
 def test_an_agents_shared_proposal_names_the_agent_and_the_person(team) -> None:  # type: ignore[no-untyped-def]
     alice, a_dir, bob, b_dir = team
     _share_queue(alice, a_dir, b_dir)
-    alice.record_round([{"role": "user", "content": "Always exclude test accounts."}])
+    alice.hooks.record_round([{"role": "user", "content": "Always exclude test accounts."}])
     result = alice.propose_knowledge("Always exclude test accounts.", "rule",
                                      "Always exclude test accounts.")  # fmt: skip
     p = alice.proposal(result["id"])

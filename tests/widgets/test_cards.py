@@ -33,7 +33,7 @@ def propose(session, text, kind="rule", **kw):
 
 def listeners(session) -> int:
     # The queue's listener list: what the old widget cards grew with every display.
-    return len(session.memory.knowledge_services.events._listeners)
+    return len(session.memory.hooks.knowledge_services.events._listeners)
 
 
 def test_bundle_carries_ids_and_snapshot_with_fallbacks(session, project_dir):

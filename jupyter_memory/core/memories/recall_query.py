@@ -3,7 +3,7 @@
 The four adapters (``%recall``, ``jupyter-memory recall``, ``GET /memories``
 and the agents' ``recall`` tool) build one with :meth:`RecallQuery.of` from
 their loose inputs (comma lists, ``"7d"``, level names) and hand it to
-``Memory.recall_query``; ``Memory.recall(query, **filters)`` builds the same.
+``Memory.hooks.recall_query``; ``Memory.recall(query, **filters)`` builds the same.
 Whatever depends on the memory home (the project's id, whether the semantic
 extra is installed, the time now for ``recent``) is resolved by the service.
 """

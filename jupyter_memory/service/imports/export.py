@@ -36,9 +36,9 @@ def export_basic_memory(mem: MemoryPort, folder: str | os.PathLike[str]) -> dict
 
 def export_agents_md(mem: MemoryPort, path: str | os.PathLike[str]) -> dict[str, Any]:
     """The approved User (and focused Project) knowledge as a plain AGENTS.md at ``path``."""
-    docs = [("User knowledge", mem.knowledge_doc("user"))]
+    docs = [("User knowledge", mem.hooks.knowledge_doc("user"))]
     if mem.project_id is not None:
-        docs.append((f"Project knowledge ({mem.project_id})", mem.knowledge_doc("project")))
+        docs.append((f"Project knowledge ({mem.project_id})", mem.hooks.knowledge_doc("project")))
     written = write_export_file(Path(path), render_agents_md(docs))
     entries = sum(len(doc.leaves()) for _, doc in docs)
     return {"format": "agents-md", "path": str(path), "entries": entries, "written": written}

@@ -2,7 +2,7 @@
 
 Order of work: read the source (store), parse each file (core), plan every
 item against what is stored (core), and only then write: memories in one
-validated batch (``Memory.import_jsonl``), proposals one by one through
+validated batch (``Memory.hooks.import_jsonl``), proposals one by one through
 ``Memory.propose`` with the file's text as the person's words, so the
 evidence check of invariant 4 runs as for any proposal. A dry run stops
 after the plan: it reports exactly what the writes would be.
@@ -109,7 +109,7 @@ def _parse(
         files, memory_folder = _claude_files(listing)
     topics = frozenset(f.rel for f in files)
     home = str(Path.home())
-    folder = planned_dir or mem.project_dir
+    folder = planned_dir or mem.hooks.project_dir
     project_dir = str(folder) if folder else None
     parsed: list[tuple[ParsedFile, str]] = []
     problems: list[dict[str, str]] = []
@@ -153,7 +153,7 @@ def _parse(
 
 
 def _is_registered(mem: MemoryPort, project: str | os.PathLike[str]) -> bool:
-    known = mem.known_projects()
+    known = mem.hooks.known_projects()
     try:
         pid, folder = resolve_project_dir(project, known)
     except JupyterMemoryError:
@@ -172,7 +172,7 @@ def _existing(mem: MemoryPort, pid: str | None) -> ExistingState:
         layers.append(("project", pid, f"project {pid}"))
     for layer, project, label in layers:
         try:
-            doc = mem.knowledge_doc(layer, project)
+            doc = mem.hooks.knowledge_doc(layer, project)
         except ParseError:
             continue  # a malformed knowledge file is reported where it is read for context
         state.known += [Known(leaf, "knowledge", label) for _, leaf in doc.leaves()]
@@ -221,7 +221,7 @@ def _write(
         progress.stage("writing memories", len(plan.memories))
         records = [_record(source, d, pid) for _, d in plan.memories]
         with staged_jsonl(records) as staged:
-            ids = mem.import_jsonl(staged, source="import")
+            ids = mem.hooks.import_jsonl(staged, source="import")
         for item, memory_id in zip(report.memories, ids, strict=True):
             item["id"] = memory_id
         progress.advance(len(ids))
@@ -274,13 +274,13 @@ def import_from(
             field="source",
         )
     bar = progress or NoProgress()
-    before = mem.project_dir
+    before = mem.hooks.project_dir
     planned_dir: Path | None = None
     pid: str | None
     if project is not None and dry_run and not _is_registered(mem, project):
         # A dry run registers nothing and creates no folder: plan against the
         # id the project would get (its own layer is empty until then).
-        pid, planned_dir = resolve_project_dir(project, mem.known_projects())
+        pid, planned_dir = resolve_project_dir(project, mem.hooks.known_projects())
     else:
         pid = mem.focus(project) if project is not None else mem.project_id
     try:
@@ -297,7 +297,7 @@ def import_from(
         default_layer = "project" if pid else "user"
         parsed, problems = _parse(source, listing, mem, default_layer, planned_dir)
         state = _existing(mem, None if planned_dir is not None else pid)
-        plan = plan_import(parsed, state, default_layer=default_layer, now=mem.clock())
+        plan = plan_import(parsed, state, default_layer=default_layer, now=mem.hooks.clock())
         report = ImportReport(source, str(path), dry_run, files=len(listing.files))
         report.problems = [{"file": f, "reason": r} for f, r in listing.problems] + problems
         report.problems += plan.problems
@@ -323,7 +323,7 @@ def import_from(
         return report
     finally:
         bar.close()
-        if project is not None and mem.project_dir != before:
+        if project is not None and mem.hooks.project_dir != before:
             mem.focus(before)
 
 

@@ -1,4 +1,4 @@
-"""The part of the ``Memory`` facade an import uses (its public methods only).
+"""The part of the ``Memory`` facade an import uses: its verbs, and a few of its hooks.
 
 A protocol rather than an import of ``service.memory``: the facade imports
 this package to delegate, so this package must not import the facade.
@@ -16,29 +16,16 @@ from ...core.knowledge.format import KnowledgeDoc
 from ...core.knowledge.proposals import Proposal
 
 
-class MemoryPort(Protocol):
-    @property
-    def home(self) -> Path: ...
-
-    @property
-    def project_id(self) -> str | None: ...
+class ImportHooks(Protocol):
+    """The plumbing an import reads (``Memory.hooks``, service/hooks.py)."""
 
     @property
     def project_dir(self) -> Path | None: ...
 
     @property
-    def enabled(self) -> bool: ...
-
-    @property
     def clock(self) -> Callable[[], datetime]: ...
 
-    def focus(self, project: str | os.PathLike[str] | None) -> str | None: ...
-
     def known_projects(self) -> dict[str, str]: ...
-
-    def export(self) -> list[dict[str, Any]]: ...
-
-    def queue(self, *, include_decided: bool = False) -> list[Proposal]: ...
 
     def knowledge_doc(
         self, layer: str = "user", project: str | os.PathLike[str] | None = None
@@ -47,6 +34,26 @@ class MemoryPort(Protocol):
     def import_jsonl(
         self, path: str | os.PathLike[str], *, source: str = "import"
     ) -> list[str]: ...
+
+
+class MemoryPort(Protocol):
+    @property
+    def hooks(self) -> ImportHooks: ...
+
+    @property
+    def home(self) -> Path: ...
+
+    @property
+    def project_id(self) -> str | None: ...
+
+    @property
+    def enabled(self) -> bool: ...
+
+    def focus(self, project: str | os.PathLike[str] | None) -> str | None: ...
+
+    def export(self) -> list[dict[str, Any]]: ...
+
+    def queue(self, *, include_decided: bool = False) -> list[Proposal]: ...
 
     def propose(
         self,

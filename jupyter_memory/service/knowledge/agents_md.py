@@ -30,7 +30,7 @@ IMPORT_LINE = "@AGENTS.md"
 
 
 class KnowledgeSource(Protocol):
-    """What a sync reads: the switch and the knowledge files (``Memory`` or ``KnowledgeFiles``)."""
+    """What a sync reads: the switch and the knowledge files (``KnowledgeFiles``)."""
 
     @property
     def enabled(self) -> bool: ...

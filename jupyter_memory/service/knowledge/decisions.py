@@ -28,7 +28,9 @@ from .queue import KnowledgeQueue
 from .results import (
     PICK_A_PROJECT,
     AgentsMdAutosync,
-    DecisionResult,
+    AlreadyDecided,
+    Applied,
+    Dismissed,
     PlannedTarget,
     ProcessAllPlan,
     ProcessAllResult,
@@ -44,14 +46,14 @@ def needs_project_pick(p: Proposal) -> bool:
     return p.suggested_layer == "project" and p.project is None
 
 
-def _decided(p: Proposal) -> DecisionResult | None:
+def _decided(p: Proposal) -> AlreadyDecided | None:
     """The decision a proposal already has, or ``None`` while it is pending."""
     if p.status == "applied":
-        return DecisionResult(p.id, "already_saved", layer=p.applied_to, project=p.applied_project)
+        return AlreadyDecided(p.id, "saved", layer=p.applied_to, project=p.applied_project)
     if p.status == "dismissed":
-        return DecisionResult(p.id, "already_dismissed")
+        return AlreadyDecided(p.id, "dismissed")
     if p.status == "superseded":
-        return DecisionResult(p.id, "already_superseded", superseded_by=p.superseded_by)
+        return AlreadyDecided(p.id, "superseded", superseded_by=p.superseded_by)
     return None
 
 
@@ -101,7 +103,7 @@ class KnowledgeDecisions:
         to: str,
         project: ProjectArg | None = None,
         replaces: str | None = None,
-    ) -> DecisionResult:
+    ) -> Applied | AlreadyDecided:
         """A person's approval: merge the entry into Rules or Info of the chosen file.
 
         ``replaces`` (the text of an entry in that file, e.g. one the proposal
@@ -113,7 +115,7 @@ class KnowledgeDecisions:
         if replaces is not None and (not isinstance(replaces, str) or not replaces.strip()):
             raise ValidationError(M_("must be a non-empty string"), field="replaces")
         result = self._apply_one(proposal_id, to, project, replaces)
-        if result.status == "applied" and result.layer == "project" and result.project:
+        if isinstance(result, Applied) and result.layer == "project" and result.project:
             sync = self._after(result.project)
             if sync is not None:
                 result = dataclasses.replace(result, agents_md=sync)
@@ -121,7 +123,7 @@ class KnowledgeDecisions:
 
     def _apply_one(
         self, proposal_id: str, to: str, project: ProjectArg | None, replaces: str | None = None
-    ) -> DecisionResult:
+    ) -> Applied | AlreadyDecided:
         check_layer(to, "to")
         store = self.queue.store
         path, p = store.find(proposal_id)
@@ -190,9 +192,8 @@ class KnowledgeDecisions:
             **({"replaced": dedup_hash(replaces)} if replaces is not None else {}),
         )  # fmt: skip
         self.events.emit("applied", p.id, layer=layer, project=pid)
-        return DecisionResult(
+        return Applied(
             p.id,
-            "applied",
             layer=layer,
             project=pid,
             section=section,
@@ -200,7 +201,7 @@ class KnowledgeDecisions:
             version=version,
         )
 
-    def dismiss(self, proposal_id: str, reason: str | None = None) -> DecisionResult:
+    def dismiss(self, proposal_id: str, reason: str | None = None) -> Dismissed | AlreadyDecided:
         """A person's refusal; the same proposal is never suggested again.
 
         ``reason`` (optional) is kept on the proposal as ``dismiss_reason``; the
@@ -234,7 +235,7 @@ class KnowledgeDecisions:
             id=p.id, sha256=digest, project=p.project,
         )  # fmt: skip
         self.events.emit("dismissed", p.id, reason=reason)
-        return DecisionResult(p.id, "dismissed")
+        return Dismissed(p.id)
 
     def process_all_plan(self) -> ProcessAllPlan:
         """What :meth:`process_all` would do now: pending items per layer and project.
@@ -283,7 +284,7 @@ class KnowledgeDecisions:
                     ),
                     state="plan_changed",
                 )
-        applied: list[DecisionResult] = []
+        applied: list[Applied | AlreadyDecided] = []
         skipped: list[SkippedProposal] = []
         for p in self.queue.queue():
             if needs_project_pick(p):
@@ -294,7 +295,7 @@ class KnowledgeDecisions:
                 applied.append(self._apply_one(p.id, p.suggested_layer, target))
             except JupyterMemoryError as exc:
                 skipped.append(SkippedProposal(p.id, p.text, exc.as_message(), _cause(exc)))
-        projects = {a.project for a in applied if a.status == "applied" and a.project}
+        projects = {a.project for a in applied if isinstance(a, Applied) and a.project}
         reports = [r for pid in sorted(projects) if (r := self._after(pid)) is not None]
         return ProcessAllResult(applied, skipped, reports or None)
 

@@ -177,6 +177,7 @@ class KnowledgeFiles:
         )
 
     def knowledge_doc(self, layer: str = "user", project: ProjectArg | None = None) -> KnowledgeDoc:
+        """The knowledge file of ``layer`` parsed into sections and entries."""
         return self._load(layer, project)[0].doc
 
     def library_status(

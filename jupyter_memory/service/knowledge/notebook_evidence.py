@@ -16,8 +16,12 @@ from ...store.knowledge.notebook_cells import read_cells
 
 
 class ExecutedCell(Protocol):
-    text: str
-    cell_id: str
+    # Read-only: the magics' captured cells are frozen dataclasses.
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def cell_id(self) -> str: ...
 
     def as_message(self, notebook_path: str | None) -> dict[str, Any]: ...
 

@@ -476,6 +476,7 @@ class KnowledgeQueue:
         ]
 
     def proposal(self, proposal_id: str) -> Proposal:
+        """One proposal by id, pending or decided, from any queue this person reviews."""
         return self.store.find(proposal_id)[1]
 
     def decision_context(self, proposals: Iterable[Proposal]) -> dict[str, list[Neighbour]]:

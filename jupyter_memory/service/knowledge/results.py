@@ -272,42 +272,92 @@ class PurgeResult(MappingResult):
         return {"id": self.id, "status": self.status}
 
 
-@dataclass(frozen=True, eq=False)
-class DecisionResult(MappingResult):
-    """A person's decision on one proposal (apply or dismiss), or the one it already had.
+# A person's decision on one proposal (apply or dismiss), or the one it already
+# had: a closed set of types, matched by type (``isinstance`` / ``match``) by
+# REST, the CLI and the cards. Each ``to_dict()`` is the JSON the decision
+# answered with as one dict with a ``status`` string (the schema tests hold it);
+# ``status`` stays readable as that word.
 
-    ``status`` is applied, dismissed, already_saved, already_dismissed or
-    already_superseded; each status carries its own keys in ``to_dict()``.
+
+@dataclass(frozen=True, eq=False)
+class Applied(MappingResult):
+    """The proposal was merged into Rules or Info of ``path`` (now at ``version``).
+
     ``agents_md`` is set only when an Apply to a project re-synced AGENTS.md.
     """
 
     id: str
-    status: str
-    layer: str | None = None
-    project: str | None = None
-    section: str | None = None
-    path: str | None = None
-    version: str | None = None
-    superseded_by: str | None = None
+    layer: str
+    project: str | None
+    section: str
+    path: str
+    version: str
     agents_md: AgentsMdAutosync | None = None
 
+    @property
+    def status(self) -> Literal["applied"]:
+        return "applied"
+
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "status": self.status}
-        if self.status == "applied":
-            out.update(
-                layer=self.layer,
-                project=self.project,
-                section=self.section,
-                path=self.path,
-                version=self.version,
-            )
-        elif self.status == "already_saved":
-            out.update(layer=self.layer, project=self.project)
-        elif self.status == "already_superseded":
-            out["superseded_by"] = self.superseded_by
+        out: dict[str, Any] = {
+            "id": self.id,
+            "status": self.status,
+            "layer": self.layer,
+            "project": self.project,
+            "section": self.section,
+            "path": self.path,
+            "version": self.version,
+        }
         if self.agents_md is not None:
             out["agents_md"] = self.agents_md.to_dict()
         return out
+
+
+@dataclass(frozen=True, eq=False)
+class Dismissed(MappingResult):
+    """The proposal was dismissed: its text is never suggested again."""
+
+    id: str
+
+    @property
+    def status(self) -> Literal["dismissed"]:
+        return "dismissed"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "status": self.status}
+
+
+DecidedState = Literal["saved", "dismissed", "superseded"]
+
+
+@dataclass(frozen=True, eq=False)
+class AlreadyDecided(MappingResult):
+    """The proposal had a decision already (``state``); nothing changed.
+
+    ``saved`` names where it went (``layer``, ``project``), ``superseded`` the
+    proposal that took its place (``superseded_by``).
+    """
+
+    id: str
+    state: DecidedState
+    layer: str | None = None
+    project: str | None = None
+    superseded_by: str | None = None
+
+    @property
+    def status(self) -> str:
+        return f"already_{self.state}"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "status": self.status}
+        if self.state == "saved":
+            out.update(layer=self.layer, project=self.project)
+        elif self.state == "superseded":
+            out["superseded_by"] = self.superseded_by
+        return out
+
+
+DecisionResult = Applied | Dismissed | AlreadyDecided
 
 
 @dataclass(frozen=True, eq=False)
@@ -347,7 +397,7 @@ class ProcessAllResult(MappingResult):
     when anything failed.
     """
 
-    applied: list[DecisionResult]
+    applied: list[Applied | AlreadyDecided]
     skipped: list[SkippedProposal]
     agents_md: list[AgentsMdAutosync] | None = None
 
@@ -436,8 +486,12 @@ class RevertResult(MappingResult):
 
 __all__ = [
     "AgentsMdAutosync",
+    "AlreadyDecided",
+    "Applied",
+    "DecidedState",
     "CatalogExpansion",
     "DecisionResult",
+    "Dismissed",
     "Failure",
     "FileOutcome",
     "KnowledgeFileStatus",

@@ -221,6 +221,7 @@ class SelfLearner:
         return LearningReport(Thresholds(), rows)
 
     def candidate(self, key: str) -> CandidateRule:
+        """One self-learning candidate rule by key, with its evidence."""
         loaded = self.store.load()
         if key not in loaded:
             raise NotFoundError(M_("no candidate rule {key!r}", key=key))

@@ -94,7 +94,7 @@ class MemoryLookup(Protocol):
 
 
 class MemoryListing(MemoryLookup, Protocol):
-    """Reads one memory by id, and the listing (``Memory.list``)."""
+    """Reads one memory by id, and the listing (``Memory.memories``)."""
 
     def list(
         self, *, limit: int | None = None, include_cold: bool = True

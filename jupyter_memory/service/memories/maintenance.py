@@ -39,6 +39,7 @@ class MemoryMaintenance:
         self.ctx = ctx
 
     def rebuild_index(self) -> RebuildReport:
+        """Rebuild every layer's derived index from the memory files (nothing else changes)."""
         layers = {}
         for root in self.ctx.projects.roots():
             rep = root.rebuild()

@@ -59,6 +59,7 @@ class MemoryReader:
         self.ctx = ctx
 
     def get(self, memory_id: str) -> MemoryEntry:
+        """One memory by id (the project layers first, then the user layer), with its file path."""
         where = locate(self.ctx, memory_id)
         entry = where.root.read(where.name)
         entry.path = str(where.root.files.path_of(where.name))
@@ -112,6 +113,7 @@ class MemoryReader:
         return MemoryPage(page, offset, total, more=len(rows) > offset + len(page))
 
     def stats(self) -> MemoryStats:
+        """Counts by type, tier, scope, project, heat and layer, and how many wait for review."""
         rows = self.list()
 
         def count(key: str) -> dict[str, int]:

@@ -61,6 +61,7 @@ class MemoryRecall:
         )
 
     def recall(self, q: RecallQuery) -> list[RecallHit]:
+        """Ranked hits for a built query (``Memory.recall`` builds one from keywords)."""
         semantic = self.ctx.semantic
         mode = semantic.resolve_mode(q.mode)
         projects = self.ctx.projects

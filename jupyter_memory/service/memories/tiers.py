@@ -136,6 +136,7 @@ class TiersService:
         )
 
     def end_session(self, session_key: str) -> None:
+        """The session ``session_key`` ended: it leaves the running-sessions registry."""
         self.sessions.unregister(session_key)
 
     def clear_session_tier(self, *, before: datetime) -> list[str]:

@@ -1,4 +1,4 @@
-"""A private JSON-lines file handed to ``Memory.import_jsonl``, the batched write path."""
+"""A private JSON-lines file handed to ``Memory.hooks.import_jsonl``, the batched write path."""
 
 from __future__ import annotations
 

@@ -70,7 +70,7 @@ def test_each_pending_item_shows_what_it_may_conflict_with_or_is_similar_to(mem:
     flip = _propose(mem, "Revenue includes refunds")
     north = _propose(mem, "North region revenue must exclude test accounts")
     south = _propose(mem, "South region revenue must exclude test accounts")
-    context = mem.decision_context(mem.queue())
+    context = mem.hooks.decision_context(mem.queue())
     (conflict,) = [n.to_dict() for n in context[flip["id"]]]
     assert conflict == {
         "text": "Revenue excludes refunds",
@@ -93,9 +93,9 @@ def test_a_contradiction_applied_as_a_replacement_takes_the_old_entrys_place(mem
     flip = _propose(mem, "Revenue includes refunds")
     result = mem.apply(flip["id"], to="user", replaces="Revenue excludes refunds")
     assert result["status"] == "applied"
-    leaves = [leaf for _, leaf in mem.knowledge_doc("user").leaves()]
+    leaves = [leaf for _, leaf in mem.hooks.knowledge_doc("user").leaves()]
     assert leaves == ["Use UTC", "Revenue includes refunds"]
-    (record,) = [r for r in mem.audit.records() if r["action"] == "proposal.apply"]
+    (record,) = [r for r in mem.hooks.audit.records() if r["action"] == "proposal.apply"]
     assert record["replaced"] and record["replaced"] != record["item"]
 
 

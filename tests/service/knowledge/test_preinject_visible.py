@@ -45,7 +45,7 @@ class SlowLLM:
 
 def test_context_alone_never_reorganizes(mem: Memory) -> None:
     mem.save_knowledge("user", flat_doc())
-    path = Path(mem.library_status("user")["path"])
+    path = Path(mem.hooks.library_status("user")["path"])
     before = path.read_bytes()
     block = mem.context(conversation="c1")
     assert 'mode="catalog"' in block  # the unreorganized file, listed in catalog mode
@@ -56,31 +56,31 @@ def test_prepare_shows_the_notice_reorganizes_once_and_keeps_a_backup(
     mem: Memory, memory_home: Path
 ) -> None:
     mem.save_knowledge("user", flat_doc())
-    path = Path(mem.library_status("user")["path"])
+    path = Path(mem.hooks.library_status("user")["path"])
     before = path.read_text()
     said: list[str] = []
-    report = mem.prepare_injection(conversation="chat-1", notify=said.append)
+    report = mem.hooks.prepare_injection(conversation="chat-1", notify=said.append)
     assert said[0].startswith(NOTICE) and report.reorganized == [str(path)]
-    assert mem.knowledge_doc("user").has_groups
+    assert mem.hooks.knowledge_doc("user").has_groups
     assert Path(f"{path}.bak").read_text() == before
     # Once per conversation and file, also from another Memory (another process).
     mem.save_knowledge("user", flat_doc(90))
     with Memory(memory_home) as other:
         again: list[str] = []
-        other.prepare_injection(conversation="chat-1", notify=again.append)
-        assert again == [] and not other.knowledge_doc("user").has_groups
-        other.prepare_injection(conversation="chat-2", notify=again.append)
-        assert again and other.knowledge_doc("user").has_groups
+        other.hooks.prepare_injection(conversation="chat-1", notify=again.append)
+        assert again == [] and not other.hooks.knowledge_doc("user").has_groups
+        other.hooks.prepare_injection(conversation="chat-2", notify=again.append)
+        assert again and other.hooks.knowledge_doc("user").has_groups
 
 
 def test_a_failure_is_said_and_the_block_is_the_file_as_it_was(mem: Memory) -> None:
     mem.save_knowledge("user", flat_doc())
     mem.llm = SlowLLM("not a knowledge file at all", delay=0)
     said: list[str] = []
-    report = mem.prepare_injection(conversation="c-fail", notify=said.append)
+    report = mem.hooks.prepare_injection(conversation="c-fail", notify=said.append)
     assert report.failed and said[0].startswith(NOTICE)
     assert "failed" in said[-1] and "as it is" in said[-1]
-    assert not mem.knowledge_doc("user").has_groups
+    assert not mem.hooks.knowledge_doc("user").has_groups
     assert 'mode="catalog"' in mem.context()
 
 
@@ -91,7 +91,7 @@ def test_a_slow_reorganize_is_bounded_and_a_late_failure_is_said_next_time(
     llm = SlowLLM("not a knowledge file at all", delay=1.5)
     mem.llm = llm
     said: list[str] = []
-    report = mem.prepare_injection(conversation="c-slow", notify=said.append, wait=0.2)
+    report = mem.hooks.prepare_injection(conversation="c-slow", notify=said.append, wait=0.2)
     assert not llm.answered.is_set()  # back before the LLM's answer: the agent did not wait
     assert report.pending and "as it is" in said[-1]
     assert llm.answered.wait(5)
@@ -99,6 +99,6 @@ def test_a_slow_reorganize_is_bounded_and_a_late_failure_is_said_next_time(
     late: list[str] = []
     while not late and time.monotonic() < deadline:
         time.sleep(0.05)
-        mem.prepare_injection(conversation="c-slow", notify=late.append)
+        mem.hooks.prepare_injection(conversation="c-slow", notify=late.append)
     assert late and "failed" in late[0]
     assert llm.calls == 1  # never tried twice in one conversation

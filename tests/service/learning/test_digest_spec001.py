@@ -67,7 +67,7 @@ class ScriptedLLM:
 
 
 def test_the_validator_names_the_work_method_rules_on_the_llm_path(mem):
-    mem.digest_record("k", CELLS)
+    mem.hooks.digest_record("k", CELLS)
     method = {"type": "work_method", "priority": 85, "source_message_ids": ["c2"], "metadata": {}}
     mem.llm = ScriptedLLM(
         json.dumps(
@@ -99,7 +99,7 @@ def test_the_label_takes_the_project_the_cells_were_recorded_in_not_the_focus(me
     sales.mkdir()
     churn.mkdir()
     mem.focus(sales)
-    mem.digest_record("k", CELLS)  # typed in sales-q3
+    mem.hooks.digest_record("k", CELLS)  # typed in sales-q3
     mem.focus(churn)  # another notebook is focused when the digest runs
     report = mem.digest().to_dict()
     (item,) = report["stored"]
@@ -113,7 +113,7 @@ def test_a_project_the_messages_name_wins_and_the_llm_sees_every_known_project(m
     churn.mkdir()
     mem.focus(churn)
     mem.focus(sales)
-    mem.digest_record(
+    mem.hooks.digest_record(
         "k",
         [
             {"id": "m1", "role": "user", "kind": "markdown", "text": "# 流失口径", "timestamp": T0},
@@ -129,7 +129,7 @@ def test_a_project_the_messages_name_wins_and_the_llm_sees_every_known_project(m
     report = mem.digest().to_dict()
     (item,) = report["stored"]
     assert (mem.get(item["id"]).meta.model_extra or {})["scene"] == "churn｜流失口径"
-    mem.digest_record("k2", CELLS)
+    mem.hooks.digest_record("k2", CELLS)
     mem.llm = ScriptedLLM("[]")
     mem.digest()
     (prompt,) = mem.llm.prompts

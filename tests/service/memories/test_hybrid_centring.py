@@ -56,7 +56,7 @@ class GeometryEmbedder:
 def geometry_home(memory_home, clock):
     m = Memory(home=memory_home, clock=clock, semantic=GeometryEmbedder)
     ids = {key: m.remember(f"Notes about the {key} walk").id for key in VECTORS}
-    assert m.semantic.wait(timeout=60)
+    assert m.hooks.semantic.wait(timeout=60)
     yield m, ids
     m.close()
 
@@ -67,7 +67,7 @@ def _ask(m: Memory, **fusion: object) -> list[str]:
     query = RecallQuery(
         text="lighthouse", limit=6, level=Level.index, record_access=False, ranking=ranking
     )
-    return [h.id for h in m.recall_query(query)]
+    return [h.id for h in m.hooks.recall_query(query)]
 
 
 def test_centring_is_on_by_default():

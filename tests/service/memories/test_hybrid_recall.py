@@ -104,7 +104,7 @@ def keyword_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[s
                 keys["pending refund"].add(memory_id)
         for text in ZH_NEAR + EN_NEAR:
             m.remember(text)
-        assert m.semantic.wait(timeout=600)
+        assert m.hooks.semantic.wait(timeout=600)
     return home, keys
 
 
@@ -123,7 +123,7 @@ def test_hybrid_returns_every_keyword_match_within_a_limit_that_covers_them(
         assert got >= lexical, f"{len(lexical - got)} of {len(lexical)} keyword matches lost"
         # The rest of the limit is filled by what the embedder alone found.
         assert len(hits) == limit
-        assert m.semantic.query_encodings >= 1
+        assert m.hooks.semantic.query_encodings >= 1
         # With room for all of them and no more, the list is exactly the keyword matches.
         exact = {h.id for h in m.recall(word, limit=len(lexical), record_access=False)}
         assert exact == lexical
@@ -151,7 +151,7 @@ def test_hybrid_applies_the_fusion_constants_of_the_query(
         query = RecallQuery(
             text="refund", limit=30, level=Level.index, record_access=False, ranking=ranking
         )
-        return [h.id for h in m.recall_query(query)]
+        return [h.id for h in m.hooks.recall_query(query)]
 
     with Memory(home=home, semantic=True) as m:
         default = ask()
@@ -187,7 +187,7 @@ def _lexical_home(home: Path, clock, n_embedded: int, n_more: int) -> None:
     with Memory(home=home, clock=clock, semantic=True) as m:
         for i in range(n_embedded):
             m.remember(f"Embedded note {i} about quarterly refunds")
-        assert m.semantic.wait(timeout=300)
+        assert m.hooks.semantic.wait(timeout=300)
     with Memory(home=home, clock=clock, semantic=False) as writer:
         for i in range(n_more):
             writer.remember(f"Imported note {i} about refunds and churn")
@@ -198,18 +198,18 @@ def test_no_query_encoding_until_enough_is_embedded(memory_home, clock):
     m = Memory(home=memory_home, clock=clock, semantic=True)
     try:
         # Hold the embedder back (as a long recall would) so the coverage stays at 10%.
-        with m.semantic.foreground():
+        with m.hooks.semantic.foreground():
             lexical = m.recall("refunds churn", mode="lexical", record_access=False)
             hybrid = m.recall("refunds churn", record_access=False)
-            assert m.semantic.query_encodings == 0
+            assert m.hooks.semantic.query_encodings == 0
             assert [(h.id, h.score) for h in hybrid] == [(h.id, h.score) for h in lexical]
             status = m.stats()["semantic"]
             assert status["pending"] == 18 and status["hybrid_ready"] is False
             assert status["min_coverage"] == MIN_COVERAGE
             assert "lexical" in status["roots"][0]["fallback"]
-        assert m.semantic.wait(timeout=300)
+        assert m.hooks.semantic.wait(timeout=300)
         m.recall("refunds churn", record_access=False)
-        assert m.semantic.query_encodings == 1  # now the embedder helps, and is asked
+        assert m.hooks.semantic.query_encodings == 1  # now the embedder helps, and is asked
         assert m.stats()["semantic"]["hybrid_ready"] is True
     finally:
         m.close()
@@ -219,8 +219,8 @@ def test_background_embedder_runs_at_low_priority_on_its_own_thread(memory_home,
     main_nice = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     with Memory(home=memory_home, clock=clock, semantic=True) as m:
         m.remember("Churn is counted per calendar month")
-        assert m.semantic.wait(timeout=300)
-        worker = m.semantic.worker
+        assert m.hooks.semantic.wait(timeout=300)
+        worker = m.hooks.semantic.worker
         assert worker is not None and worker.thread is not None
         assert worker.niceness == max(main_nice, BACKGROUND_NICE)
         if worker.thread.is_alive():
@@ -234,14 +234,14 @@ def test_background_embedder_runs_at_low_priority_on_its_own_thread(memory_home,
 
 def test_embedder_waits_while_a_recall_or_write_runs(memory_home, clock):
     with Memory(home=memory_home, clock=clock, semantic=True) as m:
-        gate = m.semantic.gate
-        with m.semantic.foreground():  # e.g. a long import, or recalls in a row
+        gate = m.hooks.semantic.gate
+        with m.hooks.semantic.foreground():  # e.g. a long import, or recalls in a row
             for i in range(6):
                 m.remember(f"Note {i}: the depot repaints zebra crossings")
             time.sleep(1.5)  # the worker is awake (notified) but must not embed
             assert m.stats()["semantic"]["roots"][0]["embedded"] == 0
             assert m.stats()["semantic"]["pending"] == 6
-        assert m.semantic.wait(timeout=300)
+        assert m.hooks.semantic.wait(timeout=300)
         assert m.stats()["semantic"]["pending"] == 0
         assert gate.waits >= 1
         # Recall and every memory write pass through the gate, whatever the mode.
@@ -267,7 +267,7 @@ def test_stats_say_what_is_left_and_how_long(memory_home, clock, monkeypatch, ca
     _lexical_home(memory_home, clock, n_embedded=3, n_more=7)
     m = Memory(home=memory_home, clock=clock, semantic=True)
     try:
-        with m.semantic.foreground():
+        with m.hooks.semantic.foreground():
             status = m.stats()["semantic"]
             assert status["pending"] == 7
             # The rate measured by the process that embedded the first three was stored.
@@ -286,7 +286,7 @@ def test_stats_say_what_is_left_and_how_long(memory_home, clock, monkeypatch, ca
             out = capsys.readouterr().out
             assert "embedding: 7 memories left to embed, about " in out
         m.recall("refunds", record_access=False)  # a recall wakes the embedder
-        assert m.semantic.wait(timeout=300)
+        assert m.hooks.semantic.wait(timeout=300)
         done = m.stats()["semantic"]
         assert done["pending"] == 0 and done["eta_seconds"] == 0
         assert embedding_line(done) == "every memory is embedded; recall is hybrid"

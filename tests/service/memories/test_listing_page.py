@@ -45,9 +45,9 @@ def test_a_page_is_a_slice_of_the_whole_listing(tmp_path_factory, items, limit, 
         if uses:
             at = NOW - timedelta(days=min(since_use, age))
             for _ in range(uses):
-                mem.user.record_access([entry.id], at)
-    whole = [r["id"] for r in mem.list(include_cold=cold)]
-    page = mem.list_page(limit=limit, offset=offset, include_cold=cold)
+                mem.hooks.user.record_access([entry.id], at)
+    whole = [r["id"] for r in mem.memories(include_cold=cold)]
+    page = mem.hooks.list_page(limit=limit, offset=offset, include_cold=cold)
     assert [r["id"] for r in page.rows] == whole[offset : offset + limit]
     assert page.total == len(items)
     assert page.more == (len(whole) > offset + len(page.rows))
@@ -59,9 +59,13 @@ def test_list_with_a_limit_reads_one_page(tmp_path: Path):
     mem = Memory(home=tmp_path / "home", clock=lambda: NOW)
     for i in range(30):
         mem.remember(f"收入 note {i}", created=NOW - timedelta(hours=i))
-    assert [r["title"] for r in mem.list(limit=3)] == ["收入 note 0", "收入 note 1", "收入 note 2"]
-    page = mem.list_page(limit=10, offset=25)
+    assert [r["title"] for r in mem.memories(limit=3)] == [
+        "收入 note 0",
+        "收入 note 1",
+        "收入 note 2",
+    ]
+    page = mem.hooks.list_page(limit=10, offset=25)
     assert len(page.rows) == 5 and page.total == 30 and not page.more
     with pytest.raises(ValidationError) as info:
-        mem.list_page(limit=0)
+        mem.hooks.list_page(limit=0)
     assert info.value.field == "limit"

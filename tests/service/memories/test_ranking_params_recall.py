@@ -17,7 +17,7 @@ from jupyter_memory.core.memories.recall_query import RecallQuery
 def _ids(mem: Memory, text: str, limit: int = 10, **ranking: object) -> list[str]:
     params = replace(DEFAULT_RANKING, **ranking)  # type: ignore[arg-type]
     q = RecallQuery(text=text, limit=limit, mode="lexical", record_access=False, ranking=params)
-    return [h.id for h in mem.recall_query(q)]
+    return [h.id for h in mem.hooks.recall_query(q)]
 
 
 def test_column_weights_decide_between_title_and_body(mem: Memory):
@@ -59,7 +59,7 @@ def test_attention_still_orders_equally_relevant_hits(mem: Memory, clock):
     q = RecallQuery(
         text="deploy checklist", mode="lexical", record_access=False, ranking=PLAIN_BM25
     )
-    hits = mem.recall_query(q)
+    hits = mem.hooks.recall_query(q)
     assert [h.id for h in hits] == [new.id, old.id] and hits[0].score == hits[1].score
 
 

@@ -59,8 +59,8 @@ def _home(home: Path) -> None:
     src = home.parent / "notes.jsonl"
     src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n")
     with Memory(home=home, semantic=False) as mem:
-        mem.import_jsonl(src)
-        store = EmbeddingStore(mem.user.index)
+        mem.hooks.import_jsonl(src)
+        store = EmbeddingStore(mem.hooks.user.index)
         store.use_model(MODEL_NAME)
         pending = store.pending(NOTES)
         vecs = np.random.default_rng(NOTES).standard_normal((len(pending), DIM))
@@ -111,7 +111,7 @@ def test_hybrid_recall_holds_blas_to_one_thread_and_returns_the_same_hits(
     monkeypatch.setattr(VectorMatrix, "refresh", watched_refresh)
     _Watched.seen = []
     with Memory(home=home, clock=clock, semantic=True) as mem:
-        assert mem.semantic.wait(timeout=300)  # nothing left to embed: the worker idles
+        assert mem.hooks.semantic.wait(timeout=300)  # nothing left to embed: the worker idles
         first = {q: _hits(mem, q) for q in QUERIES}  # loads the model, encodes each query once
         assert all(first.values())
         assert mem.stats()["semantic"]["hybrid_ready"]
