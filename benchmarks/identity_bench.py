@@ -16,7 +16,7 @@ the target for ``same`` on held-out with the extra is precision and recall ≥ 0
 
 ``cost`` is the time of one ``relate()`` call (µs; the analyser's cache cold,
 then warm, and with the extra once every text is encoded) and of listing the
-neighbours (``dedup.neighbours``, lexical, as the queue does) of 100 pending
+neighbours (``dedup.NeighbourIndex.nearest``, lexical, as the queue does) of 100 pending
 proposals against 150 known entries.
 
 ``--word-cosines`` measures the idea of equating the words two texts do not
@@ -41,7 +41,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from jupyter_memory.core.knowledge.dedup import Known, neighbours
+from jupyter_memory.core.knowledge.dedup import Known, NeighbourIndex
 from jupyter_memory.core.knowledge.identity import Relation, Similarity, relate
 from jupyter_memory.core.knowledge.identity_analysis import analyse
 from jupyter_memory.core.text import search_word
@@ -105,12 +105,13 @@ def cost(pairs: list[dict[str, Any]], similarity: Similarity | None) -> dict[str
     pending, known = texts[:100], [Known(t, "knowledge", "L") for t in texts[100:250]]
     analyse.cache_clear()
     start = time.perf_counter()
+    index = NeighbourIndex(known)
     for text in pending:
-        neighbours(text, known)
+        index.nearest(text)
     out["neighbours_100x150_ms_cold"] = round((time.perf_counter() - start) * 1e3, 1)
     start = time.perf_counter()
     for text in pending:
-        neighbours(text, known)
+        index.nearest(text)
     out["neighbours_100x150_ms_warm"] = round((time.perf_counter() - start) * 1e3, 1)
     return out
 

@@ -151,6 +151,8 @@ _METRICS_EN = {
     "cac": r"cac",
     "nps": r"nps",
     "ctr": r"ctr|click[- ]through rate",
+    "attrition": r"attrition(?: rate)?",
+    "headcount": r"headcount|head count",
 }
 _METRICS_ZH = {
     "net_revenue": "净收入|净营收|净销售额",
@@ -170,6 +172,8 @@ _METRICS_ZH = {
     "upgrade": "升级率",
     "cost": "成本",
     "profit": "净利润|利润",
+    "attrition": "离职率",
+    "headcount": "员工人数|在职人数",
 }
 _REGIONS_EN = (
     r"north|south|east|west|central|north[- ]?east|north[- ]?west|south[- ]?east|"
@@ -313,6 +317,9 @@ _ZH_SYNONYMS = {
     "结账": "关账", "汇报": "报告", "统计": "计算", "画成": "present", "表示": "present",
     "画": "present", "显示": "present", "保留": "present", "四舍五入到": "present",
     "四舍五入": "present", "数字": "number", "金额": "amount", "数据": "number", "零": "0",
+    # General words for one thing: the month in question, sending, converting, noting.
+    "该月": "当月", "本月": "当月", "发出": "发送", "早上": "上午", "换算": "折算",
+    "注明": "标注",
 }  # fmt: skip
 
 
@@ -336,6 +343,12 @@ def _add(slot: str, value: str, pattern: re.Pattern[str]) -> None:
 _add("table", "", re.compile(rf"(?:the )?\b(?!{_DETERMINERS}\b)({_IDENT}|[a-z][a-z0-9]*) table\b"))
 _add("table", "", re.compile(rf"\btable ({_IDENT})\b"))
 _add("table", "", re.compile(rf"({_IDENT}|[a-z][a-z0-9_]*)\s*表(?!示)"))
+# A Chinese table named by a word before 表 (订单表, 库存表), not a report, chart or list.
+_add(
+    "table",
+    "",
+    re.compile(rf"([{_CJK}]{{2}})(?<![报图列代日周月年时课发仪统])表(?![示达格现明扬])"),
+)
 _add("grain", "daily", _en(r"every day|each day|per day"))
 _add("ident", "", re.compile(rf"(?<![a-z0-9_])({_IDENT})(?![a-z0-9_])"))
 _add("time", "", re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b"))
@@ -501,6 +514,8 @@ class Analysed:
     markers: frozenset[str]  # excl, incl, minus, div
     negated: bool
     separators: int  # list separators: "A and B" names more than "A"
+    sequence: tuple[str, ...] = ()  # the tokens in the order of the text (alignment)
+    cjk_runs: tuple[str, ...] = ()  # the Chinese words before their bigrams (modifier swaps)
 
     @cached_property
     def subject_head(self) -> tuple[str, frozenset[str]] | None:
@@ -659,17 +674,27 @@ def analyse(text: str) -> Analysed:
     if entities:
         slots["entity"] = entities
     tokens: set[str] = set()
+    sequence: list[str] = []  # tokens and named entities in the order of the text
+    runs: list[str] = []
     for cjk, word in _TOKEN_RE.findall(norm):
         if cjk:
-            tokens.update(_cjk_words(cjk))
-        else:
-            stem = search_word(_WORD_SYNONYMS.get(word, word))
-            if stem is not None and stem not in entities:
-                stem = _WORD_SYNONYMS.get(stem, stem)
-                if stem.endswith("ison") and len(stem) > 7:  # "comparison" is "compare"
-                    stem = stem[:-4]
-                if stem not in _LIGHT_STEMS:
-                    tokens.add(stem)
+            runs.extend(_cjk_runs(cjk))
+            words = _cjk_words(cjk)
+            tokens.update(words)
+            sequence.extend(words)
+            continue
+        stem = search_word(_WORD_SYNONYMS.get(word, word))
+        if stem is None:
+            continue
+        if stem in entities or word in entities:
+            sequence.append(word if word in entities else stem)
+            continue
+        stem = _WORD_SYNONYMS.get(stem, stem)
+        if stem.endswith("ison") and len(stem) > 7:  # "comparison" is "compare"
+            stem = stem[:-4]
+        if stem not in _LIGHT_STEMS:
+            tokens.add(stem)
+            sequence.append(stem)
     return Analysed(
         key=key,
         tokens=frozenset(tokens),
@@ -677,7 +702,23 @@ def analyse(text: str) -> Analysed:
         markers=frozenset(markers),
         negated=negated,
         separators=separators,
+        sequence=tuple(sequence),
+        cjk_runs=tuple(runs),
     )
+
+
+def _cjk_runs(run: str) -> list[str]:
+    """The Chinese words of a run: its characters between function characters."""
+    out: list[str] = []
+    word = ""
+    for ch in run + "的":
+        if ch in _CJK_BREAK:
+            if word:
+                out.append(word)
+            word = ""
+        else:
+            word += ch
+    return out
 
 
 def _cjk_words(run: str) -> list[str]:
