@@ -23,7 +23,10 @@ def test_a_correction_to_an_agent_reaches_the_learner(mem, clock):
 
 def test_an_ended_agent_session_is_digested_like_a_kernels(mem, clock):
     key = "mcp:claude-code-4242"
-    mem.record_agent_turn(key, person="# TODO: reconcile refunds with the ledger export")
+    mem.record_agent_turn(
+        key,
+        person="We decided to reconcile refunds with the ledger because audit asks.",
+    )
     end = mem.end_agent_session(key)
     assert end.digested and end.stored == 1
     assert mem.digest_pending(key) == 0
@@ -36,7 +39,10 @@ def test_an_agent_session_with_an_llm_waits_for_the_next_digest(mem, clock):
             raise AssertionError("no LLM call at an agent session's end")
 
     key = "mcp:claude-code-1"
-    mem.record_agent_turn(key, person="# TODO: reconcile refunds with the ledger export")
+    mem.record_agent_turn(
+        key,
+        person="We decided to reconcile refunds with the ledger because audit asks.",
+    )
     mem.llm = NeverCalled()
     end = mem.end_agent_session(key)
     assert not end.digested and end.left == "an LLM is configured: digested next time"
@@ -44,10 +50,25 @@ def test_an_agent_session_with_an_llm_waits_for_the_next_digest(mem, clock):
 
 
 def test_a_chat_that_went_idle_is_digested_and_a_lively_one_is_not(mem, clock):
-    mem.record_agent_turn("chat:/a.chat", person="# TODO: split refunds by channel")
+    mem.record_agent_turn(
+        "chat:/a.chat",
+        person="We decided to split refunds by channel because audit asks.",
+    )
     clock.advance(minutes=10)
-    mem.record_agent_turn("chat:/b.chat", person="# TODO: add the refund channel column")
-    mem.digest_record("kernel-1", [{"id": "c1", "role": "user", "text": "# TODO: not an agent"}])
+    mem.record_agent_turn(
+        "chat:/b.chat",
+        person="We decided to add the refund channel column because audit asks.",
+    )
+    mem.digest_record(
+        "kernel-1",
+        [
+            {
+                "id": "c1",
+                "role": "user",
+                "text": "We decided to keep kernels apart because audit asks.",
+            }
+        ],
+    )
     clock.advance(minutes=6)
     ended = mem.digest_idle_sessions(idle_minutes=15)
     assert [(e.session_key, e.digested, e.stored) for e in ended] == [("chat:/a.chat", True, 1)]
@@ -77,7 +98,7 @@ def test_a_chat_file_recorded_by_the_persona_is_not_read_twice(mem, project_dir)
                         "sender": "ana",
                         "time": 1767225600.5,
                         "type": "msg",
-                        "body": "# TODO: reconcile refunds with the ledger export",
+                        "body": "We decided to reconcile refunds with the ledger because audit asks.",
                     }
                 ],
                 "users": {"ana": {"username": "ana"}},
@@ -86,7 +107,10 @@ def test_a_chat_file_recorded_by_the_persona_is_not_read_twice(mem, project_dir)
         encoding="utf-8",
     )
     mem.focus(project_dir)
-    mem.record_agent_turn(f"chat:{chat}", person="# TODO: reconcile refunds with the ledger export")
+    mem.record_agent_turn(
+        f"chat:{chat}",
+        person="We decided to reconcile refunds with the ledger because audit asks.",
+    )
     report = mem.digest()
     assert [b["source"] for b in report["batches"]] == [f"inbox:chat:{chat}"]
     assert len(report["stored"]) == 1
