@@ -248,7 +248,7 @@ def _cjk_modifier_swap(
             if k == 0:
                 continue
             px, py = wx[:-k], wy[:-k]
-            if one_sided and k >= 2 and (px, py).count("") == 1:
+            if one_sided and k >= 2 and (px, py).count("") == 1 and len(px + py) >= 2:
                 # One head with a modifier only on one side: 中小企业客户 is narrower than 企业客户.
                 if (px or py) not in (y.key if px else x.key):
                     return True

@@ -240,7 +240,13 @@ _NEG_EN = (
 )
 _EXCL_ZH = (
     "不包含|不包括|不计入|不算入|不算在|不算|不含|不计|不纳入|不列入|剔除|剔掉|排除|去除|去掉|刨除|除去"
-    "|扣掉|过滤掉|滤掉|不统计"
+    "|扣掉|过滤掉|滤掉|不统计|"
+    # A modal negation before an inclusion verb is an exclusion: 不应包含 = 不得计入 = 不包含.
+    + "|".join(
+        neg + verb
+        for neg in ("不应该", "不应", "不要", "不能", "不得", "不可", "不用", "别", "勿")
+        for verb in ("包含", "包括", "计入", "算入", "算在", "纳入", "列入", "含")
+    )
 )
 _INCL_ZH = "包含|包括|计入|算入|算在|纳入|列入|并入|属于|含有|含|组成"
 _NEG_ZH = "而不是|而非|不要|不能|不必|不用|不是|没有|无须|无需|禁止|严禁|不得|不可|避免|切勿|停用|别|勿|不|非|未"
@@ -260,7 +266,7 @@ _FILLER_EN = (
 )
 _FILLER_ZH = (
     "必须|务必|一定要|一定|需要|应该|应当|一律|统一|始终|总是|记得|注意|备注|规则|口径|"
-    "都|要|请|就|也|只|仅|所有|全部|就是|等于|使用|用|可以|字段|第|须要|必需|应予"
+    "都|要|请|就|也|只|仅|所有|全部|就是|等于|使用|用|可以|字段|第|须要|必需|应予|须"
 )
 # Light words: the frame of a rule (how it is computed, defined, treated, where it comes from),
 # never the thing it is about. Two rules that differ only in these say one thing ("we measure
