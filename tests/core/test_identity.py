@@ -342,7 +342,7 @@ def test_a_value_change_with_moved_words_is_not_an_update() -> None:
     ("new", "known", "slot"),
     [
         ("库存表每天早上6点更新。", "每天早上6点订单表会刷新。", "table"),
-        ("中小企业客户的账期是30天。", "企业客户的账期是30天。", "subject"),
+        ("海外企业客户的账期是30天。", "企业客户的账期是30天。", "subject"),
         ("Attrition excludes contractors and interns.",
          "Contractors and interns are not part of headcount.", "metric"),
     ],
