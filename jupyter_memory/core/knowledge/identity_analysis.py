@@ -8,7 +8,8 @@
   ``table``, ``period`` (quarters, halves, years, fiscal years), ``grain``
   (daily / weekly / monthly), ``medium`` (report, dashboard), ``chart`` (bar,
   line …), ``place`` (states, provinces) and ``entity`` (a capitalised name
-  inside a sentence). Value slots, whose change makes an *update* of the same
+  inside a sentence); a table is an identifier, "the X table" or a Chinese word
+  before 表 (订单表, not 报表 or 图表). Value slots, whose change makes an *update* of the same
   subject: ``number``, ``time``, ``date``, ``weekday``, ``column``, ``colour``,
   ``currency``, ``style`` (dashed, solid …), ``zone`` (UTC, local time),
   ``stat`` (median, mean). A currency, month or weekday that modifies the noun
@@ -36,7 +37,9 @@
   Chinese split at function characters and cut into bigrams, fillers that
   carry no rule ("must", "always", "make sure", 必须, 一律, 统一 …) and frame words
   that say how, not what ("measure", "compute", "define", 计算, 视为, 记为 …) dropped,
-  numbers written as digits ("third" → 3, 三 → 3), slots out of the text.
+  numbers written as digits ("third" → 3, 三 → 3), slots out of the text. Kept
+  in reading order too (``sequence``, with named entities, and ``cjk_runs``, the
+  Chinese words before their bigrams): the swap check aligns two texts by them.
 """
 
 from __future__ import annotations
