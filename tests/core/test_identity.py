@@ -302,3 +302,58 @@ def test_de_between_modifier_and_head_is_one_subject() -> None:
     a, b = "华北区周报在每个星期一早上发出。", "华北区的周报每周一上午发送。"
     assert analyse(a).subject_head == analyse(b).subject_head == ("周报", {"华北区"})
     assert relate(a, b).slot != "subject"
+
+
+# -- round four: the embedder proposes a rewording, the swap check vetoes ---------------------
+
+
+def test_words_moved_around_the_frame_merge_only_on_a_high_cosine() -> None:
+    new = "The June forecast is the source of the Q3 budget numbers."
+    known = "Q3 budget figures come from the June forecast."
+    assert relate(new, known).kind is Relation.RELATED
+    assert relate(new, known, lambda a, b: 0.99).kind is Relation.SAME
+    assert relate(new, known, lambda a, b: 0.9).kind is Relation.RELATED
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Revenue excludes taxes", "Revenue excludes refunds"),
+        ("Basic plan churn is computed on paying accounts only.",
+         "Only paying accounts enter the premium plan churn calculation."),
+        ("直接流量不包括品牌词搜索。", "品牌词搜索不算作自然流量。"),
+        ("目标值在所有图表里都用虚线表示。", "所有图表中的预测值都画成虚线。"),
+    ],
+)  # fmt: skip
+def test_a_swapped_word_or_modifier_is_never_merged_whatever_the_cosine(
+    new: str, known: str
+) -> None:
+    assert relate(new, known, lambda a, b: 0.999).kept_apart
+
+
+def test_a_value_change_with_moved_words_is_not_an_update() -> None:
+    # Too little in common to supersede: another column and the words moved.
+    new = "Always deduplicate customers on customer_id before joining with orders."
+    known = "Before joining orders with payments, deduplicate them on order_id."
+    assert relate(new, known, lambda a, b: 0.999).kept_apart
+
+
+@pytest.mark.parametrize(
+    ("new", "known", "slot"),
+    [
+        ("库存表每天早上6点更新。", "每天早上6点订单表会刷新。", "table"),
+        ("海外企业客户的账期是30天。", "企业客户的账期是30天。", "subject"),
+        ("Attrition excludes contractors and interns.",
+         "Contractors and interns are not part of headcount.", "metric"),
+    ],
+)  # fmt: skip
+def test_chinese_tables_leading_modifiers_and_people_metrics_are_slots(
+    new: str, known: str, slot: str
+) -> None:
+    rel = relate(new, known, lambda a, b: 0.999)
+    assert rel.kept_apart and rel.slot == slot
+
+
+def test_general_chinese_words_for_one_thing() -> None:
+    assert same_entry("12月盘点安排在该月最后一个工作日。", "12月的盘点在当月最后一个工作日进行。")
+    assert same_entry("日元金额用月末汇率折算为美元。", "日元金额按月末汇率换算成美元。")

@@ -9,7 +9,9 @@ from IPython.core.error import UsageError
 
 from jupyter_memory.magics import digest_feed as feed_module
 
-TODO_CELL = "# TODO: exclude internal test accounts from the refund totals\nrev = 1"
+DECISION_CELL = (
+    "# We decided to drop test accounts from refund totals because finance excludes them\nrev = 1"
+)
 
 
 def run(ip, source):
@@ -26,10 +28,10 @@ def _pending(magics) -> list[dict]:
 
 def test_captured_cells_are_recorded_for_the_digest(ip, magics):
     run(ip, "a = 1")
-    run(ip, TODO_CELL)
+    run(ip, DECISION_CELL)
     run(ip, "%remember Always dedupe on order_id")  # own magic: a decision, not evidence
     messages = _pending(magics)
-    assert [m["text"] for m in messages] == ["a = 1", TODO_CELL]
+    assert [m["text"] for m in messages] == ["a = 1", DECISION_CELL]
     assert all(m["role"] == "user" and m["kind"] == "code" for m in messages)
     assert messages[1]["id"] == magics.capture.cells[-1].cell_id
     assert isinstance(messages[1]["timestamp"], int)
@@ -37,14 +39,14 @@ def test_captured_cells_are_recorded_for_the_digest(ip, magics):
 
 def test_nothing_is_recorded_while_memory_is_off(ip, magics):
     ip.run_line_magic("memory", "off")
-    run(ip, TODO_CELL)
+    run(ip, DECISION_CELL)
     assert magics.digest_feed.pending() == 0
     assert magics.service.hooks.digest_pending() == 0
 
 
 def test_memory_digest_stores_unreviewed_memories_and_recall_marks_them(ip, magics):
-    run(ip, TODO_CELL)
-    run(ip, "# 下一步：把退款按渠道拆分\nsplit = 1")
+    run(ip, DECISION_CELL)
+    run(ip, "# 我们决定把退款按渠道拆分，因为财务按渠道对账\nsplit = 1")
     out = ip.run_line_magic("memory", "digest")
     assert "stored 2 memories (unreviewed)" in out and "%memories --review" in out
     hits = ip.run_line_magic("recall", "refund")
@@ -92,9 +94,9 @@ REVIEW_MIME = "application/vnd.jupyter-memory.review+json"
 def test_review_cards_keep_discard_promote(ip, magics):
     _digest(
         ip,
-        TODO_CELL,
+        DECISION_CELL,
         "# We decided to count revenue on the booking date because finance closes on it.",
-        "# 下一步：把退款按渠道拆分",
+        "# 我们决定把退款按渠道拆分，因为财务按渠道对账",
     )
     cards = ip.run_line_magic("memories", "--review")
     assert len(cards) == 3
@@ -230,7 +232,7 @@ def test_agent_unreviewed_switch(ip, magics):
 
 
 def test_shutdown_records_and_digests_quickly_once(ip, magics):
-    run(ip, TODO_CELL)
+    run(ip, DECISION_CELL)
     feed = magics.digest_feed
     report = feed.shutdown()
     assert report["recorded"] == 1 and report["digested"] is True
@@ -240,8 +242,8 @@ def test_shutdown_records_and_digests_quickly_once(ip, magics):
 
 def test_shutdown_leaves_a_large_batch_for_next_time(ip, magics, monkeypatch):
     monkeypatch.setattr(feed_module, "EXIT_DIGEST_MAX_MESSAGES", 1)
-    run(ip, TODO_CELL)
-    run(ip, "# TODO: add refunds to the weekly export\nw = 1")
+    run(ip, DECISION_CELL)
+    run(ip, "# We decided to add refunds to the weekly export because finance asks\nw = 1")
     report = magics.digest_feed.shutdown()
     assert report["digested"] is False and "next time" in report["left"]
     assert magics.service.memories() == []
@@ -250,7 +252,7 @@ def test_shutdown_leaves_a_large_batch_for_next_time(ip, magics, monkeypatch):
 
 
 def test_shutdown_never_raises(ip, magics, monkeypatch, capsys):
-    run(ip, TODO_CELL)
+    run(ip, DECISION_CELL)
 
     def broken(*a, **k):
         raise OSError("disk full")
@@ -265,7 +267,7 @@ def test_unload_records_the_buffer(_shell, memory_home):
     from jupyter_memory.magics import loaded_magics
 
     _shell.run_line_magic("load_ext", "jupyter_memory")
-    run(_shell, TODO_CELL)
+    run(_shell, DECISION_CELL)
     key = loaded_magics(_shell).digest_feed.session_key
     _shell.run_line_magic("unload_ext", "jupyter_memory")
     with Memory(home=memory_home) as mem:
@@ -291,7 +293,9 @@ def test_the_first_cell_says_what_earlier_digests_left_for_review(ip, magics, me
     from jupyter_memory import Memory
 
     with Memory(home=memory_home) as other:  # the session that ended earlier
-        other.hooks.digest_record("kernel-old", [{"id": "c1", "role": "user", "text": TODO_CELL}])
+        other.hooks.digest_record(
+            "kernel-old", [{"id": "c1", "role": "user", "text": DECISION_CELL}]
+        )
         assert len(other.digest(session="kernel-old").stored) == 1
     capsys.readouterr()
     run(ip, "%memory status")  # this extension's own magic: no reminder there

@@ -27,15 +27,24 @@ def test_a_graceful_shutdown_digests_the_session(tmp_path):
         _execute(kc, "%memory suggestions off")
         _execute(kc, "# TODO: reconcile refunds with the ledger before Friday\nx = 1")
         _execute(kc, "# 下一步：把退款按渠道拆分\ny = 2")
+        _execute(
+            kc,
+            "# We decided to count revenue on the booking date because finance closes on it.\n"
+            "z = 3",
+        )
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=False)  # shutdown_request: the kernel exits and runs atexit
     with Memory(home=home) as mem:
         rows = mem.memories()
-        assert sorted(r["source"] for r in rows) == ["session-digest", "session-digest"]
+        assert [r["source"] for r in rows] == ["session-digest"]
         assert all(not r["reviewed"] for r in rows)
         texts = " ".join(mem.get(r["id"]).text for r in rows)
-        assert "reconcile refunds" in texts and "退款" in texts
+        assert "booking date" in texts
+        # A TODO or next-step line is the person's own list in the notebook: it never becomes
+        # a memory nobody has seen (issue 32), nor a card.
+        assert "reconcile refunds" not in texts and "退款" not in texts
+        assert mem.queue() == []
         assert mem.hooks.digest_pending() == 0
     # Exited by itself: a kernel killed after the shutdown wait would not have run atexit,
     # and the digests above would be missing.

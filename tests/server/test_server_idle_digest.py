@@ -26,7 +26,9 @@ def jp_server_config():
 async def test_a_quiet_chat_session_is_digested_by_the_server(api, server_memory):
     key = "chat:/work/analysis.chat"
     server_memory.hooks.record_agent_turn(
-        key, person="# TODO: reconcile refunds with the ledger export", reply="Will do."
+        key,
+        person="We decided to reconcile refunds with the ledger because audit asks.",
+        reply="Will do.",
     )
     code, _ = await api("GET", "queue")  # the server is up
     assert code == 200
@@ -37,4 +39,4 @@ async def test_a_quiet_chat_session_is_digested_by_the_server(api, server_memory
     assert server_memory.hooks.digest_pending(key) == 0
     (row,) = [r for r in server_memory.memories() if r["source"] == "session-digest"]
     assert row["reviewed"] is False
-    assert "reconcile refunds with the ledger export" in server_memory.get(row["id"]).text
+    assert "reconcile refunds with the ledger" in server_memory.get(row["id"]).text

@@ -25,7 +25,9 @@ CELLS = [
         "id": "c2",
         "role": "user",
         "kind": "code",
-        "text": "# TODO: exclude internal test accounts from the refund totals\nrev = df.sum()",
+        "text": "# TODO: exclude internal test accounts from the refund totals\n"
+        "# We decided to drop test accounts because finance excludes them from revenue\n"
+        "rev = df.sum()",
         "timestamp": T0 + 1000,
     },
     {
@@ -58,10 +60,12 @@ def test_digest_stores_unreviewed_memories_with_evidence(mem):
         assert extra["session_key"] == "kernel-1"
         # no project: a new topic cannot be named, so the scene stays unclassified
         assert "scene_id" not in extra and "scene" not in extra
-    task = next(e for e in entries if e.meta.tags[0] == "work_task")
-    assert task.meta.tier.value == "daily" and task.meta.type.value == "episodic"
-    assert task.meta.evidence[0].quote.startswith("# TODO: exclude internal test accounts")
-    assert (task.meta.model_extra or {})["event_start"] == "2026-01-01T00:00:01.000Z"
+    # The TODO line of c2 makes nothing (issue 32); its decision is a lasting fact.
+    assert all("TODO" not in e.text and e.meta.tags[0] == "work_fact" for e in entries)
+    fact = next(e for e in entries if "test accounts" in e.text)
+    assert fact.meta.tier.value == "durable" and fact.meta.type.value == "semantic"
+    assert fact.meta.evidence[0].quote.startswith("# TODO: exclude internal test accounts")
+    assert (fact.meta.model_extra or {})["event_start"] == "2026-01-01T00:00:01.000Z"
 
 
 def test_unreviewed_digests_are_not_recalled_for_agents(mem):
@@ -76,7 +80,8 @@ def test_a_batch_is_consumed_once_even_when_it_yields_nothing(mem):
     assert first["batches"][0]["stored"] == 0
     assert mem.digest()["batches"] == []
     mem.hooks.digest_record(
-        "k", [{"id": "b", "role": "user", "text": "# TODO: add refunds to the weekly export"}]
+        "k",
+        [{"id": "b", "role": "user", "text": "We decided to add refunds because finance asks."}],
     )
     again = mem.digest()
     assert [b["messages"] for b in again["batches"]] == [1]
@@ -85,17 +90,28 @@ def test_a_batch_is_consumed_once_even_when_it_yields_nothing(mem):
 
 def test_session_filter_and_rerun_cells_keep_the_newest_text(mem):
     mem.hooks.digest_record(
-        "k1", [{"id": "x", "role": "user", "text": "# TODO: first draft of the refund view"}]
+        "k1",
+        [{"id": "x", "role": "user", "text": "We decided to draft a refund view because QA asks."}],
     )
     mem.hooks.digest_record(
-        "k1", [{"id": "x", "role": "user", "text": "# TODO: rebuild the refund view by channel"}]
+        "k1",
+        [
+            {
+                "id": "x",
+                "role": "user",
+                "text": "We decided to split refunds by channel because QA asks.",
+            }
+        ],
     )
     mem.hooks.digest_record(
-        "k2", [{"id": "y", "role": "user", "text": "# TODO: add refunds to the weekly export"}]
+        "k2",
+        [{"id": "y", "role": "user", "text": "We decided to add refunds because finance asks."}],
     )
     report = mem.digest(session="k1")
     assert [b["session_key"] for b in report["batches"]] == ["k1"]
-    assert [s["title"] for s in report["stored"]] == ["To do: rebuild the refund view by channel."]
+    assert [s["title"] for s in report["stored"]] == [
+        "The user decided to split refunds by channel because QA asks."
+    ]
     assert [b["session_key"] for b in mem.digest()["batches"]] == ["k2"]
 
 
@@ -113,7 +129,7 @@ def test_scene_pool_is_persisted_and_reused(mem, project_dir):
                 "id": "c10",
                 "role": "user",
                 "kind": "code",
-                "text": "# TODO: reconcile refunds with the ledger export",
+                "text": "# We decided to match refunds to the ledger because audit asks\nx = 1",
             },
         ],
     )
@@ -157,7 +173,7 @@ def test_chat_files_are_read_only_sources_with_their_own_cursor(mem, project_dir
                 "sender": "jupyter-ai-personas::jupyter_ai::Jupyternaut",
                 "time": 1767225601,
                 "type": "msg",
-                "body": "TODO: 建议把运费也计入退款金额的计算",
+                "body": "我们决定把运费也计入退款金额的计算，因为运费随退款退回",
             },
         ],
         "users": {"ana": {"username": "ana"}},

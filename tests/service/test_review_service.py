@@ -8,12 +8,14 @@ from jupyter_memory.exceptions import NotFoundError, PolicyError
 from jupyter_memory.service.agent_access import AgentAccess
 from jupyter_memory.service.learning.review import best_quote
 
+ZH_DECISION = "我们决定把退款按渠道拆分，因为财务按渠道对账。"
 CELLS = [
     {
         "id": "c1",
         "role": "user",
         "kind": "code",
-        "text": "# TODO: exclude internal test accounts from the refund totals\nrev = df.sum()",
+        "text": "# We decided to drop internal test accounts from refunds because finance excludes them\n"
+        "rev = df.sum()",
     },
     {
         "id": "c2",
@@ -21,7 +23,7 @@ CELLS = [
         "kind": "markdown",
         "text": "We decided to count revenue on the booking date because finance closes on it.",
     },
-    {"id": "c3", "role": "user", "kind": "markdown", "text": "下一步：把退款按渠道拆分"},
+    {"id": "c3", "role": "user", "kind": "markdown", "text": ZH_DECISION},
 ]
 
 
@@ -40,10 +42,10 @@ def _id(digested: dict, needle: str) -> str:
 def test_unreviewed_lists_digest_memories_with_their_evidence(mem, digested):
     rows = mem.unreviewed()
     assert {r["id"] for r in rows} == set(digested.values())
-    task = next(r for r in rows if "test accounts" in r["text"])
-    assert task["source"] == "session-digest" and task["work_type"] == "work_task"
-    assert task["evidence"][0]["quote"].startswith("# TODO: exclude internal test accounts")
-    assert task["evidence"][0]["source"] == "kernel-1#c1"
+    fact = next(r for r in rows if "test accounts" in r["text"])
+    assert fact["source"] == "session-digest" and fact["work_type"] == "work_fact"
+    assert fact["evidence"][0]["quote"].startswith("# We decided to drop internal test accounts")
+    assert fact["evidence"][0]["source"] == "kernel-1#c1"
 
 
 def test_keep_marks_reviewed_and_agents_then_see_it(mem, digested):
@@ -86,7 +88,7 @@ def test_promote_queues_a_proposal_quoting_the_original_message(mem, digested):
 def test_promote_chinese_memory(mem, digested):
     result = mem.hooks.promote_memory(_id(digested, "退款"))
     proposal = mem.proposal(result["proposal"]["id"])
-    assert proposal.evidence_quote == "下一步：把退款按渠道拆分"
+    assert proposal.evidence_quote == ZH_DECISION
 
 
 def test_a_memory_without_the_persons_words_cannot_be_promoted(mem):

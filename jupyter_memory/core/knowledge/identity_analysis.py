@@ -8,7 +8,8 @@
   ``table``, ``period`` (quarters, halves, years, fiscal years), ``grain``
   (daily / weekly / monthly), ``medium`` (report, dashboard), ``chart`` (bar,
   line …), ``place`` (states, provinces) and ``entity`` (a capitalised name
-  inside a sentence). Value slots, whose change makes an *update* of the same
+  inside a sentence); a table is an identifier, "the X table" or a Chinese word
+  before 表 (订单表, not 报表 or 图表). Value slots, whose change makes an *update* of the same
   subject: ``number``, ``time``, ``date``, ``weekday``, ``column``, ``colour``,
   ``currency``, ``style`` (dashed, solid …), ``zone`` (UTC, local time),
   ``stat`` (median, mean). A currency, month or weekday that modifies the noun
@@ -36,7 +37,9 @@
   Chinese split at function characters and cut into bigrams, fillers that
   carry no rule ("must", "always", "make sure", 必须, 一律, 统一 …) and frame words
   that say how, not what ("measure", "compute", "define", 计算, 视为, 记为 …) dropped,
-  numbers written as digits ("third" → 3, 三 → 3), slots out of the text.
+  numbers written as digits ("third" → 3, 三 → 3), slots out of the text. Kept
+  in reading order too (``sequence``, with named entities, and ``cjk_runs``, the
+  Chinese words before their bigrams): the swap check aligns two texts by them.
 """
 
 from __future__ import annotations
@@ -151,6 +154,8 @@ _METRICS_EN = {
     "cac": r"cac",
     "nps": r"nps",
     "ctr": r"ctr|click[- ]through rate",
+    "attrition": r"attrition(?: rate)?",
+    "headcount": r"headcount|head count",
 }
 _METRICS_ZH = {
     "net_revenue": "净收入|净营收|净销售额",
@@ -170,6 +175,8 @@ _METRICS_ZH = {
     "upgrade": "升级率",
     "cost": "成本",
     "profit": "净利润|利润",
+    "attrition": "离职率",
+    "headcount": "员工人数|在职人数",
 }
 _REGIONS_EN = (
     r"north|south|east|west|central|north[- ]?east|north[- ]?west|south[- ]?east|"
@@ -236,7 +243,13 @@ _NEG_EN = (
 )
 _EXCL_ZH = (
     "不包含|不包括|不计入|不算入|不算在|不算|不含|不计|不纳入|不列入|剔除|剔掉|排除|去除|去掉|刨除|除去"
-    "|扣掉|过滤掉|滤掉|不统计"
+    "|扣掉|过滤掉|滤掉|不统计|"
+    # A modal negation before an inclusion verb is an exclusion: 不应包含 = 不得计入 = 不包含.
+    + "|".join(
+        neg + verb
+        for neg in ("不应该", "不应", "不要", "不能", "不得", "不可", "不用", "别", "勿")
+        for verb in ("包含", "包括", "计入", "算入", "算在", "纳入", "列入", "含")
+    )
 )
 _INCL_ZH = "包含|包括|计入|算入|算在|纳入|列入|并入|属于|含有|含|组成"
 _NEG_ZH = "而不是|而非|不要|不能|不必|不用|不是|没有|无须|无需|禁止|严禁|不得|不可|避免|切勿|停用|别|勿|不|非|未"
@@ -256,7 +269,7 @@ _FILLER_EN = (
 )
 _FILLER_ZH = (
     "必须|务必|一定要|一定|需要|应该|应当|一律|统一|始终|总是|记得|注意|备注|规则|口径|"
-    "都|要|请|就|也|只|仅|所有|全部|就是|等于|使用|用|可以|字段|第|须要|必需|应予"
+    "都|要|请|就|也|只|仅|所有|全部|就是|等于|使用|用|可以|字段|第|须要|必需|应予|须"
 )
 # Light words: the frame of a rule (how it is computed, defined, treated, where it comes from),
 # never the thing it is about. Two rules that differ only in these say one thing ("we measure
@@ -313,6 +326,9 @@ _ZH_SYNONYMS = {
     "结账": "关账", "汇报": "报告", "统计": "计算", "画成": "present", "表示": "present",
     "画": "present", "显示": "present", "保留": "present", "四舍五入到": "present",
     "四舍五入": "present", "数字": "number", "金额": "amount", "数据": "number", "零": "0",
+    # General words for one thing: the month in question, sending, converting, noting.
+    "该月": "当月", "本月": "当月", "发出": "发送", "早上": "上午", "换算": "折算",
+    "注明": "标注",
 }  # fmt: skip
 
 
@@ -336,6 +352,12 @@ def _add(slot: str, value: str, pattern: re.Pattern[str]) -> None:
 _add("table", "", re.compile(rf"(?:the )?\b(?!{_DETERMINERS}\b)({_IDENT}|[a-z][a-z0-9]*) table\b"))
 _add("table", "", re.compile(rf"\btable ({_IDENT})\b"))
 _add("table", "", re.compile(rf"({_IDENT}|[a-z][a-z0-9_]*)\s*表(?!示)"))
+# A Chinese table named by a word before 表 (订单表, 库存表), not a report, chart or list.
+_add(
+    "table",
+    "",
+    re.compile(rf"([{_CJK}]{{2}})(?<![报图列代日周月年时课发仪统])表(?![示达格现明扬])"),
+)
 _add("grain", "daily", _en(r"every day|each day|per day"))
 _add("ident", "", re.compile(rf"(?<![a-z0-9_])({_IDENT})(?![a-z0-9_])"))
 _add("time", "", re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b"))
@@ -501,6 +523,8 @@ class Analysed:
     markers: frozenset[str]  # excl, incl, minus, div
     negated: bool
     separators: int  # list separators: "A and B" names more than "A"
+    sequence: tuple[str, ...] = ()  # the tokens in the order of the text (alignment)
+    cjk_runs: tuple[str, ...] = ()  # the Chinese words before their bigrams (modifier swaps)
 
     @cached_property
     def subject_head(self) -> tuple[str, frozenset[str]] | None:
@@ -659,17 +683,27 @@ def analyse(text: str) -> Analysed:
     if entities:
         slots["entity"] = entities
     tokens: set[str] = set()
+    sequence: list[str] = []  # tokens and named entities in the order of the text
+    runs: list[str] = []
     for cjk, word in _TOKEN_RE.findall(norm):
         if cjk:
-            tokens.update(_cjk_words(cjk))
-        else:
-            stem = search_word(_WORD_SYNONYMS.get(word, word))
-            if stem is not None and stem not in entities:
-                stem = _WORD_SYNONYMS.get(stem, stem)
-                if stem.endswith("ison") and len(stem) > 7:  # "comparison" is "compare"
-                    stem = stem[:-4]
-                if stem not in _LIGHT_STEMS:
-                    tokens.add(stem)
+            runs.extend(_cjk_runs(cjk))
+            words = _cjk_words(cjk)
+            tokens.update(words)
+            sequence.extend(words)
+            continue
+        stem = search_word(_WORD_SYNONYMS.get(word, word))
+        if stem is None:
+            continue
+        if stem in entities or word in entities:
+            sequence.append(word if word in entities else stem)
+            continue
+        stem = _WORD_SYNONYMS.get(stem, stem)
+        if stem.endswith("ison") and len(stem) > 7:  # "comparison" is "compare"
+            stem = stem[:-4]
+        if stem not in _LIGHT_STEMS:
+            tokens.add(stem)
+            sequence.append(stem)
     return Analysed(
         key=key,
         tokens=frozenset(tokens),
@@ -677,7 +711,23 @@ def analyse(text: str) -> Analysed:
         markers=frozenset(markers),
         negated=negated,
         separators=separators,
+        sequence=tuple(sequence),
+        cjk_runs=tuple(runs),
     )
+
+
+def _cjk_runs(run: str) -> list[str]:
+    """The Chinese words of a run: its characters between function characters."""
+    out: list[str] = []
+    word = ""
+    for ch in run + "的":
+        if ch in _CJK_BREAK:
+            if word:
+                out.append(word)
+            word = ""
+        else:
+            word += ch
+    return out
 
 
 def _cjk_words(run: str) -> list[str]:

@@ -27,12 +27,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .digest_signals import (
-    TASK_MARKERS,
     Signal,
     decision_signal,
     is_chinese,
+    is_task_line,
     method_signal,
-    task_signal,
 )
 from .scene_labels import label_problem, make_label, normalize_topic, split_label
 from .work_memory import (
@@ -54,9 +53,6 @@ _CODE_HINT = re.compile(
     r"[A-Za-z_][\w.\[\]'\"]*\s*=[^=])",
     re.MULTILINE,
 )
-_MARKER_START = re.compile(
-    rf"^(?:{'|'.join(TASK_MARKERS)})\b|^下一步|^next steps?\b", re.IGNORECASE
-)
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])\s*|(?<=[.])\s+")
 
 
@@ -69,7 +65,7 @@ class _Segment:
 def _heading(raw: str) -> str | None:
     """A markdown heading's text; a commented task ("# TODO: …") is not a heading."""
     match = _HEADING.match(raw)
-    if match is None or _MARKER_START.match(match.group("t")):
+    if match is None or is_task_line(match.group("t")):
         return None
     return match.group("t").strip().strip("*_`").strip()
 
@@ -80,9 +76,9 @@ def _is_code(msg: BatchMessage) -> bool:
     return bool(_CODE_HINT.search(msg.text))
 
 
-def _lines(msg: BatchMessage) -> list[tuple[str, bool]]:
-    """``(text, checked)`` per line the person wrote as prose (comments in code)."""
-    out: list[tuple[str, bool]] = []
+def _lines(msg: BatchMessage) -> list[str]:
+    """Each line the person wrote as prose (comments in code), without its list mark."""
+    out: list[str] = []
     code = _is_code(msg)
     for raw in msg.text.splitlines():
         if code:
@@ -93,11 +89,10 @@ def _lines(msg: BatchMessage) -> list[tuple[str, bool]]:
         elif _heading(raw) is not None:
             continue  # headings name topics; they are not statements
         mark = _LIST_MARK.match(raw)
-        checked = bool(mark and mark.group("box") and mark.group("box")[1] in "xX")
         line = raw[mark.end() :] if mark else raw
         line = line.strip().lstrip("#").strip()
         if line:
-            out.append((line, checked))
+            out.append(line)
     return out
 
 
@@ -106,11 +101,9 @@ def message_signals(msg: BatchMessage, project: str | None) -> list[Signal]:
     if msg.role != "user":
         return []
     found: list[Signal] = []
-    for line, checked in _lines(msg):
-        task = task_signal(line, project, checked=checked)
-        if task is not None:
-            found.append(task)
-            continue
+    for line in _lines(msg):
+        if is_task_line(line):
+            continue  # the person's own list: never a memory nobody has seen (issue 32)
         for sentence in _SENTENCE_END.split(line):
             signal = decision_signal(sentence, project) or method_signal(sentence)
             if signal is not None:
@@ -194,7 +187,6 @@ def _memories(
             priority=signal.priority,
             source_message_ids=sources,
             metadata=dict(signal.metadata),
-            taskState=signal.task_state,
         )
         for signal, sources in merged.values()
     ]

@@ -1,9 +1,7 @@
 """Clear signals of reusable work in a person's own text (the no-LLM digest).
 
-Only three kinds of signal count, each recognised by its explicit form:
+Only two kinds of signal count, each recognised by its explicit form:
 
-* a task marker at the start of a comment or line — the two uppercase
-  markers ``TO``+``DO`` / ``FIX``+``ME``, "Next step:" or "下一步" → ``work_task``;
 * a decision with its reason — "we decided … because …", "决定…因为…" →
   ``work_fact`` (the reason is part of the memory);
 * a normative sentence — "always …", "never …", "must …", "应/必须/禁止/不要…" —
@@ -11,7 +9,13 @@ Only three kinds of signal count, each recognised by its explicit form:
   numbers and dates are removed) and the one-off test → ``work_method``.
 
 Anything vaguer yields nothing: the spec prefers one memory too few over one
-that someone must later weed out ("宁缺毋滥").
+that someone must later weed out ("宁缺毋滥"). A task line — the two uppercase
+markers ``TO``+``DO`` / ``FIX``+``ME``, "Next step:" or "下一步" at the start of a
+comment or line (:func:`is_task_line`) — yields nothing either, not even a method
+or a decision read from its words: it is the person's own list in the notebook,
+and a digest stores memories nobody has seen yet (issue 32: a task line never
+becomes one). With an LLM, the spec-001 prompt still asks for ``work_task``
+memories of a conversation, which wait for review with a notice.
 """
 
 from __future__ import annotations
@@ -22,32 +26,19 @@ from typing import Any
 
 from .method_checks import is_normative, one_off_specifics
 from .work_memory_checks import dangling_reference
-from .work_memory_types import TaskState, WorkMemoryType
+from .work_memory_types import WorkMemoryType
 
 # Spelled in two halves so a repository-wide search for placeholder markers
 # finds real leftovers, not the extractor that looks for them in notebooks.
 TASK_MARKERS = ("TO" + "DO", "FIX" + "ME")
-TASK_PRIORITY = 80
-TASK_WITH_DEADLINE_PRIORITY = 90
 DECISION_PRIORITY = 90  # spec 001: "关键决策 … 90-100"
 METHOD_PRIORITY = 80
 HARD_METHOD_PRIORITY = 85  # constraints and anti-patterns ("must", "never", "禁止")
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-_TASK_RE = re.compile(
-    rf"^(?P<marker>{'|'.join(TASK_MARKERS)})\b\s*(?:\([^)]*\))?\s*[:：\-–]?\s*(?P<body>.+)$"
-)
-_NEXT_EN = re.compile(r"^next steps?\s*[:：\-–]\s*(?P<body>.+)$", re.IGNORECASE)
-_NEXT_ZH = re.compile(r"^下一步(?:是|要|需要|计划)?\s*[:：，,]?\s*(?P<body>.+)$")
-_DEADLINE = re.compile(
-    r"(?:\b(?:by|before|due(?: on| by)?|until)\s+|截止(?:到|日期)?[:：]?\s*)(?P<d>\d{4}-\d{2}-\d{2})"
-    r"|(?P<d2>\d{4}-\d{2}-\d{2})\s*(?:前|之前|截止)",
-    re.IGNORECASE,
-)
-_VAGUE_TASK = re.compile(
-    r"\b(?:this|that|it|here|there|later|stuff|something|etc)\b|这里|这个|那个|那里|一下|等等|之类",
-    re.IGNORECASE,
+_TASK_LINE = re.compile(
+    rf"^(?:{'|'.join(TASK_MARKERS)})\b|^next steps?\s*[:：\-–]|^下一步", re.IGNORECASE
 )
 
 _EN_DECISION = re.compile(
@@ -152,7 +143,6 @@ class Signal:
     priority: int
     key: str  # duplicates (the same line in two runs of a cell) share it
     metadata: dict[str, Any] = field(default_factory=dict)
-    task_state: TaskState | None = None
 
 
 def is_chinese(text: str) -> bool:
@@ -174,41 +164,9 @@ def _finish(sentence: str) -> str:
     return sentence
 
 
-def task_signal(line: str, project: str | None, *, checked: bool = False) -> Signal | None:
-    """A ``work_task`` from a task-marker line, or None when the body is vague."""
-    match = _TASK_RE.match(line) or _NEXT_EN.match(line) or _NEXT_ZH.match(line)
-    if match is None:
-        return None
-    body = _clean(match.group("body"))
-    if not _substantial(body, words=3, cjk=6) or _VAGUE_TASK.search(body) or body.endswith("?"):
-        return None
-    if dangling_reference(body) or body.endswith("？"):
-        return None
-    marker = match.groupdict().get("marker")
-    if marker == TASK_MARKERS[0]:
-        en_label, zh_label = "To do", "待办"
-    elif marker == TASK_MARKERS[1]:
-        en_label, zh_label = "Fix needed", "待修复"
-    else:
-        en_label, zh_label = "Next step", "下一步"
-    if is_chinese(body):
-        content = f"{project} {zh_label}：{body}" if project else f"{zh_label}：{body}"
-    else:
-        content = f"{en_label} in {project}: {body}" if project else f"{en_label}: {body}"
-    metadata: dict[str, Any] = {}
-    priority = TASK_PRIORITY
-    deadline = _DEADLINE.search(body)
-    if deadline is not None:
-        metadata["deadline"] = deadline.group("d") or deadline.group("d2")
-        priority = TASK_WITH_DEADLINE_PRIORITY
-    return Signal(
-        type=WorkMemoryType.work_task,
-        content=_finish(content),
-        priority=priority,
-        key=f"task:{body.casefold()}",
-        metadata=metadata,
-        task_state=TaskState.done if checked else None,
-    )
+def is_task_line(line: str) -> bool:
+    """A task marker opens the line: ``TO``+``DO``, ``FIX``+``ME``, "Next step:", 下一步."""
+    return _TASK_LINE.match(line.strip()) is not None
 
 
 def decision_signal(sentence: str, project: str | None) -> Signal | None:

@@ -22,7 +22,7 @@ CELLS = [
         "id": "c2",
         "role": "user",
         "kind": "code",
-        "text": "# TODO: exclude internal test accounts from the refund totals\nrev = 1",
+        "text": "# We decided to drop test accounts from refund totals because audit asks\nrev = 1",
         "timestamp": T0 + 1000,
     },
 ]
@@ -121,7 +121,7 @@ def test_a_project_the_messages_name_wins_and_the_llm_sees_every_known_project(m
                 "id": "m2",
                 "role": "user",
                 "kind": "code",
-                "text": "# TODO: churn 项目的流失口径要排除试用账户\nx = 1",
+                "text": "# 我们决定 churn 项目的流失口径排除试用账户，因为试用账户不付费\nx = 1",
                 "timestamp": T0 + 1,
             },
         ],
@@ -146,7 +146,7 @@ def test_the_embedded_extractor_never_emits_what_the_validator_refuses():
         "# 这次必须在 2026-03-06 之前重算退款",
         "# 退款合计必须排除内部测试账户",
         "# never average conversion rates across regions directly",
-        "# TODO: reconcile refunds with the ledger export",
+        "# We decided to reconcile refunds with the ledger because audit asks",
         "# 我们决定按下单日统计收入，因为财务按下单日结账。",
     ]
     batch = {

@@ -27,7 +27,8 @@ CELLS = [
         "id": "c2",
         "role": "user",
         "kind": "code",
-        "text": "# TODO: exclude internal test accounts from the refund totals\nrev = df.sum()",
+        "text": "# We decided to drop test accounts from refunds because finance excludes them\n"
+        "rev = df.sum()",
         "timestamp": 1767225601000,
     },
     {"id": "a", "role": "assistant", "text": "I'll install it with yarn add pandas-profiling"},
@@ -84,9 +85,9 @@ def test_digest_service_stores_unreviewed_work_memories(ctx, ops, learner):
         "stored": len(report.stored),
         "rejected": len(report.rejected),
     }
-    task = next(s for s in report.stored if s.type == "work_task")
-    assert list(task.to_dict()) == ["id", "type", "title"]
-    entry = ops.get(task.id)
+    fact = next(s for s in report.stored if s.type == "work_fact")
+    assert list(fact.to_dict()) == ["id", "type", "title"]
+    entry = ops.get(fact.id)
     assert entry.meta.reviewed is False and entry.meta.source.value == "session-digest"
     assert digests.digest_pending() == 0
     assert digests.digest().batches == []  # consumed once
@@ -136,28 +137,28 @@ def test_review_service_keeps_discards_and_promotes(ctx, ops, queue, learner):
         "created",
         "layer",
     ]
-    task = next(r for r in rows if r.work_type == "work_task")
-    promoted = review.promote_memory(task.id)
+    fact = next(r for r in rows if r.work_type == "work_fact")
+    promoted = review.promote_memory(fact.id)
     assert isinstance(promoted, ReviewDecision) and promoted.status == "promoted"
     proposal = promoted.to_dict()["proposal"]
     assert proposal["status"] == "queued"
     assert queue.proposal(proposal["id"]).source == "session-digest"
-    assert ops.get(task.id).meta.reviewed is True
+    assert ops.get(fact.id).meta.reviewed is True
     # the queue already holds it: skipped, with the queue's reason
-    ops.update(task.id, reviewed=False)
-    skipped = review.promote_memory(task.id).to_dict()
+    ops.update(fact.id, reviewed=False)
+    skipped = review.promote_memory(fact.id).to_dict()
     assert skipped["status"] == "skipped" and set(skipped) == {"id", "status", "reason"}
-    others = [r for r in review.unreviewed() if r.id != task.id]
+    others = [r for r in review.unreviewed() if r.id != fact.id]
     for row in others:
         assert review.keep_memory(row.id).to_dict() == {
             "id": row.id,
             "status": "kept",
             "reviewed": True,
         }
-    assert review.discard_memory(task.id).to_dict() == {"id": task.id, "status": "discarded"}
+    assert review.discard_memory(fact.id).to_dict() == {"id": fact.id, "status": "discarded"}
     assert review.unreviewed() == []
     with pytest.raises(NotFoundError):
-        ops.get(task.id)
+        ops.get(fact.id)
     assert review.agent_sees_unreviewed is False
     ctx.settings.update(agent_unreviewed=True)
     assert review.agent_sees_unreviewed is True
