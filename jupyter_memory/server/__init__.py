@@ -7,16 +7,17 @@ Configure with ``c.JupyterMemoryServer.<trait>`` in a Jupyter Server config file
 
 from __future__ import annotations
 
+import importlib.util
 import weakref
 from pathlib import Path
 from typing import Any
 
-from tornado.ioloop import PeriodicCallback
+from tornado.ioloop import IOLoop, PeriodicCallback
 from traitlets import Float, Int, Unicode
 from traitlets.config import Configurable
 
 from .backend import MemoryBackend
-from .changes import SCHEMA_PATH
+from .changes import SCHEMA_ID, SCHEMA_PATH
 from .contents_follow import CONTENTS_SCHEMA_ID, ContentsFollower
 from .lab_language import share_lab_language
 from .routes import route_table
@@ -84,6 +85,7 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
         schema_id=CONTENTS_SCHEMA_ID, listener=backend.contents.listener
     )
     web_app.add_handlers(".*$", route_table(web_app.settings["base_url"]))
+    _follow_jupyter_ai_chats(serverapp)
 
     def poll() -> None:
         # Skipped while a write runs (it announces its own change; the next poll
@@ -103,3 +105,15 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     serverapp.log.info(
         "jupyter-memory: REST API at /jupyter-memory/ (home %s)", backend.memory.home
     )
+
+
+def _follow_jupyter_ai_chats(serverapp: Any) -> None:
+    """With Jupyter AI in this server: proposal cards in its chats (agents/chat_cards.py)."""
+    if importlib.util.find_spec("jupyter_ai_router") is None:
+        return
+    from ..agents.chat_cards import ChatCards
+
+    cards = ChatCards(serverapp.web_app.settings, serverapp.log)
+    serverapp.web_app.settings["jupyter_memory_chat_cards"] = cards
+    serverapp.event_logger.add_listener(schema_id=SCHEMA_ID, listener=cards.on_changed)
+    IOLoop.current().add_callback(cards.attach)
