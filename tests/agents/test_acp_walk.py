@@ -113,7 +113,7 @@ class ChatSocket:
     def __init__(self, server: JupyterProcess, path: str) -> None:
         self.url = f"{server.url.replace('http', 'ws', 1)}/api/chat/ws/{path}?token={server.token}"
         self.users: dict[str, Any] = {}
-        self.messages: list[dict[str, Any]] = []
+        self.by_id: dict[str, dict[str, Any]] = {}  # a streamed reply comes again, updated
         self.conn: Any = None
 
     async def open(self) -> None:
@@ -130,11 +130,11 @@ class ChatSocket:
                 data = json.loads(frame)
                 if data.get("action") == "connection":
                     self.users |= data["users"]
-                    self.messages += data["messages"]
+                    self.by_id |= {m["id"]: m for m in data["messages"]}
                 elif data.get("action") == "users":
                     self.users |= data["users"]
                 elif data.get("action") == "message":
-                    self.messages.append(data["message"])
+                    self.by_id[data["message"]["id"]] = data["message"]
                 if done():
                     return
 
@@ -146,6 +146,10 @@ class ChatSocket:
     async def send(self, body: str, to: str) -> None:
         frame = {"type": "client", "action": "send", "id": uuid.uuid4().hex, "body": body}
         await self.conn.write_message(json.dumps(frame | {"metadata": {"to_persona": to}}))
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list(self.by_id.values())
 
     def replies(self, sender: str) -> list[str]:
         return [m["body"] for m in self.messages if m.get("sender") == sender and m.get("body")]
