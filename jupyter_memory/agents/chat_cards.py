@@ -307,6 +307,7 @@ class ChatCards:
             except Exception as exc:  # noqa: BLE001 - one chat's failure leaves the others
                 self.log.warning("jupyter-memory: cards not posted in %s: %s", chat.path, exc)
                 continue
+            self.log.info("jupyter-memory: %d card(s) posted in %s", len(ids), chat.path)
             posted += 1
             self.posted += 1
         return posted

@@ -41,8 +41,8 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 from .._i18n import localized, tr
 from ..exceptions import JupyterMemoryError
 from ..service.agent_access import AgentAccess
-from .chat_boundary import ChatBoundary, ending_in_own_memory
-from .chat_focus import access_for_chat
+from .chat_boundary import CHAT_IDLE_MINUTES, ChatBoundary, ending_in_own_memory
+from .chat_focus import access_for_chat, chat_idle_seconds
 from .jupyter_ai_tools import shared_access
 from .persona_prompt import BASE_PROMPT
 
@@ -140,7 +140,11 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
                 else:
                     self.send_message(text)
 
-            boundary = ChatBoundary(ending_in_own_memory(self.chat_access().memory), say)
+            boundary = ChatBoundary(
+                ending_in_own_memory(self.chat_access().memory),
+                say,
+                idle_seconds=chat_idle_seconds(CHAT_IDLE_MINUTES),
+            )
             self._jm_boundary = boundary
         return boundary
 

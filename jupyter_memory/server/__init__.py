@@ -16,6 +16,8 @@ from tornado.ioloop import IOLoop, PeriodicCallback
 from traitlets import Float, Int, Unicode
 from traitlets.config import Configurable
 
+from ..agents.chat_boundary import CHAT_IDLE_MINUTES
+from ..agents.chat_focus import CHAT_IDLE_SETTING
 from .backend import MemoryBackend
 from .changes import SCHEMA_ID, SCHEMA_PATH
 from .contents_follow import CONTENTS_SCHEMA_ID, ContentsFollower
@@ -54,6 +56,12 @@ class JupyterMemoryServer(Configurable):
         "before it answers 503 busy.",
     )
     workers = Int(4, config=True, help="Worker threads the /jupyter-memory/ routes run in.")
+    chat_idle_minutes = Float(
+        CHAT_IDLE_MINUTES,
+        config=True,
+        help="A Jupyter AI chat with the Memory persona quiet this long after its reply: "
+        "the turn's end (LLM suggestions within the daily budget, then its digest).",
+    )
     idle_check_interval = Float(
         60.0, config=True, help="Seconds between looks for agent sessions that went idle."
     )
@@ -77,6 +85,8 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     # threads, whose work ends by its deadline).
     weakref.finalize(web_app := serverapp.web_app, backend.close)
     web_app.settings["jupyter_memory"] = backend
+    # Read by the Memory persona's end-of-turn timer (agents/chat_focus.py).
+    web_app.settings[CHAT_IDLE_SETTING] = config.chat_idle_minutes
     # A notebook renamed, moved or deleted in Jupyter: the person's focus goes with it.
     root = Path(web_app.settings.get("server_root_dir") or serverapp.root_dir)
     backend.contents = ContentsFollower(backend.memory.home, root, serverapp.log)

@@ -23,12 +23,12 @@ import json
 import os
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from chat_socket import ChatSocket, card_ids
 
 from jupyter_memory import Memory
 from tests.support.servers import JupyterProcess, free_port, jupyter_process
@@ -36,7 +36,6 @@ from tests.support.servers import JupyterProcess, free_port, jupyter_process
 pytestmark = pytest.mark.jupyter_ai
 
 AGENT = Path(__file__).with_name("acp_scripted_agent.py")
-PROPOSAL_MIME = "application/vnd.jupyter-memory.proposal+json"
 QUOTE = "refunds never count as revenue"
 RULE = "Revenue excludes refunds."
 CELL = f"# note: {QUOTE}\ndf = orders[orders.status != 'refund']"
@@ -107,63 +106,6 @@ def walk(tmp_path: Path) -> Iterator[tuple[JupyterProcess, Path, Path, Path]]:
         yield server.ready(timeout=60), home, project, tmp_path / "agent.jsonl"
 
 
-class ChatSocket:
-    """The chat's WebSocket, as the chat panel uses it (jupyterlab_chat's ws_messages)."""
-
-    def __init__(self, server: JupyterProcess, path: str) -> None:
-        self.url = f"{server.url.replace('http', 'ws', 1)}/api/chat/ws/{path}?token={server.token}"
-        self.users: dict[str, Any] = {}
-        self.by_id: dict[str, dict[str, Any]] = {}  # a streamed reply comes again, updated
-        self.conn: Any = None
-
-    async def open(self) -> None:
-        from tornado.websocket import websocket_connect
-
-        self.conn = await websocket_connect(self.url)
-        await self.until(lambda: True)  # the connection frame
-
-    async def until(self, done: Any, timeout: float = 60.0) -> None:
-        async def read() -> None:
-            while True:
-                frame = await self.conn.read_message()
-                assert frame is not None, "the chat's WebSocket closed"
-                data = json.loads(frame)
-                if data.get("action") == "connection":
-                    self.users |= data["users"]
-                    self.by_id |= {m["id"]: m for m in data["messages"]}
-                elif data.get("action") == "users":
-                    self.users |= data["users"]
-                elif data.get("action") == "message":
-                    self.by_id[data["message"]["id"]] = data["message"]
-                if done():
-                    return
-
-        await asyncio.wait_for(read(), timeout)
-
-    def persona(self, name: str) -> str:
-        return next(u for u, user in self.users.items() if user.get("display_name") == name)
-
-    async def send(self, body: str, to: str) -> None:
-        frame = {"type": "client", "action": "send", "id": uuid.uuid4().hex, "body": body}
-        await self.conn.write_message(json.dumps(frame | {"metadata": {"to_persona": to}}))
-
-    @property
-    def messages(self) -> list[dict[str, Any]]:
-        return list(self.by_id.values())
-
-    def replies(self, sender: str) -> list[str]:
-        return [m["body"] for m in self.messages if m.get("sender") == sender and m.get("body")]
-
-    def cards(self) -> list[dict[str, Any]]:
-        return [
-            card
-            for m in self.messages
-            for card in ((m.get("mime_model") or {}).get("data", {}).get(PROPOSAL_MIME) or {}).get(
-                "cards", []
-            )
-        ]
-
-
 def _log(path: Path, event: str) -> list[dict[str, Any]]:
     if not path.exists():
         return []
@@ -212,7 +154,7 @@ def test_an_acp_agent_gets_the_memory_proposes_from_the_cell_and_the_card_shows_
         # The chat file keeps the card message, so a reload shows it again (decided).
         code, saved = server.request("GET", "/api/contents/sales-q3/walk.chat?content=1")
         assert code == 200, saved
-        assert card["id"] in _card_ids(json.loads(saved["content"])), saved["content"]
+        assert card["id"] in card_ids(json.loads(saved["content"])), saved["content"]
 
     asyncio.run(scenario())
     second = _log(agent_log, "memory_context")[1]
@@ -222,13 +164,3 @@ def test_an_acp_agent_gets_the_memory_proposes_from_the_cell_and_the_card_shows_
         assert applied.status == "applied" and applied.applied_project == "sales-q3"
         # Made by our stdio server that the agent started: its conversation is the agent's.
         assert (applied.conversation or "").startswith("mcp-stdio:"), applied.conversation
-
-
-def _card_ids(chat: dict[str, Any]) -> list[str]:
-    return [
-        card["id"]
-        for m in chat["messages"]
-        for card in ((m.get("mime_model") or {}).get("data", {}).get(PROPOSAL_MIME) or {}).get(
-            "cards", []
-        )
-    ]
