@@ -25,28 +25,28 @@ class ChatSocket:
         self.users: dict[str, Any] = {}
         self.by_id: dict[str, dict[str, Any]] = {}  # a streamed reply comes again, updated
         self.conn: Any = None
+        self.opened = False
 
     async def open(self) -> None:
         from tornado.websocket import websocket_connect
 
         self.conn = await websocket_connect(self.url)
-        await self.until(lambda: True)  # the connection frame
+        await self.until(lambda: self.opened)  # the connection frame
 
     async def until(self, done: Any, timeout: float = 60.0) -> None:
         async def read() -> None:
-            while True:
+            while not done():  # what came with an earlier frame counts too
                 frame = await self.conn.read_message()
                 assert frame is not None, "the chat's WebSocket closed"
                 data = json.loads(frame)
                 if data.get("action") == "connection":
+                    self.opened = True
                     self.users |= data["users"]
                     self.by_id |= {m["id"]: m for m in data["messages"]}
                 elif data.get("action") == "users":
                     self.users |= data["users"]
                 elif data.get("action") == "message":
                     self.by_id[data["message"]["id"]] = data["message"]
-                if done():
-                    return
 
         await asyncio.wait_for(read(), timeout)
 
