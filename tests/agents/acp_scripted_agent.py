@@ -8,7 +8,10 @@ to it with the MCP SDK. Only the choices are scripted:
 
 - every prompt: ``memory_context`` with the person's message as ``query``;
 - a prompt holding ``remember``: ``propose_knowledge`` of ``JM_ACP_RULE``, quoting
-  ``JM_ACP_QUOTE`` (the person's cell);
+  ``JM_ACP_QUOTE`` (the person's cell), through our stdio server;
+- a prompt holding ``JM_ACP_CHAT_QUOTE``: ``propose_knowledge`` quoting it (the
+  person's chat message) through the other server Jupyter AI hands every agent,
+  jupyter-server-mcp over HTTP (its requests carry the chat's headers);
 - the reply says what it did.
 
 Each tool result goes, one JSON line per call, to the file ``JM_ACP_LOG`` (the
@@ -27,6 +30,7 @@ from acp import PROTOCOL_VERSION, run_agent, update_agent_message_text
 from acp.schema import (
     AgentCapabilities,
     InitializeResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptResponse,
 )
@@ -54,9 +58,10 @@ class ScriptedAgent:
         self.conn = conn
 
     async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
-        # No HTTP MCP: the agent gets only the stdio servers of the chat's settings.
+        # HTTP too, as Claude Code's adapter: Jupyter AI then hands its built-in server.
+        capabilities = AgentCapabilities(mcp_capabilities=McpCapabilities(http=True))
         return InitializeResponse(
-            protocol_version=PROTOCOL_VERSION, agent_capabilities=AgentCapabilities()
+            protocol_version=PROTOCOL_VERSION, agent_capabilities=capabilities
         )
 
     async def new_session(
@@ -70,7 +75,7 @@ class ScriptedAgent:
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         said = "\n".join(getattr(block, "text", "") for block in prompt)
         cwd, servers = self.sessions[session_id]
-        (server,) = [s for s in servers if s.name == SERVER_NAME]
+        (server,) = [s for s in servers if s.name == SERVER_NAME and hasattr(s, "command")]
         params = StdioServerParameters(
             command=server.command,
             args=list(server.args),
@@ -92,10 +97,31 @@ class ScriptedAgent:
                 proposed = await mcp.call_tool("propose_knowledge", args)
                 _log({"event": "propose", "text": _text(proposed), "error": proposed.isError})
                 reply.append(f"proposed: {_text(proposed)}")
+        chat_quote = os.environ["JM_ACP_CHAT_QUOTE"]
+        if chat_quote in said:
+            reply.append(await self._propose_over_http(servers, chat_quote))
         await self.conn.session_update(
             session_id=session_id, update=update_agent_message_text("\n".join(reply))
         )
         return PromptResponse(stop_reason="end_turn")
+
+    async def _propose_over_http(self, servers: list[Any], quote: str) -> str:
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        (http,) = [s for s in servers if getattr(s, "type", "") == "http"]
+        headers = {h.name: h.value for h in http.headers}
+        _log({"event": "http", "url": http.url, "headers": sorted(headers)})
+        args = {"text": os.environ["JM_ACP_CHAT_RULE"], "kind": "info", "evidence_quote": quote}
+        async with (
+            create_mcp_http_client(headers=headers) as client,
+            streamable_http_client(http.url, http_client=client) as (read, write, _),
+            ClientSession(read, write) as mcp,
+        ):
+            await mcp.initialize()
+            proposed = await mcp.call_tool("propose_knowledge", args)
+        _log({"event": "propose-http", "text": _text(proposed), "error": proposed.isError})
+        return f"proposed over HTTP: {_text(proposed)}"
 
 
 if __name__ == "__main__":

@@ -12,7 +12,10 @@ Jupyter AI's configuration in ``session/new``, starts it, calls
 proposal's card appears in the chat (a message of the chat document whose
 ``mime_model`` carries our proposal MIME type, the one the lab draws: the
 browser side is tests/agents/test_chat_cards_browser.py); it is applied; the
-agent's next ``memory_context`` carries the rule. Marked ``jupyter_ai``:
+agent's next ``memory_context`` carries the rule. In that turn the agent quotes
+the person's chat message through the other server Jupyter AI hands it,
+jupyter-server-mcp over HTTP (our tools there; the chat named by the headers
+Jupyter AI stamps), and that proposal's card shows in the chat too. Marked ``jupyter_ai``:
 ``make test-integrations``.
 """
 
@@ -38,6 +41,8 @@ pytestmark = pytest.mark.jupyter_ai
 AGENT = Path(__file__).with_name("acp_scripted_agent.py")
 QUOTE = "refunds never count as revenue"
 RULE = "Revenue excludes refunds."
+CHAT_QUOTE = "amounts are always in CNY"
+CHAT_RULE = "Amounts are in CNY."
 CELL = f"# note: {QUOTE}\ndf = orders[orders.status != 'refund']"
 PERSONA = f"""
 import sys
@@ -89,6 +94,8 @@ def walk(tmp_path: Path) -> Iterator[tuple[JupyterProcess, Path, Path, Path]]:
         "JM_ACP_LOG": str(tmp_path / "agent.jsonl"),
         "JM_ACP_QUOTE": QUOTE,
         "JM_ACP_RULE": RULE,
+        "JM_ACP_CHAT_QUOTE": CHAT_QUOTE,
+        "JM_ACP_CHAT_RULE": CHAT_RULE,
     }
     # What the person runs: our server into the configuration Jupyter AI hands its agents.
     install = [sys.executable, "-m", "jupyter_memory.cli.main", "install", "jupyter-ai"]
@@ -133,7 +140,8 @@ def test_an_acp_agent_gets_the_memory_proposes_from_the_cell_and_the_card_shows_
         assert card["status"] == "pending" and card["project"] == "sales-q3"
         assert card["from_cell"] is True  # found in the person's saved notebook
         (session,) = _log(agent_log, "session")
-        assert session["servers"] == ["jupyter-memory"] and session["cwd"] == str(project)
+        # Ours from the chat's settings, beside Jupyter AI's built-in jupyter-server-mcp.
+        assert "jupyter-memory" in session["servers"] and session["cwd"] == str(project)
         (first,) = _log(agent_log, "memory_context")
         assert not first["error"] and RULE not in first["text"]
         (proposed,) = _log(agent_log, "propose")
@@ -147,10 +155,16 @@ def test_an_acp_agent_gets_the_memory_proposes_from_the_cell_and_the_card_shows_
         )
         assert code == 200, applied
 
-        await chat.send("What are the rules for revenue?", agent)
+        # Next turn: the person's chat message is quoted through Jupyter AI's own
+        # MCP server (our tools there, the chat named by its headers): a card too.
+        await chat.send(f"What are the rules for revenue? By the way, {CHAT_QUOTE}.", agent)
         await chat.until(lambda: len(_log(agent_log, "memory_context")) == 2, timeout=90)
-
+        await chat.until(lambda: len(chat.cards()) == 2, timeout=90)
+        second_card = chat.cards()[1]
+        assert second_card["text"] == CHAT_RULE and second_card["evidence_quote"] == CHAT_QUOTE
         await chat.until(lambda: len(chat.replies(agent)) == 2, timeout=90)
+        (over_http,) = _log(agent_log, "propose-http")  # the agent's turn has ended
+        assert not over_http["error"], over_http
         # The chat file keeps the card message, so a reload shows it again (decided).
         code, saved = server.request("GET", "/api/contents/sales-q3/walk.chat?content=1")
         assert code == 200, saved
@@ -164,3 +178,6 @@ def test_an_acp_agent_gets_the_memory_proposes_from_the_cell_and_the_card_shows_
         assert applied.status == "applied" and applied.applied_project == "sales-q3"
         # Made by our stdio server that the agent started: its conversation is the agent's.
         assert (applied.conversation or "").startswith("mcp-stdio:"), applied.conversation
+        (chat_made,) = [p for p in mem.queue() if p.evidence_quote == CHAT_QUOTE]
+        # Made through jupyter-server-mcp for this chat (X-Jupyter-Chat-Id).
+        assert (chat_made.conversation or "").startswith("jupyter-ai-chat:"), chat_made
