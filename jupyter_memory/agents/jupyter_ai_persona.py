@@ -9,8 +9,10 @@ turn (message and reply) goes to the session digest's inbox under
 ``chat:<chat file>``; a chat that goes quiet is digested like an ended kernel.
 An explicit note marker in a message (``rule: …``) is proposed at once, without
 an LLM; with an LLM configured, the turn's end (the chat quiet for
-``CHAT_IDLE_MINUTES``, chat_boundary.py) reads the person's messages once, within
-the daily budget, and what it did is said in the chat.
+``c.JupyterMemoryServer.chat_idle_minutes``, chat_boundary.py) reads the person's
+messages once, within the daily budget, and what it did is said in the chat. Each
+suggestion then shows as a card in the chat (chat_cards.py, run by the server
+extension).
 
 This module is the only one that touches Jupyter AI's persona API, which is
 young (tested with jupyter-ai 3.2.0, jupyter-ai-persona-manager 0.2.2,
