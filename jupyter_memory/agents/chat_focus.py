@@ -64,6 +64,23 @@ def case_workspace() -> Path | None:
     return server_root()
 
 
+CHAT_IDLE_SETTING = "jupyter_memory_chat_idle_minutes"  # c.JupyterMemoryServer.chat_idle_minutes
+
+
+def chat_idle_seconds(default_minutes: float) -> float:
+    """How long a chat stays quiet before its turn ends: the server's setting, if any."""
+    try:
+        from jupyter_server.serverapp import ServerApp
+
+        if ServerApp.initialized():
+            minutes = ServerApp.instance().web_app.settings.get(CHAT_IDLE_SETTING)
+            if isinstance(minutes, (int, float)) and minutes > 0:
+                return float(minutes) * 60.0
+    except Exception:  # noqa: BLE001 - no server or no web app yet: the default
+        return default_minutes * 60.0
+    return default_minutes * 60.0
+
+
 def _persona_managers() -> dict[str, Any]:
     from jupyter_server.serverapp import ServerApp
 

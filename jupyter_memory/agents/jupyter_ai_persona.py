@@ -9,8 +9,10 @@ turn (message and reply) goes to the session digest's inbox under
 ``chat:<chat file>``; a chat that goes quiet is digested like an ended kernel.
 An explicit note marker in a message (``rule: …``) is proposed at once, without
 an LLM; with an LLM configured, the turn's end (the chat quiet for
-``CHAT_IDLE_MINUTES``, chat_boundary.py) reads the person's messages once, within
-the daily budget, and what it did is said in the chat.
+``c.JupyterMemoryServer.chat_idle_minutes``, chat_boundary.py) reads the person's
+messages once, within the daily budget, and what it did is said in the chat. Each
+suggestion then shows as a card in the chat (chat_cards.py, run by the server
+extension).
 
 This module is the only one that touches Jupyter AI's persona API, which is
 young (tested with jupyter-ai 3.2.0, jupyter-ai-persona-manager 0.2.2,
@@ -41,8 +43,8 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 from .._i18n import localized, tr
 from ..exceptions import JupyterMemoryError
 from ..service.agent_access import AgentAccess
-from .chat_boundary import ChatBoundary, ending_in_own_memory
-from .chat_focus import access_for_chat
+from .chat_boundary import CHAT_IDLE_MINUTES, ChatBoundary, ending_in_own_memory
+from .chat_focus import access_for_chat, chat_idle_seconds
 from .jupyter_ai_tools import shared_access
 from .persona_prompt import BASE_PROMPT
 
@@ -140,7 +142,11 @@ class MemoryPersona(JupyternautPersona):  # type: ignore[misc]
                 else:
                     self.send_message(text)
 
-            boundary = ChatBoundary(ending_in_own_memory(self.chat_access().memory), say)
+            boundary = ChatBoundary(
+                ending_in_own_memory(self.chat_access().memory),
+                say,
+                idle_seconds=chat_idle_seconds(CHAT_IDLE_MINUTES),
+            )
             self._jm_boundary = boundary
         return boundary
 

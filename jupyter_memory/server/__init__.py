@@ -7,16 +7,19 @@ Configure with ``c.JupyterMemoryServer.<trait>`` in a Jupyter Server config file
 
 from __future__ import annotations
 
+import importlib.util
 import weakref
 from pathlib import Path
 from typing import Any
 
-from tornado.ioloop import PeriodicCallback
+from tornado.ioloop import IOLoop, PeriodicCallback
 from traitlets import Float, Int, Unicode
 from traitlets.config import Configurable
 
+from ..agents.chat_boundary import CHAT_IDLE_MINUTES
+from ..agents.chat_focus import CHAT_IDLE_SETTING
 from .backend import MemoryBackend
-from .changes import SCHEMA_PATH
+from .changes import SCHEMA_ID, SCHEMA_PATH
 from .contents_follow import CONTENTS_SCHEMA_ID, ContentsFollower
 from .lab_language import share_lab_language
 from .routes import route_table
@@ -53,6 +56,12 @@ class JupyterMemoryServer(Configurable):
         "before it answers 503 busy.",
     )
     workers = Int(4, config=True, help="Worker threads the /jupyter-memory/ routes run in.")
+    chat_idle_minutes = Float(
+        CHAT_IDLE_MINUTES,
+        config=True,
+        help="A Jupyter AI chat with the Memory persona quiet this long after its reply: "
+        "the turn's end (LLM suggestions within the daily budget, then its digest).",
+    )
     idle_check_interval = Float(
         60.0, config=True, help="Seconds between looks for agent sessions that went idle."
     )
@@ -76,6 +85,8 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     # threads, whose work ends by its deadline).
     weakref.finalize(web_app := serverapp.web_app, backend.close)
     web_app.settings["jupyter_memory"] = backend
+    # Read by the Memory persona's end-of-turn timer (agents/chat_focus.py).
+    web_app.settings[CHAT_IDLE_SETTING] = config.chat_idle_minutes
     # A notebook renamed, moved or deleted in Jupyter: the person's focus goes with it.
     root = Path(web_app.settings.get("server_root_dir") or serverapp.root_dir)
     backend.contents = ContentsFollower(backend.memory.home, root, serverapp.log)
@@ -84,6 +95,7 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
         schema_id=CONTENTS_SCHEMA_ID, listener=backend.contents.listener
     )
     web_app.add_handlers(".*$", route_table(web_app.settings["base_url"]))
+    _follow_jupyter_ai_chats(serverapp)
 
     def poll() -> None:
         # Skipped while a write runs (it announces its own change; the next poll
@@ -103,3 +115,15 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     serverapp.log.info(
         "jupyter-memory: REST API at /jupyter-memory/ (home %s)", backend.memory.home
     )
+
+
+def _follow_jupyter_ai_chats(serverapp: Any) -> None:
+    """With Jupyter AI in this server: proposal cards in its chats (agents/chat_cards.py)."""
+    if importlib.util.find_spec("jupyter_ai_router") is None:
+        return
+    from ..agents.chat_cards import ChatCards
+
+    cards = ChatCards(serverapp.web_app.settings, serverapp.log)
+    serverapp.web_app.settings["jupyter_memory_chat_cards"] = cards
+    serverapp.event_logger.add_listener(schema_id=SCHEMA_ID, listener=cards.on_changed)
+    IOLoop.current().add_callback(cards.attach)

@@ -254,12 +254,21 @@ class ProposalCards:
         return self.snapshots()[index]
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        cards = self.snapshots()
-        return {
-            PROPOSAL_MIME: {"version": PAYLOAD_VERSION, "cards": [c.to_dict() for c in cards]},
-            "text/html": "".join(c.html() for c in cards),
-            "text/plain": visible("\n".join(c.plain_text() for c in cards)),
-        }
+        return cards_bundle(self.snapshots())
+
+
+def cards_bundle(cards: list[CardSnapshot]) -> dict[str, Any]:
+    """The MIME bundle of these cards: our payload, and HTML and text for other viewers."""
+    return {
+        PROPOSAL_MIME: {"version": PAYLOAD_VERSION, "cards": [c.to_dict() for c in cards]},
+        "text/html": "".join(c.html() for c in cards),
+        "text/plain": visible("\n".join(c.plain_text() for c in cards)),
+    }
+
+
+def snapshots_of(mem: Any, ids: list[str], focused: str | None = None) -> list[CardSnapshot]:
+    """The cards of ``ids`` as ``mem`` reads them now (a chat's cards, agents/chat_cards.py)."""
+    return [_snapshot(mem, pid, focused, None) for pid in ids]
 
 
 def _snapshot(
@@ -289,7 +298,9 @@ __all__ = [
     "PROPOSAL_MIME",
     "CardSnapshot",
     "ProposalCards",
+    "cards_bundle",
     "decided_text",
     "origin_label",
     "replaces_text",
+    "snapshots_of",
 ]
