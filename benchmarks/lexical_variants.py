@@ -47,7 +47,7 @@ class Variant:
     title_weight: float = 1.0
     k1: float = 1.2
     b: float = 0.75
-    idf: Literal["fts5", "lucene"] = "fts5"
+    idf: Literal["fts5", "lucene"] = "lucene"
     length: Literal["all", "body"] = "all"  # dl over every column, or the body alone
 
     def word(self, w: str) -> str | None:
@@ -86,47 +86,63 @@ def plain_bm25() -> Variant:
     )  # fmt: skip
 
 
-class Scorer:
-    """bm25 over ``texts`` (each a message, its title its first line) as ``v`` says."""
+_TOKENS: dict[tuple[object, ...], list[tuple[list[str], list[str]]]] = {}
 
-    def __init__(self, texts: list[str], v: Variant) -> None:
-        self.v = v
-        self.tf: list[Counter[str]] = []
+
+def _analysed(texts: list[str], v: Variant) -> list[tuple[list[str], list[str]]]:
+    """(body, title) tokens of each text; cached per analyser and corpus (the
+    scoring knobs reuse them)."""
+    key = (v.stopwords, v.stemming, v.irregular, v.numbers, v.dates, len(texts), hash(tuple(texts)))
+    got = _TOKENS.get(key)
+    if got is None:
+        got = _TOKENS[key] = [(v.tokens(t), v.tokens(default_title(t))) for t in texts]
+    return got
+
+
+class Scorer:
+    """bm25 over ``texts`` (each a message, its title its first line) as ``v`` says.
+
+    ``ties``: equal scores go to the newest (last) text, as the index orders them,
+    or to the oldest (first), as Lucene orders by document number.
+    """
+
+    def __init__(self, texts: list[str], v: Variant, ties: str = "newest") -> None:
+        self.v, self.ties = v, ties
+        self.postings: dict[str, list[tuple[int, float]]] = {}
         self.dl: list[int] = []
-        df: Counter[str] = Counter()
-        for text in texts:
-            body = v.tokens(text)
-            title = v.tokens(default_title(text)) if v.title_weight or v.length == "all" else []
-            tf: Counter[str] = Counter()
-            for t in body:
-                tf[t] += 1.0  # type: ignore[assignment]
+        for i, (body, title) in enumerate(_analysed(texts, v)):
+            tf: Counter[str] = Counter(body)
+            weighted: dict[str, float] = {t: float(n) for t, n in tf.items()}
             for t in title:
-                tf[t] += v.title_weight  # type: ignore[assignment]
-            self.tf.append(tf)
+                weighted[t] = weighted.get(t, 0.0) + v.title_weight
+            for t, f in weighted.items():
+                self.postings.setdefault(t, []).append((i, f))
             self.dl.append(len(body) + (len(title) if v.length == "all" else 0))
-            df.update({t for t in (*body, *title)})
         n = len(texts)
         self.avgdl = sum(self.dl) / max(1, n)
+        # df counts an entry holding the term in any column (a 0-weight title too).
+        df = {t: len(p) for t, p in self.postings.items()}
         if v.idf == "lucene":
             self.idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
         else:
             self.idf = {t: max(1e-6, math.log((n - d + 0.5) / (d + 0.5))) for t, d in df.items()}
+        k1, b = v.k1, v.b
+        self.norm = [k1 * (1 - b + b * d / self.avgdl) for d in self.dl]
 
     def top(self, query: str, k: int) -> list[int]:
         terms = [t for t in dict.fromkeys(self.v.tokens(query)) if t in self.idf]
-        k1, b = self.v.k1, self.v.b
-        scored = []
-        for i, tf in enumerate(self.tf):
-            s = 0.0
-            norm = k1 * (1 - b + b * self.dl[i] / self.avgdl)
-            for t in terms:
-                f = tf.get(t)
+        k1 = self.v.k1
+        scores: dict[int, float] = {}
+        for t in terms:
+            w = self.idf[t] * (k1 + 1)
+            for i, f in self.postings[t]:
                 if f:
-                    s += self.idf[t] * f * (k1 + 1) / (f + norm)
-            if s > 0:
-                scored.append((s, i))
-        scored.sort(key=lambda x: (-x[0], -x[1]))  # ties: the newest (last imported) first
-        return [i for _, i in scored[:k]]
+                    scores[i] = scores.get(i, 0.0) + w * f / (f + self.norm[i])
+        sign = -1 if self.ties == "newest" else 1
+        ranked = sorted(
+            ((s, i) for i, s in scores.items() if s > 0), key=lambda x: (-x[0], sign * x[1])
+        )
+        return [i for _, i in ranked[:k]]
 
 
 def with_knob(v: Variant, name: str, value: object) -> Variant:
@@ -143,6 +159,6 @@ KNOBS: dict[str, tuple[object, ...]] = {
     "title_weight": (1.0, 0.0, 0.5, 2.0),
     "k1": (1.2, 0.9, 1.5, 2.0),
     "b": (0.75, 0.3, 0.5, 0.9, 1.0),
-    "idf": ("fts5", "lucene"),
+    "idf": ("lucene", "fts5"),
     "length": ("all", "body"),
 }

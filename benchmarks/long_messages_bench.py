@@ -71,7 +71,7 @@ def run(data: Path, kind: str) -> dict:
     for docs, qs in corpus(data, kind):
         sizes.append(len(docs))
         mirror = Scorer([d["text"] for d in docs], production())
-        plain = Scorer([d["text"] for d in docs], plain_bm25())
+        plain = Scorer([d["text"] for d in docs], plain_bm25(), ties="oldest")
         tmp = Path(tempfile.mkdtemp(prefix="jm-long-"))
         try:
             now = max(d["created"] for d in docs) + timedelta(days=1)
