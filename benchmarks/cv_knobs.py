@@ -147,4 +147,7 @@ HYBRID_KNOBS: list[Knob] = [
     _param("semantic_power", (1.0, 1.5, 2.0), mode="hybrid"),
     # Centre the candidates' cosines on the layer's mean vector (off: plain cosine).
     _param("semantic_centre", (False, True), mode="hybrid"),
+    # Embedder-only hits at the bottom of the semantic scale left out (issue 33): a
+    # bound against score-0 filler, kept unless it hurts.
+    _param("semantic_min_scaled", (0.0, 0.01, 0.05, 0.1, 0.2), "bound", mode="hybrid"),
 ]

@@ -23,6 +23,7 @@ from .embedding import (
     LEXICAL_WEIGHT,
     MIN_COSINE,
     SEMANTIC_CENTRE,
+    SEMANTIC_MIN_SCALED,
     SEMANTIC_POWER,
     SEMANTIC_SPAN,
 )
@@ -66,6 +67,8 @@ class RankingParams:
     * ``semantic_centre``: score the embedder's candidates by their cosine to the
       query with both centred on the mean vector of the layer's memories (the
       candidates and ``semantic_floor`` stay on the plain cosine).
+    * ``semantic_min_scaled``: the share of the 0…1 semantic scale a memory found
+      by the embedder alone must reach, or it is left out (no score-0 filler).
     """
 
     bm25_weights: tuple[float, float, float] = (1.0, 2.0, 1.0)
@@ -82,6 +85,7 @@ class RankingParams:
     semantic_span: float = SEMANTIC_SPAN
     semantic_power: float = SEMANTIC_POWER
     semantic_centre: bool = SEMANTIC_CENTRE
+    semantic_min_scaled: float = SEMANTIC_MIN_SCALED
 
     def __post_init__(self) -> None:
         if len(self.bm25_weights) != 3 or any(w < 0 for w in self.bm25_weights):
@@ -101,6 +105,8 @@ class RankingParams:
             raise ValidationError(M_("must be from 0 to 1"), field="lexical_weight")
         if self.semantic_span < 0:
             raise ValidationError(M_("must not be negative"), field="semantic_span")
+        if not 0.0 <= self.semantic_min_scaled <= 1.0:
+            raise ValidationError(M_("must be from 0 to 1"), field="semantic_min_scaled")
         if self.semantic_power <= 0:
             raise ValidationError(M_("must be positive"), field="semantic_power")
         if not isinstance(self.semantic_centre, bool):

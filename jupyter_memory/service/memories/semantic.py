@@ -271,6 +271,11 @@ class SemanticRecall:
                 semantic_span=ranking.semantic_span,
                 semantic_power=ranking.semantic_power,
             )
+        if mode == "hybrid":
+            # Found by the embedder alone and at the bottom of its scale: filler.
+            lexical_ids = {r.id for r in lexical}
+            least = (1.0 - ranking.lexical_weight) * ranking.semantic_min_scaled
+            semantic = [r for r in semantic if r.id in lexical_ids or fused[r.id] >= least]
         rows = {r.id: r for r in lexical if r.id in fused}
         rows.update({r.id: r for r in semantic})
         for row in rows.values():
