@@ -29,6 +29,8 @@ from .embedding import (
 )
 
 Relaxation = Literal["all_then_any", "any"]
+Idf = Literal["lucene", "fts5"]
+IDFS: tuple[Idf, ...] = ("lucene", "fts5")
 RELAXATIONS: tuple[Relaxation, ...] = ("all_then_any", "any")
 # "Unbounded" for the work bounds: larger than any home the benchmarks build.
 UNBOUNDED = 1_000_000
@@ -53,9 +55,14 @@ class RankingParams:
     * ``max_cjk_phrase``: a CJK run up to this long must match as written; a
       longer one is a sentence, asked as its separate bigrams.
     * ``project_boost``: factor for the focused project's memories over the user layer's.
+    * ``idf``: bm25's idf, ``"lucene"`` (``ln(1 + (N − df + 0.5)/(df + 0.5))``) or
+      ``"fts5"`` (``ln((N − df + 0.5)/(df + 0.5))`` floored at 1e-6), where our
+      postings rank (a query FTS5 answers always has FTS5's).
 
     Hybrid recall's fusion (docs/recall.md, "Fusion"; ``core/memories/embedding.py``):
 
+    * ``fusion_idf``: the idf of the lexical candidates hybrid recall fuses (its own:
+      cross-validated apart from lexical recall's).
     * ``lexical_weight``: the lexical share of the fused score (the semantic one is
       1 − it).
     * ``semantic_floor``: the cosine a memory found by the embedder alone must reach.
@@ -79,6 +86,8 @@ class RankingParams:
     rerank_pool: int = 4
     max_cjk_phrase: int = 4
     project_boost: float = 1.25
+    idf: Idf = "lucene"
+    fusion_idf: Idf = "fts5"
     lexical_weight: float = LEXICAL_WEIGHT
     semantic_floor: float = MIN_COSINE
     fusion_pool: int = FUSION_POOL
@@ -101,6 +110,16 @@ class RankingParams:
                 ),
                 field="relaxation",
             )
+        for name in ("idf", "fusion_idf"):
+            if getattr(self, name) not in IDFS:
+                raise ValidationError(
+                    M_(
+                        "{value!r} is not one of: {choices}",
+                        value=getattr(self, name),
+                        choices=", ".join(IDFS),
+                    ),
+                    field=name,
+                )
         if not 0.0 <= self.lexical_weight <= 1.0:
             raise ValidationError(M_("must be from 0 to 1"), field="lexical_weight")
         if self.semantic_span < 0:
@@ -135,4 +154,5 @@ PLAIN_BM25 = RankingParams(
     rerank_pool=UNBOUNDED,
     max_cjk_phrase=1,
     project_boost=1.0,
+    idf="fts5",
 )

@@ -237,13 +237,15 @@ class SemanticRecall:
             return root.search(query)  # too little embedded to help: exactly a lexical recall
         ranking = query.ranking
         pool = max(ranking.fusion_pool, 4 * query.limit)
-        lexical = root.search(replace(query, limit=pool))
+        # Fused with its own idf (RankingParams.fusion_idf, cross-validated for hybrid).
+        fusion = replace(query, limit=pool, ranking=replace(ranking, idf=ranking.fusion_idf))
+        lexical = root.search(fusion)
         if not query.text.strip() or state.read_store.count() == 0:
             # Nothing embedded yet: lexical fallback, without loading numpy for an empty matrix.
-            return lexical[: query.limit]
+            return root.search(query)
         matrix = self._matrix(state)
         if len(matrix) == 0:
-            return lexical[: query.limit]
+            return root.search(query)
         qvec = self._encode(query.text)
         found = dict(matrix.top(qvec, pool))
         semantic = root.index.rows_by_id(query, found)

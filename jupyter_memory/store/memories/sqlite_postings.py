@@ -144,6 +144,10 @@ def fts5_idf(n: int, df: int) -> float:
     return max(1e-6, math.log((n - df + 0.5) / (df + 0.5)))
 
 
+# RankingParams.idf names one of them (lexical recall Lucene's, hybrid's fusion FTS5's).
+IDF: dict[str, Callable[[int, int], float]] = {"lucene": lucene_idf, "fts5": fts5_idf}
+
+
 def statistics(
     con: sqlite3.Connection,
     terms: Sequence[str],
