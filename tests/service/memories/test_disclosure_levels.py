@@ -70,3 +70,13 @@ def test_the_agent_block_cold_index_names_ids(mem: Memory, clock):
     block = AgentAccess(mem, agent="dev").context()
     assert f"- {old.id}: Quarterly targets are set by the finance team" in block
     assert "call recall with its id" in block
+
+
+def test_agents_get_the_evidence_and_provenance(mem: Memory):
+    mem.remember(
+        "Revenue excludes refunds in the Q3 report",
+        evidence=[{"quote": "finance said refunds are netted out", "source": "q3.ipynb"}],
+    )
+    (hit,) = AgentAccess(mem, agent="dev").recall("refunds")
+    assert hit["evidence"] == ["finance said refunds are netted out — q3.ipynb"]
+    assert hit["provenance"].startswith("manual · ") and hit["superseded_by"] is None
