@@ -69,3 +69,12 @@ def test_the_agent_block_carries_only_the_newer(mem: Memory):
     mem.remember("The nightly export runs at 7am.")
     block = AgentAccess(mem, agent="dev").context(query="nightly export")
     assert "7am" in block and "6am" not in block
+
+
+def test_links_and_evidence_survive_a_rebuild(mem: Memory):
+    old = mem.remember("The nightly export runs at 6am.", evidence=["ops said six"])
+    new = mem.remember("The nightly export runs at 7am.")
+    mem.rebuild_index()  # the bulk loader writes the rows again, from the files
+    assert mem.get(old.id).superseded_by == new.id
+    hits = mem.recall("nightly export 6am", record_access=False)
+    assert [h.id for h in hits] == [new.id, old.id] and hits[1].evidence == ["ops said six"]
