@@ -47,6 +47,10 @@ def test_other_subjects_are_not_superseded(mem: Memory):
     south = mem.remember("The South region report runs at 7am.")
     unrelated = mem.remember("Always dedupe orders on order_id before joining.")
     assert south.meta.supersedes == [] and unrelated.meta.supersedes == []
+    # Identity's "the same rule, wider": the older statement is still true.
+    mem.remember("Maria volunteers at a homeless shelter.")
+    wider = mem.remember("Maria volunteers at a homeless shelter and is driven to help.")
+    assert wider.meta.supersedes == []
     assert all(h.superseded_by is None for h in mem.recall("report", record_access=False))
 
 
