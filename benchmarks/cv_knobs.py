@@ -129,6 +129,8 @@ KNOBS: list[Knob] = [
     _param("max_cjk_phrase", (1, 4), "unmeasurable"),
     # One layer per home: nothing to boost.
     _param("project_boost", (1.0, 1.25), "unmeasurable"),
+    # bm25's idf where our postings rank (issue 33): Lucene's or FTS5's floored one.
+    _param("idf", ("fts5", "lucene")),
     _switch("stemming"),
     _switch("base_stopwords"),
     _switch("added_stopwords"),
@@ -147,4 +149,8 @@ HYBRID_KNOBS: list[Knob] = [
     _param("semantic_power", (1.0, 1.5, 2.0), mode="hybrid"),
     # Centre the candidates' cosines on the layer's mean vector (off: plain cosine).
     _param("semantic_centre", (False, True), mode="hybrid"),
+    # Embedder-only hits at the bottom of the semantic scale left out (issue 33): a
+    # bound against score-0 filler, kept unless it hurts.
+    _param("fusion_idf", ("fts5", "lucene"), mode="hybrid"),
+    _param("semantic_min_scaled", (0.0, 0.01, 0.05, 0.1, 0.2), "bound", mode="hybrid"),
 ]

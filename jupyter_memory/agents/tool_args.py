@@ -216,7 +216,8 @@ CASE_TOOL_DOCS = {
 
 RECALL_DESCRIPTION = (
     "Search the person's memories: the ones they wrote or reviewed, and your own reviewed "
-    "notes (read only). Use it for a title in the COLD index of the knowledge block, or "
+    "notes (read only). Give a memory's id from the COLD index of the knowledge block to read "
+    "that memory, or words to search; use it "
     "whenever the person's earlier work may hold the answer."
 )
 

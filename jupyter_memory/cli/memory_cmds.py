@@ -64,9 +64,16 @@ def _recall(args: argparse.Namespace) -> int:
     if not hits:
         print(tr("no memories found"))
     for h in hits:
-        print(f"{h.score:5.2f}  {h.id}  [{h.type}/{h.tier}/{h.scope}]  {h.title}")
+        later = (
+            "  " + tr("(superseded by {id})").format(id=h.superseded_by) if h.superseded_by else ""
+        )
+        print(f"{h.score:5.2f}  {h.id}  [{h.type}/{h.tier}/{h.scope}]  {h.title}{later}")
         if h.text and h.text != h.title:
             print(f"       {h.text}")
+        for quote in h.evidence:  # spec 003's L2: evidence, then where it comes from
+            print(f"       > {quote}")
+        if h.provenance:
+            print(f"       {h.provenance}")
     return 0
 
 
@@ -76,7 +83,14 @@ def _get(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(entry.to_dict())
     else:
-        print(f"# {entry.title}\n{entry.path}\n\n{entry.text}")
+        links = [
+            tr("supersedes: {ids}").format(ids=", ".join(entry.meta.supersedes))
+            if entry.meta.supersedes
+            else "",
+            tr("superseded by: {id}").format(id=entry.superseded_by) if entry.superseded_by else "",
+        ]
+        head = "".join(f"{line}\n" for line in links if line)
+        print(f"# {entry.title}\n{entry.path}\n{head}\n{entry.text}")
     return 0
 
 

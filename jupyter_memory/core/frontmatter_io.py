@@ -164,6 +164,8 @@ def render_memory(entry: MemoryEntry) -> str:
             meta[key] = value.value
     if meta.get("project") is None:
         meta.pop("project", None)
+    if not meta.get("supersedes"):  # only a memory that restates another says so
+        meta.pop("supersedes", None)
     text = entry.text
     size = len(text.encode("utf-8"))
     if size > MAX_FILE_BYTES - MAX_FRONTMATTER_BYTES:

@@ -75,8 +75,9 @@ def recall(self: MagicsHost, line: str) -> Any:
             mode=mode,
         )
         hits = self.service.hooks.recall_query(request)
-    # A hit scoring 0 matched only words most memories share (bm25 gives them no
-    # weight): listed, it reads as a match. Agents (MCP, REST) still get them.
+    # A hit scoring 0 (rounded) would read as a match it is not. The service already
+    # leaves out the embedder's score-0 filler and bm25's idf is never 0 (issue 33),
+    # so this only guards what rounds to 0 against a much better first hit.
     weak = [h for h in hits if query and h.score <= 0]
     hits = [h for h in hits if not (query and h.score <= 0)]
     # %forget completes these ids (magics/completion.py).

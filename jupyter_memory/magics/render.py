@@ -161,7 +161,12 @@ class RecallResult(TableResult):
     empty_message = N_("No memories matched.")
 
     def shown(self) -> list[dict[str, Any]]:
-        return [{**row, "text": one_text(row)} for row in self]
+        return [{**row, "text": one_text(row) + _superseded(row)} for row in self]
+
+
+def _superseded(row: dict[str, Any]) -> str:
+    later = row.get("superseded_by")
+    return "  " + tr("(superseded by {id})").format(id=later) if later else ""
 
 
 def one_text(row: dict[str, Any]) -> str:

@@ -236,12 +236,18 @@ class AgentAccess:
             reviewed_only=not self.memory.hooks.agent_sees_unreviewed,
         )
         hits = self.memory.hooks.recall_query(request)
-        keep = ("id", "title", "text", "type", "tier", "scope", "project", "tags", "score")
+        # With spec 003's snippet level: the evidence and where it comes from; and
+        # which newer memory restates a hit (issue 33).
+        keep = (
+            *("id", "title", "text", "type", "tier", "scope", "project", "tags", "score"),
+            *("evidence", "provenance", "superseded_by"),
+        )
         out = []
         for hit in hits:
             d = hit.to_dict()
             # A memory the person kept with allow_secret reaches an agent redacted.
             d["title"], d["text"] = redacted(d["title"]), redacted(d["text"])
+            d["evidence"] = [redacted(q) for q in d["evidence"]]
             out.append({k: d[k] for k in keep} | {"updated": str(d.get("updated", ""))})
         return out
 

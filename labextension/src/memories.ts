@@ -143,7 +143,23 @@ export class MemoriesView extends Widget {
             },
             [
               el('div', { className: 'jm-hit-title', text: hit.title }),
+              hit.superseded_by
+                ? el('div', {
+                    className: 'jm-hit-superseded',
+                    text: this.trans.__('superseded by %1', hit.superseded_by)
+                  })
+                : null,
               el('div', { className: 'jm-hit-text', text: hit.text }),
+              // spec 003's snippet level: the evidence, then where it comes from
+              ...hit.evidence.map(quote =>
+                el('div', { className: 'jm-hit-evidence', text: `> ${quote}` })
+              ),
+              hit.provenance
+                ? el('div', {
+                    className: 'jm-hit-provenance',
+                    text: hit.provenance
+                  })
+                : null,
               el('div', {
                 className: 'jm-hit-meta',
                 text: hitMeta(this.trans, hit)

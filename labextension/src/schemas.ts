@@ -432,6 +432,12 @@ export interface IMemoryHit {
   path: string;
   level: 'index' | 'snippet' | 'full';
   tokens: number;
+  /** the newer memory that restates this one with a new value (issue 33) */
+  superseded_by: string | null;
+  /** spec 003 L2: the memory's evidence quotes (empty at index level) */
+  evidence: string[];
+  /** spec 003 L2: source · created · layer · evidence count · review state (empty at index level) */
+  provenance: string;
 }
 
 /**

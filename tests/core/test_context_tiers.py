@@ -50,7 +50,8 @@ def test_hot_warm_and_cold_by_attention_and_relevance() -> None:
     assert [t.id for t in tiers.warm] == ["m0002"]
     assert {t.id for t in tiers.cold} == {"m0003", "m0004", "m0005"}
     assert [t.id for t in tiers.cold][0] == "m0004"  # the most relevant title first
-    assert all(t.line.startswith("- Note ") and ":" not in t.line for t in tiers.cold)
+    # Spec 003's COLD index: each memory's id with its title, nothing of its text.
+    assert all(t.line == f"- {t.id}: Note {int(t.id[1:])}" for t in tiers.cold), tiers.cold
 
 
 def test_project_first_then_newer() -> None:

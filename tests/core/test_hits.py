@@ -29,6 +29,9 @@ VALUES: dict[str, object] = dict(
     path="/h/memories/m1.md",
     level="index",
     tokens=4,
+    superseded_by=None,
+    evidence=[],
+    provenance="",
 )
 
 

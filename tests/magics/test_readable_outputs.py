@@ -67,9 +67,12 @@ def test_recall_lists_no_score_zero_hits(ip, magics) -> None:
     mem.remember("Refund policy: customers get refunds within 30 days")
     mem.remember("Weekly meeting on Tuesdays about the sales dashboard")
     hits = ip.run_line_magic("recall", "revenue refunds notebook")
-    assert [h["title"][:19] for h in hits] == ["Revenue conventions"], repr(hits)
-    assert all(h["score"] > 0 for h in hits)
-    assert "1 weak match not shown" in repr(hits)
+    # "refunds" is in two of the three notes: FTS5's idf gave it no weight (the
+    # policy note scored 0 and was hidden as a weak match); Lucene's keeps it
+    # (issue 33), so the note is a real, lower match.
+    assert [h["title"][:19] for h in hits] == ["Revenue conventions", "Refund policy: cust"]
+    assert all(h["score"] > 0 for h in hits), repr(hits)
+    assert "weak match" not in repr(hits)
     assert len(ip.run_line_magic("recall", "")) == 3  # no query: everything, unscored
 
 

@@ -88,11 +88,15 @@ def test_budgets_and_the_cold_index(mem: Memory, clock: Any) -> None:
 
     # 60 old memories (COLD: a year unused) and 60 fresh ones (HOT), both long.
     filler = "Weekly actives exclude test accounts and internal staff. " * 6
+    # Notes that differ only by a number restate each other (identity's update):
+    # kept unlinked here, so all 120 count (supersede links: test_supersede.py).
     for i in range(60):
-        mem.remember(f"{filler} old-{i}", title=f"Old convention {i}", type="semantic")
+        mem.remember(
+            f"{filler} old-{i}", title=f"Old convention {i}", type="semantic", supersedes=()
+        )
     clock.advance(days=400)
     for i in range(60):
-        mem.remember(f"{filler} new-{i}", title=f"Fresh convention {i}")
+        mem.remember(f"{filler} new-{i}", title=f"Fresh convention {i}", supersedes=())
     block = mem.context()
     for tier, budget in (("hot", HOT_TOKENS), ("warm", WARM_TOKENS), ("cold-index", COLD_TOKENS)):
         lines = _section(block, tier).splitlines()[1:]  # without the tier's heading

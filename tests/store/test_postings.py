@@ -14,7 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -99,6 +99,7 @@ def _postings_ranking(
     cap: int,
     fts_match: bool | None = None,
     weights: Sequence[float] = WEIGHTS,
+    idf_of: Callable[[int, int], float] = postings.fts5_idf,
 ) -> dict[int, float]:
     groups = search_groups(text)
     terms = postings.plain_terms(groups if every else relaxed_groups(groups))
@@ -106,7 +107,7 @@ def _postings_ranking(
     params: dict[str, object] = {"cap": cap}
     sql = postings.candidates_sql(
         terms,
-        postings.statistics(con, terms),
+        postings.statistics(con, terms, idf_of),
         params,
         every=every,
         weights=weights,
@@ -221,16 +222,33 @@ def test_hand_edit_and_rebuild_keep_statistics(mem: Memory, memory_home: Path):
     _assert_same_as_fts5(con)
 
 
-def test_recall_uses_postings_and_matches_fts5_order(mem: Memory):
+def test_recall_uses_postings_with_lucene_idf(mem: Memory):
     _fill(mem, 200, seed=9)
     con = mem.hooks.user.index.connection()
     for text in ("refund budget", "收入", "window tax audit", "cafe"):
         rows = search(con, SearchQuery(text=text, limit=10, now=mem.hooks.clock()))
         # Widened to any word when fewer than the limit hold every word.
-        fts = {**_fts_ranking(con, text, False, 1000), **_fts_ranking(con, text, True, 1000)}
+        lucene = postings.lucene_idf
+        fts = {
+            **_postings_ranking(con, text, False, 1000, idf_of=lucene),
+            **_postings_ranking(con, text, True, 1000, idf_of=lucene),
+        }
         top = sorted(fts.values(), reverse=True)
         assert rows and all(r.relevance == pytest.approx(fts[_rid(con, r.id)]) for r in rows)
         assert max(r.relevance for r in rows) == pytest.approx(top[0])
+
+
+def test_a_word_in_most_notes_still_counts(mem: Memory):
+    # FTS5's idf is 0 (floored at 1e-6) for a word in half the notes or more: a
+    # chat's speaker names. The note naming Caroline and her painting must then
+    # rank above a shorter one about someone else's painting (issue 33).
+    for i in range(4):
+        mem.remember(f"Caroline went hiking on trail {i} with friends")
+    both = mem.remember("Caroline painted a sunrise over the lake")
+    other = mem.remember("Melanie painted a sunrise")
+    hits = mem.recall("Caroline painted sunrise", level="index", record_access=False)
+    order = [h.id for h in hits]
+    assert order.index(both.id) < order.index(other.id)
 
 
 def _rid(con: sqlite3.Connection, memory_id: str) -> int:

@@ -211,8 +211,8 @@ def render_memory_tiers(tiers: MemoryTiers) -> list[str]:
         total = len(tiers.cold) + unnamed
         head = (
             f"COLD index: {total:,} more memories are not loaded here"
-            + (f"; the titles of {len(tiers.cold)} follow" if tiers.cold else "")
-            + ". To read any of them, call recall with words from its title or topic."
+            + (f"; the ids and titles of {len(tiers.cold)} follow" if tiers.cold else "")
+            + ". To read one, call recall with its id (or words from its title or topic)."
         )
         body = "\n".join([head, *(neutralize(t.line) for t in tiers.cold)])
         attrs = f'tier="cold-index" tokens="{tiers.tokens("cold")}" budget="{COLD_TOKENS}"'

@@ -6,8 +6,8 @@ Spec 003 ("注意力评分与层级", "Token 预算") loads memories in three ti
 * **WARM**: at activation, the ``WARM_LIMIT`` (10) memories with attention >
   ``WARM_MIN_ATTENTION`` (0.5) most relevant to the conversation, at most
   ``WARM_TOKENS`` (~2,000).
-* **COLD index**: titles only, at most ``COLD_TOKENS`` (~200), with the count
-  of memories not loaded and a pointer to an explicit ``recall``.
+* **COLD index**: each memory's id and title, at most ``COLD_TOKENS`` (~200),
+  with the count of memories not loaded and a pointer to an explicit ``recall``.
 
 "Relevant to the conversation" (:func:`relevance_scores`): the conversation
 text is the person's latest words (the ``%%ask`` cell, the chat message, the
@@ -221,7 +221,9 @@ def select_tiers(
     used = 0
     rest = [c for c in ranked if c.id not in taken]
     for c in rest:
-        line = f"- {_title(c)}"
+        # Spec 003's COLD index: "titles, IDs, count" — the id, so an agent can get
+        # or recall the memory by it rather than by its title's words.
+        line = f"- {c.id}: {_title(c)}"
         tokens = cost(line)
         if used + tokens > cold_tokens:
             break

@@ -58,6 +58,13 @@ SEMANTIC_POWER = 2.0
 # (hubness reduction, Suzuki et al. 2013); candidates and the floor stay on the
 # plain cosine (docs/recall.md, "Fusion").
 SEMANTIC_CENTRE = True
+# A memory found by the embedder alone must also reach this share of the 0…1
+# semantic scale (its scaled, powered cosine among the candidates): the least
+# similar candidate scales to 0, so without it every hybrid recall could end
+# with a hit of score 0 — filler that matched no word and was the embedder's
+# weakest pick (issue 33: "refunds" listing "Always dedupe orders…"). Calibrated
+# by cross-validation on LoCoMo (docs/recall.md, "No score-0 filler").
+SEMANTIC_MIN_SCALED = 0.05
 # Embedded text is capped: the model reads ~512 tokens, and notes are short.
 MAX_EMBED_CHARS = 2000
 # Hybrid recall uses the embedder once this share of a layer's memories is

@@ -29,6 +29,12 @@ class RecallHit(BaseModel):
     path: str  # absolute path of the Markdown file
     level: str
     tokens: int
+    # A newer memory restates this one with a new value (issue 33): its id.
+    superseded_by: str | None = None
+    # Spec 003's L2: the memory's evidence quotes and one provenance line (empty at
+    # index level).
+    evidence: list[str] = []
+    provenance: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

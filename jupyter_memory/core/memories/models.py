@@ -87,6 +87,9 @@ class MemoryMeta(BaseModel):
     created: datetime
     updated: datetime
     related: list[str] = Field(default_factory=list)
+    # Older memories this one restates with a new value (identity's "update of the
+    # same subject", issue 33): recall ranks this one above them and marks them.
+    supersedes: list[str] = Field(default_factory=list)
     evidence: list[EvidenceQuote] = Field(default_factory=list)
     reviewed: bool = True
     content_sha256: str = ""
@@ -95,6 +98,11 @@ class MemoryMeta(BaseModel):
     @classmethod
     def _id(cls, v: str) -> str:
         return validate_id(v)
+
+    @field_validator("supersedes")
+    @classmethod
+    def _supersedes(cls, v: list[str]) -> list[str]:
+        return list(dict.fromkeys(validate_id(i, field="supersedes") for i in v))
 
     @field_validator("scope")
     @classmethod
@@ -147,6 +155,8 @@ class MemoryEntry(BaseModel):
     text: str = Field(max_length=MAX_TEXT_CHARS)
     path: str | None = None  # relative to its root (e.g. "2026-11-30_semantic_refunds.md")
     layer: str = "user"  # "user" or "project": which root it was read from
+    # Not frontmatter: the newest memory restating this one (``get`` fills it in).
+    superseded_by: str | None = None
 
     @property
     def id(self) -> str:
@@ -159,6 +169,7 @@ class MemoryEntry(BaseModel):
     def to_dict(self) -> dict[str, Any]:
         d = self.meta.model_dump(mode="json")
         d.update({"text": self.text, "path": self.path, "layer": self.layer})
+        d["superseded_by"] = self.superseded_by
         return d
 
 

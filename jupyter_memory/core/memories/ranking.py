@@ -23,11 +23,14 @@ from .embedding import (
     LEXICAL_WEIGHT,
     MIN_COSINE,
     SEMANTIC_CENTRE,
+    SEMANTIC_MIN_SCALED,
     SEMANTIC_POWER,
     SEMANTIC_SPAN,
 )
 
 Relaxation = Literal["all_then_any", "any"]
+Idf = Literal["lucene", "fts5"]
+IDFS: tuple[Idf, ...] = ("lucene", "fts5")
 RELAXATIONS: tuple[Relaxation, ...] = ("all_then_any", "any")
 # "Unbounded" for the work bounds: larger than any home the benchmarks build.
 UNBOUNDED = 1_000_000
@@ -52,9 +55,14 @@ class RankingParams:
     * ``max_cjk_phrase``: a CJK run up to this long must match as written; a
       longer one is a sentence, asked as its separate bigrams.
     * ``project_boost``: factor for the focused project's memories over the user layer's.
+    * ``idf``: bm25's idf, ``"lucene"`` (``ln(1 + (N − df + 0.5)/(df + 0.5))``) or
+      ``"fts5"`` (``ln((N − df + 0.5)/(df + 0.5))`` floored at 1e-6), where our
+      postings rank (a query FTS5 answers always has FTS5's).
 
     Hybrid recall's fusion (docs/recall.md, "Fusion"; ``core/memories/embedding.py``):
 
+    * ``fusion_idf``: the idf of the lexical candidates hybrid recall fuses (its own:
+      cross-validated apart from lexical recall's).
     * ``lexical_weight``: the lexical share of the fused score (the semantic one is
       1 − it).
     * ``semantic_floor``: the cosine a memory found by the embedder alone must reach.
@@ -66,6 +74,8 @@ class RankingParams:
     * ``semantic_centre``: score the embedder's candidates by their cosine to the
       query with both centred on the mean vector of the layer's memories (the
       candidates and ``semantic_floor`` stay on the plain cosine).
+    * ``semantic_min_scaled``: the share of the 0…1 semantic scale a memory found
+      by the embedder alone must reach, or it is left out (no score-0 filler).
     """
 
     bm25_weights: tuple[float, float, float] = (1.0, 2.0, 1.0)
@@ -76,12 +86,15 @@ class RankingParams:
     rerank_pool: int = 4
     max_cjk_phrase: int = 4
     project_boost: float = 1.25
+    idf: Idf = "lucene"
+    fusion_idf: Idf = "fts5"
     lexical_weight: float = LEXICAL_WEIGHT
     semantic_floor: float = MIN_COSINE
     fusion_pool: int = FUSION_POOL
     semantic_span: float = SEMANTIC_SPAN
     semantic_power: float = SEMANTIC_POWER
     semantic_centre: bool = SEMANTIC_CENTRE
+    semantic_min_scaled: float = SEMANTIC_MIN_SCALED
 
     def __post_init__(self) -> None:
         if len(self.bm25_weights) != 3 or any(w < 0 for w in self.bm25_weights):
@@ -97,10 +110,22 @@ class RankingParams:
                 ),
                 field="relaxation",
             )
+        for name in ("idf", "fusion_idf"):
+            if getattr(self, name) not in IDFS:
+                raise ValidationError(
+                    M_(
+                        "{value!r} is not one of: {choices}",
+                        value=getattr(self, name),
+                        choices=", ".join(IDFS),
+                    ),
+                    field=name,
+                )
         if not 0.0 <= self.lexical_weight <= 1.0:
             raise ValidationError(M_("must be from 0 to 1"), field="lexical_weight")
         if self.semantic_span < 0:
             raise ValidationError(M_("must not be negative"), field="semantic_span")
+        if not 0.0 <= self.semantic_min_scaled <= 1.0:
+            raise ValidationError(M_("must be from 0 to 1"), field="semantic_min_scaled")
         if self.semantic_power <= 0:
             raise ValidationError(M_("must be positive"), field="semantic_power")
         if not isinstance(self.semantic_centre, bool):
@@ -129,4 +154,5 @@ PLAIN_BM25 = RankingParams(
     rerank_pool=UNBOUNDED,
     max_cjk_phrase=1,
     project_boost=1.0,
+    idf="fts5",
 )

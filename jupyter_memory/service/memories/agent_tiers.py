@@ -52,6 +52,7 @@ from ...core.memories.context_tiers import (
     select_tiers,
     terms_of,
 )
+from ...core.memories.supersede import superseded_ids
 from ...store.memories.search_index import SearchQuery
 from ...store.root import StoreRoot
 from ..context import ServiceContext
@@ -164,11 +165,13 @@ class AgentMemoryTiers:
         generation = key[-1]
         settled = not isinstance(generation, int) or time.time_ns() - generation > SETTLE_NS
         rows = root.search(replace(base, now=now))  # eligible, most attention first
+        # A fact restated with a new value: only its newest version goes to an agent.
+        superseded = superseded_ids(root.index.supersede_links())
         loadable: list[_Loadable] = []
         cold: list[TierCandidate] = []
         skipped = 0
         for row in rows:
-            if row.project is not None and row.project != focus:
+            if row.id in superseded or (row.project is not None and row.project != focus):
                 skipped += 1  # another project's memory, even when kept in the User layer
                 continue
             expired = sector_expired(row, now)

@@ -9,6 +9,7 @@ from typing import Any
 from ..._i18n import M_
 from ...core.memories.models import MemoryEntry
 from ...core.memories.sectors import TierDecision
+from ...core.memories.supersede import newest_versions
 from ...core.memories.usage import HEATS, usage_stats
 from ...exceptions import ValidationError
 from ...store.memories.search_index import IndexedMemory
@@ -63,6 +64,7 @@ class MemoryReader:
         where = locate(self.ctx, memory_id)
         entry = where.root.read(where.name)
         entry.path = str(where.root.files.path_of(where.name))
+        entry.superseded_by = newest_versions(where.root.index.supersede_links()).get(memory_id)
         return entry
 
     def list(self, *, limit: int | None = None, include_cold: bool = True) -> list[dict[str, Any]]:

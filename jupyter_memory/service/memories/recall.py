@@ -7,21 +7,28 @@ to index level, then stops; access counts are recorded unless told otherwise.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from ...core.memories.agent_sectors import sector_factor
 from ...core.memories.attention import heat
-from ...core.memories.disclosure import Level, snippet
+from ...core.memories.disclosure import Level, evidence_lines, provenance_line, snippet
 from ...core.memories.embedding import keep_keyword_matches
 from ...core.memories.hits import RecallHit
 from ...core.memories.ranking import DEFAULT_RANKING
 from ...core.memories.recall_query import RecallQuery
+from ...core.memories.supersede import newer_first, newest_versions
 from ...core.text import estimate_tokens
 from ...store.memories.search_index import IndexedMemory, SearchQuery
 from ...store.root import StoreRoot
 from ..context import ServiceContext
 from .agent_sectors import agent_preferred_sectors
 from .tiers import sector_expired
+
+Ranked = tuple[float, StoreRoot, IndexedMemory]
+# What ``core/ids.py`` makes: a prefix, a dash, 20 base-32 characters.
+_ID_QUERY = re.compile(r"[a-z]+-[0-9a-z]{20}")
+Key = tuple[str, str]  # (layer, memory id)
 
 # Project memories outrank user ones of equal relevance when a project is focused
 # (the production value; a RecallQuery's ranking carries the one in force).
@@ -67,11 +74,12 @@ class MemoryRecall:
         projects = self.ctx.projects
         project_filter = projects.resolve(q.project)[0] if q.project is not None else None
         search = self.plan(q, project_filter)
-        ranked: list[tuple[float, StoreRoot, IndexedMemory]] = []
+        ranked: list[Ranked] = []
         # A named agent's preferred sectors (spec 003) rank ahead of equally relevant others.
         preferred = agent_preferred_sectors(self.ctx, q.agent)
+        by_id = self.by_id(q, search)
         with semantic.foreground():  # background embedding waits while the person recalls
-            for root in projects.roots(q.project):
+            for root in projects.roots(q.project) if by_id is None else ():
                 boost = q.ranking.project_boost if root.layer == "project" else 1.0
                 rows = (
                     root.search(search)
@@ -82,23 +90,27 @@ class MemoryRecall:
                     (row.score * boost * sector_factor(row.type, preferred), root, row)
                     for row in rows
                 )
+        if by_id is not None:
+            ranked = by_id
         # Equal scores: the newest indexed first, as the index orders them
         # (ranking_key), so a shorter recall is a prefix of a longer one.
         ranked.sort(key=lambda t: (t[0], t[2].rid), reverse=True)
         if mode == "hybrid":  # every layer's memories with all the query's words keep a place
             keyword = {i for i, (_, _, row) in enumerate(ranked) if row.extra.get("keyword")}
             ranked = [ranked[i] for i in keep_keyword_matches(range(len(ranked)), keyword, q.limit)]
+        ranked, newest = self.newer_first(ranked, search)
         hits: list[RecallHit] = []
         used = 0
         top = max((s for s, _, _ in ranked), default=1.0) or 1.0
         now = self.ctx.clock()
         for score, root, row in ranked[: q.limit]:
-            hit = self.hit(root, row, score / top, q.level, q.text, now)
+            later = newest.get((root.layer, row.id))
+            hit = self.hit(root, row, score / top, q.level, q.text, now, later)
             if q.budget is not None:
                 if used + hit.tokens > q.budget:
                     if q.level is Level.index:
                         break
-                    hit = self.hit(root, row, score / top, Level.index, q.text, now)
+                    hit = self.hit(root, row, score / top, Level.index, q.text, now, later)
                     if used + hit.tokens > q.budget:
                         break
                 used += hit.tokens
@@ -110,6 +122,53 @@ class MemoryRecall:
                 root.record_access(ids, at)
         return hits
 
+    def by_id(self, q: RecallQuery, search: SearchQuery) -> list[Ranked] | None:
+        """A query that is one memory id (the COLD index names them, spec 003): that
+        memory, when it passes the query's filters; ``None`` for any other query."""
+        text = q.text.strip()
+        if not _ID_QUERY.fullmatch(text):
+            return None
+        for root in self.ctx.projects.roots(q.project):
+            rows = root.index.rows_by_id(search, {text: 1.0})
+            if rows:
+                return [(1.0, root, rows[0])]
+        return None
+
+    def newer_first(
+        self, ranked: list[Ranked], search: SearchQuery
+    ) -> tuple[list[Ranked], dict[tuple[str, str], str]]:
+        """The newest version of each superseded hit directly above it (issue 33).
+
+        Links stay within a layer. A newest version that did not match is brought
+        in when it passes the query's filters, scored as the hit it supersedes (a
+        newer one found on its own keeps its score if that is higher). Returns the
+        order and, per superseded (layer, id), the newest id.
+        """
+        roots = {r.layer: r for _, r, _ in ranked}
+        newest: dict[Key, Key] = {}
+        for layer, root in roots.items():
+            links = newest_versions(root.index.supersede_links())
+            newest.update({(layer, old): (layer, new) for old, new in links.items()})
+        if not newest:
+            return ranked, {}
+        items = {(r.layer, row.id): (score, r, row) for score, r, row in ranked}
+        order = newer_first([(r.layer, row.id) for _, r, row in ranked], newest)
+        for layer, root in roots.items():
+            wanted = {
+                key[1]: items[older][0]
+                for key, older in zip(order, order[1:], strict=False)
+                if key[0] == layer and key not in items and older in items
+            }
+            if wanted:
+                for row in root.index.rows_by_id(search, wanted):
+                    items[(layer, row.id)] = (wanted[row.id], root, row)
+        out = [items[k] for k in order if k in items]
+        for i in range(len(out) - 2, -1, -1):  # never a lower score than what it supersedes
+            below = out[i + 1]
+            if newest.get((below[1].layer, below[2].id)) == (out[i][1].layer, out[i][2].id):
+                out[i] = (max(out[i][0], below[0]), out[i][1], out[i][2])
+        return out, {old: new[1] for old, new in newest.items()}
+
     def hit(
         self,
         root: StoreRoot,
@@ -118,12 +177,24 @@ class MemoryRecall:
         level: Level,
         query: str,
         now: datetime,
+        superseded_by: str | None = None,
     ) -> RecallHit:
+        evidence: list[str] = []
+        provenance = ""
         if level is Level.index:
             text = ""
         else:
-            body = root.index.body_of(row.name) or ""
+            body, quotes = root.index.snippet_of(row.name) or ("", [])
             text = body if level is Level.full else snippet(body, query)
+            evidence = evidence_lines(quotes, level, query)
+            provenance = provenance_line(
+                source=row.source,
+                created=row.created,
+                layer=root.layer,
+                project=row.project,
+                reviewed=row.reviewed,
+                evidence=len(quotes),
+            )
         # Every field comes from our own index, already validated.
         return RecallHit.trusted_fields(
             {
@@ -147,6 +218,11 @@ class MemoryRecall:
                 "layer": root.layer,
                 "path": root.files.path_str(row.name),
                 "level": level.value,
-                "tokens": estimate_tokens(f"{row.id} {row.title} {text}"),
+                "tokens": estimate_tokens(
+                    f"{row.id} {row.title} {text} {' '.join(evidence)} {provenance}"
+                ),
+                "superseded_by": superseded_by,
+                "evidence": evidence,
+                "provenance": provenance,
             }
         )

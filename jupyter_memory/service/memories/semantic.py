@@ -237,13 +237,15 @@ class SemanticRecall:
             return root.search(query)  # too little embedded to help: exactly a lexical recall
         ranking = query.ranking
         pool = max(ranking.fusion_pool, 4 * query.limit)
-        lexical = root.search(replace(query, limit=pool))
+        # Fused with its own idf (RankingParams.fusion_idf, cross-validated for hybrid).
+        fusion = replace(query, limit=pool, ranking=replace(ranking, idf=ranking.fusion_idf))
+        lexical = root.search(fusion)
         if not query.text.strip() or state.read_store.count() == 0:
             # Nothing embedded yet: lexical fallback, without loading numpy for an empty matrix.
-            return lexical[: query.limit]
+            return root.search(query)
         matrix = self._matrix(state)
         if len(matrix) == 0:
-            return lexical[: query.limit]
+            return root.search(query)
         qvec = self._encode(query.text)
         found = dict(matrix.top(qvec, pool))
         semantic = root.index.rows_by_id(query, found)
@@ -271,6 +273,11 @@ class SemanticRecall:
                 semantic_span=ranking.semantic_span,
                 semantic_power=ranking.semantic_power,
             )
+        if mode == "hybrid":
+            # Found by the embedder alone and at the bottom of its scale: filler.
+            lexical_ids = {r.id for r in lexical}
+            least = (1.0 - ranking.lexical_weight) * ranking.semantic_min_scaled
+            semantic = [r for r in semantic if r.id in lexical_ids or fused[r.id] >= least]
         rows = {r.id: r for r in lexical if r.id in fused}
         rows.update({r.id: r for r in semantic})
         for row in rows.values():

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from ..._i18n import M_
+from ...core.knowledge.identity import Relation, relate
 from ...core.memories.forgotten import holder, needles
 from ...core.memories.inputs import check_text, default_title, parse_enum, parse_iso, split_list
 from ...core.memories.models import (
@@ -26,6 +27,8 @@ from ...core.memories.models import (
     Tier,
     validate_scope,
 )
+from ...core.memories.recall_query import MAX_QUERY_CHARS
+from ...core.memories.supersede import CANDIDATES as SUPERSEDE_CANDIDATES
 from ...core.names import validate_id
 from ...core.progress import BAR_THRESHOLD, NoProgress, Progress
 from ...core.validation import validation_error
@@ -41,6 +44,7 @@ from ...store.jsonl import read_jsonl
 from ...store.knowledge.person_text import PersonTextLog
 from ...store.learning.digest_store import DigestStore
 from ...store.memories.cold_archive import delete_archived
+from ...store.memories.search_index import SearchQuery
 from ...store.root import StoreRoot
 from ..context import ServiceContext
 from ..secret_guard import PROJECT_REFUSED, REMEMBER_REFUSED, kinds_in, refuse_secrets
@@ -149,8 +153,14 @@ class MemoryWriter:
         created: datetime | None = None,
         extra: dict[str, Any] | None = None,
         allow_secret: bool = False,
+        supersedes: Iterable[str] | None = None,
     ) -> MemoryEntry:
         """Store a memory durably and return it (with its absolute ``path``).
+
+        ``supersedes``: the older memories this one restates with a new value;
+        ``None`` (the default) finds them: the few best lexical matches of the same
+        layer and scope that identity calls an update of the same subject
+        (docs/recall.md, "Updated facts first"). ``()`` links nothing.
 
         Text holding a secret is refused (:class:`SecretError`) unless the person
         passes ``allow_secret=True``; even then it goes to the user layer only (the
@@ -194,6 +204,12 @@ class MemoryWriter:
             related=related,
             extra=extra,
         )
+        older = (
+            self.restated(root, entry)
+            if supersedes is None
+            else [validate_id(i, field="supersedes") for i in supersedes]
+        )
+        entry.meta.supersedes = older
         with self.ctx.semantic.foreground():  # the background embedder waits meanwhile
             name, digest = root.write_new(entry)
             try:
@@ -207,6 +223,31 @@ class MemoryWriter:
         entry.layer = root.layer
         entry.path = str(root.files.path_of(name))
         return entry
+
+    def restated(self, root: StoreRoot, entry: MemoryEntry) -> list[str]:
+        """Ids of the memories of ``root`` (same scope) that ``entry`` updates."""
+        m = entry.meta
+        rows = root.search(
+            SearchQuery(
+                text=f"{m.title} {entry.text}"[:MAX_QUERY_CHARS],
+                scopes=[m.scope],
+                limit=SUPERSEDE_CANDIDATES,
+                now=self.ctx.clock(),
+            )
+        )
+        known = [
+            (row.id, root.index.body_of(row.name) or "") for row in rows if row.project == m.project
+        ]
+        # A new *value* of the same subject (a time, a number, a colour…: identity
+        # names the slot). "The same rule, wider" keeps the older statement true
+        # ("volunteers at a shelter" / "… and is driven to make a difference"): on
+        # the LoCoMo dev half those were all 6 of 1,210 links without this check.
+        out = []
+        for memory_id, old in known:
+            found = relate(entry.text, old)
+            if found.kind is Relation.UPDATE and found.slot is not None:
+                out.append(memory_id)
+        return out
 
     # ``self`` is positional-only so that **changes can never bind it: the
     # facade's typed Delegate (service/delegation.py) relies on that.

@@ -53,7 +53,7 @@ _MAX_PARAMS = 999
 _LIMIT_VARIABLE_NUMBER = 9  # sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER (Python 3.11+)
 _ENTRY_COLS = (
     "rowid, id, name, mtime_ns, size, title, type, tier, scope, project,"
-    " tags, source, confidence, created, updated, reviewed, body, ekey"
+    " tags, source, confidence, created, updated, reviewed, body, ekey, supersedes, evidence"
 )
 
 # A postings row (term, rid, tf_title, tf_tags, tf_body, dl), built once: the
@@ -305,7 +305,7 @@ def _max_params(con: sqlite3.Connection) -> int:
 
 
 def _flush(con: sqlite3.Connection, entries: list[tuple[Any, ...]], fts: list[Any]) -> None:
-    insert_many(con, f"INSERT INTO entries ({_ENTRY_COLS})", 18, entries, len(entries))
+    insert_many(con, f"INSERT INTO entries ({_ENTRY_COLS})", 20, entries, len(entries))
     # FTS5 flushes its pending terms into a new segment at the end of every
     # statement: the batch in one statement where SQLite takes that many values
     # (a third of the FTS5 insert's time, next to 249 rows and then one by one).

@@ -144,6 +144,14 @@ class SearchIndex(Protocol):
 
     def body_of(self, name: str) -> str | None: ...
 
+    def snippet_of(self, name: str) -> tuple[str, list[tuple[str, str | None]]] | None:
+        """The body and the evidence quotes (quote, source), or None when not indexed."""
+        ...
+
+    def supersede_links(self) -> dict[str, list[str]]:
+        """Newer memory id → the older ids its frontmatter says it supersedes."""
+        ...
+
     def rows(self) -> list[IndexedMemory]: ...
 
     def listing(

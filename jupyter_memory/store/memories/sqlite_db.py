@@ -47,9 +47,13 @@ CREATE TABLE IF NOT EXISTS entries (
   updated REAL NOT NULL,
   reviewed INTEGER NOT NULL,
   body TEXT NOT NULL,
-  ekey TEXT NOT NULL
+  ekey TEXT NOT NULL,
+  supersedes TEXT NOT NULL DEFAULT '',
+  evidence TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS entries_updated ON entries(updated);
+-- The few entries that supersede others (issue 33), found without a scan.
+CREATE INDEX IF NOT EXISTS entries_supersedes ON entries(supersedes) WHERE supersedes != '';
 CREATE TABLE IF NOT EXISTS problems (name TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, reason TEXT);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 import time
@@ -62,8 +63,9 @@ from .sqlite_errors import (
 )
 from .sqlite_scrub import scrub as scrub_deleted
 
-# 5: the meta table (analyser identity); 6: postings, terms, totals; 7: postings.w
-SCHEMA_VERSION = 7
+# 5: the meta table (analyser identity); 6: postings, terms, totals; 7: postings.w;
+# 8: entries.supersedes and entries.evidence (issue 33)
+SCHEMA_VERSION = 8
 ACCESS_FLUSH_S = 2.0
 MMAP_BYTES = 512 << 20  # the index file mapped for reading (~115 MB at 100k notes)
 
@@ -415,6 +417,28 @@ class SqliteIndex:
             self.connection().execute("SELECT body FROM entries WHERE name = ?", (name,)).fetchone()
         )
         return None if row is None else str(row[0])
+
+    @store_errors
+    def snippet_of(self, name: str) -> tuple[str, list[tuple[str, str | None]]] | None:
+        """The body and the evidence quotes (quote, source) of a file's memory."""
+        row = (
+            self.connection()
+            .execute("SELECT body, evidence FROM entries WHERE name = ?", (name,))
+            .fetchone()
+        )
+        if row is None:
+            return None
+        quotes = json.loads(row[1]) if row[1] else []
+        return str(row[0]), [(str(q), None if s is None else str(s)) for q, s in quotes]
+
+    @store_errors
+    def supersede_links(self) -> dict[str, list[str]]:
+        """Each entry that supersedes others: its id → the ids it names (a partial
+        index holds only those entries, so this reads as many rows as there are links)."""
+        rows = self.connection().execute(
+            "SELECT id, supersedes FROM entries WHERE supersedes != ''"
+        )
+        return {str(i): str(s).split() for i, s in rows}
 
     @store_errors
     def problems(self) -> list[tuple[str, str]]:

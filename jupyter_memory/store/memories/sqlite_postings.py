@@ -12,10 +12,13 @@ the FTS5 row, so every process sees them right after any other's write:
 * ``terms(term, df)``: how many entries hold the term (the IDF's input);
 * ``totals(n, tokens)``: entries and tokens, for the average length.
 
-The score is FTS5's bm25 (k1 1.2, b 0.75, ``idf = ln((N − df + 0.5) / (df +
-0.5))`` floored at 1e-6, a row's length counted over all columns; tests compare
-the two to 1e-12), its constants folded per query so a candidate costs five
-operations, not eight. FTS5 still answers what needs positions or prefixes:
+The score is FTS5's bm25 (k1 1.2, b 0.75, a row's length counted over all
+columns; tests compare the two to 1e-12 under FTS5's idf) except for the idf:
+Lucene's ``ln(1 + (N − df + 0.5) / (df + 0.5))`` (:func:`lucene_idf`, issue 33)
+rather than FTS5's ``ln((N − df + 0.5) / (df + 0.5))`` floored at 1e-6
+(:func:`fts5_idf`), which gives a word in half the notes or more no weight at
+all — a person's name in a chat, cross-validated in docs/recall.md. Its
+constants are folded per query so a candidate costs five operations, not eight. FTS5 still answers what needs positions or prefixes:
 CJK phrases of several bigrams and single-character prefix queries.
 
 Terms are the analyser's tokens as stored in FTS5. A token that is neither
@@ -31,7 +34,7 @@ import math
 import sqlite3
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ...core.text import SearchGroup, is_cjk_run
@@ -131,15 +134,32 @@ class TermStats:
     avgdl: float = 1.0
 
 
-def statistics(con: sqlite3.Connection, terms: Sequence[str]) -> TermStats:
+def lucene_idf(n: int, df: int) -> float:
+    """Lucene's BM25 idf: positive for every term, however common (production)."""
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def fts5_idf(n: int, df: int) -> float:
+    """FTS5's ``bm25()`` idf (tests compare the rest of the formula with FTS5's)."""
+    return max(1e-6, math.log((n - df + 0.5) / (df + 0.5)))
+
+
+# RankingParams.idf names one of them (lexical recall Lucene's, hybrid's fusion FTS5's).
+IDF: dict[str, Callable[[int, int], float]] = {"lucene": lucene_idf, "fts5": fts5_idf}
+
+
+def statistics(
+    con: sqlite3.Connection,
+    terms: Sequence[str],
+    idf_of: Callable[[int, int], float] = lucene_idf,
+) -> TermStats:
     """The statistics of ``terms``, read in one statement (one snapshot)."""
     rows = con.execute(_statistics_sql(len(terms)), terms).fetchall()
     if not rows:
         return TermStats({}, {})
     n, tokens = rows[0][2], rows[0][3]
     df = {r[0]: r[1] for r in rows}  # TEXT and INTEGER columns: str and int already
-    log = math.log
-    idf = {t: max(1e-6, log((n - d + 0.5) / (d + 0.5))) for t, d in df.items()}
+    idf = {t: idf_of(n, d) for t, d in df.items()}
     return TermStats(idf, df, n, tokens / n if n else 1.0)
 
 

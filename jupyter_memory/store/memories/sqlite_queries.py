@@ -198,7 +198,7 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         else:
             key = tuple(sorted(terms))
             if key not in stats:
-                stats[key] = postings.statistics(con, terms)
+                stats[key] = postings.statistics(con, terms, postings.IDF[rank.idf])
             c = postings.candidates_sql(
                 terms,
                 stats[key],

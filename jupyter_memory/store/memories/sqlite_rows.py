@@ -12,7 +12,7 @@ from typing import Any
 
 from ..._i18n import M_
 from ...core.memories.embedding import embed_key
-from ...core.memories.models import MemoryEntry
+from ...core.memories.models import EvidenceQuote, MemoryEntry
 from ...core.text import index_tokens
 from ...exceptions import JupyterMemoryError
 from . import sqlite_postings as postings
@@ -36,6 +36,13 @@ def _tags_json(tags: list[str]) -> str:
     return text
 
 
+def _evidence_json(evidence: list[EvidenceQuote]) -> str:
+    """The evidence quotes a snippet-level hit shows (spec 003's L2), as stored."""
+    if not evidence:
+        return ""
+    return _encode([[q.quote, q.source] for q in evidence])
+
+
 def values(entry: MemoryEntry, stat: FileStat) -> tuple[Any, ...]:
     m = entry.meta
     return (
@@ -56,6 +63,8 @@ def values(entry: MemoryEntry, stat: FileStat) -> tuple[Any, ...]:
         int(m.reviewed),
         entry.text,
         embed_key(m.title, entry.text),
+        " ".join(m.supersedes),
+        _evidence_json(m.evidence),
     )
 
 
@@ -79,8 +88,8 @@ def upsert(con: sqlite3.Connection, entry: MemoryEntry, stat: FileStat) -> None:
     try:
         cur = con.execute(
             "INSERT INTO entries (id, name, mtime_ns, size, title, type, tier, scope, project,"
-            " tags, source, confidence, created, updated, reviewed, body, ekey)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " tags, source, confidence, created, updated, reviewed, body, ekey, supersedes,"
+            " evidence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             values(entry, stat),
         )
     except sqlite3.IntegrityError:
