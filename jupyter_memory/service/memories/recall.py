@@ -14,7 +14,6 @@ from ...core.memories.attention import heat
 from ...core.memories.disclosure import Level, snippet
 from ...core.memories.embedding import keep_keyword_matches
 from ...core.memories.hits import RecallHit
-from ...core.memories.ranking import DEFAULT_RANKING
 from ...core.memories.recall_query import RecallQuery
 from ...core.text import estimate_tokens
 from ...store.memories.search_index import IndexedMemory, SearchQuery
@@ -22,10 +21,6 @@ from ...store.root import StoreRoot
 from ..context import ServiceContext
 from .agent_sectors import agent_preferred_sectors
 from .tiers import sector_expired
-
-# Project memories outrank user ones of equal relevance when a project is focused
-# (the production value; a RecallQuery's ranking carries the one in force).
-PROJECT_BOOST = DEFAULT_RANKING.project_boost
 
 
 class MemoryRecall:
