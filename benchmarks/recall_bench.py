@@ -16,8 +16,16 @@ contains the word must come back when the limit covers them all), and the
 same English queries answered by a naive scan in the same run, with the
 ratio. Timings on a shared machine are noisy: compare rows of one run.
 
+``--versus-tantivy N`` (issue 33): instead, the side by side with tantivy on
+a Zipfian corpus of N notes (``versus_tantivy.py``: one process, queries
+alternating, ratios ours / tantivy); tantivy must be importable (it is not a
+dependency: ``pip install --target /tmp/tantivy-lib tantivy==0.27.0`` and
+``PYTHONPATH=/tmp/tantivy-lib``). ``--keep DIR`` keeps its home and tantivy
+index between runs.
+
 Usage: python benchmarks/recall_bench.py [--sizes 1000,10000,100000]
        [--shapes zipf,synthetic] [--queries 200] [--quick]
+       [--versus-tantivy 100000 [--rounds 3] [--keep DIR]]
 ``--quick``: zipf at 10k and 100k only, no remember / re-open figures.
 """
 
@@ -25,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import statistics
@@ -38,6 +47,7 @@ from jupyter_memory import Memory
 from jupyter_memory.core.text import normalize
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import versus_tantivy  # noqa: E402
 import zipf_corpus  # noqa: E402
 
 SYLLABLES = [
@@ -243,13 +253,58 @@ def bench_size(
     return out
 
 
+def versus(n: int, n_queries: int, rounds: int, workdir: Path) -> dict[str, object]:
+    """Our recall beside tantivy's on one Zipfian home of ``n`` notes (issue 33)."""
+    shape = zipf_shape(n, n_queries)
+    home = workdir / f"home-zipf-{n}"
+    ids_file = workdir / f"ids-zipf-{n}.json"
+    if not ids_file.exists():
+        src = workdir / f"corpus-zipf-{n}.jsonl"
+        src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in shape.corpus) + "\n")
+        with Memory(home=home, semantic=False) as mem:
+            ids_file.write_text(json.dumps(mem.import_jsonl(src)))
+    ids = json.loads(ids_file.read_text())
+    # tantivy set up like our index (three fields, tags × 2), and in one field (its fastest)
+    engines = {
+        name: versus_tantivy.Tantivy.build(workdir / f"{name}-zipf-{n}", shape.corpus, ids, fields)
+        for name, fields in (
+            ("tantivy", versus_tantivy.FIELDS),
+            ("tantivy_one_field", versus_tantivy.ONE_FIELD),
+        )
+    }
+    load = [round(x, 2) for x in os.getloadavg()]
+    with Memory(home=home, semantic=False) as mem:
+        queries = {"en": shape.en_queries, "zh": shape.zh_queries}
+        res = versus_tantivy.side_by_side(mem, engines, queries, rounds)
+    return {
+        "entries": n,
+        "queries": {k: len(v) for k, v in queries.items()},
+        "rounds": rounds,
+        "loadavg": {"before": load, "after": [round(x, 2) for x in os.getloadavg()]},
+        **res,
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--shapes", default="zipf,synthetic")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--quick", action="store_true", help="zipf at 10k and 100k, recall only")
+    ap.add_argument("--versus-tantivy", type=int, metavar="N", help="beside tantivy, N notes")
+    ap.add_argument("--rounds", type=int, default=3, help="with --versus-tantivy")
+    ap.add_argument("--keep", type=Path, help="with --versus-tantivy: keep the homes here")
     args = ap.parse_args()
+    if args.versus_tantivy:
+        work = args.keep or Path(tempfile.mkdtemp(prefix="jm-versus-"))
+        work.mkdir(parents=True, exist_ok=True)
+        try:
+            res = versus(args.versus_tantivy, args.queries, args.rounds, work)
+        finally:
+            if args.keep is None:
+                shutil.rmtree(work, ignore_errors=True)
+        print(json.dumps({"benchmark": "recall_versus_tantivy", **res}, indent=2))
+        return 0
     sizes, shapes = args.sizes, args.shapes
     if args.quick:
         sizes, shapes = "10000,100000", "zipf"
