@@ -38,7 +38,7 @@ from ...core.memories.embedding import (
 )
 from ...core.text import search_groups
 from ...exceptions import ValidationError
-from ...store.memories.search_index import IndexedMemory, SearchQuery
+from ...store.memories.search_index import ALL_WORDS, IndexedMemory, SearchQuery
 from ...store.root import StoreRoot
 from .embed_worker import (
     PROCESS_GATE,
@@ -343,6 +343,9 @@ class SemanticRecall:
             return set()
         if one_pass(groups):  # one word or one short CJK word: every match has it
             return {r.id for r in lexical}
+        if query.ranking.relaxation == "all_then_any":
+            # The index's all-words pass marked its hits: no body read, no tokenising.
+            return {r.id for r in lexical if r.extra.get(ALL_WORDS)}
         out = set()
         for row in lexical:
             body = root.index.body_of(row.name) or ""

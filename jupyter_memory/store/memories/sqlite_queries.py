@@ -30,7 +30,7 @@ from ...core.memories.attention import combine
 from ...core.text import SearchGroup, analyze, relaxed_groups, search_groups
 from . import sqlite_postings as postings
 from . import sqlite_rerank
-from .search_index import IndexedMemory, SearchQuery, ranking_key
+from .search_index import ALL_WORDS, IndexedMemory, SearchQuery, ranking_key
 from .sqlite_db import ts
 from .sqlite_result import (
     COLUMNS,
@@ -155,12 +155,21 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
 
     if rank.relaxation == "any":  # one any-word pass, as plain BM25
         found = ranked(plan.wide, plan.wide_terms, every=False)
-    else:
-        found = ranked(plan.groups, plan.terms, every=True)
-        if len(found) < query.limit and len(plan.wide) > 1:
-            wide = ranked(plan.wide, plan.wide_terms, every=False)
-            found = _merged(found, wide, ranking, query.limit)
-    return [row_of(r, ranking.floor) for r in found]
+        return [row_of(r, ranking.floor) for r in found]
+    found = ranked(plan.groups, plan.terms, every=True)
+    every = {r[ID] for r in found}
+    if len(found) < query.limit and len(plan.wide) > 1:
+        wide = ranked(plan.wide, plan.wide_terms, every=False)
+        found = _merged(found, wide, ranking, query.limit)
+    rows = [row_of(r, ranking.floor) for r in found]
+    # Which hits hold every group, as the all-words pass matched them (hybrid
+    # recall keeps those: ALL_WORDS). Widening happens only when that pass found
+    # fewer than the limit, so then it held every such match of the index (its
+    # cap is at least the limit): a widened hit that is not among them lacks a word.
+    for row in rows:
+        if row.id in every:
+            row.extra[ALL_WORDS] = True
+    return rows
 
 
 def _merged(first: list[Row], wide: list[Row], ranking: Ranking, limit: int) -> list[Row]:
