@@ -253,16 +253,25 @@ class SemanticRecall:
             return lexical[: query.limit]
         qvec = self._encode(query.text)
         found = dict(matrix.top(qvec, pool))
-        semantic = root.index.rows_by_id(query, found)
-        if len(semantic) < query.limit and _filtered(query):
-            allowed = set(root.index.filtered_ids(query))
-            found = dict(matrix.top(qvec, pool, allowed))
+        lexical_ids = {r.id for r in lexical}
+        floor = getattr(self._query_model, "min_similarity", ranking.semantic_floor)
+        if mode == "hybrid" and not _filtered(query):
+            # Rows only for what the embedder alone found above the floor: a lexical
+            # candidate's row is at hand, and one below the floor is left out anyway.
+            # (With filters the count of live rows decides a second, filtered look.)
+            alone = {i: c for i, c in found.items() if i not in lexical_ids and c >= floor}
+            semantic = root.index.rows_by_id(query, alone)
+            sem_scores = {i: c for i, c in found.items() if i in lexical_ids}
+            sem_scores.update((r.id, r.relevance) for r in semantic)
+        else:
             semantic = root.index.rows_by_id(query, found)
-        if mode == "hybrid":
-            floor = getattr(self._query_model, "min_similarity", ranking.semantic_floor)
-            lexical_ids = {r.id for r in lexical}
-            semantic = [r for r in semantic if r.id in lexical_ids or found[r.id] >= floor]
-        sem_scores = {r.id: r.relevance for r in semantic}
+            if len(semantic) < query.limit and _filtered(query):
+                allowed = set(root.index.filtered_ids(query))
+                found = dict(matrix.top(qvec, pool, allowed))
+                semantic = root.index.rows_by_id(query, found)
+            if mode == "hybrid":
+                semantic = [r for r in semantic if r.id in lexical_ids or found[r.id] >= floor]
+            sem_scores = {r.id: r.relevance for r in semantic}
         if mode == "hybrid" and ranking.semantic_centre:
             sem_scores = matrix.centred(qvec, sem_scores)
         if mode == "semantic":
