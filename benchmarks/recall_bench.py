@@ -21,11 +21,12 @@ a Zipfian corpus of N notes (``versus_tantivy.py``: one process, queries
 alternating, ratios ours / tantivy); tantivy must be importable (it is not a
 dependency: ``pip install --target /tmp/tantivy-lib tantivy==0.27.0`` and
 ``PYTHONPATH=/tmp/tantivy-lib``). ``--keep DIR`` keeps its home and tantivy
-index between runs.
+index between runs. ``--reopen HOME``: only the re-open figures of an
+existing home (without and with a watcher in the process, issue 33).
 
 Usage: python benchmarks/recall_bench.py [--sizes 1000,10000,100000]
        [--shapes zipf,synthetic] [--queries 200] [--quick]
-       [--versus-tantivy 100000 [--rounds 3] [--keep DIR]]
+       [--versus-tantivy 100000 [--rounds 3] [--keep DIR]] [--reopen HOME]
 ``--quick``: zipf at 10k and 100k only, no remember / re-open figures.
 """
 
@@ -179,14 +180,7 @@ def bench_size(
         mem.rebuild_index()
         out["rebuild_s"] = round(time.perf_counter() - t0, 3)
         mem.close()
-        reopen = []
-        for _ in range(5):
-            t0 = time.perf_counter()
-            m2 = Memory(home=home, semantic=False)
-            m2.user.ensure_synced()
-            reopen.append((time.perf_counter() - t0) * 1000)
-            m2.close()
-        out["reopen_unchanged_ms"] = round(statistics.median(reopen), 2)
+        out.update(reopen(home))
     mem.close()
 
     mem = Memory(home=home, semantic=False)  # the default lexical engine
@@ -253,6 +247,48 @@ def bench_size(
     return out
 
 
+def _open_and_recall(home: Path, rounds: int) -> tuple[list[float], list[float]]:
+    opened, answered = [], []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        mem = Memory(home=home, semantic=False)
+        mem.user.ensure_synced()
+        t1 = time.perf_counter()
+        mem.recall("refund", limit=10, level="index", record_access=False)
+        answered.append((time.perf_counter() - t0) * 1000)
+        opened.append((t1 - t0) * 1000)
+        mem.close()
+    return opened, answered
+
+
+def reopen(home: Path, rounds: int = 5) -> dict[str, object]:
+    """Re-opening an unchanged home: the open alone, and the open with its first recall
+    (which waits for the open's check of every file's stat), first without and then
+    with a watcher in this process (as a running Jupyter server keeps one;
+    store/memories/folder_watch.py). Each open is a new ``Memory``, its own
+    connection and first look, as in a new process."""
+    opened, answered = _open_and_recall(home, rounds)
+    watcher = Memory(home=home, semantic=False)
+    watcher.user.ensure_synced()
+    watcher.user.index.connection()
+    watching = watcher.user.watch()
+    deadline = time.monotonic() + 600
+    while watching and not watcher.user.index._watcher.clean and time.monotonic() < deadline:
+        time.sleep(0.01)
+    w_opened, w_answered = _open_and_recall(home, rounds)
+    watcher.close()
+    return {
+        "reopen_unchanged_ms": round(statistics.median(opened), 2),
+        "reopen_and_first_recall_ms": round(statistics.median(answered), 2),
+        "watched": watching,
+        "reopen_unchanged_watched_ms": round(statistics.median(w_opened), 2),
+        "reopen_and_first_recall_watched_ms": round(statistics.median(w_answered), 2),
+        "first_recall_watched_over_unwatched": round(
+            statistics.median(w_answered) / statistics.median(answered), 3
+        ),
+    }
+
+
 def versus(n: int, n_queries: int, rounds: int, workdir: Path) -> dict[str, object]:
     """Our recall beside tantivy's on one Zipfian home of ``n`` notes (issue 33)."""
     shape = zipf_shape(n, n_queries)
@@ -294,7 +330,13 @@ def main() -> int:
     ap.add_argument("--versus-tantivy", type=int, metavar="N", help="beside tantivy, N notes")
     ap.add_argument("--rounds", type=int, default=3, help="with --versus-tantivy")
     ap.add_argument("--keep", type=Path, help="with --versus-tantivy: keep the homes here")
+    ap.add_argument("--reopen", type=Path, metavar="HOME", help="only the re-open figures")
     args = ap.parse_args()
+    if args.reopen:
+        load = [round(x, 2) for x in os.getloadavg()]
+        res = reopen(args.reopen)
+        print(json.dumps({"benchmark": "reopen", "loadavg": load, **res}, indent=2))
+        return 0
     if args.versus_tantivy:
         work = args.keep or Path(tempfile.mkdtemp(prefix="jm-versus-"))
         work.mkdir(parents=True, exist_ok=True)

@@ -170,6 +170,13 @@ class SearchIndex(Protocol):
 
     def embeddings(self) -> VectorStore: ...
 
+    def watch(self, load: LoadFn) -> bool:
+        """Watch the folder for in-place edits so other processes' opens need not stat
+        every file (long-running processes); False where it cannot."""
+        ...
+
+    def stop_watching(self) -> None: ...
+
     def close(self) -> None: ...
 
 
