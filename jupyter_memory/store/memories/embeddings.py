@@ -235,7 +235,10 @@ class VectorMatrix:
         k = min(k, len(self.ids))
         idx = np.argpartition(-scores, k - 1)[:k]
         idx = idx[np.argsort(-scores[idx])]
-        return [(self.ids[i], float(scores[i])) for i in idx if np.isfinite(scores[i])]
+        best = scores[idx]
+        keep = np.isfinite(best)  # one array call, not one per candidate
+        ids = self.ids
+        return [(ids[i], s) for i, s in zip(idx[keep].tolist(), best[keep].tolist(), strict=True)]
 
     def centred(self, query: Any, ids: Iterable[str]) -> dict[str, float]:
         """Cosine of each of ``ids``' vectors to ``query``, both centred on the rows' mean.

@@ -6,7 +6,7 @@ Python took seconds; here SQLite computes it, newest first along the index
 on ``updated``, and stops once the page is full, so only the page's rows are
 read. The expression mirrors
 ``core.memories.sectors.decide_tier``: the attention score of
-:func:`.sqlite_queries.attention_sql` and the sector TTL (a memory past its
+:func:`.sqlite_result.attention_sql` and the sector TTL (a memory past its
 TTL is COLD whatever its score). The caller decides the heat of the page's
 rows again in Python, so what is shown is always the core's verdict; a test
 compares the two orders on generated memories.
@@ -21,7 +21,7 @@ from ...core.memories.attention import ACCESS_CAP, ACCESS_WEIGHT, HOT, WARM
 from ...core.memories.sectors import BASE_TTL_DAYS, SEMANTIC_TTL_DAYS
 from .search_index import IndexedMemory
 from .sqlite_db import ts
-from .sqlite_queries import COLUMNS, attention_sql, row_of
+from .sqlite_result import COLUMNS, attention_sql, row_of
 
 
 def _expired_sql() -> str:

@@ -64,6 +64,12 @@ class IndexedMemory:
     rid: int = 0
 
 
+# The ``IndexedMemory.extra`` flag of a search hit that holds every word of the
+# query as the all-words pass matches it (relaxation "all_then_any": the hits of
+# that pass; an engine's search sets it, hybrid recall keeps those hits).
+ALL_WORDS = "all_words"
+
+
 def ranking_key(row: IndexedMemory) -> tuple[float, int]:
     """Sort key for best-first order (``reverse=True``): the score, then the newest
     indexed. The index's SQL orders the same way, so the hits of a shorter recall
@@ -134,7 +140,9 @@ class SearchIndex(Protocol):
         """After a forget: take the removed text out of every file of the index."""
 
     # -- reads
-    def search(self, query: SearchQuery) -> list[IndexedMemory]: ...
+    def search(self, query: SearchQuery) -> list[IndexedMemory]:
+        """Ranked hits; those holding every word flagged ``extra[ALL_WORDS]``."""
+        ...
 
     def filtered_ids(self, query: SearchQuery) -> list[str]: ...
 
@@ -169,6 +177,13 @@ class SearchIndex(Protocol):
     def record_access(self, ids: Sequence[str], at: datetime) -> None: ...
 
     def embeddings(self) -> VectorStore: ...
+
+    def watch(self, load: LoadFn) -> bool:
+        """Watch the folder for in-place edits so other processes' opens need not stat
+        every file (long-running processes); False where it cannot."""
+        ...
+
+    def stop_watching(self) -> None: ...
 
     def close(self) -> None: ...
 

@@ -37,8 +37,8 @@ from ..layout import RootLayout
 from ..links import linked
 from ..read_only import on_read_only_fs
 from . import folder_journal as journal
+from . import folder_watch, open_check
 from . import index_scan as scan
-from . import open_check
 from . import sqlite_queries as queries
 from . import sqlite_rows as rows
 from .files import FileStat, MemoryFiles
@@ -98,6 +98,7 @@ class SqliteIndex:
         self._check = open_check.OpenCheck()
         self._pointer_path: str | None = None
         self.read_only = False  # opened immutable: the index is on a read-only mount
+        self._watcher: folder_watch.FolderWatcher | None = None
 
     # -- connection management -------------------------------------------------
 
@@ -274,6 +275,30 @@ class SqliteIndex:
                     old.unlink()
         fsync_dir(self.layout.index_dir)
 
+    def watch(self, load: LoadFn) -> bool:
+        """Watch the folder from this process for others' opens (:mod:`.folder_watch`)."""
+        if self._watcher is not None and self._watcher.running:
+            return True
+        if self.read_only:
+            return False
+
+        def in_use() -> Path | None:
+            name = self._read_pointer()
+            return None if name is None else self.layout.index_dir / name
+
+        self.stop_watching()  # one that stopped on its own (a lost event) is replaced
+        watcher = folder_watch.FolderWatcher(self.layout, in_use, load)
+        if not watcher.start():
+            watcher.close()
+            return False
+        self._watcher = watcher
+        return True
+
+    def stop_watching(self) -> None:
+        if self._watcher is not None:
+            self._watcher.close()
+            self._watcher = None
+
     def close(self) -> None:
         if self._con is not None:
             with contextlib.suppress(sqlite3.Error):
@@ -338,6 +363,9 @@ class SqliteIndex:
         report = IndexSyncReport(notices=self._take_notices())
         if journal.vouches(con, self.layout):
             if not self._scanned:
+                if folder_watch.vouched_by_watcher(self.layout):
+                    self._scanned = True  # a running watcher saw no in-place edit
+                    return report
                 assert self._current is not None  # set by connection()
                 db = self.layout.index_dir / self._current
                 self._check.start(db, MemoryFiles(self.layout), load)

@@ -177,12 +177,12 @@ def _score(p: str, i: int, weights: tuple[float, ...]) -> str:
     return f"(:c{i} * {f} / ({f} + :k + :kb * {p}.dl))"
 
 
-def _bm25_params(params: dict[str, object], idf: Sequence[float], avgdl: float) -> None:
+def _bm25_params(idf: Sequence[float], avgdl: float) -> dict[str, object]:
     """The constants of :func:`_score` for terms with ``idf`` (in the query's order)."""
-    params["k"] = K1 * (1 - B)
-    params["kb"] = K1 * B / avgdl
+    params: dict[str, object] = {"k": K1 * (1 - B), "kb": K1 * B / avgdl}
     for i, x in enumerate(idf):
         params[f"c{i}"] = x * (K1 + 1.0)
+    return params
 
 
 # All-words pass: when the rarest word is in many entries and the others hold
@@ -196,14 +196,14 @@ FTS_MATCH_MIN_DF = 1000
 def candidates_sql(
     terms: Sequence[str],
     stats: TermStats,
-    params: dict[str, object],
     *,
     every: bool,
     weights: Sequence[float],
     where: str | None,
     fts_match: bool | None = None,
-) -> str | None:
-    """A query giving ``(rid, rel)`` for the newest ``:cap`` matches, or ``None``.
+) -> tuple[str, dict[str, object]] | None:
+    """A query giving ``(rid, rel)`` for the newest ``:cap`` matches and its
+    parameters (all but ``:cap`` and those of ``where``), or ``None``.
 
     ``every``: entries holding all ``terms``. Either the rarest term's postings
     drive, newest first, and the others are probed by key, or (``fts_match``;
@@ -218,9 +218,9 @@ def candidates_sql(
     present = [t for t in terms if t in idf]
     if every and len(present) < len(terms) or not present:
         return None
+    params = _bm25_params([idf[t] for t in present], stats.avgdl)
     for i, t in enumerate(present):
         params[f"t{i}"] = t
-    _bm25_params(params, [idf[t] for t in present], stats.avgdl)
     order: tuple[int, ...] = ()
     if every and len(present) > 1:
         # Rarest first: it drives, and CROSS JOIN fixes SQLite's loop order.
@@ -232,9 +232,10 @@ def candidates_sql(
             )
         if fts_match:
             params["match"] = " AND ".join(f'"{t}"' for t in present)
-    return _candidates_text(
+    sql = _candidates_text(
         len(present), every, order, bool(fts_match), tuple(float(w) for w in weights), where
     )
+    return sql, params
 
 
 @functools.lru_cache(maxsize=512)

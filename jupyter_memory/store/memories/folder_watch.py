@@ -1,0 +1,269 @@
+"""A watcher in a long-running process vouches for in-place edits, so an open need not stat.
+
+The folder stamp (:mod:`.folder_journal`) shows every file added, removed or
+renamed; a file rewritten *in place* shows only in its own ``stat``, so the
+first look of every process stats every file (:mod:`.open_check`: ~0.5 s at
+100k). A process that lives long (the Jupyter server, a kernel) can instead
+keep an inotify watch on ``memories/`` and see every in-place edit as it
+happens; a new process then asks it rather than statting.
+
+The watcher (:class:`FolderWatcher`, a daemon thread):
+
+* holds a shared ``flock`` on ``.index/watch/lock`` for as long as it watches
+  (the kernel drops it when the process dies, however it dies);
+* is *clean* once, with its watch already in place, it has found the files as
+  the index holds them (the same count-and-sums check as :mod:`.open_check`)
+  and has seen no in-place change to a memory file since: a write to a
+  ``*.md`` file that is not a rename (``IN_MODIFY``, ``IN_CLOSE_WRITE``),
+  a change of its times or mode (``IN_ATTRIB``), or a lost event (queue
+  overflow, the folder moved or removed) makes it *dirty* until it has
+  checked the files again. Our own writes are renames of temp files (dot
+  names), which change the folder stamp instead, and the index records that
+  stamp in the transaction of the write (:mod:`.folder_journal`).
+
+The question (:func:`vouched_by_watcher`): a process whose folder is at the
+stamp its index vouches for writes a fresh token into ``.index/watch/ask``
+and waits (at most ``ASK_TIMEOUT_S``) for ``.index/watch/<token>`` holding
+``clean``. Both paths are watched through one inotify instance, whose events
+come in the order they happened, so by the time the watcher reads the
+token's write it has read every event of an edit made before the question:
+its answer covers the files up to that moment. No watcher (the lock is
+free), no answer in time, a dirty one, a network folder, no inotify: the
+open's own check runs, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import secrets
+import select
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..layout import RootLayout
+from ..private import make_private_dirs, open_private
+from . import folder_journal as journal
+from .files import MemoryFiles
+from .open_check import Verification
+from .search_index import LoadFn
+
+ASK_TIMEOUT_S = 0.05  # a watcher answers in well under a millisecond when it is running
+RECHECK_S = 5.0  # a dirty watcher checks the files again at most this often, when asked
+_ASK = "ask"
+_LOCK = "lock"
+_CLEAN, _DIRTY = b"clean\n", b"dirty\n"
+
+_IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
+_IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE, _IN_DELETE = 0x40, 0x80, 0x100, 0x200
+_IN_DELETE_SELF, _IN_MOVE_SELF, _IN_Q_OVERFLOW, _IN_IGNORED = 0x400, 0x800, 0x4000, 0x8000
+_IN_PLACE = _IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE
+_FOLDER_MASK = (
+    _IN_PLACE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | _IN_DELETE
+    | _IN_DELETE_SELF | _IN_MOVE_SELF
+)  # fmt: skip
+_LOST = _IN_Q_OVERFLOW | _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_IGNORED
+
+
+def watch_dir(layout: RootLayout) -> Path:
+    return layout.index_dir / "watch"
+
+
+class FolderWatcher:
+    """Watches ``memories/`` of one root for in-place edits and answers questions."""
+
+    def __init__(self, layout: RootLayout, db: Callable[[], Path | None], load: LoadFn) -> None:
+        self.layout, self._db, self._load = layout, db, load  # db: the index file in use
+        self.clean = False
+        self._asked_dirty = False  # a question found it dirty: check again when quiet
+        self._checked_at = 0.0
+        self._last_token = ""
+        self.running = False
+        self._fd = -1
+        self._lock_fd = -1
+        self._stop = threading.Event()
+        self._wake_r, self._wake_w = os.pipe()  # close() wakes the thread's poll at once
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> bool:
+        """Start watching; False where it cannot (no inotify, a network folder)."""
+        lib = journal._LIBC
+        if lib is None or not journal.trusted(self.layout):
+            return False
+        folder, wdir = self.layout.memories, watch_dir(self.layout)
+        try:
+            make_private_dirs(wdir, self.layout.index_root)
+            fd = lib.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+            if fd < 0:
+                return False
+            self._fd = fd
+            folder_wd = lib.inotify_add_watch(fd, os.fsencode(folder), _FOLDER_MASK)
+            ask_wd = lib.inotify_add_watch(fd, os.fsencode(wdir), _IN_CLOSE_WRITE)
+            if folder_wd < 0 or ask_wd < 0:
+                self.close()
+                return False
+            self._folder_wd, self._ask_wd = folder_wd, ask_wd
+            self._lock_fd = open_private(wdir / _LOCK, os.O_RDWR)
+            fcntl.flock(self._lock_fd, fcntl.LOCK_SH)
+            for left in wdir.iterdir():  # answers nobody read (an asker gave up waiting)
+                if len(left.name.strip(".").removesuffix(".tmp")) == 32:
+                    with contextlib.suppress(OSError):
+                        left.unlink()
+        except OSError:  # a folder we cannot watch is one we do not vouch for
+            self.close()
+            return False
+        self.running = True
+        self._thread = threading.Thread(
+            target=self._run, name="jupyter-memory-folder-watch", daemon=True
+        )
+        self._thread.start()
+        return True
+
+    def _check(self) -> bool:
+        """The open's own check (as many files as rows, the same sums of mtimes and
+        sizes), then no in-place change while it ran."""
+        self._checked_at = time.monotonic()
+        self._drain()  # what happened before the check began is what it looks at
+        db = self._db()
+        if db is None or not db.is_file():
+            return False
+        matches = Verification(db, MemoryFiles(self.layout), self._load).wait()
+        return not self._drain() and matches
+
+    def _run(self) -> None:
+        try:
+            poller = select.poll()  # not select(): a server may hold more than 1,024 files
+            poller.register(self._fd, select.POLLIN)
+            poller.register(self._wake_r, select.POLLIN)
+            self.clean = self._check()
+            while not self._stop.is_set():
+                if poller.poll(500):
+                    if self._stop.is_set():
+                        break
+                    self._drain()
+                elif (
+                    not self.clean
+                    and self._asked_dirty
+                    and time.monotonic() - self._checked_at > RECHECK_S
+                ):
+                    # Someone's open looked at every file meanwhile and brought the
+                    # index up to date; checking costs a stat of every file, so only
+                    # when asked, the folder quiet, and at most every RECHECK_S.
+                    self._asked_dirty = False
+                    self.clean = self._check()
+        except (OSError, ValueError):
+            self.clean = False
+        finally:
+            self.running = False
+            self._release("_fd", "_lock_fd")  # the thread's own: no one else closes them
+
+    def _drain(self) -> bool:
+        """Read every queued event, answer questions; True if a memory file changed in place."""
+        changed = False
+        while True:
+            try:
+                buf = os.read(self._fd, 65536)
+            except BlockingIOError:
+                return changed
+            off = 0
+            size = journal._EVENT.size
+            while off + size <= len(buf):
+                wd, mask, _, length = journal._EVENT.unpack_from(buf, off)
+                name = os.fsdecode(buf[off + size : off + size + length].rstrip(b"\0"))
+                off += size + length
+                if mask & _LOST:
+                    changed = True
+                    if wd == self._folder_wd or mask & _IN_Q_OVERFLOW:
+                        self._stop.set()  # the watch is gone or has gaps: stop vouching
+                elif wd == self._ask_wd:
+                    if name == _ASK:
+                        clean = not changed and self.clean
+                        self._asked_dirty |= not clean
+                        self._answer(clean)
+                elif mask & _IN_PLACE and not name.startswith(".") and name.endswith(".md"):
+                    changed = True
+                    self.clean = False
+
+    def _answer(self, clean: bool) -> None:
+        wdir = watch_dir(self.layout)
+        try:
+            token = (wdir / _ASK).read_text("ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return
+        if len(token) != 32 or not token.isalnum() or token == self._last_token:
+            return  # a partial write, or one already answered (two asks at once)
+        self._last_token = token
+        tmp = wdir / f".{token}.tmp"
+        fd = open_private(tmp, os.O_WRONLY | os.O_TRUNC)
+        try:
+            os.write(fd, _CLEAN if clean else _DIRTY)
+        finally:
+            os.close(fd)
+        os.replace(tmp, wdir / token)
+
+    def close(self) -> None:
+        """Stop watching: the thread is woken and waited for before its descriptors
+        are closed, so none is closed under it (and reused by another open meanwhile)."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+            with contextlib.suppress(OSError):
+                os.write(self._wake_w, b"x")
+            thread.join(timeout=5.0)
+        if thread is None or not thread.is_alive():
+            self._release("_fd", "_lock_fd", "_wake_r", "_wake_w")
+
+    def _release(self, *attrs: str) -> None:
+        for attr in attrs:
+            fd = getattr(self, attr)
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                setattr(self, attr, -1)
+
+
+def vouched_by_watcher(layout: RootLayout, timeout: float = ASK_TIMEOUT_S) -> bool:
+    """A running watcher says no memory file was edited in place (see the module's docstring)."""
+    if journal._LIBC is None or not journal.trusted(layout):
+        return False
+    wdir = watch_dir(layout)
+    try:
+        lock = os.open(wdir / _LOCK, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False  # no watcher was ever started here
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pass  # held: a watcher is running
+        else:
+            return False  # free: nobody watches
+        token = secrets.token_hex(16)
+        answer = wdir / token
+        try:
+            fd = open_private(wdir / _ASK, os.O_WRONLY | os.O_TRUNC)
+            try:
+                os.write(fd, token.encode())
+            finally:
+                os.close(fd)  # the watcher reads the token at this close
+        except OSError:
+            return False
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                said = answer.read_bytes()
+            except FileNotFoundError:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.0002)
+                continue
+            except OSError:
+                return False
+            with contextlib.suppress(OSError):
+                answer.unlink()
+            return said == _CLEAN
+    finally:
+        os.close(lock)
