@@ -55,6 +55,10 @@ def _options(func: Callable[..., Any]) -> list[str]:
     parser = getattr(func, "parser", None)
     if parser is None:
         return []
+    return _parser_options(parser)
+
+
+def _parser_options(parser: Any) -> list[str]:
     return sorted(o for o in parser._option_string_actions if o.startswith("--") or len(o) == 2)
 
 
@@ -81,6 +85,9 @@ def candidates(magics: MemoryMagics, magic: str, before_cursor: str) -> list[str
         w for i, w in enumerate(words) if not w.startswith("-") and not _is_value(words, i)
     ]
     if typing.startswith("-"):
+        action = memory_cmd.ACTION_PARSERS.get(positionals[0]) if positionals else None
+        if magic == "memory" and action is not None:  # the options this action takes
+            return _parser_options(action)
         return _options(func)
     if previous is not None and previous.startswith("--"):
         table = CASE_OPTION_VALUES if magic == "case" else OPTION_VALUES

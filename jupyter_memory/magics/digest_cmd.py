@@ -117,11 +117,7 @@ def _review(self: MagicsHost, args: Any, decision: str) -> TextBlock:
                 action=args.action
             )
         )
-    if decision != "promote" and getattr(args, "kind", None) is not None:
-        raise UsageError(
-            tr("%memory {action}: only promote takes --kind").format(action=args.action)
-        )
-    kind = getattr(args, "kind", None) or "rule"
+    kind = args.kind or "rule"  # --kind: promote's own parser only (memory_cmd.ACTION_PARSERS)
     try:
         with self.session.lock:
             result = self.service.review_memory(args.value, decision, kind=kind).to_dict()

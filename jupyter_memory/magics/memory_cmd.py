@@ -21,6 +21,8 @@ self-learning evidence; a proposal only past the confidence gate).
 
 from __future__ import annotations
 
+import argparse
+import shlex
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -29,7 +31,7 @@ from .._i18n import N_, localized, tr
 from ..exceptions import ValidationError
 from ..service.knowledge.decisions import PICK_A_PROJECT
 from . import decide_cmd, digest_cmd, focus_cmd, propose_cmd
-from .args import argument, magic_arguments, parse
+from .args import MagicParser, argument, magic_arguments, parse
 from .host import MagicsHost
 from .render import TextBlock
 from .team_status import team_lines
@@ -60,6 +62,69 @@ ACTIONS = (
 )
 
 
+# The options of %memory. Every action has its own parser (IPython/jupysql style)
+# with the options it takes (_TAKES), so argparse refuses one its action does not
+# take, in the person's language; ``%memory?`` lists them all.
+_OPTIONS: dict[str, dict[str, Any]] = {
+    "--to": dict(choices=["user", "project"], help=tr("apply: the knowledge layer")),
+    "--project": dict(
+        help=tr("apply --to project: the project (default: the proposal's or focus)")
+    ),
+    "--kind": dict(choices=["rule", "info"], help=tr("promote: Rule or Info (default rule)")),
+    "--then": dict(
+        choices=["pending", "dismissed"],
+        help=tr("revert: the proposal goes back to the queue (default) or is dismissed"),
+    ),
+    "--query": dict(help=tr("context: the conversation text that picks the WARM memories")),
+    "--agent": dict(help=tr("context: include this agent's own reviewed memories (e.g. ask)")),
+    # focus_cmd reads "--none" as its value: no project, a choice kept for the notebook
+    "--none": dict(
+        action="store_const",
+        const="--none",
+        dest="value",
+        help=tr("focus: no project (the choice is kept for this notebook)"),
+    ),
+}
+# What each action takes: its value's name (None: no value), then its options.
+_TAKES: dict[str, tuple[str | None, tuple[str, ...]]] = {
+    "focus": ("PROJECT", ("--none",)),
+    "on": (None, ()),
+    "off": (None, ()),
+    "suggestions": ("on|off", ()),
+    "status": (None, ()),
+    "context": (None, ("--query", "--agent")),
+    "queue": (None, ()),
+    "suggest": (None, ()),
+    "process-all": (None, ()),
+    "digest": (None, ()),
+    "settings": ("calls_per_day=N,tokens_per_day=N", ()),
+    "agent-unreviewed": ("on|off", ()),
+    "apply": ("ID", ("--to", "--project")),
+    "dismiss": ("ID", ()),
+    "revert": ("ID", ("--then",)),
+    "keep": ("ID", ()),
+    "discard": ("ID", ()),
+    "promote": ("ID", ("--kind",)),
+    "reorganize": ("user|project", ()),
+}
+# Every attribute a handler may read, None unless its action took it.
+_UNSET = ("value", *(o.removeprefix("--") for o in _OPTIONS if o != "--none"))
+
+
+def _action_parser(action: str) -> MagicParser:
+    value, options = _TAKES[action]
+    parser = MagicParser(prog=f"memory {action}")  # IPython adds the %
+    if value is not None:
+        # SUPPRESS: an absent value leaves the namespace's (None, or focus's --none)
+        parser.add_argument("value", nargs="?", metavar=value, default=argparse.SUPPRESS)
+    for option in options:
+        parser.add_argument(option, **_OPTIONS[option])
+    return parser
+
+
+ACTION_PARSERS: dict[str, MagicParser] = {action: _action_parser(action) for action in _TAKES}
+
+
 @magic_arguments()
 @argument("action", help=", ".join(ACTIONS))
 @argument(
@@ -71,18 +136,13 @@ ACTIONS = (
         " · reorganize: user or project"
     ),
 )
-@argument("--to", choices=["user", "project"], help=tr("apply: the knowledge layer"))
-@argument(
-    "--project", help=tr("apply --to project: the project (default: the proposal's or focus)")
-)
-@argument("--kind", choices=["rule", "info"], help=tr("promote: Rule or Info (default rule)"))
-@argument(
-    "--then",
-    choices=["pending", "dismissed"],
-    help=tr("revert: the proposal goes back to the queue (default) or is dismissed"),
-)
-@argument("--query", help=tr("context: the conversation text that picks the WARM memories"))
-@argument("--agent", help=tr("context: include this agent's own reviewed memories (e.g. ask)"))
+@argument("--to", **_OPTIONS["--to"])
+@argument("--project", **_OPTIONS["--project"])
+@argument("--kind", **_OPTIONS["--kind"])
+@argument("--then", **_OPTIONS["--then"])
+@argument("--query", **_OPTIONS["--query"])
+@argument("--agent", **_OPTIONS["--agent"])
+@argument("--none", **_OPTIONS["--none"])
 def memory(self: MagicsHost, line: str) -> Any:
     """Switches, project focus, agent context and the knowledge queue. Examples::
 
@@ -98,36 +158,35 @@ def memory(self: MagicsHost, line: str) -> Any:
     action, _, rest = line.strip().partition(" ")
     if action == "propose":  # free text with options: its own parser (propose_cmd)
         return propose_cmd.propose(self, rest)
-    args = parse(memory, line)
-    action = args.action
+    try:
+        words = shlex.split(line)
+    except ValueError as exc:  # shlex: an open quote
+        raise UsageError(tr("{error}: close the quote").format(error=tr(str(exc)))) from exc
+    if not words:  # argparse's own "the following arguments are required: action"
+        parse(memory, line)
+    action = words[0]
     if action not in ACTIONS:
         raise UsageError(
             tr("%memory: unknown action {action}; use one of {actions}").format(
                 action=repr(action), actions=", ".join(ACTIONS)
             )
         )
-    if action != "apply" and (args.to is not None or args.project is not None):
-        flag = "--to" if args.to is not None else "--project"
-        raise UsageError(
-            tr("%memory {action}: unrecognized arguments: {flag} (only apply takes it)").format(
-                action=action, flag=flag
-            )
-        )
-    if action != "revert" and args.then is not None:
-        raise UsageError(
-            tr("%memory {action}: unrecognized arguments: --then (only revert takes it)").format(
-                action=action
-            )
-        )
-    if action != "context" and (args.query is not None or args.agent is not None):
-        flag = "--query" if args.query is not None else "--agent"
-        raise UsageError(
-            tr("%memory {action}: unrecognized arguments: {flag} (only context takes it)").format(
-                action=action, flag=flag
-            )
-        )
+    args = argparse.Namespace(action=action, **dict.fromkeys(_UNSET))
+    try:
+        ACTION_PARSERS[action].parse_intermixed_args(words[1:], namespace=args)
+    except UsageError as exc:
+        raise UsageError(f"%memory {action}: {exc}") from None
     handler = _HANDLERS[action]
     return handler(self, args)
+
+
+# ``%memory?``: the shared help above, then each action's own usage.
+memory.__doc__ = (memory.__doc__ or "") + "".join(
+    f"\n{line}"
+    for p in ACTION_PARSERS.values()
+    for line in p.format_usage().splitlines()
+    if line.strip() not in ("", "::")
+)
 
 
 def _focus(self: MagicsHost, args: Any) -> TextBlock:

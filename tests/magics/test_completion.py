@@ -77,3 +77,10 @@ def test_a_real_kernel_answers_tab_with_our_values(memory_home: Path) -> None:
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_an_action_completes_only_the_options_it_takes(ip) -> None:
+    # Each %memory action has its own parser (magics/memory_cmd.py).
+    assert complete(ip, "%memory apply p-1 --") == ["--project", "--to"]
+    assert complete(ip, "%memory revert p-1 --") == ["--then"]
+    assert not {"--to", "--then", "--query"} & set(complete(ip, "%memory status --"))

@@ -142,7 +142,7 @@ def test_review_magics_refuse_bad_input(ip, magics):
     )
     with pytest.raises(UsageError, match="name the memory"):
         ip.run_line_magic("memory", "keep")
-    with pytest.raises(UsageError, match="only promote takes --kind"):
+    with pytest.raises(UsageError, match="%memory keep: unrecognized arguments: --kind info"):
         ip.run_line_magic("memory", f"keep {entry.id} --kind info")
     with pytest.raises(UsageError, match="no memory with id"):
         ip.run_line_magic("memory", "discard m-nothere")

@@ -20,6 +20,9 @@ def test_focus_shows_and_changes_project(ip, magics, project_dir):
     assert "sales-q3" in str(ip.run_line_magic("memory", "focus"))
     with pytest.raises(UsageError, match="unknown project"):
         ip.run_line_magic("memory", "focus never-seen")
+    # docs/notebooks.md's "no project": the parser refused --none as an unknown option
+    assert str(ip.run_line_magic("memory", "focus --none")).startswith("No project focused")
+    assert magics.service.project_id is None
 
 
 def test_config_project_focuses_on_first_use(ip, magics, project_dir):
@@ -101,11 +104,24 @@ def test_cards_rerendered_after_cli_decision(ip, magics):
         ("fly", "unknown action"),
         ("suggestions maybe", "suggestions on\\|off"),
         ("process-all --to project", "unrecognized arguments: --to"),
+        # each action's own parser refuses what that action does not take
+        ("apply p-1 --then pending", "^%memory apply: unrecognized arguments: --then pending$"),
+        ("status extra", "^%memory status: unrecognized arguments: extra$"),
+        ("revert p-1 --then later", "^%memory revert: argument --then: invalid choice"),
     ],
 )
 def test_memory_errors(ip, line, message):
     with pytest.raises(UsageError, match=message):
         ip.run_line_magic("memory", line)
+
+
+def test_the_help_shows_each_actions_own_usage():
+    from jupyter_memory.magics.memory_cmd import memory
+
+    help_text = memory.__doc__ or ""
+    assert "%memory apply [--to {user,project}] [--project PROJECT] [ID]" in help_text
+    assert "%memory context [--query QUERY] [--agent AGENT]" in help_text
+    assert "--then {pending,dismissed}" in help_text  # the shared options, each once
 
 
 def test_suggest_needs_memory_on(ip):

@@ -22,7 +22,7 @@ def test_memory_context_shows_the_memory_tiers(ip, magics) -> None:  # noqa: ANN
     assert "ASK-OWN" in as_ask
     html = ip.run_line_magic("memory", "context")._repr_html_()
     assert "&lt;memory-tier" in html  # stored text and delimiters escaped in HTML
-    with pytest.raises(UsageError, match="only context takes it"):
+    with pytest.raises(UsageError, match="%memory queue: unrecognized arguments: --query x"):
         ip.run_line_magic("memory", "queue --query x")
     ip.run_line_magic("memory", "off")
     assert "(empty" in str(ip.run_line_magic("memory", "context"))
