@@ -150,7 +150,7 @@ def test_a_killed_watcher_vouches_for_nothing(home: Path) -> None:
     )
     try:
         assert watcher.stdout is not None and watcher.stdout.readline().strip() == "watching"
-        layout = Memory(home=home, semantic=False).user.layout
+        layout = Memory(home=home, semantic=False).hooks.user.layout
         assert vouched_by_watcher(layout)
         os.kill(watcher.pid, signal.SIGKILL)
         watcher.wait(timeout=30)
