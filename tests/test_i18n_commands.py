@@ -64,12 +64,11 @@ def test_the_cli_commands_stay_english_without_a_language(tmp_path: Path) -> Non
 
 def run_cells(cells: list[str], lang: str, cwd: Path, home: Path | None = None) -> str:
     """Run ``cells`` in a real kernel in ``lang``; everything it printed or raised."""
-    from jupyter_client.manager import start_new_kernel
+    from tests.support.kernels import kernel_env, started_kernel
 
-    env = {**os.environ, "JUPYTER_MEMORY_LANG": lang}
+    env = kernel_env(JUPYTER_MEMORY_LANG=lang)
     if home is not None:
         env["JUPYTER_MEMORY_HOME"] = str(home)
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(cwd), env=env)
     outputs: list[str] = []
 
     def keep(msg: dict[str, Any]) -> None:
@@ -79,12 +78,9 @@ def run_cells(cells: list[str], lang: str, cwd: Path, home: Path | None = None) 
         outputs.append(str(data.get("text/html", "")))  # a card's fallback for other viewers
         outputs.append("\n".join(content.get("traceback", [])))
 
-    try:
+    with started_kernel(cwd, env) as (_, kc):
         for code in cells:
             kc.execute_interactive(code, timeout=60, output_hook=keep)
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
     return "\n".join(outputs)
 
 
