@@ -10,8 +10,6 @@ output are checked to stay as they were.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import subprocess
@@ -21,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from jupyter_memory.cli.main import main
 from tests.service.case_helpers import CASE, copy_sample
+from tests.support.cli import run_main
 from tests.test_i18n_commands import run_cells
 
 EXE = Path(sys.executable).parent / "jupyter-memory"
@@ -38,23 +36,8 @@ def _process(*argv: str, lang: str, home: Path, cwd: Path | None = None) -> Any:
 
 
 def _cli(*argv: str, lang: str, home: Path, cwd: Path | None = None) -> Any:
-    """The same command's ``main()`` in this process (no interpreter start per call): exit
-    code, stdout and stderr as :func:`_process` gives them."""
-    raw = (io.BytesIO(), io.BytesIO())
-    out, err = (io.TextIOWrapper(b, encoding="utf-8") for b in raw)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("JUPYTER_MEMORY_LANG", lang)
-        mp.setenv("JUPYTER_MEMORY_HOME", str(home))
-        if cwd is not None:
-            mp.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(list(argv))
-            except SystemExit as exc:  # argparse's --help and usage errors
-                code = exc.code if isinstance(exc.code, int) else 1
-    out.flush(), err.flush()
-    said = (b.getvalue().decode("utf-8") for b in raw)
-    return subprocess.CompletedProcess(list(argv), code, *said)
+    """The same command's ``main()`` in this process (tests/support/cli.py)."""
+    return run_main(argv, {"JUPYTER_MEMORY_LANG": lang, "JUPYTER_MEMORY_HOME": str(home)}, cwd)
 
 
 def test_a_domain_error_reads_in_chinese_in_the_cli_and_stays_english_in_json(
