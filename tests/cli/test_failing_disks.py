@@ -110,6 +110,7 @@ def test_a_full_disk_stores_a_write_whole_or_not_at_all(
             for argv in (["list"], ["doctor"], ["recall", "revenue"], ["stats"]):
                 code = main([*argv, "--home", str(home)])
                 err = capsys.readouterr().err
+                assert "Traceback" not in err, (argv, err)
                 if code != 0:
                     assert "full" in err, (argv, err)
             filler.unlink()
@@ -140,7 +141,7 @@ def test_reads_work_on_a_read_only_home(tmp_path: Path, capsys: pytest.CaptureFi
         ):
             code = main([*argv, "--home", str(home)])  # in this process: quicker
             out, err = capsys.readouterr()
-            assert code == 0, (argv, err)
+            assert code == 0 and "Traceback" not in err, (argv, err)
             assert "read-only home" in err, (argv, err)
             if argv[0] in ("list", "recall", "get", "context"):
                 assert "revenue excludes refunds" in out or "Revenue" in out, argv
