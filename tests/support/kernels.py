@@ -1,4 +1,5 @@
-"""Run a notebook's cells in a real IPython kernel (nbclient), with an explicit environment.
+"""Run a notebook's cells in a real IPython kernel (nbclient), or start one for a test that
+reads its messages (jupyter_client), with an explicit environment.
 
 The kernel gets ``os.environ`` (the test's isolated one, see tests/conftest.py)
 plus the variables a test names, passed to the kernel's launch: the test
