@@ -75,3 +75,20 @@ def started_kernel(
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=not graceful)
+
+
+@contextmanager
+def kept_kernel(
+    nb: nbformat.NotebookNode,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    *,
+    timeout: float = 120,
+) -> Iterator[NotebookClient]:
+    """A kernel for ``nb`` that stays up while the test adds cells and runs each
+    (``client.execute_cell(cell, index)``); ``env`` as in :func:`execute`."""
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
+    )
+    with client.setup_kernel(env=dict(kernel_env() if env is None else env)):
+        yield client
