@@ -39,7 +39,8 @@ def test_chinese_titles_make_readable_names_and_the_notebook_is_the_related_file
     ]
     nbformat.write(nb, str(nb_path))
     # As jupyter_server does for a kernel it starts for a notebook.
-    execute(nb, work, kernel_env(JUPYTER_MEMORY_HOME=str(memory_home), JPY_SESSION_NAME=str(nb_path)))
+    env = kernel_env(JUPYTER_MEMORY_HOME=str(memory_home), JPY_SESSION_NAME=str(nb_path))
+    execute(nb, work, env)
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             assert out.output_type != "error", f"{cell.source!r}: {out.get('evalue')}"
