@@ -8,7 +8,30 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import tmpfs
 from tests.support.markers import mark_items
+
+_TMPFS = pytest.StashKey[Path]()
+_PASSED = pytest.StashKey[bool]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Temporary files on tmpfs unless TMPDIR says where (tests/support/tmpfs.py)."""
+    folder = tmpfs.use_tmpfs()
+    if folder is not None:
+        config.stash[_TMPFS] = folder
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config.stash[_PASSED] = exitstatus == 0
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_TMPFS, None)
+    if folder is not None:
+        line = tmpfs.done_with(folder, config.stash.get(_PASSED, False))
+        if line is not None:
+            print(f"\n{line}")
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker

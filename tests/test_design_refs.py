@@ -139,3 +139,104 @@ def test_a_missing_heading_is_reported_with_file_and_line():
     assert unresolved(without_002, sources) == [
         "pkg/a.py:3: spec 002 has no heading in docs/design.md"
     ]
+
+
+# -- docs/design.md names modules that exist; no doc cites an issue ----------------------
+
+DOCS = REPO / "docs"
+# A path below the package starts with one of its folders ("store/atomic.py"); one from the
+# top of the repository with one of these ("docs/teams.md", "labextension/src/dom.ts").
+PACKAGE_PARTS = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+REPO_PARTS = {"jupyter_memory", "docs", "labextension", "tests", "benchmarks", "scripts"}
+CODE_SPAN_RE = re.compile(r"`([^`\n]+)`")
+FENCE_RE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
+SECTION_RE = re.compile(r"^#{2,3} ", re.MULTILINE)
+TEMPLATE_RE = re.compile(r"((?:[a-z_]+/)+)<[a-z]+>")
+# "issue 12", "issues 12 and 14", "#12" (not "&#12;", not "a#12"); code spans are left out.
+ISSUE_RE = re.compile(r"\bissues?\s+#?\d+|(?<![\w&#])#\d+\b", re.IGNORECASE)
+
+
+def _resolve(token: str, dirs: list[Path]) -> Path | None:
+    """The file or folder a code span names, or None when it is not a module path."""
+    if any(c in token for c in "<>…* ") or token.startswith("."):
+        return None  # a template ("core/<domain>/") or a data path (".index/CURRENT")
+    first = token.split("/", 1)[0]
+    if "/" in token and first in PACKAGE_PARTS:
+        return PACKAGE / token
+    if "/" in token and first in REPO_PARTS:
+        return REPO / token
+    if "/" not in token and token.endswith(".py"):
+        # a bare name continues a list begun with a full path ("store/x/a.py, `b.py`"):
+        # it lives beside one named before it in the same section, or at the top
+        for folder in dirs:
+            if (folder / token).is_file():
+                return folder / token
+        return (dirs[0] if dirs else PACKAGE) / token
+    return None
+
+
+def module_paths(design_text: str) -> list[tuple[int, str, Path]]:
+    """``(line, as written, resolved path)`` for every module path a code span names."""
+    text = FENCE_RE.sub(lambda m: "\n" * m.group(0).count("\n"), design_text)  # the trees
+    found: list[tuple[int, str, Path]] = []
+    starts = [0, *(m.start() for m in SECTION_RE.finditer(text)), len(text)]
+    for begin, end in zip(starts, starts[1:], strict=False):
+        dirs: list[Path] = []
+        for match in CODE_SPAN_RE.finditer(text, begin, end):
+            token = match.group(1).rstrip("/")
+            if TEMPLATE_RE.fullmatch(token):  # "core/<domain>/": the names after it are in one
+                dirs += sorted(PACKAGE.glob(TEMPLATE_RE.sub(lambda m: m.group(1) + "*", token)))
+                continue
+            path = _resolve(match.group(1), [*reversed(dirs), PACKAGE])
+            if path is None:
+                continue
+            if "/" in token and path.suffix:
+                dirs.append(path.parent)
+            found.append((text.count("\n", 0, match.start()) + 1, match.group(1), path))
+    return found
+
+
+def test_every_module_path_design_names_exists():
+    paths = module_paths(DESIGN.read_text(encoding="utf-8"))
+    assert len(paths) > 100  # the map names that many; far fewer means the patterns broke
+    missing = [
+        f"docs/design.md:{line}: {token}" for line, token, path in paths if not path.exists()
+    ]
+    assert not missing, "docs/design.md names modules that do not exist:\n" + "\n".join(missing)
+
+
+def test_a_renamed_module_is_reported_with_its_line():
+    text = "## 1. x\n\n- store: `store/memories/files.py`, `search_index.py`, `gone.py`\n"
+    text += "- `core/nowhere.py` and `docs/design.md`, not `.index/CURRENT`\n"
+    assert [(line, token) for line, token, path in module_paths(text) if not path.exists()] == [
+        (3, "gone.py"),
+        (4, "core/nowhere.py"),
+    ]
+    resolved = {token: path for _, token, path in module_paths(text)}
+    assert resolved["search_index.py"] == PACKAGE / "store/memories/search_index.py"
+
+
+def issue_citations(name: str, text: str) -> list[str]:
+    text = FENCE_RE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    text = CODE_SPAN_RE.sub(lambda m: " " * len(m.group(0)), text)
+    return [
+        f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}"
+        for m in ISSUE_RE.finditer(text)
+    ]
+
+
+def test_no_statement_in_the_docs_cites_an_issue_number():
+    """A reader has the docs, not the tracker: a statement says what holds, and why."""
+    pages = {p.relative_to(REPO).as_posix(): p for p in sorted(DOCS.glob("*.md"))}
+    pages["README.md"] = REPO / "README.md"
+    cited = [c for name, p in pages.items() for c in issue_citations(name, p.read_text("utf-8"))]
+    assert not cited, "say what holds instead of citing the issue:\n" + "\n".join(cited)
+
+
+def test_issue_citation_forms_are_recognised():
+    text = "fixed in issue 12; see Issues 3 and #14.\n`kernel-<id>#3` &#12; a#5 ## Heading\n"
+    assert issue_citations("x.md", text) == [
+        "x.md:1: 'issue 12'",
+        "x.md:1: 'Issues 3'",
+        "x.md:1: '#14'",
+    ]

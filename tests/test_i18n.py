@@ -138,10 +138,9 @@ def test_the_cli_speaks_chinese(monkeypatch: pytest.MonkeyPatch, capsys: Any) ->
 
 
 def test_a_magic_speaks_chinese_in_a_real_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
-    from jupyter_client.manager import start_new_kernel
+    from tests.support.kernels import started_kernel
 
     monkeypatch.setenv("JUPYTER_MEMORY_LANG", "zh_CN")
-    km, kc = start_new_kernel(kernel_name="python3")
     outputs: list[str] = []
 
     def keep(msg: dict[str, Any]) -> None:
@@ -149,7 +148,7 @@ def test_a_magic_speaks_chinese_in_a_real_kernel(monkeypatch: pytest.MonkeyPatch
         outputs.append(content.get("text") or str(content.get("data", {}).get("text/plain", "")))
         outputs.append("\n".join(content.get("traceback", [])))
 
-    try:
+    with started_kernel() as (_, kc):
         for code in (
             "%load_ext jupyter_memory",
             "%remember 退款按订单净额计算",
@@ -157,9 +156,6 @@ def test_a_magic_speaks_chinese_in_a_real_kernel(monkeypatch: pytest.MonkeyPatch
             "%forget m-nope",
         ):
             kc.execute_interactive(code, timeout=60, output_hook=keep)
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
     said = "\n".join(outputs)
     assert "已记住 m-" in said and "存于 user" in said
     assert "没有匹配的记忆。" in said

@@ -1,8 +1,8 @@
 """The case, knowledge, learning, archive, focus and decision commands in Chinese (issue 15).
 
-The console script in a subprocess (its language from the environment, as a
-person's shell sets it) and the magics in a real IPython kernel; English stays
-as it was.
+The console script's ``main()`` (its language from the environment, as a person's
+shell sets it; in this process, and ``--help`` in a process of its own) and the
+magics in a real IPython kernel; English stays as it was.
 """
 
 from __future__ import annotations
@@ -16,15 +16,22 @@ from typing import Any
 import pytest
 
 from tests.service.case_helpers import CASE, copy_sample
+from tests.support.cli import run_main
 
 EXE = Path(sys.executable).parent / "jupyter-memory"
 
 
-def _cli(*argv: str, lang: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _process(*argv: str, lang: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The console script in its own process, as a person's shell runs it."""
     env = {**os.environ, "JUPYTER_MEMORY_LANG": lang}
     return subprocess.run(
         [str(EXE), *argv], capture_output=True, text=True, encoding="utf-8", env=env, cwd=cwd
     )
+
+
+def _cli(*argv: str, lang: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The same command's ``main()`` in this process (tests/support/cli.py)."""
+    return run_main(argv, {"JUPYTER_MEMORY_LANG": lang}, cwd)
 
 
 def test_the_cli_commands_speak_chinese(tmp_path: Path) -> None:
@@ -64,12 +71,11 @@ def test_the_cli_commands_stay_english_without_a_language(tmp_path: Path) -> Non
 
 def run_cells(cells: list[str], lang: str, cwd: Path, home: Path | None = None) -> str:
     """Run ``cells`` in a real kernel in ``lang``; everything it printed or raised."""
-    from jupyter_client.manager import start_new_kernel
+    from tests.support.kernels import kernel_env, started_kernel
 
-    env = {**os.environ, "JUPYTER_MEMORY_LANG": lang}
+    env = kernel_env(JUPYTER_MEMORY_LANG=lang)
     if home is not None:
         env["JUPYTER_MEMORY_HOME"] = str(home)
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(cwd), env=env)
     outputs: list[str] = []
 
     def keep(msg: dict[str, Any]) -> None:
@@ -79,12 +85,9 @@ def run_cells(cells: list[str], lang: str, cwd: Path, home: Path | None = None) 
         outputs.append(str(data.get("text/html", "")))  # a card's fallback for other viewers
         outputs.append("\n".join(content.get("traceback", [])))
 
-    try:
+    with started_kernel(cwd, env) as (_, kc):
         for code in cells:
             kc.execute_interactive(code, timeout=60, output_hook=keep)
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
     return "\n".join(outputs)
 
 
@@ -146,15 +149,17 @@ def test_the_magics_speak_the_chosen_language_in_a_real_kernel(
 
 
 def test_the_cli_help_speaks_chinese() -> None:
-    top = _cli("--help", lang="zh_CN").stdout
+    top = _process("--help", lang="zh_CN").stdout
     assert "Jupyter 中受治理的 AI 智能体记忆。" in top
     assert "调查案件记忆（case_memory/、INDEX.md）" in top and "待审的知识提议" in top
-    case = _cli("case", "--help", lang="zh_CN").stdout
+    case = _process("case", "--help", lang="zh_CN").stdout
     assert "设置一条记录的后续状态（先改文件，再改 INDEX.md）" in case
     assert "案件编号，例如 CASE-2026-001" in case
-    driver = _cli("merge-knowledge", "--help", lang="zh_CN").stdout
+    driver = _process("merge-knowledge", "--help", lang="zh_CN").stdout
     assert "%A：本克隆的版本；合并结果写到这里" in driver  # argparse's %% kept in the translation
-    assert "investigation case memory (case_memory/, INDEX.md)" in _cli("--help", lang="").stdout
+    assert (
+        "investigation case memory (case_memory/, INDEX.md)" in _process("--help", lang="").stdout
+    )
 
 
 ASK_CELLS = [

@@ -2,9 +2,10 @@
 
 Domain errors and case-write notices are made below the shells, argparse's
 own words (usage, section titles, its errors) inside the standard library:
-here the console script runs in a subprocess and the magics in a real
-IPython kernel with ``JUPYTER_MEMORY_LANG=zh_CN``, and the English and the
-``--json`` output are checked to stay as they were.
+here the console script's ``main()`` runs with ``JUPYTER_MEMORY_LANG=zh_CN`` (in this
+process; argparse's words and a reason read back from the index in a process of their
+own) and the magics in a real IPython kernel, and the English and the ``--json``
+output are checked to stay as they were.
 """
 
 from __future__ import annotations
@@ -19,17 +20,24 @@ from typing import Any
 import pytest
 
 from tests.service.case_helpers import CASE, copy_sample
+from tests.support.cli import run_main
 from tests.test_i18n_commands import run_cells
 
 EXE = Path(sys.executable).parent / "jupyter-memory"
 NO_POLICY = "# 团队配置\n\n- 团队: 测试组\n"  # a team profile without a Memory Write Policy
 
 
-def _cli(*argv: str, lang: str, home: Path, cwd: Path | None = None) -> Any:
+def _process(*argv: str, lang: str, home: Path, cwd: Path | None = None) -> Any:
+    """The console script in its own process, as a person runs it."""
     env = {**os.environ, "JUPYTER_MEMORY_LANG": lang, "JUPYTER_MEMORY_HOME": str(home)}
     return subprocess.run(
         [str(EXE), *argv], capture_output=True, text=True, encoding="utf-8", env=env, cwd=cwd
     )
+
+
+def _cli(*argv: str, lang: str, home: Path, cwd: Path | None = None) -> Any:
+    """The same command's ``main()`` in this process (tests/support/cli.py)."""
+    return run_main(argv, {"JUPYTER_MEMORY_LANG": lang, "JUPYTER_MEMORY_HOME": str(home)}, cwd)
 
 
 def test_a_domain_error_reads_in_chinese_in_the_cli_and_stays_english_in_json(
@@ -112,23 +120,23 @@ def test_a_case_doctor_problem_reads_in_chinese(tmp_path: Path) -> None:
 
 
 def test_argparse_speaks_chinese_in_the_cli(tmp_path: Path) -> None:
-    top = _cli("--help", lang="zh_CN", home=tmp_path).stdout
+    top = _process("--help", lang="zh_CN", home=tmp_path).stdout
     assert top.startswith("用法：jupyter-memory [-h]")
     assert "\n位置参数:\n" in top and "\n选项:\n" in top
     assert "显示此帮助信息并退出" in top and "显示程序的版本号并退出" in top
-    unknown = _cli("recall", "--bogus", lang="zh_CN", home=tmp_path)
+    unknown = _process("recall", "--bogus", lang="zh_CN", home=tmp_path)
     assert unknown.returncode == 2
     assert unknown.stderr.splitlines()[0].startswith("用法：jupyter-memory ")
     assert unknown.stderr.splitlines()[-1] == "jupyter-memory：错误：无法识别的参数：--bogus"
-    missing = _cli("get", lang="zh_CN", home=tmp_path)
+    missing = _process("get", lang="zh_CN", home=tmp_path)
     assert "jupyter-memory get：错误：缺少必需的参数：" in missing.stderr, missing.stderr
-    choice = _cli("frobnicate", lang="zh_CN", home=tmp_path)
+    choice = _process("frobnicate", lang="zh_CN", home=tmp_path)
     assert "参数 COMMAND：无效的选项：'frobnicate'（可选：'remember'" in choice.stderr
 
-    en = _cli("--help", lang="", home=tmp_path).stdout
+    en = _process("--help", lang="", home=tmp_path).stdout
     assert en.startswith("usage: jupyter-memory [-h]") and "\noptions:\n" in en
     assert "show this help message and exit" in en
-    assert _cli("recall", "--bogus", lang="", home=tmp_path).stderr.splitlines()[-1] == (
+    assert _process("recall", "--bogus", lang="", home=tmp_path).stderr.splitlines()[-1] == (
         "jupyter-memory: error: unrecognized arguments: --bogus"
     )
 
@@ -342,18 +350,18 @@ def test_doctor_names_an_unreadable_file_and_its_reason_in_the_language_after_in
     tmp_path: Path,
 ) -> None:
     """The reason is kept in the index; read back later it is still translatable."""
-    assert _cli("remember", "refunds are net", lang="", home=tmp_path).returncode == 0
+    assert _process("remember", "refunds are net", lang="", home=tmp_path).returncode == 0
     bad = tmp_path / "memories" / "2026-01-01_semantic_bad.md"
     bad.write_text("---\ntitle: [unclosed\n---\nbody\n", encoding="utf-8")
     for _ in range(2):  # the first run indexes the file, the second reads the stored reason
-        zh = _cli("doctor", lang="zh_CN", home=tmp_path)
+        zh = _process("doctor", lang="zh_CN", home=tmp_path)
         assert zh.returncode == 1
         assert zh.stdout.startswith(f"无法读取: {bad}: {bad}: YAML frontmatter 格式有误："), (
             zh.stdout
         )
         assert "malformed" not in zh.stdout and "unreadable" not in zh.stdout
-    en = _cli("doctor", lang="", home=tmp_path)
+    en = _process("doctor", lang="", home=tmp_path)
     assert en.stdout.startswith(f"unreadable: {bad}: {bad}: malformed YAML frontmatter: ")
-    as_json = json.loads(_cli("--json", "doctor", lang="zh_CN", home=tmp_path).stdout)
+    as_json = json.loads(_process("--json", "doctor", lang="zh_CN", home=tmp_path).stdout)
     assert as_json["problems"][0]["kind"] == "unreadable"
     assert "malformed YAML frontmatter" in as_json["problems"][0]["message"]

@@ -31,6 +31,7 @@ from typing import Any
 import nbformat
 from nbclient import NotebookClient
 
+from tests.support.kernels import kept_kernel, kernel_env
 from tests.support.servers import JupyterProcess, free_port, jupyter_process
 
 PROPOSAL_MIME = "application/vnd.jupyter-memory.proposal+json"
@@ -71,14 +72,8 @@ def kernel_for(notebook: Path, memory_home: Path) -> Iterator[Kernel]:
     if not notebook.exists():
         nbformat.write(nbformat.v4.new_notebook(), str(notebook))
     nb = nbformat.read(str(notebook), as_version=4)
-    client = NotebookClient(
-        nb,
-        timeout=120,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(notebook.parent)}},
-    )
-    env = dict(os.environ, JUPYTER_MEMORY_HOME=str(memory_home), JPY_SESSION_NAME=str(notebook))
-    with client.setup_kernel(env=env):
+    env = kernel_env(JUPYTER_MEMORY_HOME=str(memory_home), JPY_SESSION_NAME=str(notebook))
+    with kept_kernel(nb, notebook.parent, env) as client:
         yield Kernel(notebook, nb, client)
 
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from jupyter_memory import Memory
 from jupyter_memory.exceptions import ValidationError
 from jupyter_memory.service.agent_access import AgentAccess
+from tests.support.kernels import execute, kernel_env
 
 NOTE = "# note: orders are deduplicated on order_id before any join"
 NOTE_QUOTE = "orders are deduplicated on order_id"
@@ -133,10 +133,7 @@ def test_a_cell_the_kernel_executed_is_evidence_for_an_agent_in_another_process(
     )
     nb = nbformat.read(str(nb_path), as_version=4)
     nb_path.unlink()  # the cells exist only in the kernel's session
-    client = NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(work)}}
-    )
-    client.execute()  # the kernel inherits JUPYTER_MEMORY_HOME=memory_home (conftest)
+    execute(nb, work, kernel_env(JUPYTER_MEMORY_HOME=str(memory_home)))
     with Memory(memory_home) as mem:
         access = AgentAccess(mem, agent="editor", conversation="c-kernel")
         queued = access.propose("Orders are deduplicated on order_id.", "rule", NOTE_QUOTE)

@@ -66,17 +66,13 @@ def test_unloading_removes_the_completer(ip: Any) -> None:
 
 def test_a_real_kernel_answers_tab_with_our_values(memory_home: Path) -> None:
     # The path JupyterLab takes: a complete_request to an ipykernel.
-    from jupyter_client.manager import start_new_kernel
+    from tests.support.kernels import started_kernel
 
-    km, kc = start_new_kernel(kernel_name="python3")
-    try:
+    with started_kernel() as (_, kc):
         kc.execute_interactive("%load_ext jupyter_memory", timeout=60)
         line = "%recall 退款 --level "
         reply = kc.complete(line, len(line), reply=True, timeout=30)
         assert sorted(reply["content"]["matches"]) == ["full", "index", "snippet"]
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
 
 
 def test_an_action_completes_only_the_options_it_takes(ip) -> None:

@@ -58,21 +58,17 @@ def test_a_cell_injecting_memory_context_reorganizes_with_the_notice(
 def test_in_a_real_kernel_only_the_injecting_cell_shows_the_notice(
     memory_home: Path, tmp_path: Path
 ) -> None:
-
-    import nbformat
-    from nbclient import NotebookClient
+    from tests.support.kernels import execute, kernel_env, new_notebook
 
     path = _flat_file(memory_home)
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell("%load_ext jupyter_memory"),
-        nbformat.v4.new_code_cell("total = 1 + 1\nprint('unrelated', total)"),
-        nbformat.v4.new_code_cell("prompt = f'Use this: {memory_context}'\nprint(len(prompt) > 0)"),
-    ]
-    client = NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    nb = new_notebook(
+        [
+            "%load_ext jupyter_memory",
+            "total = 1 + 1\nprint('unrelated', total)",
+            "prompt = f'Use this: {memory_context}'\nprint(len(prompt) > 0)",
+        ]
     )
-    client.execute()  # the kernel inherits JUPYTER_MEMORY_HOME=memory_home (conftest)
+    execute(nb, tmp_path, kernel_env(JUPYTER_MEMORY_HOME=str(memory_home)))
 
     def said(cell: Any) -> str:
         return "".join(o.get("text", "") for o in cell.get("outputs", []))

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import nbformat
 import pytest
 from IPython.core.error import UsageError
-from nbclient import NotebookClient
 
 from jupyter_memory import Memory
 from jupyter_memory.widgets import ProposalCards
 from jupyter_memory.widgets.cards import PROPOSAL_MIME
+from tests.support.kernels import execute, kernel_env, new_notebook
 
 
 def test_propose_makes_one_card_with_the_text_as_evidence(ip, magics):
@@ -68,22 +66,14 @@ def test_propose_twice_is_one_proposal_and_needs_text(ip, magics):
 
 @pytest.mark.slow
 def test_a_kernel_cell_shows_the_card_of_its_one_proposal(tmp_path: Path, memory_home: Path):
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell("%load_ext jupyter_memory"),
-        nbformat.v4.new_code_cell("%memory propose Refunds older than 90 days are write-offs"),
-        nbformat.v4.new_code_cell("%memory status"),
-    ]
-    client = NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    nb = new_notebook(
+        [
+            "%load_ext jupyter_memory",
+            "%memory propose Refunds older than 90 days are write-offs",
+            "%memory status",
+        ]
     )
-    saved = dict(os.environ)
-    os.environ.update(JUPYTER_MEMORY_HOME=str(memory_home))
-    try:
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    execute(nb, tmp_path, kernel_env(JUPYTER_MEMORY_HOME=str(memory_home)))
     outputs = nb.cells[1]["outputs"]
     cards = [o["data"][PROPOSAL_MIME] for o in outputs if PROPOSAL_MIME in o.get("data", {})]
     assert len(cards) == 1 and len(cards[0]["cards"]) == 1

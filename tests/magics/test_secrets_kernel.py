@@ -7,14 +7,12 @@ memory home and the project folder (names and bytes) is searched for each secret
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from jupyter_memory import Memory
+from tests.support.kernels import execute, kernel_env, new_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -69,29 +67,14 @@ def everything_under(*roots: Path) -> str:
 def test_no_secret_typed_in_a_cell_is_stored_anywhere(tmp_path: Path, memory_home: Path) -> None:
     project = tmp_path / "sales-q3"
     project.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell("%load_ext jupyter_memory"),
-        nbformat.v4.new_code_cell(f"%memory focus {project}"),
-        *(nbformat.v4.new_code_cell(c) for c in CELLS),
-        nbformat.v4.new_code_cell("%memory digest"),
-    ]
-    client = NotebookClient(
-        nb,
-        timeout=180,
-        kernel_name="python3",
-        allow_errors=True,  # the refused %remember cells raise UsageError
-        resources={"metadata": {"path": str(project)}},
+    nb = new_notebook(
+        ["%load_ext jupyter_memory", f"%memory focus {project}", *CELLS, "%memory digest"]
     )
-    saved = dict(os.environ)
-    os.environ.update(
+    env = kernel_env(
         JUPYTER_MEMORY_HOME=str(memory_home), JPY_SESSION_NAME=str(project / "orders.ipynb")
     )
-    try:
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    # the refused %remember cells raise UsageError
+    execute(nb, project, env, allow_errors=True, timeout=180)
     said = [
         (o.get("evalue") or o.get("text") or "")
         for c in nb.cells

@@ -8,14 +8,13 @@ the last cell. The LLM is the local test server (the one allowed double).
 
 from __future__ import annotations
 
-import os
 import queue
 import time
 
 import pytest
-from jupyter_client.manager import start_new_kernel
-
 from openai_test_server import Scripted, llm_server
+
+from tests.support.kernels import kernel_env, started_kernel
 
 pytestmark = pytest.mark.slow
 IDLE_S = 3.0
@@ -56,7 +55,7 @@ def _settle(kc, done) -> list[dict]:
     seen: list[dict] = []
     while not done(seen) and time.monotonic() < deadline:
         seen += _streams(kc, time.monotonic() + 0.5)
-    seen += _streams(kc, time.monotonic() + 2 * IDLE_S)
+    seen += _streams(kc, time.monotonic() + IDLE_S + 1.0)  # a late call would come by then
     return seen
 
 
@@ -74,9 +73,7 @@ def test_extraction_calls_come_at_conversation_ends_and_stop_when_the_budget_is_
             mem.update_settings(
                 llm={"base_url": server.url, "model": "test"}, llm_budget={"calls_per_day": 3}
             )
-        env = dict(os.environ, JUPYTER_MEMORY_HOME=str(home))
-        km, kc = start_new_kernel(kernel_name="python3", env=env, cwd=str(tmp_path))
-        try:
+        with started_kernel(tmp_path, kernel_env(JUPYTER_MEMORY_HOME=str(home))) as (_, kc):
             _execute(kc, "%load_ext jupyter_memory")
             _execute(kc, f"%config MemoryMagics.llm_idle_minutes = {IDLE_S / 60}")
             for cell in (
@@ -102,9 +99,6 @@ def test_extraction_calls_come_at_conversation_ends_and_stop_when_the_budget_is_
             assert _extraction_calls(server) == 2  # spent: no call, and said so
             assert spent and spent[-1]["parent_header"]["msg_id"] == last  # under the cell
             assert "no more background extraction until tomorrow" in spent[0]["content"]["text"]
-        finally:
-            kc.stop_channels()
-            km.shutdown_kernel(now=True)
     with Memory(home=home) as mem:
         [card] = mem.queue()  # the note, cell by cell; none of the ordinary comments
         assert card.text == "Refunds older than 90 days are booked as write-offs"

@@ -4,15 +4,14 @@ readable file names, and the case entry's 关联文件 is that notebook."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from jupyter_memory.service.cases.memory import CaseMemory
+from tests.support.kernels import execute, kernel_env
 
 pytestmark = pytest.mark.slow
 
@@ -39,17 +38,9 @@ def test_chinese_titles_make_readable_names_and_the_notebook_is_the_related_file
         ),
     ]
     nbformat.write(nb, str(nb_path))
-    client = NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(work)}}
-    )
-    saved = dict(os.environ)
     # As jupyter_server does for a kernel it starts for a notebook.
-    os.environ.update(JUPYTER_MEMORY_HOME=str(memory_home), JPY_SESSION_NAME=str(nb_path))
-    try:
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    env = kernel_env(JUPYTER_MEMORY_HOME=str(memory_home), JPY_SESSION_NAME=str(nb_path))
+    execute(nb, work, env)
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             assert out.output_type != "error", f"{cell.source!r}: {out.get('evalue')}"

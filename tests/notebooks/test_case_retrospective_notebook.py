@@ -6,9 +6,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from tests.service.case_helpers import copy_sample, tree
+from tests.support.kernels import execute
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "case_retrospective.ipynb"
 
@@ -30,9 +30,7 @@ def test_retrospective_notebook_runs_and_answers(tmp_path: Path, monkeypatch: py
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     before = tree(ws)
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
-    ).execute()
+    execute(nb, tmp_path)  # the kernel gets the two variables set above
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
     for cell in code_cells:
         assert not [o for o in cell.outputs if o.output_type == "error"], cell.source

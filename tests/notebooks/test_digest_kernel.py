@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from jupyter_client.manager import start_new_kernel
+
+from tests.support.kernels import kernel_env, started_kernel
 
 pytestmark = pytest.mark.slow
 
@@ -20,9 +19,9 @@ def test_a_graceful_shutdown_digests_the_session(tmp_path):
     from jupyter_memory import Memory
 
     home = tmp_path / "home"
-    env = dict(os.environ, JUPYTER_MEMORY_HOME=str(home))
-    km, kc = start_new_kernel(kernel_name="python3", env=env, cwd=str(tmp_path))
-    try:
+    env = kernel_env(JUPYTER_MEMORY_HOME=str(home))
+    # graceful: a shutdown_request, the kernel exits and runs atexit
+    with started_kernel(tmp_path, env, graceful=True) as (km, kc):
         _execute(kc, "%load_ext jupyter_memory")
         _execute(kc, "%memory suggestions off")
         _execute(kc, "# TODO: reconcile refunds with the ledger before Friday\nx = 1")
@@ -32,9 +31,6 @@ def test_a_graceful_shutdown_digests_the_session(tmp_path):
             "# We decided to count revenue on the booking date because finance closes on it.\n"
             "z = 3",
         )
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=False)  # shutdown_request: the kernel exits and runs atexit
     with Memory(home=home) as mem:
         rows = mem.memories()
         assert [r["source"] for r in rows] == ["session-digest"]

@@ -7,12 +7,12 @@ thread displays it after the cell has finished.
 
 from __future__ import annotations
 
-import os
 import queue
 import time
 
 import pytest
-from jupyter_client.manager import start_new_kernel
+
+from tests.support.kernels import kernel_env, started_kernel
 
 pytestmark = pytest.mark.slow
 CARD = "application/vnd.jupyter-memory.proposal+json"
@@ -26,9 +26,8 @@ def _execute(kc, code: str) -> str:
 
 
 def test_card_is_displayed_under_the_cell_that_produced_it(tmp_path):
-    env = dict(os.environ, JUPYTER_MEMORY_HOME=str(tmp_path / "home"))
-    km, kc = start_new_kernel(kernel_name="python3", env=env, cwd=str(tmp_path))
-    try:
+    env = kernel_env(JUPYTER_MEMORY_HOME=str(tmp_path / "home"))
+    with started_kernel(tmp_path, env) as (_, kc):
         _execute(kc, "%load_ext jupyter_memory")
         cell = _execute(kc, "# note: revenue excludes refunds issued in the same month\nx = 1")
         _execute(kc, "y = 2")  # the next cell must not receive the card
@@ -46,6 +45,3 @@ def test_card_is_displayed_under_the_cell_that_produced_it(tmp_path):
         assert "Revenue excludes refunds" in cards[0]["content"]["data"]["text/plain"]
         # A document output, not an ipywidget: nothing to lose after a restart.
         assert "application/vnd.jupyter.widget-view+json" not in cards[0]["content"]["data"]
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from jupyter_memory import Memory
+from tests.support.kernels import execute, kernel_env, new_notebook
 
 
 @pytest.mark.slow
@@ -24,14 +22,10 @@ def test_first_open_shows_a_progress_widget_then_nothing(memory_home: Path, tmp_
     with Memory(memory_home) as mem:
         mem.hooks.import_jsonl(notes)
     shutil.rmtree(memory_home / ".index")  # as after copying or cloning the files
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell("%load_ext jupyter_memory"),
-        nbformat.v4.new_code_cell("%recall 退款 --limit 1"),
-        nbformat.v4.new_code_cell("%recall refunds --limit 1"),
-    ]
-    assert os.environ["JUPYTER_MEMORY_HOME"] == str(memory_home)  # the kernel inherits it
-    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    nb = new_notebook(
+        ["%load_ext jupyter_memory", "%recall 退款 --limit 1", "%recall refunds --limit 1"]
+    )
+    execute(nb, tmp_path, kernel_env(JUPYTER_MEMORY_HOME=str(memory_home)))
     first, second = nb.cells[1].outputs, nb.cells[2].outputs
     assert not [o for o in first + second if o.output_type == "error"]
     widgets = [o for o in first if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]

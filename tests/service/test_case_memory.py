@@ -470,6 +470,7 @@ def test_read_back_mismatch_is_reported(cm: CaseMemory):
         cm.keeper.verify(r.path.name, records)
 
 
+@pytest.mark.slow  # processes racing: make test, not make test-fast
 def test_concurrent_writers_lose_no_rows(tmp_path: Path):
     import subprocess
     import sys

@@ -133,9 +133,16 @@ def test_cli_forget_leaves_no_byte(memory_home: Path) -> None:
     assert leaks == [], "\n".join(leaks)
 
 
-def test_a_reader_holding_a_snapshot_does_not_fail_the_forget(mem: Memory, memory_home: Path):
+def test_a_reader_holding_a_snapshot_does_not_fail_the_forget(
+    mem: Memory, memory_home: Path, monkeypatch: pytest.MonkeyPatch
+):
     import sqlite3
 
+    from jupyter_memory.store.memories import sqlite_scrub
+
+    # The checkpoint gives up on the reader after this wait (2 s in production): the
+    # same path, sooner.
+    monkeypatch.setattr(sqlite_scrub, "CHECKPOINT_WAIT_MS", 50)
     e = mem.remember(TEXT, title=TITLE)
     mem.recall(WORD)
     index = memory_home / ".index" / (memory_home / ".index" / "CURRENT").read_text().strip()

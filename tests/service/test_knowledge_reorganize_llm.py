@@ -20,6 +20,7 @@ from jupyter_memory.core.knowledge.format import (
 from jupyter_memory.core.knowledge.reorganize import ReorganizeError
 from jupyter_memory.exceptions import UpstreamError, ValidationError
 from jupyter_memory.service.llm_http import OpenAICompatibleClient
+from tests.support.http import POLL_S
 
 
 class ScriptedLLM:
@@ -206,7 +207,9 @@ def test_openai_compatible_client_against_a_real_http_server(
     monkeypatch: pytest.MonkeyPatch, mem: Memory
 ) -> None:
     server = HTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # a short poll: shutdown() waits for it (tests/support/http.py)
+    poll = {"poll_interval": POLL_S}
+    thread = threading.Thread(target=server.serve_forever, kwargs=poll, daemon=True)
     thread.start()
     try:
         base = f"http://127.0.0.1:{server.server_port}/v1"

@@ -185,6 +185,7 @@ with Memory(home=home) as mem:
 """
 
 
+@pytest.mark.slow  # processes racing: make test, not make test-fast
 def test_racing_save_and_apply_processes_lose_no_entry(memory_home: Path) -> None:
     rounds = 12
     with Memory(home=memory_home) as m:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +14,7 @@ import pytest
 from jupyter_memory.agents.chat_stream import ChatStreamClient
 from jupyter_memory.exceptions import UpstreamError
 from jupyter_memory.service.llm_http import OpenAICompatibleClient
+from tests.support.http import serving
 
 OK = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "好的 done"}}]}
 
@@ -42,12 +42,9 @@ def scripted(answers: list[tuple[int, dict[str, str], Any]]) -> Iterator[list[fl
             self.wfile.write(raw)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(server):
         seen.append(float(server.server_port))  # first item: the port
         yield seen
-    finally:
-        server.shutdown()
 
 
 def client(seen: list[float], **kw: Any) -> OpenAICompatibleClient:

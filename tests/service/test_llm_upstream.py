@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -13,6 +12,7 @@ from openai_test_server import Scripted, llm_server
 
 from jupyter_memory.exceptions import JupyterMemoryError, StoreError, UpstreamError
 from jupyter_memory.service.llm_http import OpenAICompatibleClient
+from tests.support.http import serving
 
 HELLO = [{"role": "user", "content": "你好"}]
 
@@ -71,13 +71,8 @@ class _Junk(BaseHTTPRequestHandler):
 def junk_server(reply: bytes) -> Iterator[str]:
     handler = type("Handler", (_Junk,), {"reply": reply})
     server = HTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield f"http://127.0.0.1:{server.server_port}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.mark.parametrize(

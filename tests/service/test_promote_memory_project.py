@@ -13,11 +13,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from jupyter_memory import Memory
+from tests.support.kernels import execute, kernel_env, new_notebook
 
 
 def _unreviewed(mem: Memory, text: str, quote: str, scope: str = "project") -> str:
@@ -97,10 +96,8 @@ def test_in_a_kernel_focused_elsewhere_promote_memory_reaches_the_memorys_projec
     tmp_path: Path, memory_home: Path
 ) -> None:
     alpha, sales, (first, _) = _projects(tmp_path, memory_home)
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell(src)
-        for src in [
+    nb = new_notebook(
+        [
             "%load_ext jupyter_memory",
             f"%memory focus {alpha}",
             "import json\n"
@@ -110,11 +107,8 @@ def test_in_a_kernel_focused_elsewhere_promote_memory_reaches_the_memorys_projec
             "print(json.dumps({'focus': svc.hooks.ctx.projects.project_id,"
             " 'status': done.status, 'id': p.id, 'project': p.project}))",
         ]
-    ]
-    client = NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     )
-    client.execute()  # the kernel inherits JUPYTER_MEMORY_HOME=memory_home (conftest)
+    execute(nb, tmp_path, kernel_env(JUPYTER_MEMORY_HOME=str(memory_home)))
     said = json.loads(nb.cells[2].outputs[0]["text"])
     assert said["focus"] == "alpha" and said["status"] == "promoted", said
     assert said["project"] == "销售", said

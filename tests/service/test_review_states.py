@@ -82,6 +82,7 @@ def _decide_in_child(home: str, memory_id: str, verb: str, start, out) -> None:
             out.put((verb, type(exc).__name__))
 
 
+@pytest.mark.slow  # processes racing: make test, not make test-fast
 def test_racing_keeps_and_discards_decide_once(tmp_path: Path):
     """Cards in several kernels, the panel and the CLI decide one memory at once:
     exactly one decision takes effect; the others are told it was already made."""

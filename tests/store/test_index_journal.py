@@ -269,6 +269,7 @@ def _indexed(root: StoreRoot) -> set[FileStat]:
     return {FileStat(*r) for r in con.execute("SELECT name, mtime_ns, size FROM entries")}
 
 
+@pytest.mark.slow  # processes racing: make test, not make test-fast
 def test_several_kernels_writing_at_once(home: Path) -> None:
     runner = _open(home)
     runner.remember("lambda note")

@@ -20,6 +20,7 @@ def _take_twice(home: str, results: multiprocessing.Queue) -> None:  # type: ign
         results.put(allowance.take("mcp-stdio:agent:42:1000", 5, T0))
 
 
+@pytest.mark.slow  # processes racing: make test, not make test-fast
 def test_processes_of_one_conversation_share_one_allowance(tmp_path: Path) -> None:
     ctx = multiprocessing.get_context("spawn")
     results = ctx.Queue()

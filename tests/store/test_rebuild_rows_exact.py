@@ -208,6 +208,7 @@ def test_an_unexpected_error_in_a_forked_load_is_raised_as_in_process(pooled_hom
     assert _children() <= before
 
 
+@pytest.mark.slow  # processes racing: make test, not make test-fast
 def test_a_worker_that_stops_answering_is_killed_and_its_files_read_here(
     pooled_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,4 +1,5 @@
-"""Run a notebook's cells in a real IPython kernel (nbclient), with an explicit environment.
+"""Run a notebook's cells in a real IPython kernel (nbclient), or start one for a test that
+reads its messages (jupyter_client), with an explicit environment.
 
 The kernel gets ``os.environ`` (the test's isolated one, see tests/conftest.py)
 plus the variables a test names, passed to the kernel's launch: the test
@@ -8,10 +9,13 @@ process's own ``os.environ`` is never edited and restored by hand.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import nbformat
+from jupyter_client.manager import start_new_kernel
 from nbclient import NotebookClient
 
 
@@ -47,3 +51,44 @@ def execute(
     )
     client.execute(env=dict(kernel_env() if env is None else env))
     return nb
+
+
+@contextmanager
+def started_kernel(
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    graceful: bool = False,
+) -> Iterator[tuple[Any, Any]]:
+    """``(manager, blocking client)`` of a new ``python3`` kernel, for tests reading its messages.
+
+    ``env`` as in :func:`execute`; ``cwd`` default: this process's. On exit the kernel is
+    shut down at once, or with ``graceful`` by a shutdown request: the kernel exits by
+    itself and runs its ``atexit`` handlers.
+    """
+    where = {} if cwd is None else {"cwd": str(cwd)}
+    km, kc = start_new_kernel(
+        kernel_name="python3", env=dict(kernel_env() if env is None else env), **where
+    )
+    try:
+        yield km, kc
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=not graceful)
+
+
+@contextmanager
+def kept_kernel(
+    nb: nbformat.NotebookNode,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    *,
+    timeout: float = 120,
+) -> Iterator[NotebookClient]:
+    """A kernel for ``nb`` that stays up while the test adds cells and runs each
+    (``client.execute_cell(cell, index)``); ``env`` as in :func:`execute`."""
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
+    )
+    with client.setup_kernel(env=dict(kernel_env() if env is None else env)):
+        yield client

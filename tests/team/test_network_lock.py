@@ -27,6 +27,8 @@ from jupyter_memory.store.storage import (
     exclusive_create_lock,
 )
 
+pytestmark = pytest.mark.slow  # writers in processes, killed: make test, not make test-fast
+
 
 def _child(code: str, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(

@@ -27,6 +27,8 @@ from jupyter_memory.exceptions import LockTimeoutError
 from jupyter_memory.store.storage import EMPTY_STALE_S, NET_LOCK_NAME, exclusive_create_lock
 from tests.team.test_network_lock import _child, _kill, _wait_for
 
+pytestmark = pytest.mark.slow  # writers in processes, SIGKILLed: make test, not make test-fast
+
 BREAKER_NAME = NET_LOCK_NAME + ".break"
 
 

@@ -29,16 +29,18 @@ def flat_doc(n: int = 80) -> str:
 
 
 class SlowLLM:
-    """The one allowed double, an external LLM: answers after ``delay`` seconds."""
+    """The one allowed double, an external LLM: answers at once, or once the test opens
+    ``gate`` (the order is then the test's, not a race against a clock)."""
 
-    def __init__(self, reply: str, delay: float) -> None:
-        self.reply, self.delay = reply, delay
+    def __init__(self, reply: str, gate: threading.Event | None = None) -> None:
+        self.reply, self.gate = reply, gate
         self.calls = 0
         self.answered = threading.Event()
 
     def complete(self, messages, *, max_tokens=2000):  # noqa: ANN001, ANN201
         self.calls += 1
-        time.sleep(self.delay)
+        if self.gate is not None:
+            self.gate.wait(30)
         self.answered.set()
         return self.reply
 
@@ -75,7 +77,7 @@ def test_prepare_shows_the_notice_reorganizes_once_and_keeps_a_backup(
 
 def test_a_failure_is_said_and_the_block_is_the_file_as_it_was(mem: Memory) -> None:
     mem.save_knowledge("user", flat_doc())
-    mem.llm = SlowLLM("not a knowledge file at all", delay=0)
+    mem.llm = SlowLLM("not a knowledge file at all")
     said: list[str] = []
     report = mem.hooks.prepare_injection(conversation="c-fail", notify=said.append)
     assert report.failed and said[0].startswith(NOTICE)
@@ -88,12 +90,14 @@ def test_a_slow_reorganize_is_bounded_and_a_late_failure_is_said_next_time(
     mem: Memory,
 ) -> None:
     mem.save_knowledge("user", flat_doc())
-    llm = SlowLLM("not a knowledge file at all", delay=1.5)
+    gate = threading.Event()
+    llm = SlowLLM("not a knowledge file at all", gate)
     mem.llm = llm
     said: list[str] = []
     report = mem.hooks.prepare_injection(conversation="c-slow", notify=said.append, wait=0.2)
     assert not llm.answered.is_set()  # back before the LLM's answer: the agent did not wait
     assert report.pending and "as it is" in said[-1]
+    gate.set()  # the LLM answers now, after the bound
     assert llm.answered.wait(5)
     deadline = time.monotonic() + 5
     late: list[str] = []
