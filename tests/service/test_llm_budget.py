@@ -128,7 +128,14 @@ def test_a_background_digest_past_the_budget_uses_the_embedded_extractor(mem) ->
     llm = ScriptedLLM("[]")
     mem.llm = llm
     mem.hooks.digest_record(
-        "k1", [{"id": "x", "role": "user", "text": "Next step: split refunds by sales channel"}]
+        "k1",
+        [
+            {
+                "id": "x",
+                "role": "user",
+                "text": "We decided to split refunds by sales channel because finance asks.",
+            }
+        ],
     )
     report = mem.digest(session="k1", background=True)
     assert llm.calls == [] and report.extractor == "deterministic"
