@@ -268,6 +268,43 @@ def _cjk_modifier_swap(
     return False
 
 
+def _polar(x: Analysed, y: Analysed) -> bool:
+    """Whether one text says no where the other says yes.
+
+    A contrast ("…, not the mean") negates only against a text that asserts the alternative
+    ("Use the mean"), or that turns down what this one keeps ("UTC, not local time" / "local
+    time, not UTC"). A plain negation and an exclusion both say no: "Pie charts are not allowed
+    in board decks" restates "Board decks must not contain pie charts".
+    """
+    x_alt, y_alt = _asserts(y, x.alternative), _asserts(x, y.alternative)
+    if x_alt and y_alt:
+        return True
+    x_neg, y_neg = x.negated or x_alt, y.negated or y_alt
+    if x_neg != y_neg and not (
+        _says_no(x, x_neg) and _excludes(y) or _says_no(y, y_neg) and _excludes(x)
+    ):
+        return True
+    # An exclusion against an inclusion on the other side; one text naming both ("drop the
+    # duplicates before you count buyers") opposes nothing.
+    return ("excl" in x.markers - y.markers and "incl" in y.markers - x.markers) or (
+        "excl" in y.markers - x.markers and "incl" in x.markers - y.markers
+    )
+
+
+def _asserts(x: Analysed, alternative: frozenset[str]) -> bool:
+    """``x`` names every word of the other text's turned-down alternative ("the delivery scan"
+    is not named by "the pickup scan")."""
+    return bool(alternative) and alternative <= x.main_words
+
+
+def _says_no(x: Analysed, negated: bool) -> bool:
+    return negated and not ({"excl", "incl"} & x.markers)
+
+
+def _excludes(x: Analysed) -> bool:
+    return "excl" in x.markers and not x.negated
+
+
 def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     """How the new text ``a`` relates to the known text ``b`` (see the module docstring)."""
     x, y = analyse(a), analyse(b)
@@ -311,11 +348,10 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     if substituted and similarity is not None and not _swapped(x, y):
         reworded = (c := cos()) is not None and c >= SEMANTIC_REWORDING_AT
 
-    polar = x.negated != y.negated or (
-        {"excl", "incl"} <= (x.markers | y.markers)
-        and ("excl" in x.markers) != ("excl" in y.markers)
-    )
-    if polar and topic >= TOPIC_AT and (not substituted or reworded):
+    polar = _polar(x, y)
+    # A contrast asserted by the other text names the word in place of the other: no swap.
+    contrasted = _asserts(y, x.alternative) or _asserts(x, y.alternative)
+    if polar and topic >= TOPIC_AT and (not substituted or reworded or contrasted):
         return made(Relation.CONTRADICTS, M_("says the opposite"), "negation")
     if substituted and not reworded:
         return made(Relation.RELATED, M_("another rule"))

@@ -45,6 +45,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -78,6 +79,16 @@ _DETERMINERS = (
     r"(?:the|a|an|this|that|these|those|each|every|any|some|no|our|your|its|their|his|her|"
     r"same|other|another|which|whichever|what|whole|entire|one|such|said|given|new|old)"
 )
+_ORDINAL_QUARTER = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+}
 _RECENT = "last|past|previous|prior|trailing|rolling|most recent"
 _MEMBERS = (
     "user|customer|seller|buyer|account|lead|visitor|member|subscriber|merchant|driver|employee"
@@ -104,13 +115,14 @@ _LESS_EN = _alts("below|less than|fewer than|lower than|shorter than|smaller tha
 _LESS_ZH = _alts("少于|低于|小于|不足|不到|未满|以下")
 # Rewrites that make one wording of a general construction out of its variants, applied to the
 # normalised text before anything is read from it (order matters).
-_REWRITES: list[tuple[re.Pattern[str], str]] = [
+_REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     # An existence quantifier is not the number 1: "at least one session" = "one or more".
     (re.compile(r"\b(?:at least (?:one|1)|(?:one|1) or more)\b"), " "),
     (re.compile(r"至少(?:有|要有)?(?:一|1)[次个条笔位]?"), " "),
     # "one" after a determiner, and "ones", stand for a noun: "the one used", "free ones".
     (re.compile(rf"\b({_DETERMINERS}) (?:one|ones)\b"), r"\1 "),
     (re.compile(r"\bones\b"), " "),
+    (re.compile(r"(?<=\d),(?=\d{3}(?!\d))"), ""),  # 1,000 = 1000
     # A particle verb split around its object: "leave contractors out" = "leave out contractors".
     (re.compile(rf"\b({_PARTICLE_VERBS}) ((?:[a-z0-9_]+ ){{1,3}}?)out\b"), r"\1 out \2"),
     # A time window: "within the past 28 days" = "in the last 28 days" = "over the previous …".
@@ -125,6 +137,78 @@ _REWRITES: list[tuple[re.Pattern[str], str]] = [
     # A definition by membership names the metric: "a user counts as active" = "active users".
     (re.compile(rf"\b(?:{_DETERMINERS} )?({_MEMBERS})s? (?:{_COUNTS_AS}) (?:an? )?([a-z]+)\b"),
      r" \2 \1s "),
+    # Round five: a slot written another way is one value ("Fiscal year 2024" = "FY2024" = "FY24"
+    # = 2024财年, "first-half" = H1 = 上半年, "third quarter" = Q3, "20 percent" = 20%, "5th" = 5).
+    (re.compile(r"\bfiscal (?:year )?((?:19|20)\d\d)\b|\bfy ?((?:19|20)\d\d)\b"),
+     lambda m: f" fy{m.group(1) or m.group(2)} "),
+    (re.compile(r"\bfy ?(\d\d)(?![\d%])"), r" fy20\1 "),
+    (re.compile(r"((?:19|20)\d\d)\s*年?的?(?:财年|财政年度|会计年度)"), r" fy\1 "),
+    (re.compile(r"\b(?:the )?(?:first|1st)[- ]half\b"), " h1 "),
+    (re.compile(r"\b(?:the )?(?:second|2nd)[- ]half\b"), " h2 "),
+    (re.compile(r"\b(?:the )?(first|second|third|fourth|1st|2nd|3rd|4th)[- ]quarter\b"),
+     lambda m: f" q{_ORDINAL_QUARTER[m.group(1)]} "),
+    (re.compile(r"\b(?:per ?cent|pct)\b"), "%"),
+    (re.compile(r"百分之\s*(\d+(?:\.\d+)?)"), r"\1%"),
+    (re.compile(r"\b(\d+)(?:st|nd|rd|th)\b"), r"\1"),
+    # Round five: an antonym is the negation of its positive, so that the wordings meet and the
+    # opposite reads as a contradiction: "hidden" = "not shown" (隐藏 = 不显示), "separately" /
+    # "apart" = "not combined" (分开 = 不合并), "prohibited" / "not allowed" = "not" (禁止 = 不).
+    (re.compile(r"\b(?:hidden|hide|hides|suppress(?:es|ed)?|masked|mask)\b"), " not shown "),
+    (re.compile(r"隐藏|屏蔽"), " 不显示 "),
+    (re.compile(r"\b(?:separately|separated|separate|apart|individually)\b"), " not combined "),
+    (re.compile(r"\b(?:combine[sd]?|combining|merge[sd]?|merging|together|pool(?:ed|s)?|lump(?:ed|s)?)\b"),
+     " combined "),
+    (re.compile(r"(?:不要|不能|不得|别|勿|不)?合并"), lambda m: " 不合并 " if m.group(0) != "合并" else " 合并 "),
+    (re.compile(r"分开|分别|单独"), " 不合并 "),
+    (re.compile(r"\b(?:(?:is|are|be) )?not (?:allowed|permitted)\b|\b(?:(?:is|are) )?(?:prohibited|forbidden|banned)\b"),
+     " not "),
+    (re.compile(r"\b(?:is|are) (?:allowed|permitted|fine|acceptable|ok)\b|\b(?:allowed|permitted)\b"), " "),
+    (re.compile(r"不允许|不准|禁止|严禁"), " 不 "),
+    (re.compile(r"允许"), " "),
+]  # fmt: skip
+
+_ZH_MULTIPLIERS = {"百万": 1_000_000, "万": 10_000, "千": 1_000}
+
+
+def _zh_scaled(m: re.Match[str]) -> str:
+    value = float(m.group(1) or 1) * _ZH_MULTIPLIERS[m.group(2)]
+    return f"{value:g}" if value != int(value) else str(int(value))
+
+
+def _evening(m: re.Match[str]) -> str:
+    hour = int(m.group(1))
+    return f"{hour + 12 if hour < 12 else hour}点"
+
+
+# Round five: canonical forms read once numbers are digits: a duration in weeks is days ("two
+# weeks" = "14 days" = 两周 = 14天), 千/万/百万 are numbers (每千次 = per 1000), an hour of the
+# evening is on the 24-hour clock (晚上11点 = 23点 = 11pm), "9 in the morning" = 9am, the end of
+# a month, quarter or year is one word (月末 = "the last day of each month" = "month-end"),
+# and chart axes and log scales have one name.
+_AFTER_NUMBERS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    (re.compile(r"(?<![\d.])(\d+)[- ]weeks?\b"), lambda m: f"{7 * int(m.group(1))} days"),
+    (re.compile(r"(?<![\d.])(\d+)个?(?:周|星期)(?![一二三四五六日天\d])"),
+     lambda m: f"{7 * int(m.group(1))}天"),
+    (re.compile(r"(\d+(?:\.\d+)?)?(百万|万|千)(?=[次个人件元条笔单份])"), _zh_scaled),
+    (re.compile(r"(?:下午|晚上|傍晚|夜里|夜间)(\d{1,2})点"), _evening),
+    (re.compile(r"\b(\d{1,2}) in the morning\b"), r"\1am"),
+    (re.compile(r"\b(\d{1,2}) (?:in the (?:afternoon|evening)|at night)\b"), r"\1pm"),
+    (re.compile(r"\bnoon\b|\bmidday\b|中午12点"), " 12:00 "),
+    (re.compile(r"\bmidnight\b|午夜|半夜12点"), " 0:00 "),
+    (re.compile(r"\b(?:(?:the )?(?:last|end) (?:day )?of (?:the |each |every |a )?month|month[- ]?end)s?\b|月末|月底"),
+     " monthend "),
+    (re.compile(r"\b(?:(?:the )?(?:last|end) (?:day )?of (?:the |each |every |a )?quarter|quarter[- ]?end)s?\b|季末|季度末"),
+     " quarterend "),
+    (re.compile(r"\b(?:(?:the )?(?:last|end) (?:day )?of (?:the |each |every |a )?year|year[- ]?end)s?\b|年末|年底"),
+     " yearend "),
+    (re.compile(r"\by[- ]?ax[ie]s\b|\b(?:vertical|value) ax[ie]s\b|纵轴|y轴|纵坐标"), " yaxis "),
+    (re.compile(r"\bx[- ]?ax[ie]s\b|\bhorizontal ax[ie]s\b|横轴|x轴|横坐标"), " xaxis "),
+    (re.compile(r"\blogarithmic(?: scale| axis)?\b|\blog[- ](?:scale|axis)\b|对数(?:坐标|刻度|轴)?"),
+     " logscale "),
+    # Removing duplicates is deduplicating, not an exclusion ("drop duplicate rows" = "dedupe").
+    (re.compile(r"\b(?:remov|drop|eliminat|delet|discard)\w* (?:the |any |all )?duplicates?\b"),
+     " deduplicate "),
+    (re.compile(r"(?:去除|删除|剔除|去掉)重复(?:的)?(?:记录|数据|行)?"), " 去重 "),
 ]  # fmt: skip
 
 # (canonical value, English pattern or Chinese words). English patterns match whole words of
@@ -297,7 +381,7 @@ _EN_NUM = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six
            "tenth": 10, "single": 1, "eleven": 11, "twelve": 12, "thirteen": 13,
            "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
            "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-           "ninety": 90, "hundred": 100, "twelfth": 12, "fifteenth": 15, "twentieth": 20}  # fmt: skip
+           "ninety": 90, "hundred": 100, "thousand": 1000, "million": 1000000, "twelfth": 12, "fifteenth": 15, "twentieth": 20}  # fmt: skip
 # Spellings that are one word to the analyser.
 _WORD_SYNONYMS = {
     "dedupe": "deduplic", "dedup": "deduplic", "deduplicate": "deduplic",
@@ -319,6 +403,9 @@ _WORD_SYNONYMS = {
     "frozen": "freez", "freeze": "freez", "lock": "freez", "locked": "freez",
     "axes": "axis", "values": "value", "decimals": "decimal", "places": "decimal",
     "place": "decimal", "seats": "seat", "accounts": "account",
+    # Round five: general analyst words for one thing (inventory, a web session, a fee).
+    "stock": "inventory", "visit": "session", "visits": "session", "charge": "fee",
+    "charges": "fee", "fees": "fee",
 }  # fmt: skip
 _ZH_SYNONYMS = {
     "去重": "dedup", "来自": "cause", "导致": "cause", "造成": "cause", "由于": "cause",
@@ -329,6 +416,8 @@ _ZH_SYNONYMS = {
     # General words for one thing: the month in question, sending, converting, noting.
     "该月": "当月", "本月": "当月", "发出": "发送", "早上": "上午", "换算": "折算",
     "注明": "标注",
+    "重新加载": "刷新", "收费": "价格", "售价": "价格", "访问": "会话", "展示": "present",
+    "呈现": "present",
 }  # fmt: skip
 
 
@@ -478,6 +567,20 @@ _SUBJECT_EN = re.compile(
 _SUBJECT_ZH = re.compile(rf"([{_CJK}]{{4,6}}?)(?=从|在|按|以|由|每)")
 _ARG_BEFORE_ZH = frozenset("以按用成为到于至每逢个是在从截止到换折算计")
 _WORD_RE = re.compile(r"[a-z][a-z0-9']*")
+_CONTRAST_RE = re.compile(
+    r"(?:\brather than\b|\binstead of\b|[,;]\s*(?:but )?(?:not|never)\b(?! only)|而不是|而非|"
+    r"[,，;；]\s*(?:不用|不是|不按|不以|而不用|不要用|不要|别用|勿用|而不))\s*([^,.;:，。；：]{1,40})"
+)
+_PLAIN_STOP = _set("the a an by on in at of to for with its their his her our")
+
+
+def _plain_words(text: str) -> frozenset[str]:
+    """Words as written (English) and Chinese bigrams: a contrast's alternative is looked up
+    in the other text's words, before slots and synonyms take them apart."""
+    out = {w for w in re.findall(r"[a-z][a-z0-9_]+", text) if w not in _PLAIN_STOP}
+    for run in re.findall(rf"[{_CJK}]+", text):
+        out.update(run[i : i + 2] for i in range(len(run) - 1))
+    return frozenset(out)
 
 
 def _modifies_noun(text: str, start: int, end: int) -> bool:
@@ -525,6 +628,10 @@ class Analysed:
     separators: int  # list separators: "A and B" names more than "A"
     sequence: tuple[str, ...] = ()  # the tokens in the order of the text (alignment)
     cjk_runs: tuple[str, ...] = ()  # the Chinese words before their bigrams (modifier swaps)
+    # The words of an alternative the text turns down ("…, not the mean"), and the plain words
+    # of the rest: a contrast is a negation only against a text that asserts the alternative.
+    alternative: frozenset[str] = frozenset()
+    main_words: frozenset[str] = frozenset()
 
     @cached_property
     def subject_head(self) -> tuple[str, frozenset[str]] | None:
@@ -634,7 +741,19 @@ def analyse(text: str) -> Analysed:
         norm = pattern.sub(repl, norm)
     norm = _EN_NUM_RE.sub(lambda m: str(_EN_NUM[m.group(0)]), norm)
     norm = _ZH_NUM_RE.sub(lambda m: str(_zh_number(m.group(1))), norm)
+    for pattern, repl in _AFTER_NUMBERS:
+        norm = pattern.sub(repl, norm)
     key = norm
+    # A contrast names the alternative a rule turns down ("use the median, not the mean", "in
+    # UTC rather than local time", 以UTC为准，不用当地时间): not a negation of the rule itself.
+    # Its words are kept aside, compared by relate() with what the other text asserts.
+    alternative: set[str] = set()
+    for m in _CONTRAST_RE.finditer(norm):
+        alternative |= _plain_words(m.group(1))
+    if alternative:
+        norm = _CONTRAST_RE.sub(" ", norm)
+        alternative -= _plain_words(norm)
+    norm_main = norm
     separators = len(_SEPARATORS.findall(norm))
     slots: dict[str, set[str]] = {}
     for slot, value, pattern in _SLOT_RULES:
@@ -697,6 +816,9 @@ def analyse(text: str) -> Analysed:
             continue
         if stem in entities or word in entities:
             sequence.append(word if word in entities else stem)
+            # Also a word: a name capitalised in one text ("Join CRM data") and first in the
+            # other ("CRM data joins") is one word of both.
+            tokens.add(stem)
             continue
         stem = _WORD_SYNONYMS.get(stem, stem)
         if stem.endswith("ison") and len(stem) > 7:  # "comparison" is "compare"
@@ -713,6 +835,8 @@ def analyse(text: str) -> Analysed:
         separators=separators,
         sequence=tuple(sequence),
         cjk_runs=tuple(runs),
+        alternative=frozenset(alternative),
+        main_words=_plain_words(norm_main),
     )
 
 
