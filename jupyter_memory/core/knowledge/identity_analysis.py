@@ -57,7 +57,7 @@ _IDENT = r"[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+"
 SUBJECT_SLOTS = ("region", "metric", "table", "period", "grain", "medium", "chart", "place",
                  "entity")  # fmt: skip
 VALUE_SLOTS = ("number", "time", "date", "weekday", "column", "colour", "currency", "style",
-               "zone", "stat")  # fmt: skip
+               "zone", "stat", "boundary")  # fmt: skip
 # Value slots whose value names the subject when it modifies the subject's noun ("GBP amounts",
 # "June inventory counts", "日元金额", "6月的盘点") rather than completing the verb ("report
 # amounts in GBP", "counted in June", "以人民币报告"): read as modifiers into ``<slot>@mod``.
@@ -89,6 +89,8 @@ _ORDINAL_QUARTER = {
     "fourth": 4,
     "4th": 4,
 }
+_MONTHS_LONG = ("january", "february", "march", "april", "may", "june", "july", "august",
+                "september", "october", "november", "december")  # fmt: skip
 _RECENT = "last|past|previous|prior|trailing|rolling|most recent"
 _MEMBERS = (
     "user|customer|seller|buyer|account|lead|visitor|member|subscriber|merchant|driver|employee"
@@ -129,6 +131,21 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(rf"\b(?:(?:with)?in|during|over|for|across) (?:the )?(?:{_RECENT})\b"), " last "),
     (re.compile(rf"\b(?:the )?(?:{_RECENT})\b"), " last "),
     (re.compile(r"(?:最近|过去|近)(?=\d|[一二两三四五六七八九十])"), " "),
+    # Round five: an upper bound in any of its words, negated comparisons included ("capped at
+    # 20%" = "cannot exceed 20%" = "at most 20%" = 最高不超过20% = 上限是20%).
+    (re.compile(r"\b(?:cannot|can't|must not|may not|should not|does not|do not|never|not)"
+                r" (?:be )?(?:exceed|exceeds|go above|be above|be more than|be greater than|be higher than|more than)\b"
+                r"|\b(?:at most|no more than|not more than|capped at|a maximum of|maximum of|max(?:imum)?|up to(?= ?[$€£¥]?\d))\b"
+                r"|(?:最高|最多)?(?:不得|不能|不可|不应|不)(?:超过|高于|大于|多于)|最高|最多|上限(?:是|为)?|封顶"),
+     " atmost "),
+    # "1.5x" = "1.5 times" = 1.5倍: the factor is the number.
+    (re.compile(r"(\d+(?:\.\d+)?)\s*(?:x\b|times\b|倍)"), r"\1 "),
+    # Saturday and Sunday are the weekend (周六日 = 周末).
+    (re.compile(r"\bsaturdays? and sundays?\b|\bsundays? and saturdays?\b|周六(?:和|、|与)?周日|周六日|双休日"),
+     " weekend "),
+    # ISO dates: 2025-04-01 = April 1 2025.
+    (re.compile(r"\b((?:19|20)\d\d)-(\d{1,2})-(\d{1,2})\b"),
+     lambda m: f" {_MONTHS_LONG[int(m.group(2)) - 1]} {int(m.group(3))} {m.group(1)} " if 1 <= int(m.group(2)) <= 12 else m.group(0)),
     # A comparison in any of its words is one word, whose direction counts: "exceeds $5,000"
     # = "above $5,000" = "over $5,000" = "超过5000" = "5000以上" (but "below" is another rule).
     (re.compile(rf"\b(?:{_AT_LEAST_EN})\b|{_AT_LEAST_ZH}"), " atleast "),
@@ -406,6 +423,8 @@ _WORD_SYNONYMS = {
     # Round five: general analyst words for one thing (inventory, a web session, a fee).
     "stock": "inventory", "visit": "session", "visits": "session", "charge": "fee",
     "charges": "fee", "fees": "fee",
+    "staff": "employee", "personnel": "employee", "working": "business", "final": "last",
+    "dispatch": "ship", "dispatched": "ship", "dispatches": "ship", "shipped": "ship",
 }  # fmt: skip
 _ZH_SYNONYMS = {
     "去重": "dedup", "来自": "cause", "导致": "cause", "造成": "cause", "由于": "cause",
@@ -462,6 +481,11 @@ _add("period", "", re.compile(r"第?([一二三四1-4])季度"))
 _add("period", "h1", re.compile(r"上半年|first half"))
 _add("period", "h2", re.compile(r"下半年|second half"))
 _add("date", "", re.compile(rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"))
+# "1 April" = "April 1" = "the first of April" (round five).
+_add("date", "", re.compile(rf"\b(\d{{1,2}})\s+({_MONTH_RE})\b"))
+# The end of a month, quarter or year (canonical words from _AFTER_NUMBERS): a cut-off whose
+# change is an update ("counted at month-end" → "at quarter-end").
+_add("boundary", "", re.compile(r"\b(monthend|quarterend|yearend)\b"))
 _add(
     "date",
     "",
