@@ -158,6 +158,12 @@ def _named_as_word(tables: frozenset[str], other: Analysed) -> bool:
     return all(s is not None and s in other.tokens for s in stems)
 
 
+def _tables_as_words(x: Analysed, y: Analysed) -> frozenset[str]:
+    """The words of ``x``'s table names that ``y`` has as plain words."""
+    stems = (search_word(t) for t in x.slot("table") - y.slot("table"))
+    return frozenset(s for s in stems if s is not None and s in y.tokens)
+
+
 def _value_change(x: Analysed, y: Analysed) -> str | None:
     for slot in VALUE_SLOTS:
         if x.slot(slot) != y.slot(slot):
@@ -310,8 +316,10 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     x, y = analyse(a), analyse(b)
     if x.key == y.key:
         return Identity(Relation.SAME, M_("the same words"), overlap=1.0)
-    topic_x = x.tokens | x.subject_tokens
-    topic_y = y.tokens | y.subject_tokens
+    # A table one text names as a word ("orders is reloaded …" / "the orders table …") is a
+    # word of both: counted in the overlap as it is in the subject check.
+    topic_x = x.tokens | x.subject_tokens | _tables_as_words(x, y)
+    topic_y = y.tokens | y.subject_tokens | _tables_as_words(y, x)
     full_x = topic_x | x.marker_tokens | x.value_tokens
     full_y = topic_y | y.marker_tokens | y.value_tokens
     overlap = _dice(full_x, full_y)

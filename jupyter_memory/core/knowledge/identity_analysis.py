@@ -141,8 +141,16 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     # "1.5x" = "1.5 times" = 1.5倍: the factor is the number.
     (re.compile(r"(\d+(?:\.\d+)?)\s*(?:x\b|times\b|倍)"), r"\1 "),
     # Saturday and Sunday are the weekend (周六日 = 周末).
-    (re.compile(r"\bsaturdays? and sundays?\b|\bsundays? and saturdays?\b|周六(?:和|、|与)?周日|周六日|双休日"),
+    (re.compile(r"\bsaturdays? and sundays?\b|\bsundays? and saturdays?\b|周六(?:和|、|与)?周日|周六日|双休日|周末"),
      " weekend "),
+    # "Business days only" excludes the weekend (只算工作日 = 不计周末); "every morning" is daily.
+    (re.compile(r"\b(?:only (?:business|working) days|(?:business|working) days only)\b"),
+     " exclude weekend "),
+    (re.compile(r"(?:只|仅)(?:算|计|统计|计算)工作日"), " 不计 weekend "),
+    (re.compile(r"\b(?:every|each) morning\b"), " every day "),
+    # Employees are internal: "internal employees" = "company staff" = 内部员工 = 公司员工.
+    (re.compile(r"\b(?:internal|company|in-house) (?=employees?\b|staff\b)"), " "),
+    (re.compile(r"(?:内部|公司)(?=员工)"), ""),
     # ISO dates: 2025-04-01 = April 1 2025.
     (re.compile(r"\b((?:19|20)\d\d)-(\d{1,2})-(\d{1,2})\b"),
      lambda m: f" {_MONTHS_LONG[int(m.group(2)) - 1]} {int(m.group(3))} {m.group(1)} " if 1 <= int(m.group(2)) <= 12 else m.group(0)),
