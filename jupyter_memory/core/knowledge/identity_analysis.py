@@ -32,6 +32,17 @@
   active" = "active users") and comparisons with their direction ("exceeds" =
   "above" = 超过 = 以上; "below" is another word). The tables are general
   vocabulary; round two was measured on pairs written before it was tuned.
+* **canonical forms** (round five) — a slot written another way is one value:
+  "Fiscal year 2024" = "FY2024" = "FY24" = 2024财年, "first-half" = H1, "third
+  quarter" = Q3, "20 percent" = 20%, "5th" = 5, "1,000" = "thousand" = 1000 =
+  千, "two weeks" = 14 days = 两周, 晚上11点 = 23点 = 11pm, "9 in the morning" =
+  9am, "1 April" = "April 1" = 2025-04-01, month-, quarter- and year-end (月末,
+  "the last day of each month") a value slot ``boundary``, "capped at" = "cannot
+  exceed" = "up to" = 上限 = 最高不超过, 1.5x = 1.5 times = 1.5倍. An antonym is
+  the negation of its positive: "hidden" = "not shown" (隐藏 = 不显示),
+  "separately" / "apart" = "not combined" (分开 = 不合并), "prohibited" / "not
+  allowed" = "not" (禁止 = 不). A contrast ("…, not the mean", "rather than",
+  而不是, "，不用…") is taken out of the text and kept as ``alternative``.
 * **tokens** — the content words: the recall analyser's English stems
   (:func:`jupyter_memory.core.text.search_word`, Snowball, stopwords dropped),
   Chinese split at function characters and cut into bigrams, fillers that
