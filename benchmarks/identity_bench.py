@@ -34,7 +34,7 @@ have a word the other lacks, the lowest best-match cosine of those words, per
 label, on the dev sets. It was measured and not adopted: the ranges of
 paraphrases and of other subjects overlap (see docs/knowledge.md).
 
-Usage: python benchmarks/identity_bench.py [--lexical-only] [--errors SPLIT] [--splits …]
+Usage: python benchmarks/identity_bench.py [--lexical-only] [--errors SPLIT] [--splits …] [--table]
        python benchmarks/identity_bench.py --word-cosines
        python benchmarks/identity_bench.py --calibrate
 Prints one JSON object.
@@ -180,7 +180,7 @@ def word_cosines(similarity: Similarity) -> dict[str, Any]:
 
 
 def calibrate(similarity: Similarity) -> dict[str, Any]:
-    """Leave one read set out: on the other three, the cosine at which moved words are a
+    """Leave one read set out: on the other read sets, the cosine at which moved words are a
     rewording that keeps ≥ 0.98 of different pairs apart with the best "same" F1; scored on
     the set left out. Never run on heldout5 (scored once, at the end)."""
     from jupyter_memory.core.knowledge import identity
@@ -227,10 +227,12 @@ def main() -> None:
     parser.add_argument("--lexical-only", action="store_true", help="skip the semantic extra")
     parser.add_argument("--errors", choices=SPLITS, help="list misjudged pairs")
     parser.add_argument("--splits", nargs="+", choices=SPLITS, default=SPLITS,
-                        help="pair sets to score (tune with dev and heldout only)")  # fmt: skip
+                        help="pair sets to score (tune with the read sets only)")  # fmt: skip
     parser.add_argument("--mode", choices=("lexical", "semantic"), default="semantic")
     parser.add_argument("--calibrate", action="store_true",
                         help="leave-one-set-out choice of the rewording cosine (dev sets)")  # fmt: skip
+    parser.add_argument("--table", action="store_true",
+                        help="print per-class precision / recall as a Markdown table")  # fmt: skip
     parser.add_argument("--word-cosines", action="store_true",
                         help="measure word-level embedding cosines on the dev sets")  # fmt: skip
     args = parser.parse_args()
@@ -256,7 +258,28 @@ def main() -> None:
         if similarity is not None:
             report[split]["semantic"] = score(pairs, similarity)
     report["cost"] = cost(load("dev"), similarity)
+    if args.table:
+        print(table(report))
+        return
     print(json.dumps(report, indent=1, ensure_ascii=False))
+
+
+def table(report: dict[str, Any]) -> str:
+    """One Markdown row per set and mode: precision / recall of every class, kept apart."""
+    rows = ["| split | extra | " + " | ".join(LABELS) + " | kept apart |",
+            "|---|---|" + "---|" * len(LABELS) + "---|"]  # fmt: skip
+    for split, modes in report.items():
+        if split == "cost":
+            continue
+        for mode, got in modes.items():
+            cells = [
+                f"{got[label]['precision']} / {got[label]['recall']} (n={got[label]['n']})"
+                for label in LABELS
+            ]
+            rows.append(f"| {split} ({got['pairs']}) | {mode} | " + " | ".join(cells)
+                        + f" | {got['kept_apart']} |")  # fmt: skip
+    rows.append(f"cost: {report['cost']}")
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":
