@@ -504,3 +504,11 @@ def test_general_analyst_synonyms_are_one_word(new: str, known: str) -> None:
 )  # fmt: skip
 def test_synonyms_never_merge_other_subjects(new: str, known: str) -> None:
     assert relate(new, known).kept_apart, relate(new, known)
+
+
+def test_allowed_before_a_noun_and_removing_repeated_items_keep_their_meaning() -> None:
+    # "allowed amounts" names an amount (a permission is "are allowed"); 去掉重复提交的理赔单
+    # removes resubmitted claims, it does not deduplicate.
+    assert relate("Duplicate claims must be removed before computing allowed amounts.",
+                  "Duplicate claims must be removed before computing paid amounts.").kept_apart  # fmt: skip
+    assert same_entry("计算拒付率时去掉重复提交的理赔单。", "拒付率不含重复提交的理赔单。")

@@ -198,7 +198,8 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"分开|分别|单独"), " 不合并 "),
     (re.compile(r"\b(?:(?:is|are|be) )?not (?:allowed|permitted)\b|\b(?:(?:is|are) )?(?:prohibited|forbidden|banned)\b"),
      " not "),
-    (re.compile(r"\b(?:is|are) (?:allowed|permitted|fine|acceptable|ok)\b|\b(?:allowed|permitted)\b"), " "),
+    # A permission says yes; "allowed" before a noun is a name ("allowed amounts").
+    (re.compile(r"\b(?:is|are|be) (?:allowed|permitted|fine|acceptable|ok)\b|\b(?:allowed|permitted) to\b"), " "),
     (re.compile(r"不允许|不准|禁止|严禁"), " 不 "),
     (re.compile(r"允许"), " "),
 ]  # fmt: skip
@@ -244,7 +245,8 @@ _AFTER_NUMBERS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     # Removing duplicates is deduplicating, not an exclusion ("drop duplicate rows" = "dedupe").
     (re.compile(r"\b(?:remov|drop|eliminat|delet|discard)\w* (?:the |any |all )?duplicates?\b"),
      " deduplicate "),
-    (re.compile(r"(?:去除|删除|剔除|去掉)重复(?:的)?(?:记录|数据|行)?"), " 去重 "),
+    (re.compile(r"(?:去除|删除|剔除|去掉)重复(?:的)?(?:记录|数据|行|值|项)|(?:去除|删除|剔除|去掉)重复(?=[，。；,.;]|$)"),
+     " 去重 "),
 ]  # fmt: skip
 
 # (canonical value, English pattern or Chinese words). English patterns match whole words of
