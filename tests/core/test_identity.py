@@ -512,3 +512,17 @@ def test_allowed_before_a_noun_and_removing_repeated_items_keep_their_meaning() 
     assert relate("Duplicate claims must be removed before computing allowed amounts.",
                   "Duplicate claims must be removed before computing paid amounts.").kept_apart  # fmt: skip
     assert same_entry("计算拒付率时去掉重复提交的理赔单。", "拒付率不含重复提交的理赔单。")
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Line 4 downtime is reported per shift.", "Line 3 downtime is reported per shift."),
+        ("4号产线的停机时长按班次统计。", "3号产线的停机时长按班次统计。"),
+        ("Hub 2 dwell time excludes weekends.", "Hub 1 dwell time excludes weekends."),
+    ],
+)  # fmt: skip
+def test_a_numbered_unit_is_a_name_not_a_value(new: str, known: str) -> None:
+    rel = relate(new, known)
+    assert rel.kept_apart and rel.slot == "unit", rel
+    assert same_entry("3号线的停机时长按班次统计。", "3号产线的停机时长按班次统计。")

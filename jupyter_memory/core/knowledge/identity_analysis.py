@@ -66,7 +66,7 @@ _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _IDENT = r"[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+"
 
 SUBJECT_SLOTS = ("region", "metric", "table", "period", "grain", "medium", "chart", "place",
-                 "entity")  # fmt: skip
+                 "entity", "unit")  # fmt: skip
 VALUE_SLOTS = ("number", "time", "date", "weekday", "column", "colour", "currency", "style",
                "zone", "stat", "boundary")  # fmt: skip
 # Value slots whose value names the subject when it modifies the subject's noun ("GBP amounts",
@@ -487,6 +487,22 @@ _add(
     "",
     re.compile(rf"([{_CJK}]{{2}})(?<![报图列代日周月年时课发仪统])表(?![示达格现明扬])"),
 )
+# A numbered unit is a name, not a value (round five): "Line 4" is not an update of "Line 3",
+# nor 4号产线 of 3号产线, nor "hub 2" of "hub 1".
+_add(
+    "unit",
+    "",
+    re.compile(
+        r"\b(line|plant|site|hub|warehouse|store|dc|building|dock|gate|machine|station|cell|shift"
+        r"|team|workshop|depot)\s?#?\s?(\d+)\b"
+    ),
+)
+_add(
+    "unit",
+    "",
+    re.compile(r"(\d+)\s?号(产线|生产线|线|仓库|仓|库|机台|机|楼|门店|店|车间|工位|班组)"),
+)
+_add("unit", "", re.compile(r"第(\d+)(产线|生产线|车间|班组|工位|仓)"))
 _add("grain", "daily", _en(r"every day|each day|per day"))
 _add("ident", "", re.compile(rf"(?<![a-z0-9_])({_IDENT})(?![a-z0-9_])"))
 _add("time", "", re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b"))
@@ -728,6 +744,12 @@ class Analysed:
         return frozenset(f"{s}:{v}" for s in names for v in self.slot(s))
 
 
+# One name per kind of unit in both languages: 3号产线 = 3号线 = "line 3".
+_UNIT_NOUN = {"产线": "line", "生产线": "line", "线": "line", "仓库": "warehouse", "仓": "warehouse",
+              "库": "warehouse", "机台": "machine", "机": "machine", "楼": "building",
+              "门店": "store", "店": "store", "车间": "workshop", "工位": "station", "班组": "team"}  # fmt: skip
+
+
 def _slot_value(slot: str, value: str, match: re.Match[str]) -> str:
     if value:
         return value
@@ -736,6 +758,9 @@ def _slot_value(slot: str, value: str, match: re.Match[str]) -> str:
         return _time_value(match)
     if slot == "date":
         return _date_value(groups)
+    if slot == "unit":
+        num, noun = (groups[0], groups[1]) if groups[0].isdigit() else (groups[1], groups[0])
+        return f"{_UNIT_NOUN.get(noun, noun)}{int(num)}"
     if slot == "period":
         g = groups[0].replace(" ", "")
         if g in "一二三四" or g in "1234":
