@@ -526,3 +526,15 @@ def test_a_numbered_unit_is_a_name_not_a_value(new: str, known: str) -> None:
     rel = relate(new, known)
     assert rel.kept_apart and rel.slot == "unit", rel
     assert same_entry("3号线的停机时长按班次统计。", "3号产线的停机时长按班次统计。")
+
+
+def test_a_span_in_any_wording_is_one_span_and_keeps_its_subject() -> None:
+    known = "Dock time is measured from gate arrival to unload completion."
+    assert same_entry(
+        "Measure dock time as the time between gate arrival and unload completion.", known
+    )
+    assert same_entry("We measure dock time starting at gate arrival and ending at unload completion.",
+                      known)  # fmt: skip
+    # "We measure X …" still leads with its subject: another head's modifier is another subject.
+    assert relate("We measure yard time starting at gate arrival and ending at unload completion.",
+                  known).kept_apart  # fmt: skip

@@ -162,6 +162,15 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     # Employees are internal: "internal employees" = "company staff" = 内部员工 = 公司员工.
     (re.compile(r"\b(?:internal|company|in-house) (?=employees?\b|staff\b)"), " "),
     (re.compile(r"(?:内部|公司)(?=员工)"), ""),
+    # A span in any wording: "starting at X and ending at Y" = "between X and Y" = "from X to Y"
+    # (its "and" is no list: not a wider rule).
+    (re.compile(r"\bstarting (?:at|from|with) ((?:\S+ ){1,6}?)and ending (?:at|with) "), r" from \1to "),
+    (re.compile(r"\bbetween ((?:the )?\S+(?: \S+){0,4}?) and (?=(?:the )?\S)"), r" from \1 to "),
+    # "We measure delivery time from …" = "Delivery time is measured from …": the subject leads,
+    # so that its head noun is compared ("return time" is not "delivery time").
+    (re.compile(r"^(?:we|you|i) (?:measure|compute|calculate|report|track|define|count)\s+"
+                r"((?:[a-z][a-z-]*\s+){1,3}?)(?=(?:from|as|by|on|over|per|in)\b)"),
+     lambda m: " ".join(m.group(1).split()) + " is measured "),
     # ISO dates: 2025-04-01 = April 1 2025.
     (re.compile(r"\b((?:19|20)\d\d)-(\d{1,2})-(\d{1,2})\b"),
      lambda m: f" {_MONTHS_LONG[int(m.group(2)) - 1]} {int(m.group(3))} {m.group(1)} " if 1 <= int(m.group(2)) <= 12 else m.group(0)),
