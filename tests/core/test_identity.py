@@ -357,3 +357,184 @@ def test_chinese_tables_leading_modifiers_and_people_metrics_are_slots(
 def test_general_chinese_words_for_one_thing() -> None:
     assert same_entry("12月盘点安排在该月最后一个工作日。", "12月的盘点在当月最后一个工作日进行。")
     assert same_entry("日元金额用月末汇率折算为美元。", "日元金额按月末汇率换算成美元。")
+
+
+# -- round five: canonical slots, antonyms as negations, contrast scope ------------------------
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("FY2024 begins on the first of April.", "Fiscal year 2024 starts on April 1."),
+        ("FY24 begins on April 1.", "Fiscal year 2024 starts on 1 April."),
+        ("2024年的财年起始日是4月1日。", "FY2024从4月1日开始。"),
+        ("First-half bonuses are paid in August.", "H1 bonuses are paid out in August."),
+        ("Claims for the third quarter are restated.", "Q3 claims are restated."),
+        ("Discounts are capped at 15 percent.", "Discounts cannot exceed 15%."),
+        ("折扣上限是15%。", "折扣最高不超过15%。"),
+        ("Refunds within two weeks are full refunds.", "Refunds within 14 days are full refunds."),
+        ("Android crash rate is computed per 1,000 sessions.",
+         "Android crash rate is computed per thousand sessions."),
+        ("23点之后下的单计入次日。", "晚上11点之后下的单计入次日。"),
+        ("Overtime is paid at 1.5x the hourly rate.", "Overtime is paid at 1.5 times the hourly rate."),
+        ("Stock is counted at month-end.", "Inventory is counted on the last day of each month."),
+    ],
+)  # fmt: skip
+def test_a_slot_written_another_way_is_one_value(new: str, known: str) -> None:
+    assert same_entry(new, known), relate(new, known)
+
+
+@pytest.mark.parametrize(
+    ("new", "known", "slot"),
+    [
+        ("FY2025 begins on April 1.", "Fiscal year 2024 starts on April 1.", "period"),
+        ("Second-half bonuses are paid in August.", "H1 bonuses are paid in August.", "period"),
+        ("Claims for the fourth quarter are restated.", "Q3 claims are restated.", "period"),
+        ("下半年的奖金在8月发放。", "上半年的奖金在8月发放。", "period"),
+        ("West region stock is counted at month-end.",
+         "East region stock is counted at month-end.", "region"),
+    ],
+)  # fmt: skip
+def test_canonical_slots_still_keep_other_periods_and_regions_apart(
+    new: str, known: str, slot: str
+) -> None:
+    rel = relate(new, known)
+    assert rel.kept_apart and rel.slot == slot, rel
+
+
+def test_a_changed_canonical_value_is_an_update() -> None:
+    assert relate("Discounts are capped at 20 percent.", "Discounts cannot exceed 15%.").kind is (
+        Relation.UPDATE
+    )
+    rel = relate(
+        "Inventory is counted at the end of each quarter.", "Stock is counted at month-end."
+    )
+    assert rel.kind is Relation.UPDATE and rel.slot == "boundary"
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("The campaign report does not show rows with under 100 impressions.",
+         "Impressions below 100 are hidden in the campaign report."),
+        ("活动报表不显示曝光不足100的行。", "曝光少于100的行在活动报表中隐藏。"),
+        ("Keep mobile sessions apart from desktop sessions.",
+         "Do not combine mobile and desktop sessions."),
+        ("移动端会话和桌面端会话不要合并统计。", "移动端和桌面端的会话要分开统计。"),
+        ("Board decks must not contain pie charts.", "Pie charts are not allowed in board decks."),
+        ("董事会材料不得使用饼图。", "董事会材料禁止使用饼图。"),
+    ],
+)  # fmt: skip
+def test_an_antonym_or_a_prohibition_restating_the_rule_is_the_same_entry(
+    new: str, known: str
+) -> None:
+    assert same_entry(new, known), relate(new, known)
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Rows with under 100 impressions are shown in the campaign report.",
+         "Impressions below 100 are hidden in the campaign report."),
+        ("Mobile and desktop sessions are reported together.",
+         "Mobile and desktop sessions are reported separately."),
+        ("移动端和桌面端的会话合并统计。", "移动端和桌面端的会话要分开统计。"),
+        ("Pie charts are allowed in board decks.", "Pie charts are not allowed in board decks."),
+    ],
+)  # fmt: skip
+def test_the_positive_of_an_antonym_is_a_contradiction(new: str, known: str) -> None:
+    assert relate(new, known).kind is Relation.CONTRADICTS, relate(new, known)
+
+
+def test_a_contrast_negates_only_what_the_other_text_asserts() -> None:
+    # "…, not the mean" turns an alternative down; a text naming only the median agrees …
+    assert same_entry("Delivery time is summarised by its median.",
+                      "Use the median, not the mean, for delivery time.")  # fmt: skip
+    # … one asserting the mean contradicts, and so does one swapping the two.
+    assert relate("Use the mean for delivery time.",
+                  "Use the median, not the mean, for delivery time.").kind is Relation.CONTRADICTS  # fmt: skip
+    assert relate("Invoices are dated in local time, not UTC.",
+                  "Invoices are dated in UTC, not local time.").kind is Relation.CONTRADICTS  # fmt: skip
+    assert relate("Tickets are counted when they are closed.",
+                  "Tickets are counted when they are opened, not when closed.").kind is (
+        Relation.CONTRADICTS
+    )  # fmt: skip
+    # A turned-down alternative only partly named by the other text is no contrast.
+    assert relate("Return time is measured from the refund approval, not the delivery scan.",
+                  "Return time is measured from the pickup scan.").kept_apart  # fmt: skip
+
+
+def test_an_exclusion_and_an_inclusion_in_one_text_oppose_nothing() -> None:
+    rel = relate("Drop duplicate customer_id values before you count buyers.",
+                 "Customer IDs must be deduplicated before counting buyers.")  # fmt: skip
+    assert rel.kind is not Relation.CONTRADICTS, rel
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Support response time counts business days only.",
+         "Weekends are excluded from support response time."),
+        ("客服响应时长只算工作日。", "客服响应时长不计周末。"),
+        ("Saturdays and Sundays are left out of support response time.",
+         "Weekends are excluded from support response time."),
+        ("计算转化率时排除公司员工。", "转化率要剔除内部员工。"),
+        ("Staff purchases are excluded from conversion.",
+         "Exclude internal employee purchases from conversion."),
+        ("orders is reloaded every morning at 6am.", "The orders table refreshes daily at 6am."),
+        ("柱状图的Y轴一律从0开始。", "柱状图的纵轴必须从零开始。"),
+        ("专业版每月收费20美元。", "专业版的价格是每月20美元。"),
+    ],
+)  # fmt: skip
+def test_general_analyst_synonyms_are_one_word(new: str, known: str) -> None:
+    assert same_entry(new, known), relate(new, known)
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Staff purchases are excluded from conversion.",
+         "Contractor purchases are excluded from conversion."),
+        ("The events table refreshes daily at 6am.", "The orders table refreshes daily at 6am."),
+        ("Weekends are excluded from delivery time.",
+         "Weekends are excluded from support response time."),
+        ("GMV excludes internal employee orders.", "Net revenue excludes internal employee orders."),
+        ("华南区的员工订单不计入收入。", "华北区的员工订单不计入收入。"),
+    ],
+)  # fmt: skip
+def test_synonyms_never_merge_other_subjects(new: str, known: str) -> None:
+    assert relate(new, known).kept_apart, relate(new, known)
+
+
+def test_allowed_before_a_noun_and_removing_repeated_items_keep_their_meaning() -> None:
+    # "allowed amounts" names an amount (a permission is "are allowed"); 去掉重复提交的理赔单
+    # removes resubmitted claims, it does not deduplicate.
+    assert relate("Duplicate claims must be removed before computing allowed amounts.",
+                  "Duplicate claims must be removed before computing paid amounts.").kept_apart  # fmt: skip
+    assert same_entry("计算拒付率时去掉重复提交的理赔单。", "拒付率不含重复提交的理赔单。")
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Line 4 downtime is reported per shift.", "Line 3 downtime is reported per shift."),
+        ("4号产线的停机时长按班次统计。", "3号产线的停机时长按班次统计。"),
+        ("Hub 2 dwell time excludes weekends.", "Hub 1 dwell time excludes weekends."),
+    ],
+)  # fmt: skip
+def test_a_numbered_unit_is_a_name_not_a_value(new: str, known: str) -> None:
+    rel = relate(new, known)
+    assert rel.kept_apart and rel.slot == "unit", rel
+    assert same_entry("3号线的停机时长按班次统计。", "3号产线的停机时长按班次统计。")
+
+
+def test_a_span_in_any_wording_is_one_span_and_keeps_its_subject() -> None:
+    known = "Dock time is measured from gate arrival to unload completion."
+    assert same_entry(
+        "Measure dock time as the time between gate arrival and unload completion.", known
+    )
+    assert same_entry("We measure dock time starting at gate arrival and ending at unload completion.",
+                      known)  # fmt: skip
+    # "We measure X …" still leads with its subject: another head's modifier is another subject.
+    assert relate("We measure yard time starting at gate arrival and ending at unload completion.",
+                  known).kept_apart  # fmt: skip

@@ -32,6 +32,17 @@
   active" = "active users") and comparisons with their direction ("exceeds" =
   "above" = 超过 = 以上; "below" is another word). The tables are general
   vocabulary; round two was measured on pairs written before it was tuned.
+* **canonical forms** (round five) — a slot written another way is one value:
+  "Fiscal year 2024" = "FY2024" = "FY24" = 2024财年, "first-half" = H1, "third
+  quarter" = Q3, "20 percent" = 20%, "5th" = 5, "1,000" = "thousand" = 1000 =
+  千, "two weeks" = 14 days = 两周, 晚上11点 = 23点 = 11pm, "9 in the morning" =
+  9am, "1 April" = "April 1" = 2025-04-01, month-, quarter- and year-end (月末,
+  "the last day of each month") a value slot ``boundary``, "capped at" = "cannot
+  exceed" = "up to" = 上限 = 最高不超过, 1.5x = 1.5 times = 1.5倍. An antonym is
+  the negation of its positive: "hidden" = "not shown" (隐藏 = 不显示),
+  "separately" / "apart" = "not combined" (分开 = 不合并), "prohibited" / "not
+  allowed" = "not" (禁止 = 不). A contrast ("…, not the mean", "rather than",
+  而不是, "，不用…") is taken out of the text and kept as ``alternative``.
 * **tokens** — the content words: the recall analyser's English stems
   (:func:`jupyter_memory.core.text.search_word`, Snowball, stopwords dropped),
   Chinese split at function characters and cut into bigrams, fillers that
@@ -45,6 +56,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -54,9 +66,9 @@ _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _IDENT = r"[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+"
 
 SUBJECT_SLOTS = ("region", "metric", "table", "period", "grain", "medium", "chart", "place",
-                 "entity")  # fmt: skip
+                 "entity", "unit")  # fmt: skip
 VALUE_SLOTS = ("number", "time", "date", "weekday", "column", "colour", "currency", "style",
-               "zone", "stat")  # fmt: skip
+               "zone", "stat", "boundary")  # fmt: skip
 # Value slots whose value names the subject when it modifies the subject's noun ("GBP amounts",
 # "June inventory counts", "日元金额", "6月的盘点") rather than completing the verb ("report
 # amounts in GBP", "counted in June", "以人民币报告"): read as modifiers into ``<slot>@mod``.
@@ -78,6 +90,18 @@ _DETERMINERS = (
     r"(?:the|a|an|this|that|these|those|each|every|any|some|no|our|your|its|their|his|her|"
     r"same|other|another|which|whichever|what|whole|entire|one|such|said|given|new|old)"
 )
+_ORDINAL_QUARTER = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+}
+_MONTHS_LONG = ("january", "february", "march", "april", "may", "june", "july", "august",
+                "september", "october", "november", "december")  # fmt: skip
 _RECENT = "last|past|previous|prior|trailing|rolling|most recent"
 _MEMBERS = (
     "user|customer|seller|buyer|account|lead|visitor|member|subscriber|merchant|driver|employee"
@@ -104,19 +128,52 @@ _LESS_EN = _alts("below|less than|fewer than|lower than|shorter than|smaller tha
 _LESS_ZH = _alts("少于|低于|小于|不足|不到|未满|以下")
 # Rewrites that make one wording of a general construction out of its variants, applied to the
 # normalised text before anything is read from it (order matters).
-_REWRITES: list[tuple[re.Pattern[str], str]] = [
+_REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     # An existence quantifier is not the number 1: "at least one session" = "one or more".
     (re.compile(r"\b(?:at least (?:one|1)|(?:one|1) or more)\b"), " "),
     (re.compile(r"至少(?:有|要有)?(?:一|1)[次个条笔位]?"), " "),
     # "one" after a determiner, and "ones", stand for a noun: "the one used", "free ones".
     (re.compile(rf"\b({_DETERMINERS}) (?:one|ones)\b"), r"\1 "),
     (re.compile(r"\bones\b"), " "),
+    (re.compile(r"(?<=\d),(?=\d{3}(?!\d))"), ""),  # 1,000 = 1000
     # A particle verb split around its object: "leave contractors out" = "leave out contractors".
     (re.compile(rf"\b({_PARTICLE_VERBS}) ((?:[a-z0-9_]+ ){{1,3}}?)out\b"), r"\1 out \2"),
     # A time window: "within the past 28 days" = "in the last 28 days" = "over the previous …".
     (re.compile(rf"\b(?:(?:with)?in|during|over|for|across) (?:the )?(?:{_RECENT})\b"), " last "),
     (re.compile(rf"\b(?:the )?(?:{_RECENT})\b"), " last "),
     (re.compile(r"(?:最近|过去|近)(?=\d|[一二两三四五六七八九十])"), " "),
+    # Round five: an upper bound in any of its words, negated comparisons included ("capped at
+    # 20%" = "cannot exceed 20%" = "at most 20%" = 最高不超过20% = 上限是20%).
+    (re.compile(r"\b(?:cannot|can't|must not|may not|should not|does not|do not|never|not)"
+                r" (?:be )?(?:exceed|exceeds|go above|be above|be more than|be greater than|be higher than|more than)\b"
+                r"|\b(?:at most|no more than|not more than|capped at|a maximum of|maximum of|max(?:imum)?|up to(?= ?[$€£¥]?\d))\b"
+                r"|(?:最高|最多)?(?:不得|不能|不可|不应|不)(?:超过|高于|大于|多于)|最高|最多|上限(?:是|为)?|封顶"),
+     " atmost "),
+    # "1.5x" = "1.5 times" = 1.5倍: the factor is the number.
+    (re.compile(r"(\d+(?:\.\d+)?)\s*(?:x\b|times\b|倍)"), r"\1 "),
+    # Saturday and Sunday are the weekend (周六日 = 周末).
+    (re.compile(r"\bsaturdays? and sundays?\b|\bsundays? and saturdays?\b|周六(?:和|、|与)?周日|周六日|双休日|周末"),
+     " weekend "),
+    # "Business days only" excludes the weekend (只算工作日 = 不计周末); "every morning" is daily.
+    (re.compile(r"\b(?:only (?:business|working) days|(?:business|working) days only)\b"),
+     " exclude weekend "),
+    (re.compile(r"(?:只|仅)(?:算|计|统计|计算)工作日"), " 不计 weekend "),
+    (re.compile(r"\b(?:every|each) morning\b"), " every day "),
+    # Employees are internal: "internal employees" = "company staff" = 内部员工 = 公司员工.
+    (re.compile(r"\b(?:internal|company|in-house) (?=employees?\b|staff\b)"), " "),
+    (re.compile(r"(?:内部|公司)(?=员工)"), ""),
+    # A span in any wording: "starting at X and ending at Y" = "between X and Y" = "from X to Y"
+    # (its "and" is no list: not a wider rule).
+    (re.compile(r"\bstarting (?:at|from|with) ((?:\S+ ){1,6}?)and ending (?:at|with) "), r" from \1to "),
+    (re.compile(r"\bbetween ((?:the )?\S+(?: \S+){0,4}?) and (?=(?:the )?\S)"), r" from \1 to "),
+    # "We measure delivery time from …" = "Delivery time is measured from …": the subject leads,
+    # so that its head noun is compared ("return time" is not "delivery time").
+    (re.compile(r"^(?:we|you|i) (?:measure|compute|calculate|report|track|define|count)\s+"
+                r"((?:[a-z][a-z-]*\s+){1,3}?)(?=(?:from|as|by|on|over|per|in)\b)"),
+     lambda m: " ".join(m.group(1).split()) + " is measured "),
+    # ISO dates: 2025-04-01 = April 1 2025.
+    (re.compile(r"\b((?:19|20)\d\d)-(\d{1,2})-(\d{1,2})\b"),
+     lambda m: f" {_MONTHS_LONG[int(m.group(2)) - 1]} {int(m.group(3))} {m.group(1)} " if 1 <= int(m.group(2)) <= 12 else m.group(0)),
     # A comparison in any of its words is one word, whose direction counts: "exceeds $5,000"
     # = "above $5,000" = "over $5,000" = "超过5000" = "5000以上" (but "below" is another rule).
     (re.compile(rf"\b(?:{_AT_LEAST_EN})\b|{_AT_LEAST_ZH}"), " atleast "),
@@ -125,6 +182,80 @@ _REWRITES: list[tuple[re.Pattern[str], str]] = [
     # A definition by membership names the metric: "a user counts as active" = "active users".
     (re.compile(rf"\b(?:{_DETERMINERS} )?({_MEMBERS})s? (?:{_COUNTS_AS}) (?:an? )?([a-z]+)\b"),
      r" \2 \1s "),
+    # Round five: a slot written another way is one value ("Fiscal year 2024" = "FY2024" = "FY24"
+    # = 2024财年, "first-half" = H1 = 上半年, "third quarter" = Q3, "20 percent" = 20%, "5th" = 5).
+    (re.compile(r"\bfiscal (?:year )?((?:19|20)\d\d)\b|\bfy ?((?:19|20)\d\d)\b"),
+     lambda m: f" fy{m.group(1) or m.group(2)} "),
+    (re.compile(r"\bfy ?(\d\d)(?![\d%])"), r" fy20\1 "),
+    (re.compile(r"((?:19|20)\d\d)\s*年?的?(?:财年|财政年度|会计年度)"), r" fy\1 "),
+    (re.compile(r"\b(?:the )?(?:first|1st)[- ]half\b"), " h1 "),
+    (re.compile(r"\b(?:the )?(?:second|2nd)[- ]half\b"), " h2 "),
+    (re.compile(r"\b(?:the )?(first|second|third|fourth|1st|2nd|3rd|4th)[- ]quarter\b"),
+     lambda m: f" q{_ORDINAL_QUARTER[m.group(1)]} "),
+    (re.compile(r"\b(?:per ?cent|pct)\b"), "%"),
+    (re.compile(r"百分之\s*(\d+(?:\.\d+)?)"), r"\1%"),
+    (re.compile(r"\b(\d+)(?:st|nd|rd|th)\b"), r"\1"),
+    # Round five: an antonym is the negation of its positive, so that the wordings meet and the
+    # opposite reads as a contradiction: "hidden" = "not shown" (隐藏 = 不显示), "separately" /
+    # "apart" = "not combined" (分开 = 不合并), "prohibited" / "not allowed" = "not" (禁止 = 不).
+    (re.compile(r"\b(?:hidden|hide|hides|suppress(?:es|ed)?|masked|mask)\b"), " not shown "),
+    (re.compile(r"隐藏|屏蔽"), " 不显示 "),
+    (re.compile(r"\b(?:separately|separated|separate|apart|individually)\b"), " not combined "),
+    (re.compile(r"\b(?:combine[sd]?|combining|merge[sd]?|merging|together|pool(?:ed|s)?|lump(?:ed|s)?)\b"),
+     " combined "),
+    (re.compile(r"(?:不要|不能|不得|别|勿|不)?合并"), lambda m: " 不合并 " if m.group(0) != "合并" else " 合并 "),
+    (re.compile(r"分开|分别|单独"), " 不合并 "),
+    (re.compile(r"\b(?:(?:is|are|be) )?not (?:allowed|permitted)\b|\b(?:(?:is|are) )?(?:prohibited|forbidden|banned)\b"),
+     " not "),
+    # A permission says yes; "allowed" before a noun is a name ("allowed amounts").
+    (re.compile(r"\b(?:is|are|be) (?:allowed|permitted|fine|acceptable|ok)\b|\b(?:allowed|permitted) to\b"), " "),
+    (re.compile(r"不允许|不准|禁止|严禁"), " 不 "),
+    (re.compile(r"允许"), " "),
+]  # fmt: skip
+
+_ZH_MULTIPLIERS = {"百万": 1_000_000, "万": 10_000, "千": 1_000}
+
+
+def _zh_scaled(m: re.Match[str]) -> str:
+    value = float(m.group(1) or 1) * _ZH_MULTIPLIERS[m.group(2)]
+    return f"{value:g}" if value != int(value) else str(int(value))
+
+
+def _evening(m: re.Match[str]) -> str:
+    hour = int(m.group(1))
+    return f"{hour + 12 if hour < 12 else hour}点"
+
+
+# Round five: canonical forms read once numbers are digits: a duration in weeks is days ("two
+# weeks" = "14 days" = 两周 = 14天), 千/万/百万 are numbers (每千次 = per 1000), an hour of the
+# evening is on the 24-hour clock (晚上11点 = 23点 = 11pm), "9 in the morning" = 9am, the end of
+# a month, quarter or year is one word (月末 = "the last day of each month" = "month-end"),
+# and chart axes and log scales have one name.
+_AFTER_NUMBERS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    (re.compile(r"(?<![\d.])(\d+)[- ]weeks?\b"), lambda m: f"{7 * int(m.group(1))} days"),
+    (re.compile(r"(?<![\d.])(\d+)个?(?:周|星期)(?![一二三四五六日天\d])"),
+     lambda m: f"{7 * int(m.group(1))}天"),
+    (re.compile(r"(\d+(?:\.\d+)?)?(百万|万|千)(?=[次个人件元条笔单份])"), _zh_scaled),
+    (re.compile(r"(?:下午|晚上|傍晚|夜里|夜间)(\d{1,2})点"), _evening),
+    (re.compile(r"\b(\d{1,2}) in the morning\b"), r"\1am"),
+    (re.compile(r"\b(\d{1,2}) (?:in the (?:afternoon|evening)|at night)\b"), r"\1pm"),
+    (re.compile(r"\bnoon\b|\bmidday\b|中午12点"), " 12:00 "),
+    (re.compile(r"\bmidnight\b|午夜|半夜12点"), " 0:00 "),
+    (re.compile(r"\b(?:(?:the\s+)?(?:last|end)\s+(?:day\s+)?of\s+(?:(?:the|each|every|a)\s+)?month|month[- ]?end)s?\b|月末|月底"),
+     " monthend "),
+    (re.compile(r"\b(?:(?:the\s+)?(?:last|end)\s+(?:day\s+)?of\s+(?:(?:the|each|every|a)\s+)?quarter|quarter[- ]?end)s?\b|季末|季度末"),
+     " quarterend "),
+    (re.compile(r"\b(?:(?:the\s+)?(?:last|end)\s+(?:day\s+)?of\s+(?:(?:the|each|every|a)\s+)?year|year[- ]?end)s?\b|年末|年底"),
+     " yearend "),
+    (re.compile(r"\by[- ]?ax[ie]s\b|\b(?:vertical|value) ax[ie]s\b|纵轴|y轴|纵坐标"), " yaxis "),
+    (re.compile(r"\bx[- ]?ax[ie]s\b|\bhorizontal ax[ie]s\b|横轴|x轴|横坐标"), " xaxis "),
+    (re.compile(r"\blogarithmic(?: scale| axis)?\b|\blog[- ](?:scale|axis)\b|对数(?:坐标|刻度|轴)?"),
+     " logscale "),
+    # Removing duplicates is deduplicating, not an exclusion ("drop duplicate rows" = "dedupe").
+    (re.compile(r"\b(?:remov|drop|eliminat|delet|discard)\w* (?:the |any |all )?duplicates?\b"),
+     " deduplicate "),
+    (re.compile(r"(?:去除|删除|剔除|去掉)重复(?:的)?(?:记录|数据|行|值|项)|(?:去除|删除|剔除|去掉)重复(?=[，。；,.;]|$)"),
+     " 去重 "),
 ]  # fmt: skip
 
 # (canonical value, English pattern or Chinese words). English patterns match whole words of
@@ -297,7 +428,7 @@ _EN_NUM = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six
            "tenth": 10, "single": 1, "eleven": 11, "twelve": 12, "thirteen": 13,
            "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
            "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-           "ninety": 90, "hundred": 100, "twelfth": 12, "fifteenth": 15, "twentieth": 20}  # fmt: skip
+           "ninety": 90, "hundred": 100, "thousand": 1000, "million": 1000000, "twelfth": 12, "fifteenth": 15, "twentieth": 20}  # fmt: skip
 # Spellings that are one word to the analyser.
 _WORD_SYNONYMS = {
     "dedupe": "deduplic", "dedup": "deduplic", "deduplicate": "deduplic",
@@ -319,6 +450,11 @@ _WORD_SYNONYMS = {
     "frozen": "freez", "freeze": "freez", "lock": "freez", "locked": "freez",
     "axes": "axis", "values": "value", "decimals": "decimal", "places": "decimal",
     "place": "decimal", "seats": "seat", "accounts": "account",
+    # Round five: general analyst words for one thing (inventory, a web session, a fee).
+    "stock": "inventory", "visit": "session", "visits": "session", "charge": "fee",
+    "charges": "fee", "fees": "fee",
+    "staff": "employee", "personnel": "employee", "working": "business", "final": "last",
+    "dispatch": "ship", "dispatched": "ship", "dispatches": "ship", "shipped": "ship",
 }  # fmt: skip
 _ZH_SYNONYMS = {
     "去重": "dedup", "来自": "cause", "导致": "cause", "造成": "cause", "由于": "cause",
@@ -329,6 +465,8 @@ _ZH_SYNONYMS = {
     # General words for one thing: the month in question, sending, converting, noting.
     "该月": "当月", "本月": "当月", "发出": "发送", "早上": "上午", "换算": "折算",
     "注明": "标注",
+    "重新加载": "刷新", "收费": "价格", "售价": "价格", "访问": "会话", "展示": "present",
+    "呈现": "present",
 }  # fmt: skip
 
 
@@ -358,6 +496,22 @@ _add(
     "",
     re.compile(rf"([{_CJK}]{{2}})(?<![报图列代日周月年时课发仪统])表(?![示达格现明扬])"),
 )
+# A numbered unit is a name, not a value (round five): "Line 4" is not an update of "Line 3",
+# nor 4号产线 of 3号产线, nor "hub 2" of "hub 1".
+_add(
+    "unit",
+    "",
+    re.compile(
+        r"\b(line|plant|site|hub|warehouse|store|dc|building|dock|gate|machine|station|cell|shift"
+        r"|team|workshop|depot)\s?#?\s?(\d+)\b"
+    ),
+)
+_add(
+    "unit",
+    "",
+    re.compile(r"(\d+)\s?号(产线|生产线|线|仓库|仓|库|机台|机|楼|门店|店|车间|工位|班组)"),
+)
+_add("unit", "", re.compile(r"第(\d+)(产线|生产线|车间|班组|工位|仓)"))
 _add("grain", "daily", _en(r"every day|each day|per day"))
 _add("ident", "", re.compile(rf"(?<![a-z0-9_])({_IDENT})(?![a-z0-9_])"))
 _add("time", "", re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b"))
@@ -373,6 +527,11 @@ _add("period", "", re.compile(r"第?([一二三四1-4])季度"))
 _add("period", "h1", re.compile(r"上半年|first half"))
 _add("period", "h2", re.compile(r"下半年|second half"))
 _add("date", "", re.compile(rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"))
+# "1 April" = "April 1" = "the first of April" (round five).
+_add("date", "", re.compile(rf"\b(\d{{1,2}})\s+({_MONTH_RE})\b"))
+# The end of a month, quarter or year (canonical words from _AFTER_NUMBERS): a cut-off whose
+# change is an update ("counted at month-end" → "at quarter-end").
+_add("boundary", "", re.compile(r"\b(monthend|quarterend|yearend)\b"))
 _add(
     "date",
     "",
@@ -478,6 +637,20 @@ _SUBJECT_EN = re.compile(
 _SUBJECT_ZH = re.compile(rf"([{_CJK}]{{4,6}}?)(?=从|在|按|以|由|每)")
 _ARG_BEFORE_ZH = frozenset("以按用成为到于至每逢个是在从截止到换折算计")
 _WORD_RE = re.compile(r"[a-z][a-z0-9']*")
+_CONTRAST_RE = re.compile(
+    r"(?:\brather than\b|\binstead of\b|[,;]\s*(?:but )?(?:not|never)\b(?! only)|而不是|而非|"
+    r"[,，;；]\s*(?:不用|不是|不按|不以|而不用|不要用|不要|别用|勿用|而不))\s*([^,.;:，。；：]{1,40})"
+)
+_PLAIN_STOP = _set("the a an by on in at of to for with its their his her our")
+
+
+def _plain_words(text: str) -> frozenset[str]:
+    """Words as written (English) and Chinese bigrams: a contrast's alternative is looked up
+    in the other text's words, before slots and synonyms take them apart."""
+    out = {w for w in re.findall(r"[a-z][a-z0-9_]+", text) if w not in _PLAIN_STOP}
+    for run in re.findall(rf"[{_CJK}]+", text):
+        out.update(run[i : i + 2] for i in range(len(run) - 1))
+    return frozenset(out)
 
 
 def _modifies_noun(text: str, start: int, end: int) -> bool:
@@ -525,6 +698,10 @@ class Analysed:
     separators: int  # list separators: "A and B" names more than "A"
     sequence: tuple[str, ...] = ()  # the tokens in the order of the text (alignment)
     cjk_runs: tuple[str, ...] = ()  # the Chinese words before their bigrams (modifier swaps)
+    # The words of an alternative the text turns down ("…, not the mean"), and the plain words
+    # of the rest: a contrast is a negation only against a text that asserts the alternative.
+    alternative: frozenset[str] = frozenset()
+    main_words: frozenset[str] = frozenset()
 
     @cached_property
     def subject_head(self) -> tuple[str, frozenset[str]] | None:
@@ -576,6 +753,12 @@ class Analysed:
         return frozenset(f"{s}:{v}" for s in names for v in self.slot(s))
 
 
+# One name per kind of unit in both languages: 3号产线 = 3号线 = "line 3".
+_UNIT_NOUN = {"产线": "line", "生产线": "line", "线": "line", "仓库": "warehouse", "仓": "warehouse",
+              "库": "warehouse", "机台": "machine", "机": "machine", "楼": "building",
+              "门店": "store", "店": "store", "车间": "workshop", "工位": "station", "班组": "team"}  # fmt: skip
+
+
 def _slot_value(slot: str, value: str, match: re.Match[str]) -> str:
     if value:
         return value
@@ -584,6 +767,9 @@ def _slot_value(slot: str, value: str, match: re.Match[str]) -> str:
         return _time_value(match)
     if slot == "date":
         return _date_value(groups)
+    if slot == "unit":
+        num, noun = (groups[0], groups[1]) if groups[0].isdigit() else (groups[1], groups[0])
+        return f"{_UNIT_NOUN.get(noun, noun)}{int(num)}"
     if slot == "period":
         g = groups[0].replace(" ", "")
         if g in "一二三四" or g in "1234":
@@ -634,7 +820,19 @@ def analyse(text: str) -> Analysed:
         norm = pattern.sub(repl, norm)
     norm = _EN_NUM_RE.sub(lambda m: str(_EN_NUM[m.group(0)]), norm)
     norm = _ZH_NUM_RE.sub(lambda m: str(_zh_number(m.group(1))), norm)
+    for pattern, repl in _AFTER_NUMBERS:
+        norm = pattern.sub(repl, norm)
     key = norm
+    # A contrast names the alternative a rule turns down ("use the median, not the mean", "in
+    # UTC rather than local time", 以UTC为准，不用当地时间): not a negation of the rule itself.
+    # Its words are kept aside, compared by relate() with what the other text asserts.
+    alternative: set[str] = set()
+    for m in _CONTRAST_RE.finditer(norm):
+        alternative |= _plain_words(m.group(1))
+    if alternative:
+        norm = _CONTRAST_RE.sub(" ", norm)
+        alternative -= _plain_words(norm)
+    norm_main = norm
     separators = len(_SEPARATORS.findall(norm))
     slots: dict[str, set[str]] = {}
     for slot, value, pattern in _SLOT_RULES:
@@ -697,6 +895,9 @@ def analyse(text: str) -> Analysed:
             continue
         if stem in entities or word in entities:
             sequence.append(word if word in entities else stem)
+            # Also a word: a name capitalised in one text ("Join CRM data") and first in the
+            # other ("CRM data joins") is one word of both.
+            tokens.add(stem)
             continue
         stem = _WORD_SYNONYMS.get(stem, stem)
         if stem.endswith("ison") and len(stem) > 7:  # "comparison" is "compare"
@@ -713,6 +914,8 @@ def analyse(text: str) -> Analysed:
         separators=separators,
         sequence=tuple(sequence),
         cjk_runs=tuple(runs),
+        alternative=frozenset(alternative),
+        main_words=_plain_words(norm_main),
     )
 
 
