@@ -105,7 +105,9 @@ def test_every_forwarded_method_is_a_delegate(mem):
     for owner in (type(mem), type(mem.hooks)):
         for name, value in vars(owner).items():
             if not name.startswith("_"):
-                assert isinstance(value, Delegate | property | cached_property), f"{owner.__name__}.{name}"
+                assert isinstance(value, Delegate | property | cached_property), (
+                    f"{owner.__name__}.{name}"
+                )
                 assert not inspect.isfunction(value)
 
 

@@ -68,9 +68,10 @@ class Delegate(Generic[P, R]):
     def __wrapped__(self) -> Callable[..., Any]:
         if isinstance(self._method, LaterMethod):
             self._method = self._method.resolve()
-        return self._method  # type: ignore[no-any-return]
+        method: Callable[..., Any] = self._method
+        return method
 
-    @property  # type: ignore[override]
+    @property
     def __doc__(self) -> str | None:  # type: ignore[override]
         return self.__wrapped__.__doc__
 

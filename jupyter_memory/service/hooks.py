@@ -20,17 +20,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..store.audit import AuditLog
-from ..store.root import StoreRoot
-from .context import DoctorFinding, ServiceContext
 from .delegation import Delegate, Later
-from .llm_budget import LLMBudget
-from .memories.semantic import SemanticRecall
-from .projects import Projects
 
 # The domain services' classes: real for the type checker, imported on first use
 # when running (service/delegation.py); each service is built on first use below.
 if TYPE_CHECKING:
+    from ..store.audit import AuditLog
+    from ..store.root import StoreRoot
+    from .context import DoctorFinding, ServiceContext
     from .knowledge.agent_context import KnowledgeContext
     from .knowledge.agent_evidence import AgentEvidence
     from .knowledge.agent_tools import KnowledgeAgentTools
@@ -49,18 +46,24 @@ if TYPE_CHECKING:
     from .learning.gotchas import GotchaCapture
     from .learning.review import ReviewService
     from .learning.wiring import LearningServices
+    from .llm_budget import LLMBudget
     from .memories.cold_archive import ColdArchive
     from .memories.maintenance import MemoryMaintenance
     from .memories.reader import MemoryReader
     from .memories.recall import MemoryRecall
     from .memories.recall_keywords import KeywordRecall
+    from .memories.semantic import SemanticRecall
     from .memories.tiers import TiersService
     from .memories.writer import MemoryWriter
     from .project_focus import ProjectFocus
+    from .projects import Projects
     from .secret_doctor import SecretDoctor
     from .team import TeamProjects
 else:
     _S = "jupyter_memory.service."
+    ServiceContext = Later(_S + "context", "ServiceContext")
+    LLMBudget = Later(_S + "llm_budget", "LLMBudget")
+    Projects = Later(_S + "projects", "Projects")
     KnowledgeContext = Later(_S + "knowledge.agent_context", "KnowledgeContext")
     AgentEvidence = Later(_S + "knowledge.agent_evidence", "AgentEvidence")
     KnowledgeAgentTools = Later(_S + "knowledge.agent_tools", "KnowledgeAgentTools")

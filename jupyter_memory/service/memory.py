@@ -12,24 +12,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from functools import cached_property
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.llm import LLMClient
-from ..core.memories.models import utcnow
-from .context import ServiceContext
 from .delegation import Delegate, Later
 from .hooks import MemoryHooks
-from .memories.semantic import SemanticRecall, default_embedder_factory
-from .paths import resolve_home
-from .projects import Projects
-from .settings import Settings
 
 # The domain services' classes: real for the type checker, imported on first use
 # when running, so a start imports only what its call runs (service/delegation.py).
+# Importing the class opens nothing: the store and its models load with the first
+# ``Memory(...)``, the domain services with the first verb that needs each.
 if TYPE_CHECKING:
+    from ..core.llm import LLMClient
     from .imports.service import MemoryImports
     from .knowledge.agent_context import KnowledgeContext
     from .knowledge.decisions import KnowledgeDecisions
@@ -45,6 +41,8 @@ if TYPE_CHECKING:
     from .memories.recall_keywords import KeywordRecall
     from .memories.writer import MemoryWriter
     from .project_focus import ProjectFocus
+    from .projects import Projects
+    from .settings import Settings
     from .team import TeamProjects
 else:
     _S = "jupyter_memory.service."
@@ -63,6 +61,8 @@ else:
     KeywordRecall = Later(_S + "memories.recall_keywords", "KeywordRecall")
     MemoryWriter = Later(_S + "memories.writer", "MemoryWriter")
     ProjectFocus = Later(_S + "project_focus", "ProjectFocus")
+    Projects = Later(_S + "projects", "Projects")
+    Settings = Later(_S + "settings", "Settings")
     TeamProjects = Later(_S + "team", "TeamProjects")
 
 # Names this facade had before the plumbing moved behind ``hooks``, or under
@@ -83,6 +83,11 @@ class Memory:
         actor: str = "person",
         semantic: bool | Callable[[], Any] | None = None,
     ) -> None:
+        from ..core.memories.models import utcnow
+        from .context import ServiceContext
+        from .memories.semantic import SemanticRecall, default_embedder_factory
+        from .paths import resolve_home
+
         # Optional embeddings (docs/recall.md): None = on when the extra is installed.
         embeddings = SemanticRecall(default_embedder_factory(semantic))
         ctx = ServiceContext.open(
