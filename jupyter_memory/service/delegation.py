@@ -18,11 +18,39 @@ the method off the service object, which the facade builds on first use.
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
+
+# One lock for every first build: the REST routes call one ``Memory`` from several
+# threads, and two first calls at once must get one service, not two (a queue keeps
+# per-round state). Reentrant: building the team builds the knowledge services.
+_BUILDING = threading.RLock()
+
+
+class built_once(cached_property[T]):  # lower case: a decorator, like cached_property
+    """A domain service of the facade, built on first use, once, whatever the threads.
+
+    ``functools.cached_property`` has no lock from Python 3.12 on. Once built, the
+    service sits in the instance's ``__dict__`` and is read without the lock.
+    """
+
+    @overload
+    def __get__(self, instance: None, owner: type[Any] | None = None) -> built_once[T]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type[Any] | None = None) -> T: ...
+
+    def __get__(self, instance: object | None, owner: type[Any] | None = None) -> Any:
+        if instance is None:
+            return self
+        with _BUILDING:
+            return super().__get__(instance, owner)
 
 
 class Later:
@@ -93,4 +121,4 @@ class Delegate(Generic[P, R]):
         return getattr(target, self._name)
 
 
-__all__ = ["Delegate", "Later", "LaterMethod"]
+__all__ = ["Delegate", "Later", "LaterMethod", "built_once"]

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .delegation import Delegate, Later
+from .delegation import Delegate, Later, built_once
 
 # The domain services' classes: real for the type checker, imported on first use
 # when running (service/delegation.py); each service is built on first use below.
@@ -117,37 +116,37 @@ class MemoryHooks:
 
     # -- memory services ---------------------------------------------------------------
 
-    @cached_property
+    @built_once
     def memory_writer(self) -> MemoryWriter:
         from .memories.writer import MemoryWriter
 
         return MemoryWriter(self.ctx)
 
-    @cached_property
+    @built_once
     def memory_recall(self) -> MemoryRecall:
         from .memories.recall import MemoryRecall
 
         return MemoryRecall(self.ctx)
 
-    @cached_property
+    @built_once
     def keyword_recall(self) -> KeywordRecall:
         from .memories.recall_keywords import KeywordRecall
 
         return KeywordRecall(self.memory_recall)
 
-    @cached_property
+    @built_once
     def memory_reader(self) -> MemoryReader:
         from .memories.reader import MemoryReader
 
         return MemoryReader(self.ctx)
 
-    @cached_property
+    @built_once
     def memory_upkeep(self) -> MemoryMaintenance:
         from .memories.maintenance import MemoryMaintenance
 
         return MemoryMaintenance(self.ctx)
 
-    @cached_property
+    @built_once
     def project_focus(self) -> ProjectFocus:
         from .project_focus import ProjectFocus
 
@@ -155,7 +154,7 @@ class MemoryHooks:
 
     # -- knowledge and learning services -----------------------------------------------
 
-    @cached_property
+    @built_once
     def _wired(self) -> tuple[KnowledgeServices, LearningServices]:
         # Built together: the learner listens to the knowledge queue's events (a
         # dismissed learned proposal rejects its candidate), so no queue exists
@@ -173,17 +172,17 @@ class MemoryHooks:
         )
         return knowledge, learning
 
-    @cached_property
+    @built_once
     def knowledge_services(self) -> KnowledgeServices:
         """The knowledge services (service/knowledge/wiring.py)."""
         return self._wired[0]
 
-    @cached_property
+    @built_once
     def learning_services(self) -> LearningServices:
         """The learning services, tiers and the cold archive (service/learning/wiring.py)."""
         return self._wired[1]
 
-    @cached_property
+    @built_once
     def team(self) -> TeamProjects:
         """Team projects on git (docs/teams.md)."""
         from .team import TeamProjects
@@ -192,14 +191,14 @@ class MemoryHooks:
             self.ctx, self.knowledge_services.files, self.knowledge_services.queue.store
         )
 
-    @cached_property
+    @built_once
     def secret_doctor(self) -> SecretDoctor:
         """Secrets in stored files: a doctor check, and ``--fix`` for derived files."""
         from .secret_doctor import SecretDoctor
 
         return SecretDoctor(self.ctx)
 
-    @cached_property
+    @built_once
     def team_history(self) -> KnowledgeHistory:
         from .knowledge.history import KnowledgeHistory
 
