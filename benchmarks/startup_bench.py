@@ -5,8 +5,11 @@ Every CLI call and every MCP stdio server pays these. The machine is shared, so
 each figure is the median of ``--runs`` runs interleaved with the baseline's, and
 is given as well as a ratio to it (``x_pass``), which drifts less with the load;
 ``cpu_ms`` (user + system of the child) drifts less than the wall time.
-``importtime`` is ``python -X importtime``'s breakdown of the Memory import: the
-heaviest modules by cumulative time, and the total per top-level package (self time).
+``importtime_*`` is ``python -X importtime``'s breakdown of the Memory import and of
+a lexical recall in Python on the small home: the heaviest modules by cumulative
+time, and the total per top-level package (self time). The import opens nothing
+(the store and the domain services load with ``Memory()`` and its verbs), so
+``Memory(), small home`` shows what opening a home costs.
 
 Homes: ``empty`` (a new home), ``small`` (``--notes`` memories, lexical recall:
 ``JUPYTER_MEMORY_SEMANTIC=0``) and ``small_hybrid`` (the same memories embedded:
@@ -128,6 +131,11 @@ def main() -> None:
                 [PY, "-c", "from jupyter_memory import Memory"],
                 ENV,
             ),
+            # The import opens nothing; the store and its models load here.
+            "Memory(), small home": (
+                [PY, "-c", f"from jupyter_memory import Memory\nMemory({str(small)!r}).close()"],
+                lexical,
+            ),
             "jupyter-memory --version": ([*CLI, "--version"], ENV),
             "recall, empty home": ([*CLI, "--home", str(empty), "recall", "x"], ENV),
             "recall, small home (lexical)": (
@@ -147,6 +155,10 @@ def main() -> None:
             "runs": args.runs,
             "figures": _measure(cases, args.runs),
             "importtime_memory": _importtime("from jupyter_memory import Memory"),
+            "importtime_recall": _importtime(
+                "from jupyter_memory import Memory\n"
+                f"with Memory({str(small)!r}, semantic=False) as m:\n    m.recall('revenue')"
+            ),
             "load_after": os.getloadavg(),
         }
     json.dump(report, sys.stdout, indent=2)

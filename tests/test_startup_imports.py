@@ -46,10 +46,56 @@ def _imported(code: str, *, env: dict[str, str] | None = None) -> set[str]:
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+# What a recall never runs: the knowledge and learning domains (their services, the
+# identity rules and the merge reader under them), team projects and the importers.
+NOT_FOR_A_RECALL = (
+    "jupyter_memory.service.knowledge.",
+    "jupyter_memory.service.learning.",
+    "jupyter_memory.service.imports.",
+    "jupyter_memory.service.team",
+    "jupyter_memory.service.secret_doctor",
+    "jupyter_memory.core.knowledge.identity",
+    "jupyter_memory.core.knowledge.merge",
+    "jupyter_memory.core.knowledge.extract",
+    "jupyter_memory.core.learning.",
+)
+
+
+def _not_for_a_recall(loaded: set[str]) -> list[str]:
+    return sorted(m for m in loaded if m.startswith(NOT_FOR_A_RECALL))
+
+
 def test_importing_memory_leaves_out_what_no_call_of_it_needs_yet() -> None:
     loaded = _imported("from jupyter_memory import Memory")
     assert "jupyter_memory.service.memory" in loaded
     assert sorted(loaded & set(NOT_FOR_MEMORY)) == []
+    # The class opens nothing: the store, the models (pydantic) and every domain
+    # service load with ``Memory(...)`` and the verbs (service/delegation.py).
+    ours = {m for m in loaded if m.startswith("jupyter_memory.")}
+    assert (
+        sorted(m for m in ours if m.startswith(("jupyter_memory.store", "jupyter_memory.core")))
+        == []
+    )
+    assert sorted(m for m in ours if m.startswith("jupyter_memory.service.")) == [
+        "jupyter_memory.service.delegation",
+        "jupyter_memory.service.hooks",
+        "jupyter_memory.service.memory",
+    ]
+    assert "pydantic" not in loaded
+
+
+def test_a_recall_in_python_builds_no_knowledge_or_learning_service(tmp_path: Path) -> None:
+    home = str(tmp_path / "home")
+    setup = (
+        f"with Memory({home!r}, semantic=False) as m:\n    m.remember('revenue is net of refunds')"
+    )
+    _imported(f"from jupyter_memory import Memory\n{setup}")  # a write loads more: not probed
+    code = (
+        "from jupyter_memory import Memory\n"
+        f"with Memory({home!r}, semantic=False) as m:\n"
+        "    assert m.recall('revenue')\n"
+    )
+    assert _not_for_a_recall(_imported(code)) == []
 
 
 def test_the_version_imports_no_command_and_no_service() -> None:
@@ -88,3 +134,5 @@ def test_a_recall_on_a_home_with_nothing_embedded_loads_no_vectors_and_no_model(
     # neither the importer, its progress bars nor the installed version load for a recall.
     unused = {"importlib.metadata", "tqdm", "jupyter_memory.service.imports.importer"}
     assert sorted(loaded & unused) == []
+    # Nor the parsers' other verbs: knowledge, learning, digests, teams, imports.
+    assert _not_for_a_recall(loaded) == []

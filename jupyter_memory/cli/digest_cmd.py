@@ -10,21 +10,21 @@ batch or pool that is not one) is an error, and the message names the file.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._i18n import localized, tr
-from ..core.learning.work_memory import (
-    ValidationReport,
-    parse_batch,
-    parse_pool,
-    validate_work_memories,
-)
 from ..exceptions import ValidationError
 from ..store.input_files import read_input_json, read_input_text
 from .output import emit_json, open_memory
 
+if TYPE_CHECKING:
+    from ..core.learning.work_memory import ValidationReport
+
 
 def _load(kind: str, path: str) -> Any:
+    # The work-memory checks load for ``digest validate``, not with every parser.
+    from ..core.learning.work_memory import parse_batch, parse_pool
+
     data = read_input_json(path)
     try:
         return parse_batch(data) if kind == "batch" else parse_pool(data)
@@ -52,6 +52,8 @@ def _validate(args: argparse.Namespace) -> int:
     batch = _load("batch", args.batch)
     pool = _load("pool", args.pool) if args.pool else []
     output_text = read_input_text(args.output)
+    from ..core.learning.work_memory import validate_work_memories
+
     report = validate_work_memories(batch, output_text, pool)
     if args.json:
         emit_json(report.to_dict())

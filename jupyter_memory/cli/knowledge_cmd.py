@@ -9,7 +9,6 @@ from typing import Any
 
 from .._i18n import M_, N_, localized, tr
 from ..exceptions import ValidationError
-from ..service.knowledge.results import PICK_A_PROJECT, AlreadyDecided, Applied, Dismissed
 from . import knowledge_file_cmd, team_cmd
 from .output import emit_json, open_memory
 
@@ -100,6 +99,9 @@ def _print_agents_md(report: dict[str, Any]) -> None:
 
 
 def _apply(args: argparse.Namespace) -> int:
+    # The result types load with the verb, not with every command's parser.
+    from ..service.knowledge.results import Applied
+
     with open_memory(args) as mem:
         result = mem.apply(args.id, to=args.to, project=args.project)
     if args.json:
@@ -119,6 +121,9 @@ def _apply(args: argparse.Namespace) -> int:
 
 
 def _dismiss(args: argparse.Namespace) -> int:
+    # The result types load with the verb, not with every command's parser.
+    from ..service.knowledge.results import AlreadyDecided, Dismissed
+
     with open_memory(args) as mem:
         result = mem.dismiss(args.id, args.reason)
     match result:
@@ -169,6 +174,9 @@ def _purge(args: argparse.Namespace, proposal_id: str) -> int:
 
 
 def _process_all(args: argparse.Namespace) -> int:
+    # The result types load with the verb, not with every command's parser.
+    from ..service.knowledge.results import PICK_A_PROJECT
+
     with open_memory(args) as mem:
         plan = mem.hooks.process_all_plan()
         if not _confirmed(args, plan):

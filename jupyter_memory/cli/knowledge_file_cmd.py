@@ -10,7 +10,6 @@ import sys
 
 from .._i18n import localized, tr
 from ..exceptions import KnowledgeConflictError, ValidationError
-from ..service.llm_budget import going_over_note
 from . import team_cmd
 from .output import emit_json, fail, open_memory
 from .stdin import read_stdin
@@ -125,6 +124,8 @@ def reorganize(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
         spend = mem.hooks.llm_spend() if mem.llm is not None else None
         if spend is not None and spend.spent:  # said before the call; it still runs
+            from ..service.llm_budget import going_over_note
+
             print(localized(going_over_note(spend)), file=sys.stderr)
         result = mem.reorganize(args.layer, project=args.project)
     if args.json:

@@ -17,76 +17,193 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..store.audit import AuditLog
-from ..store.root import StoreRoot
-from .context import ServiceContext
-from .delegation import Delegate
-from .knowledge.agent_context import KnowledgeContext
-from .knowledge.agent_evidence import AgentEvidence
-from .knowledge.agent_tools import KnowledgeAgentTools
-from .knowledge.decisions import KnowledgeDecisions
-from .knowledge.events import QueueEvents
-from .knowledge.files import KnowledgeFiles
-from .knowledge.history import KnowledgeHistory
-from .knowledge.preinject import PreinjectReorganize
-from .knowledge.purge import ProposalPurge
-from .knowledge.queue import KnowledgeQueue
-from .knowledge.shared_queue import TeamQueueStore
-from .knowledge.wiring import knowledge_services
-from .learning.agent_sessions import AgentSessions
-from .learning.candidates import SelfLearner
-from .learning.digest import DigestService
-from .learning.gotchas import GotchaCapture
-from .learning.review import ReviewService
-from .learning.wiring import learning_services
-from .llm_budget import LLMBudget
-from .memories.cold_archive import ColdArchive
-from .memories.maintenance import MemoryMaintenance
-from .memories.reader import MemoryReader
-from .memories.recall import MemoryRecall
-from .memories.recall_keywords import KeywordRecall
-from .memories.semantic import SemanticRecall
-from .memories.tiers import TiersService
-from .memories.writer import MemoryWriter
-from .project_focus import ProjectFocus
-from .projects import Projects
-from .secret_doctor import SecretDoctor
-from .team import TeamProjects
+from .delegation import Delegate, Later, built_once
+
+# The domain services' classes: real for the type checker, imported on first use
+# when running (service/delegation.py); each service is built on first use below.
+if TYPE_CHECKING:
+    from ..store.audit import AuditLog
+    from ..store.root import StoreRoot
+    from .context import DoctorFinding, ServiceContext
+    from .knowledge.agent_context import KnowledgeContext
+    from .knowledge.agent_evidence import AgentEvidence
+    from .knowledge.agent_tools import KnowledgeAgentTools
+    from .knowledge.decisions import KnowledgeDecisions
+    from .knowledge.events import QueueEvents
+    from .knowledge.files import KnowledgeFiles
+    from .knowledge.history import KnowledgeHistory
+    from .knowledge.preinject import PreinjectReorganize
+    from .knowledge.purge import ProposalPurge
+    from .knowledge.queue import KnowledgeQueue
+    from .knowledge.shared_queue import TeamQueueStore
+    from .knowledge.wiring import KnowledgeServices
+    from .learning.agent_sessions import AgentSessions
+    from .learning.candidates import SelfLearner
+    from .learning.digest import DigestService
+    from .learning.gotchas import GotchaCapture
+    from .learning.review import ReviewService
+    from .learning.wiring import LearningServices
+    from .llm_budget import LLMBudget
+    from .memories.cold_archive import ColdArchive
+    from .memories.maintenance import MemoryMaintenance
+    from .memories.reader import MemoryReader
+    from .memories.recall import MemoryRecall
+    from .memories.recall_keywords import KeywordRecall
+    from .memories.semantic import SemanticRecall
+    from .memories.tiers import TiersService
+    from .memories.writer import MemoryWriter
+    from .project_focus import ProjectFocus
+    from .projects import Projects
+    from .secret_doctor import SecretDoctor
+    from .team import TeamProjects
+else:
+    _S = "jupyter_memory.service."
+    ServiceContext = Later(_S + "context", "ServiceContext")
+    LLMBudget = Later(_S + "llm_budget", "LLMBudget")
+    Projects = Later(_S + "projects", "Projects")
+    KnowledgeContext = Later(_S + "knowledge.agent_context", "KnowledgeContext")
+    AgentEvidence = Later(_S + "knowledge.agent_evidence", "AgentEvidence")
+    KnowledgeAgentTools = Later(_S + "knowledge.agent_tools", "KnowledgeAgentTools")
+    KnowledgeDecisions = Later(_S + "knowledge.decisions", "KnowledgeDecisions")
+    QueueEvents = Later(_S + "knowledge.events", "QueueEvents")
+    KnowledgeFiles = Later(_S + "knowledge.files", "KnowledgeFiles")
+    KnowledgeHistory = Later(_S + "knowledge.history", "KnowledgeHistory")
+    PreinjectReorganize = Later(_S + "knowledge.preinject", "PreinjectReorganize")
+    ProposalPurge = Later(_S + "knowledge.purge", "ProposalPurge")
+    KnowledgeQueue = Later(_S + "knowledge.queue", "KnowledgeQueue")
+    TeamQueueStore = Later(_S + "knowledge.shared_queue", "TeamQueueStore")
+    AgentSessions = Later(_S + "learning.agent_sessions", "AgentSessions")
+    SelfLearner = Later(_S + "learning.candidates", "SelfLearner")
+    DigestService = Later(_S + "learning.digest", "DigestService")
+    GotchaCapture = Later(_S + "learning.gotchas", "GotchaCapture")
+    ReviewService = Later(_S + "learning.review", "ReviewService")
+    ColdArchive = Later(_S + "memories.cold_archive", "ColdArchive")
+    MemoryMaintenance = Later(_S + "memories.maintenance", "MemoryMaintenance")
+    MemoryReader = Later(_S + "memories.reader", "MemoryReader")
+    MemoryRecall = Later(_S + "memories.recall", "MemoryRecall")
+    KeywordRecall = Later(_S + "memories.recall_keywords", "KeywordRecall")
+    TiersService = Later(_S + "memories.tiers", "TiersService")
+    MemoryWriter = Later(_S + "memories.writer", "MemoryWriter")
+    ProjectFocus = Later(_S + "project_focus", "ProjectFocus")
+    SecretDoctor = Later(_S + "secret_doctor", "SecretDoctor")
+    TeamProjects = Later(_S + "team", "TeamProjects")
 
 
 class MemoryHooks:
-    """The domain services of one ``Memory`` and the adapters' plumbing over them."""
+    """The domain services of one ``Memory`` and the adapters' plumbing over them.
+
+    Each service is built (and its module imported) the first time it is used, so
+    a recall builds the recall and nothing of knowledge or learning. What a service
+    listens to is wired where it could first be heard: the doctor's checks are
+    registered here at once, and the learner's queue listener and the AGENTS.md
+    sync are wired when the knowledge queue they hear is built (``_wired``).
+    """
 
     def __init__(self, ctx: ServiceContext, semantic: SemanticRecall) -> None:
         self.ctx = ctx
         self._semantic = semantic
-        # memory services
-        self.memory_writer = MemoryWriter(ctx)
-        self.memory_recall = MemoryRecall(ctx)
-        self.keyword_recall = KeywordRecall(self.memory_recall)
-        self.memory_reader = MemoryReader(ctx)
-        self.memory_upkeep = MemoryMaintenance(ctx)
-        self.project_focus = ProjectFocus(ctx)
-        # knowledge services
-        self.knowledge_services = knowledge_services(ctx)
-        # team projects on git (docs/teams.md)
-        self.team = TeamProjects(
-            ctx, self.knowledge_services.files, self.knowledge_services.queue.store
-        )
-        # secrets in stored files: a doctor check, and --fix for derived files
-        self.secret_doctor = SecretDoctor(ctx)
-        ctx.doctor_checks.append(self.secret_doctor.findings)
-        self.team_history = KnowledgeHistory(
-            ctx, self.knowledge_services.files, self.knowledge_services.queue.store
-        )
-        # learning services (tiers and the cold archive included)
-        self.learning_services = learning_services(
-            ctx,
+        # The doctor runs these in this order: team projects, then stored secrets.
+        ctx.doctor_checks.append(self._team_findings)
+        ctx.doctor_checks.append(self._secret_findings)
+
+    def _team_findings(self) -> DoctorFinding:
+        return self.team.doctor_findings()
+
+    def _secret_findings(self) -> DoctorFinding:
+        return self.secret_doctor.findings()
+
+    # -- memory services ---------------------------------------------------------------
+
+    @built_once
+    def memory_writer(self) -> MemoryWriter:
+        from .memories.writer import MemoryWriter
+
+        return MemoryWriter(self.ctx)
+
+    @built_once
+    def memory_recall(self) -> MemoryRecall:
+        from .memories.recall import MemoryRecall
+
+        return MemoryRecall(self.ctx)
+
+    @built_once
+    def keyword_recall(self) -> KeywordRecall:
+        from .memories.recall_keywords import KeywordRecall
+
+        return KeywordRecall(self.memory_recall)
+
+    @built_once
+    def memory_reader(self) -> MemoryReader:
+        from .memories.reader import MemoryReader
+
+        return MemoryReader(self.ctx)
+
+    @built_once
+    def memory_upkeep(self) -> MemoryMaintenance:
+        from .memories.maintenance import MemoryMaintenance
+
+        return MemoryMaintenance(self.ctx)
+
+    @built_once
+    def project_focus(self) -> ProjectFocus:
+        from .project_focus import ProjectFocus
+
+        return ProjectFocus(self.ctx)
+
+    # -- knowledge and learning services -----------------------------------------------
+
+    @built_once
+    def _wired(self) -> tuple[KnowledgeServices, LearningServices]:
+        # Built together: the learner listens to the knowledge queue's events (a
+        # dismissed learned proposal rejects its candidate), so no queue exists
+        # without its listener, whichever of the two is asked for first.
+        from .knowledge.wiring import knowledge_services
+        from .learning.wiring import learning_services
+
+        knowledge = knowledge_services(self.ctx)
+        learning = learning_services(
+            self.ctx,
             writer=self.memory_writer,
             reader=self.memory_reader,
-            queue=self.knowledge_services.queue,
-            queue_events=self.knowledge_services.events,
+            queue=knowledge.queue,
+            queue_events=knowledge.events,
+        )
+        return knowledge, learning
+
+    @built_once
+    def knowledge_services(self) -> KnowledgeServices:
+        """The knowledge services (service/knowledge/wiring.py)."""
+        return self._wired[0]
+
+    @built_once
+    def learning_services(self) -> LearningServices:
+        """The learning services, tiers and the cold archive (service/learning/wiring.py)."""
+        return self._wired[1]
+
+    @built_once
+    def team(self) -> TeamProjects:
+        """Team projects on git (docs/teams.md)."""
+        from .team import TeamProjects
+
+        return TeamProjects(
+            self.ctx, self.knowledge_services.files, self.knowledge_services.queue.store
+        )
+
+    @built_once
+    def secret_doctor(self) -> SecretDoctor:
+        """Secrets in stored files: a doctor check, and ``--fix`` for derived files."""
+        from .secret_doctor import SecretDoctor
+
+        return SecretDoctor(self.ctx)
+
+    @built_once
+    def team_history(self) -> KnowledgeHistory:
+        from .knowledge.history import KnowledgeHistory
+
+        return KnowledgeHistory(
+            self.ctx, self.knowledge_services.files, self.knowledge_services.queue.store
         )
 
     # -- the shared context ------------------------------------------------------------

@@ -13,34 +13,57 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.llm import LLMClient
-from ..core.memories.models import utcnow
-from .context import ServiceContext
-from .delegation import Delegate
+from .delegation import Delegate, Later
 from .hooks import MemoryHooks
-from .imports.service import MemoryImports
-from .knowledge.agent_context import KnowledgeContext
-from .knowledge.decisions import KnowledgeDecisions
-from .knowledge.files import KnowledgeFiles
-from .knowledge.queue import KnowledgeQueue
-from .knowledge.revert import KnowledgeRevert
-from .learning.candidates import SelfLearner
-from .learning.digest import DigestService
-from .learning.review import ReviewService
-from .memories.cold_archive import ColdArchive
-from .memories.maintenance import MemoryMaintenance
-from .memories.reader import MemoryReader
-from .memories.recall_keywords import KeywordRecall
-from .memories.semantic import SemanticRecall, default_embedder_factory
-from .memories.writer import MemoryWriter
-from .paths import resolve_home
-from .project_focus import ProjectFocus
-from .projects import Projects
-from .settings import Settings
-from .team import TeamProjects
+
+# The domain services' classes: real for the type checker, imported on first use
+# when running, so a start imports only what its call runs (service/delegation.py).
+# Importing the class opens nothing: the store and its models load with the first
+# ``Memory(...)``, the domain services with the first verb that needs each.
+if TYPE_CHECKING:
+    from ..core.llm import LLMClient
+    from .imports.service import MemoryImports
+    from .knowledge.agent_context import KnowledgeContext
+    from .knowledge.decisions import KnowledgeDecisions
+    from .knowledge.files import KnowledgeFiles
+    from .knowledge.queue import KnowledgeQueue
+    from .knowledge.revert import KnowledgeRevert
+    from .learning.candidates import SelfLearner
+    from .learning.digest import DigestService
+    from .learning.review import ReviewService
+    from .memories.cold_archive import ColdArchive
+    from .memories.maintenance import MemoryMaintenance
+    from .memories.reader import MemoryReader
+    from .memories.recall_keywords import KeywordRecall
+    from .memories.writer import MemoryWriter
+    from .project_focus import ProjectFocus
+    from .projects import Projects
+    from .settings import Settings
+    from .team import TeamProjects
+else:
+    _S = "jupyter_memory.service."
+    MemoryImports = Later(_S + "imports.service", "MemoryImports")
+    KnowledgeContext = Later(_S + "knowledge.agent_context", "KnowledgeContext")
+    KnowledgeDecisions = Later(_S + "knowledge.decisions", "KnowledgeDecisions")
+    KnowledgeFiles = Later(_S + "knowledge.files", "KnowledgeFiles")
+    KnowledgeQueue = Later(_S + "knowledge.queue", "KnowledgeQueue")
+    KnowledgeRevert = Later(_S + "knowledge.revert", "KnowledgeRevert")
+    SelfLearner = Later(_S + "learning.candidates", "SelfLearner")
+    DigestService = Later(_S + "learning.digest", "DigestService")
+    ReviewService = Later(_S + "learning.review", "ReviewService")
+    ColdArchive = Later(_S + "memories.cold_archive", "ColdArchive")
+    MemoryMaintenance = Later(_S + "memories.maintenance", "MemoryMaintenance")
+    MemoryReader = Later(_S + "memories.reader", "MemoryReader")
+    KeywordRecall = Later(_S + "memories.recall_keywords", "KeywordRecall")
+    MemoryWriter = Later(_S + "memories.writer", "MemoryWriter")
+    ProjectFocus = Later(_S + "project_focus", "ProjectFocus")
+    Projects = Later(_S + "projects", "Projects")
+    Settings = Later(_S + "settings", "Settings")
+    TeamProjects = Later(_S + "team", "TeamProjects")
 
 # Names this facade had before the plumbing moved behind ``hooks``, or under
 # another name: an old call gets an error saying where the name is now.
@@ -60,6 +83,11 @@ class Memory:
         actor: str = "person",
         semantic: bool | Callable[[], Any] | None = None,
     ) -> None:
+        from ..core.memories.models import utcnow
+        from .context import ServiceContext
+        from .memories.semantic import SemanticRecall, default_embedder_factory
+        from .paths import resolve_home
+
         # Optional embeddings (docs/recall.md): None = on when the extra is installed.
         embeddings = SemanticRecall(default_embedder_factory(semantic))
         ctx = ServiceContext.open(
@@ -71,9 +99,14 @@ class Memory:
         )
         self.hooks = MemoryHooks(ctx, embeddings)
         """The adapters' plumbing and the domain services (service/hooks.py)."""
-        self._imports = MemoryImports(self)
         if project is not None:
             self.focus(project)
+
+    @cached_property
+    def _imports(self) -> MemoryImports:
+        from .imports.service import MemoryImports  # the importers load for an import only
+
+        return MemoryImports(self)
 
     if not TYPE_CHECKING:  # mypy keeps checking every attribute; this is for a person
 

@@ -140,7 +140,6 @@ class TeamProjects:
         self.ctx = ctx
         self.files = files
         self.queue_store = queue_store
-        ctx.doctor_checks.append(self.doctor_findings)
 
     def _root(self, project: ProjectArg | None) -> tuple[str, StoreRoot]:
         _, root, pid = self.files.layer_root("project", project)

@@ -48,6 +48,20 @@ def test_a_queue_dismissal_drops_confidence_until_new_evidence(mem, clock):
     (cand,) = mem.learning_candidates()
     assert cand["confidence"] == 0.0 and cand["status"] == "rejected"
     assert [d["reason"] for d in cand["dismissals"]] == ["this repo uses pnpm"]
+
+
+def test_a_memory_whose_first_verb_is_a_dismissal_still_tells_the_learner(mem, clock):
+    # The domain services are built on first use (service/hooks.py): a Memory that
+    # has touched nothing of learning still has the learner hearing its queue.
+    from jupyter_memory import Memory
+
+    for n in range(5):
+        report = _session(mem, clock, n)
+    pid = report["proposed"][0]["proposal_id"]
+    with Memory(home=mem.home, clock=clock) as fresh:
+        fresh.dismiss(pid, reason="this repo uses pnpm")
+        (cand,) = fresh.learning_candidates()
+    assert cand["confidence"] == 0.0 and cand["status"] == "rejected"
     assert mem.proposal(pid).dismiss_reason == "this repo uses pnpm"
     clock.advance(minutes=1)
     mem.hooks.digest_record("quiet", [{"id": "q", "role": "user", "text": "thanks"}])

@@ -74,7 +74,7 @@ class MemoryMaintenance:
             for name, reason in index_problems:
                 path = str(root.files.path_of(name))
                 report.problems.append(StoreProblem(path, "unreadable", reason))
-        for check in self.ctx.doctor_checks:  # registered by other services (team projects)
+        for check in self.ctx.doctor_checks:  # registered by service/hooks.py (team, secrets)
             problems, notices = check()
             report.problems.extend(StoreProblem(path, kind, msg) for path, kind, msg in problems)
             report.notices.extend(notices)

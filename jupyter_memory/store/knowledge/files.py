@@ -10,18 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._i18n import M_
 from ...core.frontmatter_io import decode_file
 from ...core.knowledge.format import KnowledgeDoc, parse_knowledge
-from ...core.knowledge.merge import ConflictedKnowledge, has_conflict_markers, parse_conflicted
 from ...exceptions import ParseError, StoreError
 from .. import git
 from ..atomic import sha256_bytes, write_text_atomic
 from ..json_file import read_json, write_json
 from ..layout import RootLayout
 from ..links import first_link, linked
+
+if TYPE_CHECKING:
+    from ...core.knowledge.merge import ConflictedKnowledge
 
 BACKUP_SUFFIX = ".bak"
 
@@ -92,6 +94,10 @@ class KnowledgeFile:
                 M_("cannot read: {reason}", reason=exc.strerror or exc),
                 path=self.path,
             ) from exc
+        # The merge reader (and the identity rules under it) loads with the first
+        # knowledge file, not with the settings a start reads (service/settings.py).
+        from ...core.knowledge.merge import has_conflict_markers, parse_conflicted
+
         text = decode_file(data, path=self.path)
         marked = has_conflict_markers(text)
         conflict = None
