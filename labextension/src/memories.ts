@@ -9,13 +9,19 @@ import { memoryTierLabel, memoryTypeLabel } from './labels';
 const PAGE = 20;
 
 /** A hit's type, tier and layer in the page's language, then where it lives and its id. */
-function hitMeta(trans: Trans, hit: IMemoryHit): string {
+function hitMeta(trans: Trans, hit: IMemoryHit): HTMLElement {
   const layer =
     hit.layer === 'project'
       ? trans._p('memory layer', 'project')
       : trans._p('memory layer', 'user');
   const project = hit.project ? ` · ${hit.project}` : '';
-  return `${memoryTypeLabel(trans, hit.type)} · ${memoryTierLabel(trans, hit.tier)} · ${layer}${project} · ${hit.id}`;
+  // The id whole on one line (it is copied to %recall or the CLI), the words may wrap.
+  return el('div', { className: 'jm-hit-meta' }, [
+    el('span', {
+      text: `${memoryTypeLabel(trans, hit.type)} · ${memoryTierLabel(trans, hit.tier)} · ${layer}${project} · `
+    }),
+    el('span', { className: 'jm-id', text: hit.id, title: hit.id })
+  ]);
 }
 
 /** Search memories (English and Chinese), shown at snippet level, read-only. */
@@ -28,7 +34,7 @@ export class MemoriesView extends Widget {
       className: 'jm-search',
       attrs: {
         type: 'search',
-        placeholder: trans.__('Search memories… / 搜索记忆…'),
+        placeholder: trans.__('Search memories…'),
         'aria-label': trans.__('Search memories')
       }
     });
@@ -144,10 +150,7 @@ export class MemoriesView extends Widget {
             [
               el('div', { className: 'jm-hit-title', text: hit.title }),
               el('div', { className: 'jm-hit-text', text: hit.text }),
-              el('div', {
-                className: 'jm-hit-meta',
-                text: hitMeta(this.trans, hit)
-              })
+              hitMeta(this.trans, hit)
             ]
           )
         );
