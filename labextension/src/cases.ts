@@ -60,7 +60,7 @@ export class CasesView extends Widget {
       className: 'jm-search',
       attrs: {
         type: 'search',
-        placeholder: trans.__('Search all cases… / 搜索案件…'),
+        placeholder: trans.__('Search all cases…'),
         'aria-label': trans.__('Search cases')
       }
     });

@@ -24,6 +24,13 @@ function hitMeta(trans: Trans, hit: IMemoryHit): HTMLElement {
   ]);
 }
 
+/** The title is the text's start (a title made from the text): show the text alone. */
+function sameStart(title: string, text: string): boolean {
+  const words = (t: string) => t.split(/\s+/).join(' ').trim();
+  const head = words(title).replace(/[….\s]+$/, '');
+  return head.length > 0 && words(text).startsWith(head);
+}
+
 /** Search memories (English and Chinese), shown at snippet level, read-only. */
 export class MemoriesView extends Widget {
   constructor(private readonly trans: Trans) {
@@ -148,7 +155,10 @@ export class MemoriesView extends Widget {
               attrs: { tabindex: '0', 'data-id': hit.id }
             },
             [
-              el('div', { className: 'jm-hit-title', text: hit.title }),
+              // the text once: a title that is the text's start is not shown above it
+              sameStart(hit.title, hit.text)
+                ? null
+                : el('div', { className: 'jm-hit-title', text: hit.title }),
               el('div', { className: 'jm-hit-text', text: hit.text }),
               hitMeta(this.trans, hit)
             ]

@@ -1147,7 +1147,7 @@ export class QueueView extends Widget {
     this._items.splice(index, 1);
     this._nodes.get(id)?.remove();
     this._nodes.delete(id);
-    this._shown = Math.max(0, this._shown - 1);
+    // _shown stays: the refresh that follows asks for as many, refilling from below.
     this.draw();
     if (moveFocus) {
       this.focusAfterDecision(index);

@@ -171,6 +171,20 @@ export class TabStrip<T extends string> {
       this._menu.appendChild(item);
     }
     this._more.textContent = `${this.trans.__('More')} ▾`;
+    // What the hidden tabs' badges count (pending, to review) shows on More too.
+    const counted = Array.from(this._menu.querySelectorAll('.jm-badge')).reduce(
+      (sum, badge) => sum + (Number(badge.textContent) || 0),
+      0
+    );
+    if (counted > 0) {
+      this._more.appendChild(
+        el('span', {
+          className: 'jm-badge jm-more-badge',
+          text: String(counted),
+          attrs: { 'aria-hidden': 'true' }
+        })
+      );
+    }
     this._more.setAttribute(
       'aria-label',
       this.trans.__(
