@@ -191,7 +191,12 @@ export class QueueView extends Widget {
     });
     this._list = el('ul', {
       className: 'jm-queue-list',
-      attrs: { role: 'list', 'aria-label': trans.__('Queued knowledge') }
+      // focusable from code only (not a Tab stop): it holds the focus while an item goes
+      attrs: {
+        role: 'list',
+        'aria-label': trans.__('Queued knowledge'),
+        tabindex: '-1'
+      }
     });
     this._list.addEventListener('keydown', event => this.onKey(event));
     this._list.addEventListener('focusin', event => {
@@ -363,33 +368,28 @@ export class QueueView extends Widget {
   }
 
   private render(queue: IQueue): void {
-    // A redraw (any change event) keeps the focused item focused.
+    // A redraw (any change event) keeps the focused item focused: its node
+    // stays in the page (a focused node removed would drop the focus to the
+    // page body, and JupyterLab then hands it to the main area).
     const focused = (document.activeElement as HTMLElement | null)?.closest?.(
       '.jm-queue-item'
     ) as HTMLElement | null;
     const keep =
-      focused && this._list.contains(focused) ? focused.dataset.id : null;
-    // …and the control in it that had the focus (by its class), if one had.
-    const control =
-      keep && document.activeElement !== focused
-        ? ((document.activeElement as HTMLElement).className
-            .split(/\s+/)
-            .find(c => c.startsWith('jm-') && c !== 'jm-button') ?? null)
-        : null;
+      focused && this._list.contains(focused) ? focused.dataset.id! : null;
+    const keepAt = keep ? this._items.findIndex(p => p.id === keep) : -1;
+    const stays = keep !== null && queue.items.some(p => p.id === keep);
+    if (keep !== null && !stays) {
+      this._list.focus(); // held in the list while the item goes (decided elsewhere)
+    }
     this._items = [];
     this._nodes.clear();
+    if (stays && focused) {
+      this._nodes.set(keep!, focused);
+    }
     this._cells.clear(); // cells move: ask again (the last answer shows meanwhile)
     this.append(queue);
-    if (keep) {
-      const at = this._items.findIndex(p => p.id === keep);
-      if (at >= 0) {
-        this.focusIndex(at);
-        if (control) {
-          (
-            this._nodes.get(keep)?.querySelector(`.${control}`) as HTMLElement
-          )?.focus();
-        }
-      }
+    if (keep !== null && !stays) {
+      this.focusAfterDecision(Math.max(0, keepAt)); // the item that took its place
     }
     this.node.dataset.count = String(queue.count);
     this.node.dataset.matched = String(queue.matched);
@@ -1144,6 +1144,12 @@ export class QueueView extends Widget {
       return;
     }
     const moveFocus = this.focusInside();
+    // A refresh asked before this decision would draw the item again: drop its answer
+    // (the refresh that follows every decision is the one that counts).
+    this._generation++;
+    if (moveFocus) {
+      this._list.focus(); // held in the list, not dropped to the body, while the item goes
+    }
     this._items.splice(index, 1);
     this._nodes.get(id)?.remove();
     this._nodes.delete(id);

@@ -252,6 +252,25 @@ def test_the_panel_fits_250_px_and_wide_in_both_languages(page, lab, lab_mem, la
         assert page.locator(f"{PANEL} .jm-tab-menu-item").count() == hidden
         page.keyboard.press("Escape")
 
+    # Search and filters, asked of the server: the count says how many match.
+    queue = page.locator("#jm-queue")
+    page.locator(f"{PANEL} .jm-queue-search").fill(DATA[lang]["project"][:6])
+    page.wait_for_selector("#jm-queue[data-matched='1']", state="attached")
+    items = page.locator(f"{PANEL} .jm-queue-item")
+    page.wait_for_function("() => document.querySelectorAll('.jm-queue-item').length === 1")
+    assert items.first.get_attribute("data-id") == ids["project"]
+    page.locator(f"{PANEL} .jm-queue-search").fill("")
+    page.locator(f"{PANEL} .jm-queue-source").select_option("chat")
+    page.locator(f"{PANEL} .jm-queue-item[data-id='{ids['chat']}']").wait_for()
+    page.wait_for_function("() => document.querySelectorAll('.jm-queue-item').length === 1")
+    page.locator(f"{PANEL} .jm-queue-source").select_option("")
+    page.locator(f"{PANEL} .jm-queue-kind").select_option("rule")
+    page.locator(f"{PANEL} .jm-queue-item[data-id='{ids['cell']}']").wait_for()
+    page.wait_for_function("() => document.querySelectorAll('.jm-queue-item').length === 2")
+    page.locator(f"{PANEL} .jm-queue-kind").select_option("")
+    page.wait_for_selector("#jm-queue[data-matched='3']", state="attached")
+    assert queue.get_attribute("data-count") == "3"
+
     for label, px in (("250", None), ("wide", WIDE)):
         if px:
             set_sidebar_width(page, px)
@@ -335,6 +354,35 @@ def focused(page) -> dict:
     )
 
 
+# Where the focus went, and from what code: a failing wait says it.
+FOCUS_LOG = """() => { window.__jmFocus = [];
+  document.addEventListener('focusin', e => window.__jmFocus.push(
+    `${e.target.className || e.target.tagName} ${e.target.dataset?.id || ''} ` +
+    new Error().stack.split('\\n').slice(2, 6).map(l => l.trim().split(' ')[1]).join('<')), true);
+}"""
+
+
+def wait_focus_on(page, proposal_id: str) -> None:
+    try:
+        page.wait_for_function(
+            f"() => document.activeElement?.dataset?.id === '{proposal_id}'", timeout=10_000
+        )
+    except Exception as exc:
+        log = page.evaluate("() => window.__jmFocus")
+        raise AssertionError(f"focus not on {proposal_id}: {log}") from exc
+
+
+def wait_gone(page, proposal_id: str) -> None:
+    try:
+        page.locator(f"{PANEL} .jm-queue-item[data-id='{proposal_id}']").wait_for(
+            state="detached", timeout=10_000
+        )
+    except Exception as exc:
+        status = page.locator("#jm-queue .jm-status").inner_text()
+        log = page.evaluate("() => window.__jmFocus")
+        raise AssertionError(f"{proposal_id} still listed; status {status!r}; {log}") from exc
+
+
 def test_the_queue_is_decided_from_the_keyboard_alone(page, lab, lab_mem):
     ids = [
         lab_mem.propose(text, "rule", text, source="manual")["proposal"]["id"]
@@ -345,7 +393,11 @@ def test_the_queue_is_decided_from_the_keyboard_alone(page, lab, lab_mem):
         )
     ]
     open_panel(page, lab)
+    page.evaluate(FOCUS_LOG)
     page.locator(f"{PANEL} .jm-queue-item").nth(2).wait_for()
+    # The lab settles first: about half a second after it loads it activates its
+    # main area (the launcher), which takes the focus from wherever it is.
+    page.wait_for_function("() => document.activeElement?.closest('.jp-Launcher')")
 
     # The tabs: one Tab stop (the selected tab), arrows, Home and End move and select.
     tab = page.locator(f"{PANEL} .jm-tab-queue")
@@ -385,16 +437,22 @@ def test_the_queue_is_decided_from_the_keyboard_alone(page, lab, lab_mem):
 
     # D dismisses; the focus goes to the item that took its place, not to the page body.
     page.keyboard.press("d")
-    page.locator(f"{PANEL} .jm-queue-item[data-id='{ids[1]}']").wait_for(state="detached")
-    page.wait_for_function(f"() => document.activeElement?.dataset?.id === '{ids[2]}'")
+    wait_gone(page, ids[1])
+    wait_focus_on(page, ids[2])
     # Enter applies where it was suggested (User).
     page.keyboard.press("Enter")
-    page.locator(f"{PANEL} .jm-queue-item[data-id='{ids[2]}']").wait_for(state="detached")
-    page.wait_for_function(f"() => document.activeElement?.dataset?.id === '{ids[0]}'")
+    wait_gone(page, ids[2])
+    wait_focus_on(page, ids[0])
     page.keyboard.press("u")
     page.locator(f"{PANEL} #jm-queue[data-count='0']").wait_for(state="attached")
     # The queue is empty: the focus waits in its search box.
-    page.wait_for_function("() => document.activeElement?.classList.contains('jm-queue-search')")
+    try:
+        page.wait_for_function(
+            "() => document.activeElement?.classList.contains('jm-queue-search')",
+            timeout=10_000,
+        )
+    except Exception as exc:
+        raise AssertionError(page.evaluate("() => window.__jmFocus")) from exc
 
     states = {i: lab_mem.proposal(i).status for i in ids}
     assert states == {ids[0]: "applied", ids[1]: "dismissed", ids[2]: "applied"}, states
