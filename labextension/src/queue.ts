@@ -368,28 +368,39 @@ export class QueueView extends Widget {
   }
 
   private render(queue: IQueue): void {
-    // A redraw (any change event) keeps the focused item focused: its node
-    // stays in the page (a focused node removed would drop the focus to the
-    // page body, and JupyterLab then hands it to the main area).
-    const focused = (document.activeElement as HTMLElement | null)?.closest?.(
-      '.jm-queue-item'
-    ) as HTMLElement | null;
+    // A redraw (any change event) keeps the focus where it was: on the same
+    // item, on the same control in it. The list holds the focus while the
+    // items are drawn again, so it never drops to the page body.
+    const active = document.activeElement as HTMLElement | null;
+    const focused = active?.closest?.('.jm-queue-item') as HTMLElement | null;
     const keep =
       focused && this._list.contains(focused) ? focused.dataset.id! : null;
+    const control =
+      keep !== null && active !== focused
+        ? (Array.from(active!.classList).find(
+            c => c.startsWith('jm-') && c !== 'jm-button'
+          ) ?? null)
+        : null;
     const keepAt = keep ? this._items.findIndex(p => p.id === keep) : -1;
-    const stays = keep !== null && queue.items.some(p => p.id === keep);
-    if (keep !== null && !stays) {
-      this._list.focus(); // held in the list while the item goes (decided elsewhere)
+    if (keep !== null) {
+      this._list.focus();
     }
     this._items = [];
     this._nodes.clear();
-    if (stays && focused) {
-      this._nodes.set(keep!, focused);
-    }
     this._cells.clear(); // cells move: ask again (the last answer shows meanwhile)
     this.append(queue);
-    if (keep !== null && !stays) {
-      this.focusAfterDecision(Math.max(0, keepAt)); // the item that took its place
+    if (keep !== null) {
+      const at = this._items.findIndex(p => p.id === keep);
+      if (at < 0) {
+        this.focusAfterDecision(Math.max(0, keepAt)); // decided elsewhere meanwhile
+      } else {
+        this.focusIndex(at);
+        if (control) {
+          (
+            this._nodes.get(keep)?.querySelector(`.${control}`) as HTMLElement
+          )?.focus();
+        }
+      }
     }
     this.node.dataset.count = String(queue.count);
     this.node.dataset.matched = String(queue.matched);

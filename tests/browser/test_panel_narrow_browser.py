@@ -175,7 +175,7 @@ def seed(lab, mem, lang: str) -> dict[str, str]:
     """A notebook whose second cell a proposal quotes, one from a chat, one suggested for
     a project not picked yet, a memory; the ids by name."""
     words = DATA[lang]
-    nb_path = lab.root / "orders.ipynb"
+    nb_path = lab.root / "q3-orders.ipynb"
     write_notebook(nb_path, ["import pandas as pd", f"# {words['cell']}", "pd.__version__"])
     cell_id = nbformat.read(nb_path, as_version=4).cells[1].id
     ids = {}
@@ -185,7 +185,7 @@ def seed(lab, mem, lang: str) -> dict[str, str]:
         words["cell"],
         source="chat-extraction",
         messages=[{"role": "user", "text": f"# {words['cell']}"}],
-        quote_origin={"notebook_path": "orders.ipynb", "cell_id": cell_id},
+        quote_origin={"notebook_path": "q3-orders.ipynb", "cell_id": cell_id},
     )["proposal"]["id"]
     ids["chat"] = mem.propose(
         words["chat"],
@@ -220,7 +220,7 @@ def test_the_panel_fits_250_px_and_wide_in_both_languages(page, lab, lab_mem, la
     set_language(lab, lang)
     ids = seed(lab, lab_mem, lang)
     # the registered projects' ids (this session's other tests add some) are data too
-    data = [*DATA[lang].values(), "orders.ipynb", "team.chat", *lab_mem.known_projects()]
+    data = [*DATA[lang].values(), "q3-orders.ipynb", "team.chat", *lab_mem.known_projects()]
     data += [row["id"] for row in lab_mem.list(include_cold=True)]
     open_panel(page, lab)
     page.locator(f"{PANEL} .jm-queue-item[data-id='{ids['cell']}']").wait_for()
@@ -229,7 +229,7 @@ def test_the_panel_fits_250_px_and_wide_in_both_languages(page, lab, lab_mem, la
 
     # The cell a proposal quotes, by its place in the notebook; the raw id only in the tooltip.
     origin = page.locator(f"{PANEL} .jm-queue-item[data-id='{ids['cell']}'] .jm-origin")
-    expected = "cell 2 · orders.ipynb" if lang == "en" else "单元格 2 · orders.ipynb"
+    expected = "cell 2 · q3-orders.ipynb" if lang == "en" else "单元格 2 · q3-orders.ipynb"
     page.wait_for_function(
         "([el, t]) => el.textContent === t", arg=[origin.element_handle(), expected]
     )
