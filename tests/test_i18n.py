@@ -157,7 +157,7 @@ def test_a_magic_speaks_chinese_in_a_real_kernel(monkeypatch: pytest.MonkeyPatch
         ):
             kc.execute_interactive(code, timeout=60, output_hook=keep)
     said = "\n".join(outputs)
-    assert "已记住 m-" in said and "存于 user" in said
+    assert "已记住 m-" in said and "存于 用户" in said
     assert "没有匹配的记忆。" in said
     assert "%forget: 未找到" in said and "用 %memories 或 %recall 查看 id" in said
 

@@ -186,7 +186,7 @@ ASK_TURNS = [
                 "[新对话：重新获得一份知识提议额度]",
                 "[已提议，等你审阅：收入不含退款 — id p-",
                 # the proposal card's text/plain and text/html fallbacks
-                "[规则] 收入不含退款\n  “收入一律不含退款” — 智能体\n  待处理 · %memory apply p-",
+                "[规则] 收入不含退款\n  “收入一律不含退款” — 来自智能体\n  待处理 · %memory apply p-",
                 "<b>生成此输出时尚待处理。</b> 请在智能体记忆面板中处理，或在单元格中运行 <code>",
                 "或在终端运行 <code>jupyter-memory apply p-",
                 '<div style="color:#57606a">提议 <code>p-',
@@ -199,7 +199,7 @@ ASK_TURNS = [
                 "%%ask: unrecognized arguments: --bogus (usage: %%ask [--new] [--project P] [--model M])",
                 "[new conversation: a fresh allowance of knowledge proposals]",
                 "[proposed for your review: 收入不含退款 — id p-",
-                "[Rule] 收入不含退款\n  “收入一律不含退款” — agent\n  pending · %memory apply p-",
+                "[Rule] 收入不含退款\n  “收入一律不含退款” — from an agent\n  pending · %memory apply p-",
                 "<b>Pending when this output was made.</b> Decide it in the Agent Memory panel, "
                 "or in a cell with <code>",
                 "or in a terminal with <code>jupyter-memory apply p-",

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -15,6 +17,7 @@ from IPython.core.error import UsageError
 from .._i18n import tr
 from .args import argument, joined, magic_arguments, parse, parse_with_text
 from .host import MagicsHost
+from .render import shown_value
 
 _FOCUSED = "\x00focused"  # --project given without a value
 
@@ -87,13 +90,22 @@ def remember(self: MagicsHost, line: str, cell: str | None = None) -> Any:
             agent=args.agent,
             allow_secret=args.allow_secret,
         )
-    where = entry.meta.project if entry.layer == "project" else entry.meta.scope
+    where = (
+        entry.meta.project if entry.layer == "project" else shown_value("layer", entry.meta.scope)
+    )
     print(
         tr("Remembered {id} ({type}, {tier}) in {where}").format(
-            id=entry.id, type=entry.meta.type.value, tier=entry.meta.tier.value, where=where
+            id=entry.id,
+            type=shown_value("type", entry.meta.type.value),
+            tier=shown_value("tier", entry.meta.tier.value),
+            where=where,
         )
     )
-    print(f"  {entry.path}")
+    # The file's name on a line of its own and its folder below: JupyterLab cuts
+    # plain text anywhere at the output's edge, and the name is what a person looks for.
+    path = Path(str(entry.path))
+    print(tr("  file: {name}").format(name=path.name))
+    print(tr("  in:   {folder}").format(folder=f"{path.parent}{os.sep}"))
     if args.allow_secret:
         from ..core.secrets.detector import secret_kinds  # lazy: only for this option
 
@@ -115,4 +127,8 @@ def forget(self: MagicsHost, line: str) -> None:
     args = parse(forget, line)
     with self.session.lock:
         result = self.service.forget(args.id)
-    print(f"Forgot {result.id} ({result.layer} layer)")
+    print(
+        tr("Forgot {id} ({layer} layer)").format(
+            id=result.id, layer=shown_value("layer", result.layer)
+        )
+    )

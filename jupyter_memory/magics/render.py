@@ -78,6 +78,52 @@ def cell_text(value: Any) -> str:
     return str(value)
 
 
+# The words a person reads in a table, translated where shown: the headings and
+# the codes of the category columns. The rows keep the codes (a DataFrame, JSON
+# and ``%recall --json`` see those); the same words as the review cards.
+HEADINGS = {
+    "id": N_("id"),
+    "text": N_("text"),
+    "title": N_("title"),
+    "type": N_("type"),
+    "tier": N_("tier"),
+    "heat": N_("heat"),
+    "layer": N_("layer"),
+    "score": N_("score"),
+    "review": N_("review"),
+    "project": N_("project"),
+    "updated": N_("updated"),
+}
+VALUE_WORDS: dict[str, dict[str, str]] = {
+    "type": {
+        "episodic": N_("episodic"),
+        "semantic": N_("semantic"),
+        "procedural": N_("procedural"),
+        "reflective": N_("reflective"),
+        "work_fact": N_("fact"),
+        "work_method": N_("method"),
+        "work_task": N_("task"),
+        "work_artifact": N_("artifact"),
+    },
+    "tier": {"session": N_("session"), "daily": N_("daily"), "durable": N_("durable")},
+    "heat": {"HOT": N_("HOT"), "WARM": N_("WARM"), "COLD": N_("COLD")},
+    "layer": {"user": N_("user"), "project": N_("project")},
+    "review": {"unreviewed": N_("unreviewed")},
+}
+
+
+def heading(column: str) -> str:
+    return tr(HEADINGS[column]) if column in HEADINGS else column
+
+
+def shown_value(column: str, value: Any) -> Any:
+    """A category code in the person's words; any other value as it is."""
+    words = VALUE_WORDS.get(column)
+    if words and isinstance(value, str) and value in words:
+        return tr(words[value])
+    return value
+
+
 def _td(column: str, value: Any) -> str:
     cls = (
         ' class="jm-id"'
@@ -86,11 +132,11 @@ def _td(column: str, value: Any) -> str:
         if column in LONG_COLUMNS
         else ""
     )
-    return f"<td{cls}>{visible_html(cell_text(value))}</td>"
+    return f"<td{cls}>{visible_html(cell_text(shown_value(column, value)))}</td>"
 
 
 def html_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], caption: str = "") -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    head = "".join(f"<th>{html.escape(heading(c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(_td(c, r.get(c)) for c in columns) + "</tr>" for r in rows)
     cap = f"<caption>{visible_html(caption)}</caption>" if caption else ""
     # a table wider than the output scrolls instead of being cut at its edge
@@ -105,9 +151,13 @@ def text_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], width: in
         s = " ".join(s.split())
         return s if len(s) <= width else s[: width - 1] + "…"
 
-    cells = [[clip(visible(cell_text(r.get(c)), lines=False)) for c in columns] for r in rows]
-    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
+    cells = [
+        [clip(visible(cell_text(shown_value(c, r.get(c))), lines=False)) for c in columns]
+        for r in rows
+    ]
+    heads = [heading(c) for c in columns]
+    widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(heads)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in cells]
     return "\n".join(line.rstrip() for line in lines)
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from tornado import web
 
+from ..core.knowledge.queue_filter import QueueFilter
 from ..service.knowledge.results import AlreadyDecided, DecisionResult
 from .base import APPROVE, READ, ApiError, MemoryHandler, authorized, off_loop
 from .bodies import ApplyBody, DismissBody, EmptyBody, ProcessAllBody
@@ -49,14 +50,24 @@ class QueueHandler(MemoryHandler):
         # One page (issue 16): a queue of 5,000 would freeze the panel drawing it.
         limit = self.int_arg("limit", QUEUE_PAGE, 1, MAX_QUEUE_PAGE)
         offset = self.int_arg("offset", 0, 0)
+        # The search and filters apply before the page is cut (a filter over the
+        # page the browser holds would miss what it has not loaded).
+        wanted = QueueFilter.parse(
+            text=self.get_argument("q", ""),
+            layer=self.get_argument("layer", ""),
+            kind=self.get_argument("kind", ""),
+            source=self.get_argument("source", ""),
+        )
         items = self.backend.pending_proposals()
-        page = _with_neighbours(self.backend.memory, items[offset : offset + limit])
+        matched = [p for p in items if wanted.matches(p)] if wanted.active else items
+        page = _with_neighbours(self.backend.memory, matched[offset : offset + limit])
         enabled = self.backend.memory.settings["enabled"]
-        more = max(0, len(items) - offset - len(page))
+        more = max(0, len(matched) - offset - len(page))
         self.reply(
             {
                 "items": page,
                 "count": len(items),
+                "matched": len(matched),
                 "enabled": enabled,
                 "offset": offset,
                 "more": more,

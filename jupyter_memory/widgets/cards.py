@@ -32,21 +32,15 @@ PAYLOAD_VERSION = 1
 # English msgids, translated where a card is drawn (the payload keeps the codes)
 KIND_LABEL = {"rule": N_("Rule"), "info": N_("Info")}
 LAYER_LABEL = {"user": N_("User"), "project": N_("Project")}
-# One vocabulary with the panel (labextension/src/decided.ts): an extracted
-# proposal is "from a cell" when its quote is a notebook cell's, else "from a chat".
+# One vocabulary with the panel (labextension/src/decided.ts, docs/design.md
+# "Words on the screen"): an extracted proposal is "from a cell" when its quote
+# is a notebook cell's, else "from a chat"; "from an agent", "from an import".
 SOURCE_LABEL = {
     "chat-extraction": N_("from a chat"),
-    **{
-        source: source
-        for source in (
-            N_("agent"),
-            N_("correction"),
-            N_("gotcha"),
-            N_("manual"),
-            N_("session-digest"),
-            N_("import"),
-        )
-    },
+    "agent": N_("from an agent"),
+    "import": N_("from an import"),
+    **{source: source for source in (N_("correction"), N_("gotcha"), N_("manual"))},
+    "session-digest": N_("session digest"),
 }
 FROM_A_CELL = N_("from a cell")
 

@@ -60,7 +60,7 @@ export class CasesView extends Widget {
       className: 'jm-search',
       attrs: {
         type: 'search',
-        placeholder: trans.__('Search all cases… / 搜索案件…'),
+        placeholder: trans.__('Search all cases…'),
         'aria-label': trans.__('Search cases')
       }
     });
@@ -208,14 +208,19 @@ export class CasesView extends Widget {
     }
     table.appendChild(el('thead', {}, [head]));
     const body = el('tbody');
+    // Each cell names its column: in the narrow sidebar a row is drawn as a
+    // block of labelled lines (style/base.css), the header row hidden.
+    const names = columns(trans);
+    const cell = (at: number, text: string) =>
+      el('td', { text, attrs: { 'data-label': names[at] ?? '' } });
     for (const row of c.rows) {
       body.appendChild(
         el('tr', {}, [
-          el('td', { text: row.date }),
-          el('td', { text: typeLabel(trans, row.type) }),
-          el('td', { text: row.summary }),
-          el('td', { text: row.evidence.join(', ') }),
-          el('td', { text: stateText(trans, row.status) })
+          cell(0, row.date),
+          cell(1, typeLabel(trans, row.type)),
+          cell(2, row.summary),
+          cell(3, row.evidence.join(', ')),
+          cell(4, stateText(trans, row.status))
         ])
       );
     }

@@ -59,7 +59,8 @@ export function alreadyDecided(trans: Trans, error: unknown): string | null {
 /**
  * A proposal's source in words, as the kernel's cards say it too
  * (widgets/cards.py): an extracted proposal whose quote is a notebook cell's
- * is "from a cell", else "from a chat" (one vocabulary, docs/lab-panel.md).
+ * is "from a cell", else "from a chat" (one vocabulary: docs/design.md,
+ * "Words on the screen").
  */
 export function sourceLabel(
   trans: Trans,
@@ -101,11 +102,11 @@ export function sourceLabels(
 ): Record<IProposal['source'], string> {
   return {
     'chat-extraction': trans._p('proposal source', 'from a chat'),
-    agent: trans._p('proposal source', 'agent'),
+    agent: trans._p('proposal source', 'from an agent'),
     correction: trans._p('proposal source', 'correction'),
     gotcha: trans._p('proposal source', 'gotcha'),
     manual: trans._p('proposal source', 'manual'),
     'session-digest': trans._p('proposal source', 'session digest'),
-    import: trans._p('proposal source', 'import')
+    import: trans._p('proposal source', 'from an import')
   };
 }

@@ -72,14 +72,14 @@ export class FocusLine {
       'div',
       { className: 'jm-focus', attrs: { role: 'status' } },
       [
-        el('div', { className: 'jm-focus-line' }, [
+        (this._line = el('div', { className: 'jm-focus-line' }, [
           el('span', {
             className: 'jm-focus-label',
             text: trans.__('Project in use: ')
           }),
           this._name,
           this._how
-        ]),
+        ])),
         this._control
       ]
     );
@@ -188,6 +188,8 @@ export class FocusLine {
           )
         : trans.__(' · %1: pick one below', name);
     }
+    // One line at any width, cut with an ellipsis: the whole of it on hover.
+    this._line.title = this._line.textContent ?? '';
     this.renderSelect();
     this.onFocus(project);
     for (const listener of this._listeners) {
@@ -223,6 +225,8 @@ export class FocusLine {
       })
     );
     this._select.value = project ?? NO_PROJECT;
+    this._select.title =
+      this._select.selectedOptions[0]?.textContent ?? this._select.value;
   }
 
   private _notebook: string | null = null;
@@ -234,6 +238,7 @@ export class FocusLine {
   private readonly _select: HTMLSelectElement;
   private readonly _error: HTMLSpanElement;
   private readonly _control: HTMLLabelElement;
+  private _line!: HTMLDivElement;
 }
 
 /**

@@ -18,6 +18,7 @@ import { reviewCardsPlugin } from './reviewCardsPlugin';
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { FocusStatus } from './focus';
 import { setBusyTrans } from './api';
+import { CellNumbers } from './cellNumbers';
 import { loadTrans } from './i18n';
 
 /** The id of the Jupyter Server event the server emits when memory changed. */
@@ -80,6 +81,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
     setBusyTrans(trans); // the "busy, retrying…" notice of every route (api.ts)
     const panel = new MemoryPanel(trans);
     panel.title.icon = memoryIcon;
+    const cells = new CellNumbers(app);
+    panel.queue.cellNumber = (path, cellId) => cells.number(path, cellId);
     app.shell.add(panel, 'left', { rank: 600 });
     if (restorer) {
       restorer.add(panel, 'jupyter-memory');

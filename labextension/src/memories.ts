@@ -9,13 +9,26 @@ import { memoryTierLabel, memoryTypeLabel } from './labels';
 const PAGE = 20;
 
 /** A hit's type, tier and layer in the page's language, then where it lives and its id. */
-function hitMeta(trans: Trans, hit: IMemoryHit): string {
+function hitMeta(trans: Trans, hit: IMemoryHit): HTMLElement {
   const layer =
     hit.layer === 'project'
       ? trans._p('memory layer', 'project')
       : trans._p('memory layer', 'user');
   const project = hit.project ? ` · ${hit.project}` : '';
-  return `${memoryTypeLabel(trans, hit.type)} · ${memoryTierLabel(trans, hit.tier)} · ${layer}${project} · ${hit.id}`;
+  // The id whole on one line (it is copied to %recall or the CLI), the words may wrap.
+  return el('div', { className: 'jm-hit-meta' }, [
+    el('span', {
+      text: `${memoryTypeLabel(trans, hit.type)} · ${memoryTierLabel(trans, hit.tier)} · ${layer}${project} · `
+    }),
+    el('span', { className: 'jm-id', text: hit.id, title: hit.id })
+  ]);
+}
+
+/** The title is the text's start (a title made from the text): show the text alone. */
+function sameStart(title: string, text: string): boolean {
+  const words = (t: string) => t.split(/\s+/).join(' ').trim();
+  const head = words(title).replace(/[….\s]+$/, '');
+  return head.length > 0 && words(text).startsWith(head);
 }
 
 /** Search memories (English and Chinese), shown at snippet level, read-only. */
@@ -28,7 +41,7 @@ export class MemoriesView extends Widget {
       className: 'jm-search',
       attrs: {
         type: 'search',
-        placeholder: trans.__('Search memories… / 搜索记忆…'),
+        placeholder: trans.__('Search memories…'),
         'aria-label': trans.__('Search memories')
       }
     });
@@ -142,7 +155,10 @@ export class MemoriesView extends Widget {
               attrs: { tabindex: '0', 'data-id': hit.id }
             },
             [
-              el('div', { className: 'jm-hit-title', text: hit.title }),
+              // the text once: a title that is the text's start is not shown above it
+              sameStart(hit.title, hit.text)
+                ? null
+                : el('div', { className: 'jm-hit-title', text: hit.title }),
               hit.superseded_by
                 ? el('div', {
                     className: 'jm-hit-superseded',
@@ -160,10 +176,7 @@ export class MemoriesView extends Widget {
                     text: hit.provenance
                   })
                 : null,
-              el('div', {
-                className: 'jm-hit-meta',
-                text: hitMeta(this.trans, hit)
-              })
+              hitMeta(this.trans, hit)
             ]
           )
         );

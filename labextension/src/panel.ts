@@ -3,7 +3,7 @@ import { Panel, Widget } from '@lumino/widgets';
 
 import { errorMessage, IProject, ISettings, postJSON, requestAPI } from './api';
 import { CasesView } from './cases';
-import { button, el } from './dom';
+import { el } from './dom';
 import { FocusLine } from './focus';
 import type { Trans } from './i18n';
 import { KnowledgeView } from './knowledge';
@@ -12,6 +12,7 @@ import { MemoriesView } from './memories';
 import { QueueView } from './queue';
 import type { IReviewCount } from './schemas';
 import { SettingsView } from './settings';
+import { TabStrip } from './tabs';
 
 export type TabName =
   'queue' | 'user' | 'project' | 'settings' | 'memories' | 'learning' | 'cases';
@@ -82,29 +83,32 @@ export class MemoryPanel extends Panel {
       attrs: { 'aria-label': trans.__('memories waiting for review') }
     });
     this._reviewBadge.hidden = true;
-    const strip = el('div', {
-      className: 'jm-tabs',
-      attrs: { role: 'tablist' }
-    });
-    for (const [name, label] of tabs(trans)) {
-      const tab = button(label, () => this.showTab(name), {
-        className: `jm-tab jm-tab-${name}`,
-        attrs: { role: 'tab', 'data-tab': name }
-      });
-      if (name === 'queue') {
-        tab.appendChild(this._badge);
-      }
-      if (name === 'memories') {
-        tab.appendChild(this._reviewBadge);
-      }
-      this._tabs.set(name, tab);
-      strip.appendChild(tab);
+    const views = this.viewsByName();
+    this._strip = new TabStrip<TabName>(
+      trans,
+      tabs(trans).map(([name, label]) => ({
+        name,
+        label,
+        panelId: views[name].id
+      })),
+      name => this.showTab(name)
+    );
+    for (const [name, view] of Object.entries(views) as [TabName, Widget][]) {
+      // Each view is the tabpanel of its tab (screen readers announce the pair).
+      view.node.setAttribute('role', 'tabpanel');
+      view.node.setAttribute('aria-labelledby', `jm-tab-${name}`);
     }
+    this._strip.tab('queue').appendChild(this._badge);
+    this._strip.tab('memories').appendChild(this._reviewBadge);
+    const title = el('div', {
+      className: 'jm-title',
+      text: trans.__('Agent Memory')
+    });
     const header = new Widget({
       node: el('div', { className: 'jm-header' }, [
-        el('div', { className: 'jm-title', text: trans.__('Agent Memory') }),
+        title,
         this.focusLine.node,
-        strip
+        this._strip.node
       ])
     });
     this.addWidget(header);
@@ -129,6 +133,10 @@ export class MemoryPanel extends Panel {
   }
 
   private view(name: TabName): Widget {
+    return this.viewsByName()[name];
+  }
+
+  private viewsByName(): Record<TabName, Widget> {
     return {
       queue: this.queue,
       user: this.user,
@@ -137,14 +145,12 @@ export class MemoryPanel extends Panel {
       memories: this.memories,
       learning: this.learning,
       cases: this.cases
-    }[name];
+    };
   }
 
   showTab(name: TabName): void {
     this._current = name;
-    for (const [tab, node] of this._tabs) {
-      node.setAttribute('aria-selected', tab === name ? 'true' : 'false');
-    }
+    this._strip.setSelected(name);
     for (const view of this.views()) {
       view.setHidden(view !== this.view(name));
     }
@@ -197,13 +203,14 @@ export class MemoryPanel extends Panel {
       const n = data.unreviewed;
       this._reviewBadge.textContent = String(n);
       this._reviewBadge.hidden = n === 0;
-      this._tabs.get('memories')!.title = n
+      this._strip.tab('memories').title = n
         ? this.trans._n(
             '%1 memory waits for review: %memories --review',
             '%1 memories wait for review: %memories --review',
             n
           )
-        : '';
+        : this.trans._p('panel tab', 'Memories');
+      this._strip.layout(); // the badge changed the tab's width
       this.node.dataset.unreviewed = String(n);
     } catch (error) {
       // The count is a hint: a failed read leaves the last one and says why.
@@ -257,6 +264,7 @@ export class MemoryPanel extends Panel {
     this._badge.textContent = String(count);
     this._badge.hidden = !enabled || count === 0;
     this.node.dataset.pending = String(count);
+    this._strip.layout();
   }
 
   private onSettings(settings: ISettings): void {
@@ -273,6 +281,6 @@ export class MemoryPanel extends Panel {
   private _justAdded: string | null = null;
   private readonly _badge: HTMLSpanElement;
   private readonly _reviewBadge: HTMLSpanElement;
-  private readonly _tabs = new Map<TabName, HTMLButtonElement>();
+  private readonly _strip: TabStrip<TabName>;
   private readonly _stack = new Panel();
 }

@@ -578,16 +578,19 @@ export interface IPurgedProposal {
 }
 
 /**
- * GET /queue?limit=&offset=: one page of the pending proposals (count: how many
- * are pending).
+ * GET /queue?limit=&offset=&q=&layer=&kind=&source=: one page of the pending
+ * proposals that match (count: how many are pending, matched: how many of them
+ * match the search and filters).
  */
 export interface IQueue {
   items: IProposal[];
   count: number;
+  /** how many pending proposals match q, layer, kind and source (count when none is given) */
+  matched: number;
   enabled: boolean;
   /** where this page starts among the pending proposals */
   offset: number;
-  /** how many pending proposals follow this page */
+  /** how many matching pending proposals follow this page */
   more: number;
 }
 

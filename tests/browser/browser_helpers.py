@@ -36,7 +36,13 @@ def wait_refreshed_after(page, before: int, timeout: float = 10_000) -> None:
 
 
 def show_tab(page, name: str) -> None:
-    page.locator(f"{PANEL} .jm-tab-{name}").click()
+    """Click the tab, or (when the narrow row has no room for it) pick it in the More menu."""
+    tab = page.locator(f"{PANEL} .jm-tab-{name}")
+    if tab.is_visible():
+        tab.click()
+    else:
+        page.locator(f"{PANEL} .jm-tab-more").click()
+        page.locator(f"{PANEL} .jm-tab-menu [data-tab='{name}']").click()
     page.wait_for_selector(f"{PANEL}[data-tab='{name}']")
 
 

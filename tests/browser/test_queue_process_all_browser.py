@@ -3,7 +3,7 @@
 Process all has no layer picker: each item goes to the layer it was suggested
 for, and an item suggested for Project without one stays in the queue, listed
 with "pick a project". A proposal imported by ``jupyter-memory import-from``
-shows its source as "import".
+shows its source as "from an import".
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def test_process_all_applies_each_item_to_its_suggested_layer(page, lab, lab_mem
 
     open_panel(page, lab)
     item = queue_item(page, "Never commit notebooks with outputs.")
-    assert item.locator(".jm-source").inner_text() == "import"
+    assert item.locator(".jm-source").inner_text() == "from an import"
     assert queue_item(page, "Region codes").locator(".jm-target").inner_text() == (
         "suggested: Project · sales-q3"
     )
@@ -42,7 +42,7 @@ def test_process_all_applies_each_item_to_its_suggested_layer(page, lab, lab_mem
     page.locator(f"{PANEL} .jm-process-all").click()
     page.locator(".jp-Dialog button.jp-mod-accept").click()  # it asks first (issue 32)
     page.locator(
-        ".Toastify__toast", has_text="Processed: 2 to User, 1 to Project, 1 skipped"
+        ".Toastify__toast", has_text="Saved to User: 2 · to Project: 1 · still in the queue: 1"
     ).wait_for()
     skipped = page.locator(f"{PANEL} .jm-skipped-item")
     assert skipped.count() == 1

@@ -102,10 +102,10 @@ def test_process_all_asks_first_and_its_summary_with_a_failure_is_not_green(page
 
     page.locator(f"{PANEL} .jm-process-all").click()
     page.locator(".jp-Dialog button.jp-mod-accept").click()
-    toast = page.locator(".Toastify__toast", has_text="Processed: 0 to User, 1 to Project")
+    toast = page.locator(".Toastify__toast", has_text="Saved to User: 0 · to Project: 1")
     toast.wait_for()
-    assert "3 failed" in toast.inner_text()
-    assert page.locator(".Toastify__toast--success", has_text="Processed:").count() == 0
+    assert "not applied: 3" in toast.inner_text()
+    assert page.locator(".Toastify__toast--success", has_text="Saved to User:").count() == 0
     page.wait_for_selector(f"{PANEL} .jm-queue[data-processed='failed']")
     failures = page.locator(f"{PANEL} .jm-failure-item")
     assert failures.count() == 1  # one reason, said once, with how many it stopped

@@ -25,7 +25,10 @@ def test_the_memories_tab_counts_what_waits_for_review(page, lab, lab_mem):
     open_panel(page, lab)
     badge = page.locator(f"{PANEL} .jm-tab-memories .jm-review-badge")
     page.wait_for_selector(f"{PANEL}[data-unreviewed='2']", state="attached")
-    assert badge.is_visible() and badge.inner_text() == "2"
+    assert badge.get_attribute("hidden") is None and badge.text_content() == "2"
+    if not page.locator(f"{PANEL} .jm-tab-memories").is_visible():
+        # At 250 px the tab waits in the More menu: More carries the count.
+        assert page.locator(f"{PANEL} .jm-tab-more .jm-more-badge").inner_text() == "2"
     tab = page.locator(f"{PANEL} .jm-tab-memories")
     assert tab.get_attribute("title") == "2 memories wait for review: %memories --review"
 
@@ -33,7 +36,7 @@ def test_the_memories_tab_counts_what_waits_for_review(page, lab, lab_mem):
     lab_mem.review_memory(first, "keep")  # reviewed elsewhere (a notebook's review card)
     wait_refreshed_after(page, before)  # the server's file watcher announced the change
     page.wait_for_selector(f"{PANEL}[data-unreviewed='1']", state="attached")
-    assert badge.inner_text() == "1"
+    assert badge.text_content() == "1"
     assert tab.get_attribute("title") == "1 memory waits for review: %memories --review"
     assert not page.js_errors  # type: ignore[attr-defined]
 

@@ -61,3 +61,24 @@ async def test_memory_search_pages_its_hits(api, server_memory):
     assert len(seen) == len(set(seen)) == 25
     code, data = await api("GET", "memories", params={"q": "refunds", "offset": "x"})
     assert code == 422 and data["field"] == "offset"
+
+
+async def test_the_queue_searches_and_filters_before_it_pages(api, memory_home):
+    ids = seed_pending(memory_home, 250)  # every third is info, the rest rules
+    code, rules = await api("GET", "queue", params={"kind": "rule", "limit": "50"})
+    assert code == 200 and rules["count"] == 250
+    assert rules["matched"] == len([i for i in range(250) if i % 3]) == 166
+    assert all(p["kind"] == "rule" for p in rules["items"]) and rules["more"] == 116
+    # A word past the first page is found: the filter runs before the page is cut.
+    code, found = await api("GET", "queue", params={"q": "C212 规则", "limit": "10"})
+    assert [p["id"] for p in found["items"]] == [ids[212]] and found["matched"] == 1
+    code, none = await api("GET", "queue", params={"source": "agent"})
+    assert none["matched"] == 0 and none["items"] == [] and none["count"] == 250
+    code, unfiltered = await api("GET", "queue")
+    assert unfiltered["matched"] == 250
+
+
+@pytest.mark.parametrize("field", ["layer", "kind", "source"])
+async def test_the_queue_refuses_an_unknown_filter_naming_it(api, field):
+    code, data = await api("GET", "queue", params={field: "everything"})
+    assert code == 422 and data["field"] == field and "everything" in data["message"], data
