@@ -267,7 +267,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add("open", _cmd_open, tr("show a case: entries, policy, index health")).add_argument(
         "--name", help=tr("case name for INDEX.md's 案件 line")
     )
-    note = add("note", _cmd_note, tr("write a note through the spec 000 decision flow"))
+    note = add(
+        "note",
+        _cmd_note,
+        tr("write a note, after the write policy and the evidence and duplicate checks"),
+    )
     note.add_argument("type", help=tr("discuss | hesitate | insight | observe | think"))
     note.add_argument("title")
     note.add_argument("--body", required=True, help=tr("the record text ('-' reads stdin)"))

@@ -66,7 +66,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     digest = subparsers.add_parser(
         "digest",
         parents=[common],
-        help=tr("session digests: extract work memories (spec 001) and check extractor output"),
+        help=tr("session digests: extract work memories and check extractor output"),
     )
     actions = digest.add_subparsers(dest="digest_action", metavar="ACTION")
     validate = actions.add_parser(

@@ -33,7 +33,7 @@ from .render import MemoriesResult, StatsView
 )
 @argument("--dry-run", action="store_true", help=tr("with --archive: only show what would move"))
 def memories(self: MagicsHost, line: str) -> Any:
-    """List memories: HOT and WARM first, newest first within each heat (spec 003)."""
+    """List memories: HOT and WARM first, newest first within each heat."""
     args = parse(memories, line)
     modes = [m for m in ("stats", "frame", "review", "learning", "archive") if getattr(args, m)]
     if len(modes) > 1:

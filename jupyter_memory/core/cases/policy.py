@@ -45,7 +45,7 @@ def _clean_value(raw: str) -> str:
 def _hint(path: str, why: Message) -> Message:
     return M_(
         "{why}; using the safe default 'notify'. Set it with a line "
-        "'Memory Write Policy: silent|notify|disabled' in {path} (or run cold-start).",
+        "'Memory Write Policy: silent|notify|disabled' in {path}.",
         why=why,
         path=path,
     )
@@ -288,7 +288,7 @@ def noise_suggestion(count: int) -> Message | None:
     if count <= NOISE_LIMIT:
         return None
     return M_(
-        "this case has {count} memory entries (spec 000 suggests 10-{limit}); "
+        "this case has {count} memory entries (10-{limit} is the suggested size); "
         "consider a cleanup: mark settled entries 已排除 and remove noise at archive.",
         count=count,
         limit=NOISE_LIMIT,

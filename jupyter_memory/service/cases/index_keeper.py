@@ -72,8 +72,7 @@ def workspace_policy(workspace: str | os.PathLike[str]) -> WritePolicy:
             source=str(exc.path) if exc.path else None,
             hint=M_(
                 "{error}; it cannot be read; using the safe default 'notify'. Save it as UTF-8 "
-                "text with a line 'Memory Write Policy: silent|notify|disabled' (or run "
-                "cold-start).",
+                "text with a line 'Memory Write Policy: silent|notify|disabled'.",
                 error=exc,
             ),
         )
