@@ -207,7 +207,9 @@ class _Instances:
         if wd >= 0:
             _LIBC.inotify_rm_watch(fd, wd)  # fails harmlessly if the folder went already
         with self._guard:
-            if len(self._free) < 8:
+            # Few kept: instances count against a per-user limit (max_user_instances,
+            # often 128) shared with every other program's watches.
+            if len(self._free) < 2:
                 self._free.append(fd)
                 return
         os.close(fd)
