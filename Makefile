@@ -92,10 +92,17 @@ endif
 
 # The lab extension's unit tests (vitest: the knowledge editor's state machine, the
 # preview's diff; labextension/test/), type-checked first. Node packages are installed
-# as the build installs them (jlpm install, from yarn.lock); quiet on success.
-test-ts: $(STAMP)
+# as the build installs them (jlpm install, from yarn.lock), again only when yarn.lock or
+# package.json is newer than the last install (a second per run otherwise); quiet on success.
+NODE_STAMP := labextension/node_modules/.jm-installed
+
+$(NODE_STAMP): labextension/yarn.lock labextension/package.json | $(STAMP)
 	@cd labextension && export PATH="$(CURDIR)/$(BIN):$$PATH" && \
-	  { out=$$(jlpm install 2>&1) || { echo "$$out"; echo "make: jlpm install failed (above)"; exit 1; }; } && \
+	  { out=$$(jlpm install 2>&1) || { echo "$$out"; echo "make: jlpm install failed (above)"; exit 1; }; }
+	@touch $@
+
+test-ts: $(STAMP) $(NODE_STAMP)
+	@cd labextension && export PATH="$(CURDIR)/$(BIN):$$PATH" && \
 	  { out=$$(jlpm test 2>&1) || { echo "$$out"; exit 1; }; }
 
 # sdist + wheel in dist/, with the production build of the lab extension (needs Node).

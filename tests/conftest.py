@@ -7,9 +7,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.support import tmpfs
 from tests.support.markers import mark_items
+
+# `pytest --hypothesis-profile=deterministic`: the same examples every run, no database.
+settings.register_profile("deterministic", derandomize=True, database=None)
 
 _TMPFS = pytest.StashKey[Path]()
 _PASSED = pytest.StashKey[bool]()

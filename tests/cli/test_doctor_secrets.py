@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from jupyter_memory import Memory
 from jupyter_memory.store.knowledge.person_text import PersonTextLog
 from jupyter_memory.store.learning.digest_store import DigestStore
+from tests.support.cli import run_main
 
 PASSWORD = "Sup3rS3cretPw"
 CELL = f'dsn = "postgresql://analyst:{PASSWORD}@db.internal:5432/sales"'
 
 
 def _doctor(home: Path, *flags: str) -> tuple[int, dict]:
-    cmd = [sys.executable, "-m", "jupyter_memory.cli.main", "doctor", "--home", str(home)]
-    proc = subprocess.run(
-        [*cmd, *flags, "--json"], capture_output=True, text=True, encoding="utf-8"
-    )
+    proc = run_main(["doctor", "--home", str(home), *flags, "--json"])  # in this process
     assert PASSWORD not in proc.stdout + proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 

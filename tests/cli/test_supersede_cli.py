@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.support.cli import run_main
 
 
 def _cli(home: Path, *argv: str) -> str:
-    cmd = [sys.executable, "-m", "jupyter_memory.cli.main", *argv, "--home", str(home)]
-    return subprocess.run(cmd, capture_output=True, text=True, check=True, encoding="utf-8").stdout
+    """In this process: what the commands print (the process boundary has its own tests)."""
+    done = run_main([*argv, "--home", str(home)])
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def test_cli_remember_links_the_update_and_get_and_recall_show_it(memory_home: Path) -> None:

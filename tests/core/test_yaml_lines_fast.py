@@ -70,7 +70,9 @@ _values = st.one_of(
 )
 
 
-@settings(max_examples=3000, deadline=None)
+# 1,000: a fast path that drops the JSON reading of an escaped string was caught
+# by 10 of 10 seeds (200: 6 of 10, 500: 7 of 10); 3,000 took 3 s more.
+@settings(max_examples=1000, deadline=None)
 @given(st.lists(st.tuples(_keys, _values), max_size=6), st.sampled_from(["", "\n", "x"]))
 def test_fast_reading_agrees_with_the_general_one(pairs: list[tuple[str, str]], tail: str) -> None:
     text = "".join(f"{k}: {v}\n" for k, v in pairs) + tail

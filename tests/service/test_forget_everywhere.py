@@ -110,17 +110,13 @@ def test_audit_lines_carry_no_slug(mem: Memory, memory_home: Path) -> None:
 
 
 def test_cli_forget_leaves_no_byte(memory_home: Path) -> None:
-    """The same through the CLI, each step its own process (index files closed between)."""
-    import subprocess
-    import sys
+    """The same through the CLI's main(), each call opening and closing its own home
+    (index files closed between); the process boundary has its own tests."""
+    from tests.support.cli import run_main
 
     def cli(*argv: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", "jupyter_memory.cli.main", *argv, "--home", str(memory_home)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+        done = run_main([*argv, "--home", str(memory_home)])
+        assert done.returncode == 0, done.stderr
         return done.stdout
 
     made = json.loads(cli("remember", TEXT, "--title", TITLE, "--json"))

@@ -4,14 +4,13 @@ its hash stays so it is not suggested again (issue 29, finding 2)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from jupyter_memory import Memory
 from jupyter_memory.exceptions import ConflictError
+from tests.support.cli import run_main
 
 WORD = "vqxkzmbrelt"
 TEXT = f"Always join the {WORD} table on account_id"
@@ -48,20 +47,12 @@ def test_cli_dismiss_purge_and_queue_purge(memory_home: Path) -> None:
         first = mem.propose(TEXT, "rule", TEXT, layer="user", messages=[TEXT])["id"]
         other = f"Revenue tables from {WORD} exclude refunds"
         second = mem.propose(other, "info", other, layer="user", messages=[other])["id"]
-    cmd = [sys.executable, "-m", "jupyter_memory.cli.main"]
     home = ["--home", str(memory_home)]
-    run = subprocess.run(
-        [*cmd, "dismiss", first, "--purge", *home], capture_output=True, text=True, check=True
-    )
-    assert "purged" in run.stdout
-    subprocess.run([*cmd, "dismiss", second, *home], capture_output=True, check=True)
-    run = subprocess.run(
-        [*cmd, "queue", "purge", second, *home, "--json"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    run = run_main(["dismiss", first, "--purge", *home])  # in this process: what it says
+    assert run.returncode == 0 and "purged" in run.stdout, run.stderr
+    assert run_main(["dismiss", second, *home]).returncode == 0
+    run = run_main(["queue", "purge", second, *home, "--json"])
     assert json.loads(run.stdout) == {"id": second, "status": "purged"}
-    bad = subprocess.run([*cmd, "queue", "purge", *home], capture_output=True, text=True)
+    bad = run_main(["queue", "purge", *home])
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
     assert _leaks(memory_home) == []

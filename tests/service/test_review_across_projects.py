@@ -7,16 +7,14 @@ are refused with both named; an id nowhere is refused naming it.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from jupyter_memory import Memory
 from jupyter_memory.exceptions import NotFoundError, ValidationError
+from tests.support.cli import run_main
 
 
 def _unreviewed(mem: Memory, text: str, quote: str) -> str:
@@ -103,12 +101,12 @@ def test_the_cli_forgets_an_id_of_another_project(
     two_projects: tuple[Path, Path, list[str]], memory_home: Path
 ) -> None:
     a, b, (first, _, _) = two_projects
-    env = dict(os.environ, JUPYTER_MEMORY_HOME=str(memory_home))
-    cli = [sys.executable, "-m", "jupyter_memory.cli.main", "--project", str(a)]
-    got = subprocess.run([*cli, "--json", "get", first], capture_output=True, text=True, env=env)
+    env = {"JUPYTER_MEMORY_HOME": str(memory_home)}
+    cli = ["--project", str(a)]  # main() in this process: the command, not the process start
+    got = run_main([*cli, "--json", "get", first], env=env)
     assert got.returncode == 0, got.stderr
     assert json.loads(got.stdout)["id"] == first
-    gone = subprocess.run([*cli, "forget", first], capture_output=True, text=True, env=env)
+    gone = run_main([*cli, "forget", first], env=env)
     assert gone.returncode == 0, gone.stderr
     with Memory(home=memory_home, project=b) as mem, pytest.raises(NotFoundError):
         mem.get(first)

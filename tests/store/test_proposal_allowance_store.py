@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from jupyter_memory.exceptions import ParseError, ValidationError
-from jupyter_memory.store.knowledge.proposal_allowance import KEEP_CONVERSATIONS, ProposalAllowance
+from jupyter_memory.store.knowledge import proposal_allowance
+from jupyter_memory.store.knowledge.proposal_allowance import ProposalAllowance
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 
@@ -35,7 +36,12 @@ def test_processes_of_one_conversation_share_one_allowance(tmp_path: Path) -> No
     assert ProposalAllowance(tmp_path).used("mcp-stdio:agent:42:1000") == 5
 
 
-def test_conversations_are_counted_apart_and_old_ones_are_dropped(tmp_path: Path) -> None:
+def test_conversations_are_counted_apart_and_old_ones_are_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same rule at 20 as at the shipped 500 (505 rewrites of a growing file).
+    keep = 20
+    monkeypatch.setattr(proposal_allowance, "KEEP_CONVERSATIONS", keep)
     allowance = ProposalAllowance(tmp_path)
     assert allowance.take("a", 2, T0) and allowance.take("a", 2, T0)
     assert not allowance.take("a", 2, T0)
@@ -45,10 +51,11 @@ def test_conversations_are_counted_apart_and_old_ones_are_dropped(tmp_path: Path
     assert allowance.take("c", 2, later)
     assert allowance.used("a") == 0 and allowance.used("c") == 1
     # ... and the file never holds more than KEEP_CONVERSATIONS conversations.
-    for i in range(KEEP_CONVERSATIONS + 5):
+    for i in range(keep + 5):
         allowance.take(f"k{i}", 2, later + timedelta(seconds=i))
-    assert len(allowance.read()) == KEEP_CONVERSATIONS
-    assert allowance.used(f"k{KEEP_CONVERSATIONS + 4}") == 1
+    assert len(allowance.read()) == keep
+    assert allowance.used(f"k{keep + 4}") == 1
+    assert allowance.used("k0") == 0  # the oldest went
 
 
 def test_a_damaged_file_is_named_and_kept(tmp_path: Path) -> None:

@@ -42,12 +42,14 @@ def _tables(con: sqlite3.Connection) -> dict[str, object]:
     }
 
 
-@pytest.mark.parametrize("run", [20_000, 7], ids=["one run", "runs of 7 entries"])
-def test_rebuild_writes_the_rows_one_by_one_indexing_writes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: int
-) -> None:
-    monkeypatch.setattr(fresh_load, "_RUN", run)
-    home = tmp_path / "home"
+_BUILT: list[Path] = []  # the home below, written once per session (every run reads it)
+
+
+def _written_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """120 memories written one by one, plus a twin, an unreadable and two malformed files."""
+    if _BUILT:
+        return _BUILT[0]
+    home = tmp_path_factory.mktemp("rebuild-bulk") / "home"
     rng = random.Random(7)
     with Memory(home=home, semantic=False) as mem:
         ids = []
@@ -67,6 +69,20 @@ def test_rebuild_writes_the_rows_one_by_one_indexing_writes(
     (folder / "2026-01-01_semantic_plain.md").write_text(
         re.sub(r'id: "[^"]+"', "id: m-plainyaml0000000001", raw).replace('"', ""), "utf-8"
     )
+    _BUILT.append(home)
+    return home
+
+
+@pytest.mark.parametrize("run", [20_000, 7], ids=["one run", "runs of 7 entries"])
+def test_rebuild_writes_the_rows_one_by_one_indexing_writes(
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    run: int,
+) -> None:
+    monkeypatch.setattr(fresh_load, "_RUN", run)
+    home = tmp_path / "home"
+    shutil.copytree(_written_home(tmp_path_factory), home, symlinks=True)
 
     shutil.rmtree(home / ".index")  # the next open indexes every file one by one, in scan order
     with Memory(home=home, semantic=False) as mem:

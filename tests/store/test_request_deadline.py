@@ -31,7 +31,7 @@ def test_a_lock_wait_ends_at_the_request_deadline_naming_the_lock(tmp_path: Path
     try:
         # Its own timeout (30 s) is longer than the hold: only the deadline stops it.
         with (
-            request_deadline(soon()),
+            request_deadline(soon(0.3)),
             pytest.raises(LockTimeoutError) as caught,
             root_lock(tmp_path, name="home lock"),
         ):
@@ -53,11 +53,11 @@ def test_git_calls_share_one_budget_per_request(tmp_path: Path, monkeypatch) -> 
     calls = tmp_path / "calls"
     slow = tmp_path / "bin"
     slow.mkdir()
-    (slow / "git").write_text(f'#!/bin/sh\necho x >> {calls}\nsleep 0.4\nexec {real} "$@"\n')
+    (slow / "git").write_text(f'#!/bin/sh\necho x >> {calls}\nsleep 0.2\nexec {real} "$@"\n')
     (slow / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{slow}{os.pathsep}{os.environ['PATH']}")
-    with request_deadline(soon(1.5)), pytest.raises(BusyError) as caught:
-        for _ in range(20):  # 8 s of git with a timeout of 30 s per call
+    with request_deadline(soon(0.6)), pytest.raises(BusyError) as caught:
+        for _ in range(20):  # 4 s of git with a timeout of 30 s per call
             assert store_git.toplevel(repo) == repo.resolve()
     assert caught.value.held_by == "git"
     assert len(calls.read_text().splitlines()) < 20
@@ -76,7 +76,7 @@ def test_a_read_answers_from_the_index_while_a_writer_holds_the_home(tmp_path: P
                 hits = reader.recall("refunds", record_access=False)
             assert holder.still_holding()
             # A write's request waits for the lock instead, until its deadline.
-            with request_deadline(soon()), pytest.raises(LockTimeoutError):
+            with request_deadline(soon(0.3)), pytest.raises(LockTimeoutError):
                 reader.recall("refunds", record_access=False)
         finally:
             holder.release()

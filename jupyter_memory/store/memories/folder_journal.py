@@ -122,17 +122,18 @@ class Watch:
 
     def __init__(self, folder: Path, expect: str | None = None) -> None:
         self.expect = expect  # a file name whose own temp file and rename are expected
-        self.fd = -1
+        self.fd = self.wd = -1
         self.ok = False
         if _LIBC is None:
             return
-        fd = _LIBC.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = _instances.take()
         if fd < 0:
             return
-        if _LIBC.inotify_add_watch(fd, os.fsencode(folder), _MASK) < 0:
-            os.close(fd)
+        wd = _LIBC.inotify_add_watch(fd, os.fsencode(folder), _MASK)
+        if wd < 0:
+            _instances.give_back(fd, -1)
             return
-        self.fd, self.ok = fd, True
+        self.fd, self.wd, self.ok = fd, wd, True
 
     def _expected(self, name: str) -> bool:
         want = self.expect
@@ -158,11 +159,15 @@ class Watch:
                     return True
                 off = 0
                 while off + _EVENT.size <= len(buf):
-                    _, mask, _, length = _EVENT.unpack_from(buf, off)
+                    wd, mask, _, length = _EVENT.unpack_from(buf, off)
                     raw = buf[off + _EVENT.size : off + _EVENT.size + length]
                     off += _EVENT.size + length
                     name = os.fsdecode(raw.rstrip(b"\0"))
-                    if mask & (_IN_Q_OVERFLOW | _IN_DELETE_SELF | _IN_MOVE_SELF):
+                    if mask & _IN_Q_OVERFLOW:  # wd -1: any watch's events may be lost
+                        return False
+                    if wd != self.wd:  # the end of an earlier window's watch (IN_IGNORED)
+                        continue
+                    if mask & (_IN_DELETE_SELF | _IN_MOVE_SELF):
                         return False
                     if not self._expected(name):
                         return False
@@ -171,8 +176,56 @@ class Watch:
 
     def close(self) -> None:
         if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+            _instances.give_back(self.fd, self.wd)
+            self.fd = self.wd = -1
+
+
+class _Instances:
+    """inotify instances kept open for the next window: closing one waits for the
+    kernel's RCU grace period (about 10 ms on a busy machine, once per write), while
+    removing a watch does not. An instance is used by one window at a time, and its
+    queue is emptied before the next window's watch is added, so no event of an
+    earlier window is read in a later one. A forked child starts with none."""
+
+    def __init__(self) -> None:
+        self._free: list[int] = []
+        self._guard = threading.Lock()
+
+    def take(self) -> int:
+        with self._guard:
+            fd = self._free.pop() if self._free else -1
+        if fd < 0:
+            assert _LIBC is not None
+            return int(_LIBC.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC))
+        with contextlib.suppress(BlockingIOError):
+            while os.read(fd, 65536):  # an earlier window's unread events and its IN_IGNORED
+                pass
+        return fd
+
+    def give_back(self, fd: int, wd: int) -> None:
+        assert _LIBC is not None
+        if wd >= 0:
+            _LIBC.inotify_rm_watch(fd, wd)  # fails harmlessly if the folder went already
+        with self._guard:
+            # Few kept: instances count against a per-user limit (max_user_instances,
+            # often 128) shared with every other program's watches.
+            if len(self._free) < 2:
+                self._free.append(fd)
+                return
+        os.close(fd)
+
+    def after_fork(self) -> None:
+        # A child sharing the parent's instances would read the parent's events.
+        for fd in self._free:
+            with contextlib.suppress(OSError):
+                os.close(fd)  # another reference stays in the parent: no grace period here
+        self._free = []
+        self._guard = threading.Lock()
+
+
+_instances = _Instances()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_instances.after_fork)
 
 
 @contextlib.contextmanager

@@ -30,7 +30,9 @@ memories = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 25 homes of up to 25 memories each: every sector, tier and heat boundary is drawn
+# many times over (40 cost a second more).
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(items=memories, limit=st.integers(1, 8), offset=st.integers(0, 12), cold=st.booleans())
 def test_a_page_is_a_slice_of_the_whole_listing(tmp_path_factory, items, limit, offset, cold):
     home = tmp_path_factory.mktemp("page") / "home"
