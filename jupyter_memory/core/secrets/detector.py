@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from ..ids import ID_RE
 from . import gitleaks_rules as gl
 from . import own_rules as own
 
@@ -210,6 +211,9 @@ def find_secrets(text: str) -> tuple[SecretHit, ...]:
     """
     if not text:
         return ()
+    # Our own ids are read as ids, never as a keyword or a value: blanked at the same
+    # length, so every offset still points into the text as given.
+    text = ID_RE.sub(lambda m: "_" * len(m.group()), text)
     low = text.lower()
     if len(low) != len(text):  # a few characters change length when lowered (İ)
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
