@@ -220,8 +220,8 @@ def test_the_panel_fits_250_px_and_wide_in_both_languages(page, lab, lab_mem, la
     set_language(lab, lang)
     ids = seed(lab, lab_mem, lang)
     # the registered projects' ids (this session's other tests add some) are data too
-    data = [*DATA[lang].values(), "q3-orders.ipynb", "team.chat", *lab_mem.known_projects()]
-    data += [row["id"] for row in lab_mem.list(include_cold=True)]
+    data = [*DATA[lang].values(), "q3-orders.ipynb", "team.chat", *lab_mem.hooks.known_projects()]
+    data += [row["id"] for row in lab_mem.memories(include_cold=True)]
     open_panel(page, lab)
     page.locator(f"{PANEL} .jm-queue-item[data-id='{ids['cell']}']").wait_for()
     width = page.locator(PANEL).evaluate("p => p.getBoundingClientRect().width")
@@ -302,7 +302,7 @@ def test_a_card_reads_in_one_language(page, lab, lab_mem, lang):
     page.goto(lab.lab_url(f"lab/tree/card-{lang}.ipynb"))
     card = page.locator(".jp-OutputArea .jm-card[data-state='pending']")
     card.wait_for(timeout=60_000)
-    data = [*words.values(), *lab_mem.known_projects()]
+    data = [*words.values(), *lab_mem.hooks.known_projects()]
     assert foreign_words(card.inner_text(), lang, data) == []
     card.screenshot(path=str(OUTPUT / f"31-card-{lang}.png"))
     assert not page.js_errors, page.js_errors
@@ -326,7 +326,7 @@ def test_recall_and_context_read_in_one_language(page, lab, lab_mem, lang):
     open_notebook(page, lab, f"magics-{lang}.ipynb")
     run_command(page, "notebook:run-all-cells")
     wait_idle_after_run(page)
-    ids = [row["id"] for row in lab_mem.list(include_cold=True)]
+    ids = [row["id"] for row in lab_mem.memories(include_cold=True)]
     for index, name in ((2, "recall"), (3, "context")):
         out = output(page, index).first
         out.wait_for()
