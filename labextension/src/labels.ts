@@ -54,3 +54,30 @@ export function memoryTierLabel(trans: Trans, tier: string): string {
   };
   return (labels as Record<string, string>)[tier] ?? tier;
 }
+
+/**
+ * Where a recall hit comes from (the snippet level's provenance), in the panel's
+ * language: the server's `provenance` string is the agents' English line, built
+ * from these same fields (core/memories/disclosure.py).
+ */
+export function memoryProvenance(trans: Trans, hit: IMemoryHit): string {
+  const sources: Record<string, string> = {
+    manual: trans._p('memory source', 'manual'),
+    'session-digest': trans._p('memory source', 'session digest'),
+    agent: trans._p('memory source', 'from an agent'),
+    import: trans._p('memory source', 'from an import'),
+    correction: trans._p('memory source', 'correction'),
+    gotcha: trans._p('memory source', 'gotcha')
+  };
+  const layer =
+    hit.layer === 'project'
+      ? trans._p('memory layer', 'project')
+      : trans._p('memory layer', 'user');
+  const parts = [
+    sources[hit.source] ?? hit.source,
+    hit.created.slice(0, 10),
+    hit.project ? `${layer}/${hit.project}` : layer
+  ];
+  parts.push(hit.reviewed ? trans.__('reviewed') : trans.__('unreviewed'));
+  return parts.join(' · ');
+}

@@ -4,7 +4,7 @@ import { errorMessage, requestAPI } from './api';
 import { IMemories, IMemoryHit } from './schemas';
 import { button, clear, el, setStatus } from './dom';
 import type { Trans } from './i18n';
-import { memoryTierLabel, memoryTypeLabel } from './labels';
+import { memoryProvenance, memoryTierLabel, memoryTypeLabel } from './labels';
 
 const PAGE = 20;
 
@@ -173,7 +173,7 @@ export class MemoriesView extends Widget {
               hit.provenance
                 ? el('div', {
                     className: 'jm-hit-provenance',
-                    text: hit.provenance
+                    text: memoryProvenance(this.trans, hit)
                   })
                 : null,
               hitMeta(this.trans, hit)
