@@ -453,6 +453,42 @@ export class ProposalCard extends CardFrame {
     }
     // Other cards of this proposal (this notebook, another tab) hear it through
     // the change event; this one stays as it is.
+    this.focusOnwards();
+  }
+
+  /**
+   * After a decision made here the focus goes on, not to the page body (the
+   * clicked button is gone): the next pending card's first button in this output,
+   * else the card, where Tab reaches what it offers now (Revert).
+   */
+  private focusOnwards(): void {
+    const active = document.activeElement;
+    if (active && active !== document.body && !this.node.contains(active)) {
+      return; // the person has moved on meanwhile
+    }
+    const group = this.node.parentElement;
+    const later = group
+      ? Array.from(
+          group.querySelectorAll<HTMLButtonElement>(
+            '.jm-card-actions button:not(:disabled)'
+          )
+        ).find(
+          b =>
+            !this.node.contains(b) &&
+            !!(
+              this.node.compareDocumentPosition(b) &
+              Node.DOCUMENT_POSITION_FOLLOWING
+            )
+        )
+      : undefined;
+    if (later) {
+      later.focus();
+      return;
+    }
+    // The card itself, not a button in it: the queue's change event redraws the
+    // card's content (its outcome, its Revert) and would drop a focused child.
+    this.node.tabIndex = -1;
+    this.node.focus();
   }
 }
 

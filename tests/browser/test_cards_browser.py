@@ -308,3 +308,29 @@ def test_cards_work_with_no_kernel_at_all(page, lab, lab_mem):
     assert not [s for s in sessions if s["path"].endswith("card-no-kernel.ipynb")]
     screenshot(page, "37-card-with-no-kernel")
     assert not page.js_errors, page.js_errors
+
+
+def test_after_a_decision_from_the_keyboard_the_focus_goes_on(page, lab, lab_mem):
+    first = propose(lab_mem, "Refund ids are never reused")
+    second = propose(lab_mem, "Order dates are stored in UTC")
+    write_notebook(lab.root / "card-focus.ipynb", ["%load_ext jupyter_memory", "%memory queue"])
+    run_notebook(page, lab, "card-focus.ipynb")
+    wait_state(page, first, "pending", timeout=60_000)
+    wait_state(page, second, "pending")
+    card(page, first).locator(".jm-card-user").focus()
+    page.keyboard.press("Enter")
+    wait_state(page, first, "applied")
+    # Not the page body: the next card's first button has the focus.
+    page.wait_for_function(
+        "id => document.activeElement?.closest('.jm-card')?.dataset.id === id", arg=second
+    )
+    card(page, second).locator(".jm-card-dismiss").focus()
+    page.keyboard.press("Enter")
+    wait_state(page, second, "dismissed")
+    # The last card: what it offers now, or its outcome — never the body.
+    page.wait_for_function(
+        "id => document.activeElement?.closest('.jm-card')?.dataset.id === id", arg=second
+    )
+    assert lab_mem.proposal(first).status == "applied"
+    assert lab_mem.proposal(second).status == "dismissed"
+    assert not page.js_errors, page.js_errors
