@@ -26,7 +26,8 @@ def _remember(args: argparse.Namespace) -> int:
             title=args.title,
             type=args.type,
             tier=args.tier,
-            tags=args.tags or (),
+            # like %remember: `--tags sales,refunds q3` is three tags
+            tags=[t.strip() for arg in args.tags or () for t in arg.split(",") if t.strip()],
             scope=args.scope,
             agent=args.agent,
             allow_secret=args.allow_secret,

@@ -95,3 +95,14 @@ def test_recall_mode_option(capsys):
     assert code == 0 and len(json.loads(out)) == 1
     code, out, err = run(capsys, "recall", "alpha", "--mode", "semantic")
     assert code == 1 and "semantic" in err  # the suite switches the extra off
+
+
+def test_remember_tags_split_on_commas_like_the_magic(capsys, memory_home: Path):
+    # %remember --tags sales,refunds stores two tags; the CLI stores the same.
+    code, out, _ = run(capsys, "remember", "Weeks start on Monday", "--tags", "sales,refunds", "q3")
+    assert code == 0, out
+    from jupyter_memory import Memory
+
+    with Memory(home=memory_home) as mem:
+        (row,) = mem.memories()
+    assert row["tags"] == ["sales", "refunds", "q3"]
