@@ -182,7 +182,9 @@ def test_installed_without_node_both_extensions_are_enabled(venv):
     labext = venv.run(venv.bin("jupyter"), "labextension", "list")
     lab_out = ANSI.sub("", labext.stdout + labext.stderr)
     version = _package_json_version()
-    line = next((ln for ln in lab_out.splitlines() if "jupyter-memory" in ln), "")
+    # The extension's line, not the labextensions folder's (a temporary folder of the
+    # suite is named jupyter-memory-tests.*).
+    line = next((ln for ln in lab_out.splitlines() if "jupyter-memory v" in ln), "")
     assert f"jupyter-memory v{version} enabled OK (python, jupyter-memory)" in line, lab_out
     server = venv.run(venv.bin("jupyter"), "server", "extension", "list")
     server_out = ANSI.sub("", server.stdout + server.stderr)
