@@ -299,18 +299,7 @@ class Applied(MappingResult):
         return "applied"
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "status": self.status,
-            "layer": self.layer,
-            "project": self.project,
-            "section": self.section,
-            "path": self.path,
-            "version": self.version,
-        }
-        if self.agents_md is not None:
-            out["agents_md"] = self.agents_md.to_dict()
-        return out
+        return _entry_write_dict(self)
 
 
 @dataclass(frozen=True, eq=False)
@@ -470,18 +459,7 @@ class RevertResult(MappingResult):
     agents_md: AgentsMdAutosync | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": self.id,
-            "status": self.status,
-            "layer": self.layer,
-            "project": self.project,
-            "section": self.section,
-            "path": self.path,
-            "version": self.version,
-        }
-        if self.agents_md is not None:
-            out["agents_md"] = self.agents_md.to_dict()
-        return out
+        return _entry_write_dict(self)
 
 
 __all__ = [
@@ -506,3 +484,19 @@ __all__ = [
     "SkippedProposal",
     "SyncReport",
 ]
+
+
+def _entry_write_dict(result: Applied | RevertResult) -> dict[str, Any]:
+    """The JSON of an act that wrote an entry's file: an Apply, or its Revert."""
+    out: dict[str, Any] = {
+        "id": result.id,
+        "status": result.status,
+        "layer": result.layer,
+        "project": result.project,
+        "section": result.section,
+        "path": result.path,
+        "version": result.version,
+    }
+    if result.agents_md is not None:
+        out["agents_md"] = result.agents_md.to_dict()
+    return out
