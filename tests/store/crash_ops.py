@@ -189,10 +189,30 @@ def loop_purge(ctx: Ctx) -> None:
         ctx.ack(pid)
 
 
+# Process all adds two bullets per pass to one knowledge file, which has a save
+# limit (core/knowledge/format.SAVE_CAP_CHARS, 8,000 characters): a round writes
+# at most PASSES_PER_ROUND passes (about 3,600 characters), and a file past
+# ROTATE_AT is moved aside before the next round's kill clock starts.
+PASSES_PER_ROUND = 30
+ROTATE_AT = 3_000
+
+
+def rotated(home: Path) -> Path:
+    """Where the process-all writer keeps the knowledge it moved aside."""
+    return home.parent / "rotated-knowledge.md"
+
+
 def loop_process_all(ctx: Ctx) -> None:
     mem, rng = ctx.memory(), random.Random(2000 + ctx.round)
+    if len(mem.knowledge("user") or "") > ROTATE_AT:
+        # Before the clock starts, so never killed: first finish what the last
+        # kill left pending (its bullet may be written already), then move aside.
+        process_all(mem)
+        with rotated(ctx.home).open("a", encoding="utf-8") as f:
+            f.write(mem.knowledge("user") or "")
+        mem.save_knowledge("user", "")
     ctx.begin()
-    for _ in range(100_000):
+    for _ in range(PASSES_PER_ROUND):
         pending = [_propose(mem, rng) for _ in range(2)]
         result: Any = process_all(mem)
         # Acknowledged: what Process all says it applied. Anything it skipped is

@@ -182,7 +182,8 @@ def check_acks(path_name: str, mem: Memory, acks: list[str], ws: Path) -> None:
         # left a pending proposal whose bullet is already there: applying it
         # again adds nothing, so every text ends up in the file exactly once.
         crash_ops.process_all(mem)
-        text = knowledge_text(mem)
+        aside = crash_ops.rotated(mem.home)
+        text = knowledge_text(mem) + (aside.read_text("utf-8") if aside.exists() else "")
         for p in mem.queue(include_decided=True):
             if p.status == "applied":
                 assert text.count(p.text) == 1, p.text

@@ -165,8 +165,13 @@ class AgentMemoryTiers:
         generation = key[-1]
         settled = not isinstance(generation, int) or time.time_ns() - generation > SETTLE_NS
         rows = root.search(replace(base, now=now))  # eligible, most attention first
-        # A fact restated with a new value: only its newest version goes to an agent.
-        superseded = superseded_ids(root.index.supersede_links())
+        eligible_ids = root.index.filtered_ids(base)
+        # A fact restated with a new value: only its newest version goes to an
+        # agent, and only when that version may go itself (an unreviewed digest
+        # restating the person's own memory must not hide it).
+        may_go = set(eligible_ids)
+        links = {new: olds for new, olds in root.index.supersede_links().items() if new in may_go}
+        superseded = superseded_ids(links)
         loadable: list[_Loadable] = []
         cold: list[TierCandidate] = []
         skipped = 0
@@ -194,7 +199,7 @@ class AgentMemoryTiers:
                 loadable.append(_Loadable(candidate, terms, str(row.type)))
             else:
                 cold.append(candidate)
-        eligible = len(root.index.filtered_ids(base)) - skipped
+        eligible = len(eligible_ids) - skipped
         return _Pool(key, now, settled, tuple(loadable), tuple(cold), max(0, eligible))
 
 

@@ -23,6 +23,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
 
@@ -32,7 +33,7 @@ from ...core.memories.models import MemoryEntry
 from ...core.progress import Progress
 from ...core.text import analyzer_identity
 from ...exceptions import StoreError
-from ..atomic import ensure_dir, fsync_dir, write_text_atomic
+from ..atomic import ensure_dir, fsync_dir, root_lock, write_text_atomic
 from ..layout import RootLayout
 from ..links import linked
 from ..read_only import on_read_only_fs
@@ -79,6 +80,10 @@ def _stamp(con: sqlite3.Connection) -> None:
 def _analyzer_of(con: sqlite3.Connection) -> str | None:
     row = con.execute("SELECT value FROM meta WHERE key = 'analyzer'").fetchone()
     return None if row is None else str(row[0])
+
+
+# A rebuild's database until it is whole (see rebuild).
+BUILDING_GLOB = ".index-*.sqlite.building"
 
 
 class SqliteIndex:
@@ -222,7 +227,7 @@ class SqliteIndex:
         if name is None or not (self.layout.index_dir / name).exists():
             if name is not None:
                 self.notices.append(f"index file {name} is missing; rebuilding from files")
-            name = self._new_db(empty=True)
+            name = self._replace_db(name)
         try:
             con = connect(self.layout.index_dir / name, self.layout.index_root)
             version = con.execute("PRAGMA user_version").fetchone()[0]
@@ -230,7 +235,7 @@ class SqliteIndex:
             if version != SCHEMA_VERSION:
                 con.close()
                 self.notices.append("index schema is old or unknown; rebuilding from files")
-                name = self._new_db(empty=True)
+                name = self._replace_db(name)
                 con = connect(self.layout.index_dir / name, self.layout.index_root)
             elif built_by != analyzer_identity():
                 con.close()
@@ -238,14 +243,14 @@ class SqliteIndex:
                     f"the text analyser changed ({built_by} → {analyzer_identity()});"
                     " rebuilding from files"
                 )
-                name = self._new_db(empty=True)
+                name = self._replace_db(name)
                 con = connect(self.layout.index_dir / name, self.layout.index_root)
             con.execute("SELECT count(*) FROM entries").fetchone()
         except sqlite3.DatabaseError as exc:
             if is_disk_error(exc):
                 raise  # full, read-only, locked or failing disk: not a damaged file
             self.notices.append(f"index {name} is corrupt ({exc}); rebuilding from files")
-            name = self._new_db(empty=True)
+            name = self._replace_db(name)
             con = connect(self.layout.index_dir / name, self.layout.index_root)
         # Recall reads its pages from the OS page cache in place, no read() and copy per
         # page (the file only grows: no VACUUM, a rebuild writes a new file).
@@ -255,6 +260,26 @@ class SqliteIndex:
         self._current = name
         self._current_stat = self._pointer_stat()
         return con
+
+    def _index_lock(self) -> AbstractContextManager[None]:
+        """The lock of CURRENT and the database files beside it.
+
+        Readers make an empty index when there is none (or it is unusable)
+        without the root lock; two processes doing so at once must not delete
+        the file the other is still creating (SQLite answers "disk I/O error").
+        The folder is always local (a network project's index is in a local
+        cache), so an ``flock`` holds.
+        """
+        return root_lock(self.layout.index_dir, within=self.layout.index_root, name="index lock")
+
+    def _replace_db(self, unusable: str | None) -> str:
+        """An empty index in place of ``unusable`` (missing, old, damaged), unless
+        another process replaced it while this one waited for the lock."""
+        with self._index_lock():
+            name = self._read_pointer()
+            if name is not None and name != unusable and (self.layout.index_dir / name).exists():
+                return name
+            return self._new_db(empty=True)
 
     def _new_db(self, *, empty: bool) -> str:
         """Create a fresh database file, point CURRENT at it, remove the old ones."""
@@ -267,13 +292,23 @@ class SqliteIndex:
         self._swap_in(name)
         return name
 
-    def _swap_in(self, name: str) -> None:
-        write_text_atomic(self._pointer, name + "\n", root=self.layout.index_root)
-        for old in self.layout.index_dir.glob("index-*.sqlite*"):
-            if not old.name.startswith(name):
-                with contextlib.suppress(OSError):
-                    old.unlink()
-        fsync_dir(self.layout.index_dir)
+    def _swap_in(self, name: str, *, built: Path | None = None) -> None:
+        """Point CURRENT at ``name`` (renaming the finished rebuild ``built`` to it
+        first) and remove every other database file, under the index lock."""
+        with self._index_lock():
+            if built is not None:
+                os.replace(built, self.layout.index_dir / name)
+                # Rebuilds run under the root lock, one at a time: any other
+                # half-built file is a killed rebuild's.
+                for stale in self.layout.index_dir.glob(BUILDING_GLOB):
+                    with contextlib.suppress(OSError):
+                        stale.unlink()
+            write_text_atomic(self._pointer, name + "\n", root=self.layout.index_root)
+            for old in self.layout.index_dir.glob("index-*.sqlite*"):
+                if not old.name.startswith(name):
+                    with contextlib.suppress(OSError):
+                        old.unlink()
+            fsync_dir(self.layout.index_dir)
 
     def watch(self, load: LoadFn) -> bool:
         """Watch the folder from this process for others' opens (:mod:`.folder_watch`)."""
@@ -416,11 +451,12 @@ class SqliteIndex:
         with journal.watching(folder) if trusted else contextlib.nullcontext() as watch:
             window = scan.Window(watch, journal.stamp_of(folder))  # the stamp before listing
             files = list(stats)
-            scan.fill_fresh(
-                self.layout.index_dir / name, files, load, report, progress, _stamp, window
-            )
+            # Built under a name no other process's swap removes (one making an
+            # empty index when it found none), renamed when whole.
+            building = self.layout.index_dir / f".{name}.building"
+            scan.fill_fresh(building, files, load, report, progress, _stamp, window)
         self.close()
-        self._swap_in(name)
+        self._swap_in(name, built=building)
         self._scanned = True
         return report
 

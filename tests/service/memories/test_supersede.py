@@ -82,3 +82,18 @@ def test_links_and_evidence_survive_a_rebuild(mem: Memory):
     assert mem.get(old.id).superseded_by == new.id
     hits = mem.recall("nightly export 6am", record_access=False)
     assert [h.id for h in hits] == [new.id, old.id] and hits[1].evidence == ["ops said six"]
+
+
+def test_an_unreviewed_restatement_never_hides_the_persons_memory(mem: Memory):
+    """A session digest may restate the person's memory with a new value; until
+    the person keeps it, the block still carries the person's own words."""
+    mine = mem.remember("The nightly export runs at 6am.")
+    digest = mem.remember(
+        "The nightly export runs at 7am.", reviewed=False, source="session-digest"
+    )
+    assert digest.meta.supersedes == [mine.id]
+    for block in (mem.context(), AgentAccess(mem, agent="dev").context(query="nightly export")):
+        assert "6am" in block and "7am" not in block
+    mem.hooks.keep_memory(digest.id)
+    block = AgentAccess(mem, agent="dev").context(query="nightly export")
+    assert "7am" in block and "6am" not in block
