@@ -75,6 +75,9 @@ def test_memory_off_switch_made_elsewhere_is_seen(ip, magics, memory_home):
     from jupyter_memory import Memory
 
     run(ip, "z = 0")
+    # The hook keeps the switches it read while a suggestion round holds the
+    # session (it never waits for one): let the first cell's round finish.
+    assert magics.worker.wait()
     with Memory(home=memory_home) as other:  # e.g. the CLI in a terminal
         other.update_settings(enabled=False)
     magics.session.forget_flags()  # the hook re-reads within a second; do not wait here
