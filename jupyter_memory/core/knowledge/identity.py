@@ -303,9 +303,12 @@ def _polar(x: Analysed, y: Analysed) -> bool:
         return True
     # An exclusion against an inclusion on the other side; one text naming both ("drop the
     # duplicates before you count buyers") opposes nothing.
-    return ("excl" in x.markers - y.markers and "incl" in y.markers - x.markers) or (
-        "excl" in y.markers - x.markers and "incl" in x.markers - y.markers
-    )
+    return _opposed(x, y) or _opposed(y, x)
+
+
+def _opposed(x: Analysed, y: Analysed) -> bool:
+    """An exclusion in ``x`` against an inclusion or a classification (算作 / 不算) only in ``y``."""
+    return "excl" in x.markers - y.markers and bool({"incl", "cls"} & (y.markers - x.markers))
 
 
 def _asserts(x: Analysed, alternative: frozenset[str]) -> bool:

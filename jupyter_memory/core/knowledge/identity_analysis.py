@@ -386,6 +386,22 @@ _INCL_ZH = "包含|包括|计入|算入|算在|纳入|列入|并入|属于|含�
 _NEG_ZH = "而不是|而非|不要|不能|不必|不用|不是|没有|无须|无需|禁止|严禁|不得|不可|避免|切勿|停用|别|勿|不|非|未"
 _MINUS_EN = r"minus|subtract\w*|less|(?<= )-(?= )"
 _MINUS_ZH = "减去|扣除|减"
+# Round six: a classification ("X 算作 Y", "X is treated as Y") puts X in Y. Its own marker
+# ``cls``, not a content word (算作 = 视为 = 记为 = "counts as"): against an exclusion on the
+# other side it is the opposite (算作 / 不算), and denied (不算作, "is not treated as") it is
+# a plain negation (so a denied one is no classification: 不视为 is 不 and a frame word).
+_CLS_ZH = "算作|算为|算是|计为|记为|记作|视为|视作|当作|当成|归为|归入"
+_CLS_ZH_RE = re.compile(
+    "".join(
+        f"(?<!{neg})"
+        for neg in ("不", "别", "勿", "未", "非", "不应", "不能", "不得", "不可", "不要")
+    )
+    + f"(?:{_alts(_CLS_ZH)})"
+)
+_CLS_EN = (
+    r"(?:is|are|be|being|was|were|gets?) (?:treated|regarded|considered|classed|classified|deemed)"
+    r"(?: to be)?(?: as)?|counts? as|(?:is|are|be) counted as"
+)
 _DIV_EN = r"divided by|over|per"
 _DIV_ZH = "除以"
 
@@ -590,6 +606,8 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
     ("minus", _zh(_MINUS_ZH)),
     ("div", _en(_DIV_EN)),
     ("div", _zh(_DIV_ZH)),
+    ("cls", _en(_CLS_EN)),
+    ("cls", _CLS_ZH_RE),
     ("incl", _en(_INCL_EN)),
     ("incl", _zh(_INCL_ZH)),
     ("neg", _en(_NEG_EN)),
@@ -610,6 +628,7 @@ _ENTITY_RE = re.compile(r"(?<=[a-z0-9,;] )([A-Z][A-Za-z0-9]+|[A-Z]{2,})\b")
 _NUMBER_RE = re.compile(r"(?<![a-z_])\d+(?:\.\d+)?")
 # List separators: "and" and its kin; a comma counts only before a later "and" (a list, not a clause).
 _SEPARATORS = re.compile(r"、|\band\b|\bplus\b|和|以及|及|与|[,，](?=[^.。;；]*(?:\band\b|和))")
+_CLAUSES = re.compile(r"[,;:，；：。.!?]")
 _TOKEN_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
 
 
@@ -738,7 +757,9 @@ class Analysed:
 
     @cached_property
     def marker_tokens(self) -> frozenset[str]:
-        return frozenset(f"<{m}>" for m in self.markers)
+        # A classification is how a rule is worded ("算作" = "视为" = "is treated as"), not
+        # what it says: opposed to an exclusion, never counted as a word.
+        return frozenset(f"<{m}>" for m in self.markers if m != "cls")
 
     @cached_property
     def words(self) -> frozenset[str]:
@@ -862,7 +883,12 @@ def analyse(text: str) -> Analysed:
     for marker, pattern in _MARKERS:
         if pattern.search(norm):
             if marker == "neg":
-                negated = True
+                # Round six: two negations in one clause cancel ("does not mean no discount",
+                # 不合格的产品禁止出货 against 不合格的产品可以出货); one repeated in another clause
+                # still says no ("… separately; do not combine them").
+                negated = any(
+                    len(pattern.findall(clause)) % 2 == 1 for clause in _CLAUSES.split(norm)
+                )
             else:
                 markers.add(marker)
             norm = pattern.sub(" ", norm)
