@@ -84,6 +84,12 @@ def _alts(words: str) -> str:
 
 # -- the tables -------------------------------------------------------------------------------
 
+# Verb roots spelled -ise in British and -ize in American English (round six).
+_ISE_ROOTS = (
+    "normal|annual|random|util|recogn|summar|categor|priorit|standard|final|capital|amort|item"
+    "|optim|minim|maxim|organ|author|custom|real|visual|monet|central|special|stabil|synchron"
+    "|digit|anonym|emphas|character|harmon|initial|memor|personal|regular|equal|subsid|penal"
+)
 # Words that point at a thing without naming it: never a table's name ("the table is
 # partitioned by it"), never a number ("the one used", "free ones").
 _DETERMINERS = (
@@ -129,6 +135,36 @@ _LESS_ZH = _alts("少于|低于|小于|不足|不到|未满|以下")
 # Rewrites that make one wording of a general construction out of its variants, applied to the
 # normalised text before anything is read from it (order matters).
 _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    # Round six: British and American spellings are one word ("normalised" = "normalized",
+    # "colour" = "color", "modelling" = "modeling"); the stemmer keeps them apart.
+    (re.compile(rf"\b({_ISE_ROOTS})is(e|ed|es|ing|ation|ations|er|ers)\b"), r"\1iz\2"),
+    (re.compile(r"\b(col|behavi|fav|lab|neighb|hon|harb|flav)our(s|ed|ing|ite|ites)?\b"), r"\1or\2"),
+    (re.compile(r"\b(cent|met|lit|fib|theat)re(s)?\b"), r"\1er\2"),
+    (re.compile(r"\b(model|label|travel|total|fuel|signal|channel|level|counsel)l(ed|ing|er|ers)\b"), r"\1\2"),
+    # Round six: general constructions whose "no" / "not" is no negation, and fixed phrases
+    # with one meaning: "no later than" = "on or before" = "by", "prior to" = "before",
+    # "no-show", "past due" = "overdue", "year over year" = YoY, "sign-up" = "signup".
+    (re.compile(r"\b(?:no later than|not later than|on or before)\b"), " by "),
+    (re.compile(r"\b(?:no earlier than|not earlier than|on or after)\b"), " from "),
+    (re.compile(r"\bwithout (?:any|a single)\b"), " no "),
+    (re.compile(r"\b(?:prior to|ahead of)\b"), " before "),
+    (re.compile(r"\bsubsequent to\b"), " after "),
+    (re.compile(r"\bno[- ]shows?\b"), " noshow "),
+    (re.compile(r"\bpast[- ]due\b"), " overdue "),
+    (re.compile(r"\b(?:year[- ](?:over|on)[- ]year|yoy)\b"), " yoy "),
+    (re.compile(r"\b(?:month[- ](?:over|on)[- ]month|mom)\b"), " mom "),
+    (re.compile(r"\b(?:week[- ](?:over|on)[- ]week|wow)\b"), " wow "),
+    (re.compile(r"\b(?:quarter[- ](?:over|on)[- ]quarter|qoq)\b"), " qoq "),
+    (re.compile(r"\be-?mail address(?:es)?\b"), " email "),
+    (re.compile(r"\bsign(?:s|ed|ing)?[- ]?ups?\b|\bregistrations?\b"), " signup "),
+    (re.compile(r"\bsign[- ]ins?\b|\blog(?:s|ged|ging)?[- ]?(?:in|on)s?\b"), " login "),
+    (re.compile(r"\b(?:times? out|timed out|timeouts?)\b"), " timeout "),
+    (re.compile(r"\bon[- ]time\b|\bpunctual(?:ity)?\b"), " ontime "),
+    (re.compile(r"\bkilowatt[- ]hours?\b"), " kwh "),
+    (re.compile(r"\bmegawatt[- ]hours?\b"), " mwh "),
+    # "All orders except test orders" excludes them (除测试订单外 = 剔除测试订单).
+    (re.compile(r"\b(?:except(?: for)?|other than|with the exception of|aside from)\b"), " excluding "),
+    (re.compile(r"除(?:了)?([^，。；,;]{1,20}?)(?:以外|之外|外)"), r" 剔除\1 "),
     # An existence quantifier is not the number 1: "at least one session" = "one or more".
     (re.compile(r"\b(?:at least (?:one|1)|(?:one|1) or more)\b"), " "),
     (re.compile(r"至少(?:有|要有)?(?:一|1)[次个条笔位]?"), " "),
@@ -471,6 +507,23 @@ _WORD_SYNONYMS = {
     "charges": "fee", "fees": "fee",
     "staff": "employee", "personnel": "employee", "working": "business", "final": "last",
     "dispatch": "ship", "dispatched": "ship", "dispatches": "ship", "shipped": "ship",
+    # Round six: general words for one thing across domains, written from analyst vocabulary
+    # (retail, energy, airlines, insurance, telecom, education, healthcare), not from pairs.
+    "client": "customer", "clients": "customers", "purchases": "purchase", "purchased": "purchase",
+    "buy": "purchase", "buys": "purchase", "bought": "purchase", "buying": "purchase",
+    "inactive": "idle", "inactivity": "idle", "idleness": "idle",
+    "traveller": "passenger", "travellers": "passenger", "traveler": "passenger",
+    "travelers": "passenger", "pax": "passenger", "learner": "student", "learners": "student",
+    "pupil": "student", "pupils": "student", "instructor": "teacher", "instructors": "teacher",
+    "doctor": "physician", "doctors": "physician", "clinician": "physician",
+    "clinicians": "physician", "identifier": "id", "identifiers": "id", "ids": "id",
+    "blackout": "outage", "blackouts": "outage", "consumption": "usage", "consume": "usage",
+    "consumes": "usage", "consumed": "usage", "consuming": "usage", "commence": "start",
+    "commences": "start", "commenced": "start", "assign": "allocate", "assigns": "allocate",
+    "assigned": "allocate", "assigning": "allocate", "allocates": "allocate",
+    "allocated": "allocate", "allocation": "allocate", "apportion": "allocate",
+    "apportioned": "allocate", "recognize": "book", "recognized": "book", "recognizes": "book",
+    "recognition": "book", "signature": "sign", "signatures": "sign",
 }  # fmt: skip
 _ZH_SYNONYMS = {
     "去重": "dedup", "来自": "cause", "导致": "cause", "造成": "cause", "由于": "cause",
@@ -483,6 +536,12 @@ _ZH_SYNONYMS = {
     "注明": "标注",
     "重新加载": "刷新", "收费": "价格", "售价": "价格", "访问": "会话", "展示": "present",
     "呈现": "present",
+    # Round six: general words for one thing across domains (see _WORD_SYNONYMS).
+    "顾客": "客户", "旅客": "乘客", "学员": "学生", "病人": "患者", "医师": "医生",
+    "耗电量": "用电量", "耗电": "用电", "断电": "停电", "保险单": "保单", "准时": "准点",
+    "正点": "准点", "晚点": "延误", "截至": "截止", "取自": "cause", "来源于": "cause",
+    "源自": "cause", "出自": "cause", "发放": "支付", "超期": "逾期", "空闲": "闲置",
+    "均摊": "分摊", "平摊": "分摊", "标记": "标注",
 }  # fmt: skip
 
 
@@ -739,6 +798,8 @@ class Analysed:
                 return stems[-1], frozenset(stems[:-1])
         elif m := _SUBJECT_ZH.match(self.key):
             run = m.group(1).replace("的", "")  # 的 marks the modifier: 华北区的周报 = 华北区周报
+            # One word for one thing here too (旅客投诉 = 乘客投诉), as in the tokens.
+            run = _ZH_SYN_RE.sub(lambda w: _ZH_SYNONYMS[w.group(0)], run)
             return run[-2:], frozenset({run[:-2]})
         return None
 

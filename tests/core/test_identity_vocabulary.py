@@ -1,0 +1,85 @@
+"""Round six of the identity decision: general vocabulary and fixed phrases across domains.
+
+Spellings (British / American), fixed phrases whose "no" is no negation ("no later than",
+"no-show"), "except" / 除…外 as exclusions, and general words for one thing (passengers /
+travellers, consumption / usage, 病人 / 患者). The examples are written for these tests
+(energy, airlines, telecom, education, healthcare), not taken from the benchmark's pairs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_memory.core.knowledge.identity import Relation, relate
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        (
+            "Normalised feeder load is reported hourly.",
+            "Normalized feeder load is reported hourly.",
+        ),
+        (
+            "Meter readings must be submitted no later than the 5th.",
+            "Submit meter readings by the 5th.",
+        ),
+        ("Energy consumption is reported in kilowatt-hours.", "Energy usage is reported in kWh."),
+        (
+            "No-show passengers are left out of the load factor.",
+            "The load factor excludes no-show travellers.",
+        ),
+        (
+            "Course completion counts learners who finished every module.",
+            "Course completion counts students who finished every module.",
+        ),
+        (
+            "Prior to the cutover, freeze all tariff changes.",
+            "Freeze all tariff changes before the cutover.",
+        ),
+        (
+            "A ticket without any reply is not a resolved ticket.",
+            "Tickets that never got a reply are not resolved.",
+        ),
+        (
+            "Roaming minutes year over year are compared in the monthly pack.",
+            "Roaming minutes YoY are compared in the monthly pack.",
+        ),
+        ("All calls except test calls count toward traffic.", "Traffic excludes test calls."),
+        ("旅客投诉按航班统计。", "乘客投诉按航班统计。"),
+        ("病人满意度取自出院问卷。", "患者满意度来自出院问卷。"),
+        ("除测试号码外，所有通话都计入话务量。", "话务量剔除测试号码。"),
+    ],
+)
+def test_general_vocabulary_is_one_word(new: str, known: str) -> None:
+    assert relate(new, known).kind is Relation.SAME, relate(new, known)
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        (
+            "Peak consumption is billed at the peak tariff.",
+            "Off-peak consumption is billed at the off-peak tariff.",
+        ),
+        ("Doctor visits are capped at 10 per year.", "Nurse visits are capped at 10 per year."),
+        (
+            "Domestic passengers are counted per segment.",
+            "International passengers are counted per segment.",
+        ),
+        ("旅客延误赔偿按航段计算。", "货物延误赔偿按航段计算。"),
+    ],
+)
+def test_the_vocabulary_never_merges_other_subjects(new: str, known: str) -> None:
+    assert relate(new, known).kept_apart, relate(new, known)
+
+
+def test_a_fixed_phrase_with_no_is_not_a_negation() -> None:
+    # "no later than" is a deadline and "no-show" a name: neither says no to the rule.
+    assert relate(
+        "Refund no-show fares no later than day 30.", "Refund no-show fares by day 30."
+    ).same
+    assert (
+        relate("No-show fares are refunded.", "No-show fares are not refunded.").kind
+        is Relation.CONTRADICTS
+    )
