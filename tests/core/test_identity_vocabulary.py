@@ -83,3 +83,23 @@ def test_a_fixed_phrase_with_no_is_not_a_negation() -> None:
         relate("No-show fares are refunded.", "No-show fares are not refunded.").kind
         is Relation.CONTRADICTS
     )
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        # A rule's own verb ends its subject: "Voice ARPU" is not "Data ARPU".
+        ("Voice ARPU excludes roaming revenue.", "Data ARPU excludes roaming revenue."),
+        (
+            "Gate hold time excludes weather delays at the gate.",
+            "Taxi hold time excludes weather delays at the gate.",
+        ),
+        # A word holding a function character (国内, 后付费) is not split into pieces.
+        ("国内航班延误超过15分钟算作不准点。", "国际航班延误超过15分钟算作不准点。"),
+        ("预付费用户的流失率剔除换卡用户。", "后付费用户的流失率剔除换卡用户。"),
+        ("Pre-paid churn excludes SIM swaps.", "Post-paid churn excludes SIM swaps."),
+    ],
+)
+def test_other_subjects_named_by_a_modifier_stay_apart(new: str, known: str) -> None:
+    assert relate(new, known).kept_apart, relate(new, known)
+    assert relate(known, new).kept_apart, relate(known, new)

@@ -161,6 +161,8 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"\b(?:times? out|timed out|timeouts?)\b"), " timeout "),
     (re.compile(r"\bon[- ]time\b|\bpunctual(?:ity)?\b"), " ontime "),
     (re.compile(r"\bkilowatt[- ]hours?\b"), " kwh "),
+    (re.compile(r"\bpre-paid\b"), " prepaid "),
+    (re.compile(r"\bpost-paid\b"), " postpaid "),
     (re.compile(r"\bmegawatt[- ]hours?\b"), " mwh "),
     # "All orders except test orders" excludes them (除测试订单外 = 剔除测试订单).
     (re.compile(r"\b(?:except(?: for)?|other than|with the exception of|aside from)\b"), " excluding "),
@@ -542,6 +544,10 @@ _ZH_SYNONYMS = {
     "正点": "准点", "晚点": "延误", "截至": "截止", "取自": "cause", "来源于": "cause",
     "源自": "cause", "出自": "cause", "发放": "支付", "超期": "逾期", "空闲": "闲置",
     "均摊": "分摊", "平摊": "分摊", "标记": "标注",
+    # Words holding a function character (内, 后) that would split them: a scope or a plan
+    # type, read as the English word so that 国内 / 国际 and 预付费 / 后付费 stay apart.
+    "国内": "domestic", "境内": "domestic", "国际": "international", "境外": "international",
+    "国外": "international", "预付费": "prepaid", "后付费": "postpaid",
 }  # fmt: skip
 
 
@@ -710,7 +716,9 @@ _LEAD_EN = _set("the a an all any every each our their its this these those")
 _AUX_EN = _set("is are was were must should will would can may shall has have gets get")
 # A sentence that opens with a short noun phrase and its verb: "Return time is measured …".
 _SUBJECT_EN = re.compile(
-    r"((?:[a-z][a-z0-9-]* ){1,4}?)(?:is|are|was|were|must|should|will|gets?|has|have|can|needs?)\b"
+    r"((?:[a-z][a-z0-9-]* ){1,4}?)(?:is|are|was|were|must|should|will|gets?|has|have|can|needs?"
+    # Round six: a rule's own verbs end its subject too ("Voice ARPU excludes …").
+    r"|excludes|includes|counts|uses|covers|means|starts|ends|requires|contains|omits)\b"
 )
 _SUBJECT_ZH = re.compile(rf"([{_CJK}]{{4,6}}?)(?=从|在|按|以|由|每)")
 _ARG_BEFORE_ZH = frozenset("以按用成为到于至每逢个是在从截止到换折算计")
