@@ -590,9 +590,42 @@ _add(
 _add(
     "unit",
     "",
-    re.compile(r"(\d+)\s?号(产线|生产线|线|仓库|仓|库|机台|机|楼|门店|店|车间|工位|班组)"),
+    re.compile(
+        r"(\d+)\s?号(产线|生产线|线|仓库|仓|库|机台|机|航站楼|楼|门店|店|车间|工位|班组|站台|登机口)"
+    ),
 )
 _add("unit", "", re.compile(r"第(\d+)(产线|生产线|车间|班组|工位|仓)"))
+# Round six: any naming noun before its number, roman numeral or capital letter is a name too
+# ("Tier 1" / "Tier 2", "Phase II" / "Phase III", "Plan A" / "Plan B", "Grade 3", 一级 / 二级,
+# 三年级, 第二档, A套餐, 5G / 4G): another subject, never an update of it. A number after
+# its noun names it; one before a noun counts it ("40 subjects"), and a bound ("grade 3 or
+# above", 3级以上) is a value.
+_NAMING_NOUNS = (
+    "tier|phase|grade|zone|terminal|band|level|stage|version|release|wave|batch|lot|arm|class"
+    "|type|category|option|step|round|tranche|route|platform|pier|concourse|runway|bay|ward"
+    "|room|floor|block|sector|district|lane|track|channel|section|article|form|part|chapter"
+    "|module|semester|term|trimester|cycle|dose|feeder|substation|circuit|generator|turbine"
+    "|reactor|well|pool|segment|group|plan|schedule|tariff|region|cohort|site|line|gate"
+)
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6}
+_BOUND_AFTER = r"(?!\s*(?:atleast|morethan|lessthan|atmost|or (?:above|below|higher|lower)))"
+_add(
+    "unit",
+    "",
+    re.compile(
+        rf"\b({_NAMING_NOUNS})\s?#?\s?(\d{{1,3}}|i{{1,3}}|iv|vi?|@[a-h])\b(?![%.,]\d){_BOUND_AFTER}"
+    ),
+)
+_add("unit", "", re.compile(r"(?<![a-z0-9])([2-6])(g)(?![a-z0-9])"))
+_add(
+    "unit",
+    "",
+    re.compile(
+        r"(?<!分)第?([一二两三四五六七八九十]+|\d{1,3})(年级|级|期|类|档|代|阶段|批次|批|轮|型|航站楼)"
+        + _BOUND_AFTER
+    ),
+)
+_add("unit", "", re.compile(r"(?<![a-z0-9])([a-h])(套餐|类|级|组|区|型|档|卡|舱|航站楼)"))
 _add("grain", "daily", _en(r"every day|each day|per day"))
 _add("ident", "", re.compile(rf"(?<![a-z0-9_])({_IDENT})(?![a-z0-9_])"))
 _add("time", "", re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b"))
@@ -693,6 +726,7 @@ _ENTITY_RE = re.compile(r"(?<=[a-z0-9,;] )([A-Z][A-Za-z0-9]+|[A-Z]{2,})\b")
 _NUMBER_RE = re.compile(r"(?<![a-z_])\d+(?:\.\d+)?")
 # List separators: "and" and its kin; a comma counts only before a later "and" (a list, not a clause).
 _SEPARATORS = re.compile(r"、|\band\b|\bplus\b|和|以及|及|与|[,，](?=[^.。;；]*(?:\band\b|和))")
+_LETTER_UNIT_RE = re.compile(rf"\b((?i:{_NAMING_NOUNS}))\s([A-H])\b(?![a-z'’])")
 _CLAUSES = re.compile(r"[,;:，；：。.!?]")
 _TOKEN_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
 
@@ -858,14 +892,37 @@ def _slot_value(slot: str, value: str, match: re.Match[str]) -> str:
     if slot == "date":
         return _date_value(groups)
     if slot == "unit":
-        num, noun = (groups[0], groups[1]) if groups[0].isdigit() else (groups[1], groups[0])
-        return f"{_UNIT_NOUN.get(noun, noun)}{int(num)}"
+        first, second = groups[0], groups[1]
+        name_first = not (first.isdigit() or _is_unit_name(first))
+        noun, num = (first, second) if name_first else (second, first)
+        return f"{_UNIT_NOUN.get(noun, noun)}{_unit_number(num)}"
     if slot == "period":
         g = groups[0].replace(" ", "")
         if g in "一二三四" or g in "1234":
             return f"q{_ZH_NUM.get(g, 0) or int(g)}"
         return g
     return groups[0].replace(" ", "").replace("-", "")
+
+
+def _is_unit_name(word: str) -> bool:
+    """A number, numeral or letter that names a unit (see the round-six unit rules)."""
+    return (
+        word.isdigit()
+        or word in _ROMAN
+        or word.startswith("@")
+        or (len(word) == 1 and "a" <= word <= "h")
+        or all(ch in _ZH_NUM for ch in word)
+    )
+
+
+def _unit_number(word: str) -> str:
+    if word.isdigit():
+        return str(int(word))
+    if word in _ROMAN:
+        return str(_ROMAN[word])
+    if all(ch in _ZH_NUM for ch in word):
+        return str(_zh_number(word))
+    return word.lstrip("@")  # a letter: "plan a", a类
 
 
 def _time_value(match: re.Match[str]) -> str:
@@ -905,6 +962,9 @@ def _date_value(groups: list[str]) -> str:
 def analyse(text: str) -> Analysed:
     raw = " ".join(text.split())
     entities = {m.group(1).casefold() for m in _ENTITY_RE.finditer(raw)}
+    # A capital letter after a naming noun names a unit ("Plan A", "Arm B"): marked before the
+    # text is lower-cased, where it would read as the article "a".
+    raw = _LETTER_UNIT_RE.sub(lambda m: f"{m.group(1)} @{m.group(2).casefold()}", raw)
     norm = normalize(raw)
     for pattern, repl in _REWRITES:
         norm = pattern.sub(repl, norm)
