@@ -575,7 +575,9 @@ _add("table", "", re.compile(rf"({_IDENT}|[a-z][a-z0-9_]*)\s*表(?!示)"))
 _add(
     "table",
     "",
-    re.compile(rf"([{_CJK}]{{2}})(?<![报图列代日周月年时课发仪统])表(?![示达格现明扬])"),
+    re.compile(
+        rf"([{_CJK}]{{2}})(?<![报图列代日周月年时课发仪统电水气抄填制钟手外])表(?![示达格现明扬])"
+    ),
 )
 # A numbered unit is a name, not a value (round five): "Line 4" is not an update of "Line 3",
 # nor 4号产线 of 3号产线, nor "hub 2" of "hub 1".
