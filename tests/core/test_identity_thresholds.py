@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_memory.core.knowledge.identity_analysis import analyse
 from jupyter_memory.core.knowledge.identity import (
     SEMANTIC_REWORDING_AT,
     SEMANTIC_SAME_AT,
@@ -17,6 +16,7 @@ from jupyter_memory.core.knowledge.identity import (
     language,
     relate,
 )
+from jupyter_memory.core.knowledge.identity_analysis import analyse
 
 
 def test_a_pair_is_chinese_when_either_text_holds_chinese() -> None:
@@ -55,12 +55,6 @@ def test_each_language_meets_its_own_threshold(
 
 def test_a_chinese_meter_is_not_a_table() -> None:
     # 电表 / 抄表 are a meter and its reading, not a table named by the word before 表.
-    assert (
-        "table"
-        not in relate("居民电表读数月底前上报。", "居民电表读数月底前上报。").to_dict()["reason"]
-    )
-    from jupyter_memory.core.knowledge.identity_analysis import analyse
-
     assert analyse("每一条抄表数据在计费前校验。").slot("table") == frozenset()
     assert analyse("居民电表的读数在月底前上报。").slot("table") == frozenset()
     assert analyse("订单表每天刷新。").slot("table") == frozenset({"订单"})
