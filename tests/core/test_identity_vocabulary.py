@@ -103,3 +103,15 @@ def test_a_fixed_phrase_with_no_is_not_a_negation() -> None:
 def test_other_subjects_named_by_a_modifier_stay_apart(new: str, known: str) -> None:
     assert relate(new, known).kept_apart, relate(new, known)
     assert relate(known, new).kept_apart, relate(known, new)
+
+
+def test_first_in_an_order_of_steps_is_no_number() -> None:
+    steps = relate(
+        "Validate meter reads first, then bill the account.",
+        "The account is billed after meter reads are validated.",
+    )
+    assert steps.same, steps
+    # An ordinal before a noun is still one: the first reading is not the second one.
+    assert not relate(
+        "Bill on the first reading of the month.", "Bill on the second reading of the month."
+    ).same

@@ -147,6 +147,9 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"\b(?:no later than|not later than|on or before)\b"), " by "),
     (re.compile(r"\b(?:no earlier than|not earlier than|on or after)\b"), " from "),
     (re.compile(r"\bwithout (?:any|a single)\b"), " no "),
+    # An order of steps is no number: "Apply discounts first, then add tax" = "tax is added
+    # after discounts are applied" ("first" before "then" or a clause's end is no 1).
+    (re.compile(r"\bfirst(?=\s*(?:[,;.]|(?:and )?then\b|$))"), " "),
     (re.compile(r"\b(?:prior to|ahead of)\b"), " before "),
     (re.compile(r"\bsubsequent to\b"), " after "),
     (re.compile(r"\bno[- ]shows?\b"), " noshow "),
