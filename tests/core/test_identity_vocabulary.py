@@ -115,3 +115,11 @@ def test_first_in_an_order_of_steps_is_no_number() -> None:
     assert not relate(
         "Bill on the first reading of the month.", "Bill on the second reading of the month."
     ).same
+
+
+def test_us_dollars_is_a_currency_not_a_place() -> None:
+    found = relate(
+        "Report roaming revenue in US dollars at the daily rate.",
+        "Roaming revenue is reported in USD at the daily rate.",
+    )
+    assert found.same, found

@@ -164,6 +164,8 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"\b(?:times? out|timed out|timeouts?)\b"), " timeout "),
     (re.compile(r"\bon[- ]time\b|\bpunctual(?:ity)?\b"), " ontime "),
     (re.compile(r"\bkilowatt[- ]hours?\b"), " kwh "),
+    # "US dollars" is a currency, not the place "us" and a currency.
+    (re.compile(r"\b(?:us|u\.s\.) dollars?\b"), " usd "),
     (re.compile(r"\bpre-paid\b"), " prepaid "),
     (re.compile(r"\bpost-paid\b"), " postpaid "),
     (re.compile(r"\bmegawatt[- ]hours?\b"), " mwh "),
