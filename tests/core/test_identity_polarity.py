@@ -69,3 +69,24 @@ def test_two_negations_in_one_clause_cancel(new: str, known: str) -> None:
 )
 def test_a_negation_repeated_in_another_clause_still_says_no(new: str, known: str) -> None:
     assert relate(new, known).kind is Relation.SAME, relate(new, known)
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Load factor includes staff travellers.", "Load factor counts paying passengers only."),
+        ("准点率包含包机航班。", "准点率只统计定期航班。"),
+    ],
+)
+def test_a_restriction_against_an_inclusion_of_something_else_is_a_contradiction(
+    new: str, known: str
+) -> None:
+    assert relate(new, known).kind is Relation.CONTRADICTS, relate(new, known)
+
+
+def test_a_restriction_restated_is_not_a_contradiction() -> None:
+    found = relate(
+        "Only scheduled flights count toward the on-time rate.",
+        "The on-time rate includes scheduled flights only.",
+    )
+    assert found.kind is not Relation.CONTRADICTS, found

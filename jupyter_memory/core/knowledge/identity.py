@@ -325,6 +325,16 @@ def _opposed(x: Analysed, y: Analysed) -> bool:
     return "excl" in x.markers - y.markers and bool({"incl", "cls"} & (y.markers - x.markers))
 
 
+def _restricts(x: Analysed, y: Analysed) -> bool:
+    """``x`` keeps to what it names ("only paying subscribers") where ``y`` includes something
+    else ("… including free ones"): the opposite, when each names a word the other lacks."""
+    return (
+        "only" in x.markers - y.markers
+        and "incl" in y.markers - x.markers
+        and "excl" not in x.markers | y.markers
+    )
+
+
 def _asserts(x: Analysed, alternative: frozenset[str]) -> bool:
     """``x`` names every word of the other text's turned-down alternative ("the delivery scan"
     is not named by "the pickup scan")."""
@@ -384,10 +394,13 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     if substituted and similarity is not None and not _swapped(x, y):
         reworded = (c := cos()) is not None and c >= SEMANTIC_REWORDING_AT[language(a, b)]
 
-    polar = _polar(x, y)
+    # A restriction against an inclusion of another word is the opposite however the words
+    # differ ("paying subscribers only" / "all subscribers, including free ones").
+    restricted = substituted and (_restricts(x, y) or _restricts(y, x))
+    polar = restricted or _polar(x, y)
     # A contrast asserted by the other text names the word in place of the other: no swap.
     contrasted = _asserts(y, x.alternative) or _asserts(x, y.alternative)
-    if polar and topic >= TOPIC_AT and (not substituted or reworded or contrasted):
+    if polar and topic >= TOPIC_AT and (not substituted or reworded or contrasted or restricted):
         return made(Relation.CONTRADICTS, M_("says the opposite"), "negation")
     if substituted and not reworded:
         return made(Relation.RELATED, M_("another rule"))

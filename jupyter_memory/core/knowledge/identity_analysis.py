@@ -711,6 +711,10 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
     ("minus", _zh(_MINUS_ZH)),
     ("div", _en(_DIV_EN)),
     ("div", _zh(_DIV_ZH)),
+    # Round six: a restriction ("only paying subscribers", 只统计付费会员) keeps out what it does
+    # not name: against an inclusion of something else, the opposite (see identity._restricts).
+    ("only", _en(r"only")),
+    ("only", _zh("只有|仅限|只|仅")),
     ("cls", _en(_CLS_EN)),
     ("cls", _CLS_ZH_RE),
     ("incl", _en(_INCL_EN)),
@@ -869,7 +873,7 @@ class Analysed:
     def marker_tokens(self) -> frozenset[str]:
         # A classification is how a rule is worded ("算作" = "视为" = "is treated as"), not
         # what it says: opposed to an exclusion, never counted as a word.
-        return frozenset(f"<{m}>" for m in self.markers if m != "cls")
+        return frozenset(f"<{m}>" for m in self.markers if m not in ("cls", "only"))
 
     @cached_property
     def words(self) -> frozenset[str]:
