@@ -330,7 +330,7 @@ def _restricts(x: Analysed, y: Analysed) -> bool:
     else ("… including free ones"): the opposite, when each names a word the other lacks."""
     return (
         "only" in x.markers - y.markers
-        and "incl" in y.markers - x.markers
+        and "incl" in y.markers
         and "excl" not in x.markers | y.markers
     )
 
