@@ -123,3 +123,30 @@ def test_us_dollars_is_a_currency_not_a_place() -> None:
         "Roaming revenue is reported in USD at the daily rate.",
     )
     assert found.same, found
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        (
+            "Customers are informed of tariff changes 30 days ahead.",
+            "Customers are notified of tariff changes 30 days ahead.",
+        ),
+        ("Gate readers upload scans every minute.", "Gate readers send scans every minute."),
+        (
+            "Claims received after the deadline are flagged.",
+            "Claims obtained after the deadline get marked.",
+        ),
+        ("方案偏离在5天内登记。", "方案偏离在5天内记录。"),
+        ("延误旅客在柜台得到补偿。", "延误乘客在柜台获得赔偿。"),
+        ("出勤率低于80%的学生标为预警。", "出勤率低于80%的学生列为预警。"),
+    ],
+)
+def test_general_verbs_are_one_word(new: str, known: str) -> None:
+    assert relate(new, known).kind is Relation.SAME, relate(new, known)
+
+
+def test_incurred_losses_are_not_paid_losses() -> None:
+    assert relate(
+        "Paid losses exclude legal expenses.", "Incurred losses exclude legal expenses."
+    ).kept_apart

@@ -433,7 +433,7 @@ _MINUS_ZH = "减去|扣除|减"
 # ``cls``, not a content word (算作 = 视为 = 记为 = "counts as"): against an exclusion on the
 # other side it is the opposite (算作 / 不算), and denied (不算作, "is not treated as") it is
 # a plain negation (so a denied one is no classification: 不视为 is 不 and a frame word).
-_CLS_ZH = "算作|算为|算是|计为|记为|记作|视为|视作|当作|当成|归为|归入"
+_CLS_ZH = "算作|算为|算是|计为|记为|记作|视为|视作|当作|当成|归为|归入|列为|标为"
 _CLS_ZH_RE = re.compile(
     "".join(
         f"(?<!{neg})"
@@ -531,6 +531,16 @@ _WORD_SYNONYMS = {
     "allocated": "allocate", "allocation": "allocate", "apportion": "allocate",
     "apportioned": "allocate", "recognize": "book", "recognized": "book", "recognizes": "book",
     "recognition": "book", "signature": "sign", "signatures": "sign",
+    # General verbs of how a rule is carried out: telling someone, sending data, a flag (like
+    # "marked"), receiving (like "gets"). Not "incurred" (an insurer's "incurred losses" are
+    # not "paid losses"), nor "occur" (a month "they occur" is a value).
+    "notification": "notify", "notifications": "notify", "inform": "notify", "informed": "notify",
+    "informs": "notify", "announce": "notify", "announced": "notify", "announces": "notify",
+    "upload": "send", "uploads": "send", "uploaded": "send", "transmit": "send",
+    "transmits": "send", "transmitted": "send",
+    "flag": "mark", "flags": "mark", "flagged": "mark", "flagging": "mark",
+    "receive": "get", "receives": "get", "received": "get", "obtain": "get", "obtains": "get",
+    "obtained": "get",
 }  # fmt: skip
 _ZH_SYNONYMS = {
     "去重": "dedup", "来自": "cause", "导致": "cause", "造成": "cause", "由于": "cause",
@@ -553,6 +563,9 @@ _ZH_SYNONYMS = {
     # type, read as the English word so that 国内 / 国际 and 预付费 / 后付费 stay apart.
     "国内": "domestic", "境内": "domestic", "国际": "international", "境外": "international",
     "国外": "international", "预付费": "prepaid", "后付费": "postpaid",
+    # General verbs (see _WORD_SYNONYMS): recording, telling, getting, compensating, sharing.
+    "登记": "记录", "录入": "记录", "告知": "通知", "通告": "通知", "得到": "获得", "拿到": "获得",
+    "补偿": "赔偿", "分担": "分摊", "回传": "上传", "出现": "发生",
 }  # fmt: skip
 
 
