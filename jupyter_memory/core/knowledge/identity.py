@@ -56,6 +56,12 @@ not allowed in board decks" / "Board decks must not contain pie charts"); an
 exclusion opposes an inclusion only on the other side. Canonical slot forms and
 antonyms read as negations are the analyser's (:mod:`.identity_analysis`).
 ``identity_pairs_heldout5.json`` was written before round five and scored once.
+
+Round six (all six sets read; every change judged on all six, docs/knowledge.md): a
+classification (算作, "is treated as", marker ``cls``) opposes an exclusion (不算), a
+restriction ("paying subscribers only", marker ``only``) opposes an inclusion of another
+word (:func:`_restricts`), two negations in one clause cancel, and the cosine thresholds
+are per language (:func:`language`), chosen by leave-one-set-out.
 """
 
 from __future__ import annotations

@@ -51,6 +51,12 @@
   numbers written as digits ("third" → 3, 三 → 3), slots out of the text. Kept
   in reading order too (``sequence``, with named entities, and ``cjk_runs``, the
   Chinese words before their bigrams): the swap check aligns two texts by them.
+* **round six** — British and American spellings, fixed phrases whose "no" is no
+  negation ("no later than", "no-show"), "except" / 除…外 as exclusions, general words for
+  one thing across domains (``_WORD_SYNONYMS``, ``_ZH_SYNONYMS``), a rule's own verb ending
+  its subject ("Voice ARPU excludes …"), 国内 / 预付费 kept whole, 电表 not a table, and any
+  naming noun before a number, numeral or capital letter a ``unit`` ("Tier 1", "Phase II",
+  "Plan A", 一级, 三年级, 5G).
 """
 
 from __future__ import annotations
