@@ -51,6 +51,9 @@ def test_a_named_unit_is_another_subject(new: str, known: str) -> None:
         ("Phase 2 sites enrol at most 50 subjects.", "Phase 2 sites enrol at most 40 subjects."),
         ("大额订单可分6期付款。", "大额订单可分3期付款。"),
         ("3级以上故障须在1小时内上报。", "4级以上故障须在1小时内上报。"),
+        # A measure after the number, or a verb before it, makes it a value too.
+        ("The service level target is 95%.", "The service level target is 90%."),
+        ("Track 5 KPIs on the board.", "Track 3 KPIs on the board."),
     ],
 )
 def test_a_count_or_a_bound_is_still_a_value(new: str, known: str) -> None:

@@ -628,18 +628,23 @@ _add("unit", "", re.compile(r"第(\d+)(产线|生产线|车间|班组|工位|仓
 # above", 3级以上) is a value.
 _NAMING_NOUNS = (
     "tier|phase|grade|zone|terminal|band|level|stage|version|release|wave|batch|lot|arm|class"
-    "|type|category|option|step|round|tranche|route|platform|pier|concourse|runway|bay|ward"
-    "|room|floor|block|sector|district|lane|track|channel|section|article|form|part|chapter"
+    "|type|category|option|step|tranche|route|platform|pier|concourse|runway|bay|ward"
+    "|room|floor|sector|district|lane|channel|section|article|form|part|chapter"
     "|module|semester|term|trimester|cycle|dose|feeder|substation|circuit|generator|turbine"
-    "|reactor|well|pool|segment|group|plan|schedule|tariff|region|cohort|site|line|gate"
-)
+    "|reactor|segment|group|plan|schedule|tariff|region|cohort|site|line|gate"
+)  # not verbs that take a count ("round 2 decimals", "track 3 KPIs", "block 2 hours")
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6}
 _BOUND_AFTER = r"(?!\s*(?:atleast|morethan|lessthan|atmost|or (?:above|below|higher|lower)))"
+# A number with a measure after it is a value ("service level 95%", "stage 2 days"), not a name.
+_MEASURE_AFTER = (
+    r"(?!\s*(?:%|percent|days?|hours?|minutes?|seconds?|weeks?|months?|years?|decimals?|times)"
+    r"(?![a-z]))(?![.,]\d)"
+)
 _add(
     "unit",
     "",
     re.compile(
-        rf"\b({_NAMING_NOUNS})\s?#?\s?(\d{{1,3}}|i{{1,3}}|iv|vi?|@[a-h])\b(?![%.,]\d){_BOUND_AFTER}"
+        rf"\b({_NAMING_NOUNS})\s?#?\s?(\d{{1,3}}|i{{1,3}}|iv|vi?|@[a-h])\b{_MEASURE_AFTER}{_BOUND_AFTER}"
     ),
 )
 _add("unit", "", re.compile(r"(?<![a-z0-9])([2-6])(g)(?![a-z0-9])"))
