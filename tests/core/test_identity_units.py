@@ -54,6 +54,10 @@ def test_a_named_unit_is_another_subject(new: str, known: str) -> None:
         # A measure after the number, or a verb before it, makes it a value too.
         ("The service level target is 95%.", "The service level target is 90%."),
         ("Track 5 KPIs on the board.", "Track 3 KPIs on the board."),
+        (
+            "Doses above 2g are reviewed by the safety board.",
+            "Doses above 3g are reviewed by the safety board.",
+        ),
     ],
 )
 def test_a_count_or_a_bound_is_still_a_value(new: str, known: str) -> None:

@@ -647,7 +647,15 @@ _add(
         rf"\b({_NAMING_NOUNS})\s?#?\s?(\d{{1,3}}|i{{1,3}}|iv|vi?|@[a-h])\b{_MEASURE_AFTER}{_BOUND_AFTER}"
     ),
 )
-_add("unit", "", re.compile(r"(?<![a-z0-9])([2-6])(g)(?![a-z0-9])"))
+# A network generation (5G / 4G), not grams ("doses above 2g"): before a network word only.
+_add(
+    "unit",
+    "",
+    re.compile(
+        r"(?<![a-z0-9])([2-6])(g)(?=\s?(?:networks?|coverage|sites?|cells?|signal|traffic|users?"
+        r"|subscribers?|plans?|kpis?|网络|基站|小区|信号|流量|用户|套餐|覆盖))"
+    ),
+)
 _add(
     "unit",
     "",
