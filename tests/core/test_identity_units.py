@@ -68,3 +68,15 @@ def test_a_named_unit_written_another_way_is_the_same_entry() -> None:
     assert relate(
         "Plan A subscribers are billed on the 1st.", "Subscribers on Plan A are billed on the 1st."
     ).same
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("Flight BA117 departs from terminal 5.", "Flight BA119 departs from terminal 5."),
+        ("CS101 final exams are worth 40%.", "CS102 final exams are worth 40%."),
+    ],
+)
+def test_a_code_of_letters_and_digits_is_a_name_not_a_number(new: str, known: str) -> None:
+    # "BA117" is not "ba1" and the number 17: another flight is another subject, no update.
+    assert relate(new, known).kept_apart, relate(new, known)

@@ -766,7 +766,7 @@ _ZH_SYN_RE = _zh("|".join(_ZH_SYNONYMS))
 _EN_NUM_RE = _en("|".join(_EN_NUM))
 _ZH_NUM_RE = re.compile(r"(?:第)?([零一二两三四五六七八九十]+)(?=[个季月日号位天周次年点])")
 _ENTITY_RE = re.compile(r"(?<=[a-z0-9,;] )([A-Z][A-Za-z0-9]+|[A-Z]{2,})\b")
-_NUMBER_RE = re.compile(r"(?<![a-z_])\d+(?:\.\d+)?")
+_NUMBER_RE = re.compile(r"(?<![a-z0-9_])\d+(?:\.\d+)?")  # "ba117", "cs101": a code, no number
 # List separators: "and" and its kin; a comma counts only before a later "and" (a list, not a clause).
 _SEPARATORS = re.compile(r"、|\band\b|\bplus\b|和|以及|及|与|[,，](?=[^.。;；]*(?:\band\b|和))")
 _LETTER_UNIT_RE = re.compile(rf"\b((?i:{_NAMING_NOUNS}))\s([A-H])\b(?![a-z'’])")
