@@ -508,7 +508,7 @@ _WORD_SYNONYMS = {
     "mark": "present", "marked": "present", "shown": "present", "presented": "present",
     "reported": "present",
     # General words for one thing: a count of unique ones, an account's start, a login.
-    "unique": "distinct", "opened": "creat", "created": "creat", "logged": "login",
+    "unique": "distinct", "opened": "creat", "created": "creat", "logged": "record",
     "logins": "login", "duplicate": "deduplic", "duplicates": "deduplic",
     # A figure or a number is how a rule speaks, an amount (money) is what it is about.
     "figures": "number", "numbers": "number", "amounts": "amount",
