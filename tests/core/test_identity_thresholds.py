@@ -38,8 +38,8 @@ def test_the_thresholds_differ_by_language() -> None:
         ("电表读数每月抄录一次。", "每个月抄一次电表的读数。", 0.93, 0.96),
         # Words on both sides, moved around the frame: the rewording threshold.
         (
-            "Cabin crew hours are logged per duty period.",
-            "Per duty period we log the hours of cabin crew members on board.",
+            "Fuel uplift is entered per flight leg.",
+            "Per flight leg, the crew writes down the fuel uplift.",
             0.93,
             0.96,
         ),

@@ -156,3 +156,14 @@ def test_an_exception_in_chinese_leaves_other_words_with_chu_alone() -> None:
     # 除…外 is an exclusion; 剔除海外… and 除以海外… hold 除 and 外 but are no exception.
     assert relate("收入剔除海外退款。", "收入剔除退款。").kept_apart
     assert relate("客单价等于GMV除以海外订单数。", "客单价等于GMV剔除订单数。").kept_apart
+
+
+def test_logged_is_recorded_and_logged_in_is_a_login() -> None:
+    assert relate(
+        "Protocol deviations are logged in the site file.",
+        "Protocol deviations are recorded in the site file.",
+    ).same
+    assert relate(
+        "Students who logged in this week are active.",
+        "Students with a login this week are active.",
+    ).same
