@@ -90,3 +90,13 @@ def test_a_restriction_restated_is_not_a_contradiction() -> None:
         "The on-time rate includes scheduled flights only.",
     )
     assert found.kind is not Relation.CONTRADICTS, found
+
+
+def test_not_only_and_as_long_as_are_no_restriction_nor_negation() -> None:
+    # "not only X but also Y" adds Y (an update), 只要 is "as long as": neither says no.
+    wider = relate(
+        "Revenue includes not only paid orders but also refunds.", "Revenue includes paid orders."
+    )
+    assert wider.kind is Relation.UPDATE, wider
+    assert relate("只要订单已付款就计入收入。", "收入包含已付款订单。").same
+    assert relate("收入不仅包含已付款订单。", "收入包含已付款订单。").same

@@ -153,6 +153,10 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"\b(?:no later than|not later than|on or before)\b"), " by "),
     (re.compile(r"\b(?:no earlier than|not earlier than|on or after)\b"), " from "),
     (re.compile(r"\bwithout (?:any|a single)\b"), " no "),
+    # "not only X but also Y" adds Y: no negation (不仅 / 不只 / 不光 … 也 likewise).
+    (re.compile(r"\bnot only\b"), " "),
+    (re.compile(r"\bbut also\b"), " and "),
+    (re.compile(r"不仅|不只|不光"), " "),
     # An order of steps is no number: "Apply discounts first, then add tax" = "tax is added
     # after discounts are applied" ("first" before "then" or a clause's end is no 1).
     (re.compile(r"\bfirst(?=\s*(?:[,;.]|(?:and )?then\b|$))"), " "),
@@ -745,8 +749,9 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
     ("div", _zh(_DIV_ZH)),
     # Round six: a restriction ("only paying subscribers", 只统计付费会员) keeps out what it does
     # not name: against an inclusion of something else, the opposite (see identity._restricts).
-    ("only", _en(r"only")),
-    ("only", _zh("只有|仅限|只|仅")),
+    # ("not only" adds, 只要 is "as long as", 不只 / 不仅 "not only": no restriction.)
+    ("only", _en(r"(?<!not )only")),
+    ("only", re.compile(r"(?<![不])(?:只有|仅限|只(?!要)|仅(?!供))")),
     ("cls", _en(_CLS_EN)),
     ("cls", _CLS_ZH_RE),
     ("incl", _en(_INCL_EN)),
