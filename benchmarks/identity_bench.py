@@ -16,8 +16,10 @@ read in round five, so dev now) and ``identity_pairs_heldout5.json`` (round five
 325 pairs, 99 families, 192 English / 133 Chinese, domains no older set has —
 logistics, healthcare claims, marketing attribution, HR, SaaS billing, manufacturing
 QA — written and committed before any round-five change, scored once at the end).
-The rewording threshold (``SEMANTIC_REWORDING_AT``) is chosen by leave-one-set-out
-over the read sets (five in round five): ``--calibrate`` prints it. Each pair is ``a`` (newer) and ``b`` (older) with a label
+Round six read all six sets (no new one; a blind ``heldout6`` is scored by the lead):
+the cosine thresholds (``SEMANTIC_REWORDING_AT``, ``SEMANTIC_SAME_AT``) are per language
+and chosen by leave-one-set-out over the six: ``--calibrate`` prints each fold's choice
+and its held-out score beside the thresholds in use. Each pair is ``a`` (newer) and ``b`` (older) with a label
 ``same`` / ``updated`` / ``contradiction`` / ``different``; a relation of
 ``related`` or ``unrelated`` counts as ``different``. ``kept_apart`` is the
 share of ``different`` pairs neither merged nor superseded (target ≥ 0.98);
@@ -58,9 +60,10 @@ from jupyter_memory.core.text import search_word
 
 DATA = Path(__file__).parent / "data"
 SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
-# Read sets: tuned on, and used for leave-one-set-out; heldout5 is scored once, at the end.
-DEV_SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
+# Read sets: tuned on, and used for leave-one-set-out. Round six: all six have been read.
+DEV_SPLITS = SPLITS
 CALIBRATION_GRID = (0.93, 0.94, 0.95, 0.955, 0.96, 0.965, 0.97, 0.98, 1.01)  # 1.01: never
+SAME_GRID = (0.89, 0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 1.01)  # SEMANTIC_SAME_AT
 LABELS = ("same", "updated", "contradiction", "different")
 AS_LABEL = {
     Relation.SAME: "same",
@@ -180,46 +183,81 @@ def word_cosines(similarity: Similarity) -> dict[str, Any]:
 
 
 def calibrate(similarity: Similarity) -> dict[str, Any]:
-    """Leave one read set out: on the other read sets, the cosine at which moved words are a
-    rewording that keeps ≥ 0.98 of different pairs apart with the best "same" F1; scored on
-    the set left out. Never run on heldout5 (scored once, at the end)."""
+    """Leave one read set out, per language (round six): on the other read sets, the pair of
+    cosines (``SEMANTIC_REWORDING_AT``, ``SEMANTIC_SAME_AT``) that keeps ≥ 0.98 of the
+    language's different pairs apart with the best "same" F1 (the highest thresholds among
+    ties); scored on the set left out, beside the thresholds in use."""
     from jupyter_memory.core.knowledge import identity
 
-    saved = identity.SEMANTIC_REWORDING_AT
-    tally: dict[float, dict[str, tuple[int, int, int, int, int]]] = {}
+    saved = dict(identity.SEMANTIC_REWORDING_AT), dict(identity.SEMANTIC_SAME_AT)
+    grid = [(r, sa) for r in CALIBRATION_GRID for sa in SAME_GRID]
+    data = {split: load(split) for split in DEV_SPLITS}
+    tally: dict[tuple[float, float] | str, dict[tuple[str, str], list[int]]] = {}
     try:
-        for t in CALIBRATION_GRID:
-            identity.SEMANTIC_REWORDING_AT = t
-            tally[t] = {s: _counts(load(s), similarity) for s in DEV_SPLITS}
+        for setting in [*grid, "in_use"]:
+            if setting != "in_use":
+                identity.SEMANTIC_REWORDING_AT = {"en": setting[0], "zh": setting[0]}
+                identity.SEMANTIC_SAME_AT = {"en": setting[1], "zh": setting[1]}
+            else:
+                identity.SEMANTIC_REWORDING_AT, identity.SEMANTIC_SAME_AT = saved
+            tally[setting] = _counts_by_language(data, similarity)
     finally:
-        identity.SEMANTIC_REWORDING_AT = saved
-    folds: dict[str, Any] = {}
-    for held in DEV_SPLITS:
-        best: tuple[float, float] | None = None
-        for t in CALIBRATION_GRID:
-            tp, predicted, actual, kept, different = (
-                sum(tally[t][s][i] for s in DEV_SPLITS if s != held) for i in range(5)
-            )
-            f1 = 2 * tp / (predicted + actual)
-            if kept / different >= 0.98 and (best is None or f1 > best[1] + 1e-9):
-                best = (t, f1)
-        assert best is not None
-        tp, predicted, actual, kept, different = tally[best[0]][held]
-        folds[held] = {
-            "chosen": best[0],
-            "same_precision": round(tp / predicted, 3) if predicted else None,
-            "same_recall": round(tp / actual, 3),
-            "kept_apart": round(kept / different, 3),
-        }
-    return {"folds": folds, "in_use": saved}
+        identity.SEMANTIC_REWORDING_AT, identity.SEMANTIC_SAME_AT = saved
+    out: dict[str, Any] = {"in_use": {"rewording": saved[0], "same": saved[1]}}
+    for lang in ("en", "zh"):
+        folds: dict[str, Any] = {}
+        for held in DEV_SPLITS:
+            best: tuple[tuple[float, float], float] | None = None
+            # Highest thresholds first, so that a tie keeps the stricter one.
+            for setting in sorted(grid, reverse=True):
+                tp, predicted, actual, kept, different = _sum(tally[setting], lang, held, False)
+                f1 = 2 * tp / (predicted + actual)
+                if kept / different >= 0.98 and (best is None or f1 > best[1] + 1e-9):
+                    best = (setting, f1)
+            assert best is not None
+            folds[held] = {
+                "chosen": {"rewording": best[0][0], "same": best[0][1]},
+                "held_out": _rates(_sum(tally[best[0]], lang, held, True)),
+                "in_use": _rates(_sum(tally["in_use"], lang, held, True)),
+            }
+        out[lang] = folds
+    return out
 
 
-def _counts(pairs: list[dict[str, Any]], similarity: Similarity) -> tuple[int, int, int, int, int]:
-    got = [AS_LABEL[relate(p["a"], p["b"], similarity).kind] for p in pairs]
-    labels = [p["label"] for p in pairs]
-    tp = sum(g == lab == "same" for g, lab in zip(got, labels, strict=True))
-    different = [g for g, lab in zip(got, labels, strict=True) if lab == "different"]
-    return tp, got.count("same"), labels.count("same"), different.count("different"), len(different)
+def _counts_by_language(
+    data: dict[str, list[dict[str, Any]]], similarity: Similarity
+) -> dict[tuple[str, str], list[int]]:
+    """Per (split, language): same true positives, predicted, actual; different kept, all."""
+    from jupyter_memory.core.knowledge.identity import language
+
+    out: dict[tuple[str, str], list[int]] = {}
+    for split, pairs in data.items():
+        for p in pairs:
+            got = AS_LABEL[relate(p["a"], p["b"], similarity).kind]
+            t = out.setdefault((split, language(p["a"], p["b"])), [0, 0, 0, 0, 0])
+            t[0] += got == p["label"] == "same"
+            t[1] += got == "same"
+            t[2] += p["label"] == "same"
+            if p["label"] == "different":
+                t[3] += got == "different"
+                t[4] += 1
+    return out
+
+
+def _sum(
+    counts: dict[tuple[str, str], list[int]], lang: str, held: str, only_held: bool
+) -> tuple[int, ...]:
+    rows = [v for (split, lg), v in counts.items() if lg == lang and (split == held) == only_held]
+    return tuple(sum(r[i] for r in rows) for i in range(5))
+
+
+def _rates(counts: tuple[int, ...]) -> dict[str, float | None]:
+    tp, predicted, actual, kept, different = counts
+    return {
+        "same_precision": round(tp / predicted, 3) if predicted else None,
+        "same_recall": round(tp / actual, 3) if actual else None,
+        "kept_apart": round(kept / different, 3) if different else None,
+    }
 
 
 def main() -> None:

@@ -51,6 +51,12 @@
   numbers written as digits ("third" → 3, 三 → 3), slots out of the text. Kept
   in reading order too (``sequence``, with named entities, and ``cjk_runs``, the
   Chinese words before their bigrams): the swap check aligns two texts by them.
+* **round six** — British and American spellings, fixed phrases whose "no" is no
+  negation ("no later than", "no-show"), "except" / 除…外 as exclusions, general words for
+  one thing across domains (``_WORD_SYNONYMS``, ``_ZH_SYNONYMS``), a rule's own verb ending
+  its subject ("Voice ARPU excludes …"), 国内 / 预付费 kept whole, 电表 not a table, and any
+  naming noun before a number, numeral or capital letter a ``unit`` ("Tier 1", "Phase II",
+  "Plan A", 一级, 三年级, 5G).
 """
 
 from __future__ import annotations
@@ -84,6 +90,12 @@ def _alts(words: str) -> str:
 
 # -- the tables -------------------------------------------------------------------------------
 
+# Verb roots spelled -ise in British and -ize in American English (round six).
+_ISE_ROOTS = (
+    "normal|annual|random|util|recogn|summar|categor|priorit|standard|final|capital|amort|item"
+    "|optim|minim|maxim|organ|author|custom|real|visual|monet|central|special|stabil|synchron"
+    "|digit|anonym|emphas|character|harmon|initial|memor|personal|regular|equal|subsid|penal"
+)
 # Words that point at a thing without naming it: never a table's name ("the table is
 # partitioned by it"), never a number ("the one used", "free ones").
 _DETERMINERS = (
@@ -129,6 +141,47 @@ _LESS_ZH = _alts("少于|低于|小于|不足|不到|未满|以下")
 # Rewrites that make one wording of a general construction out of its variants, applied to the
 # normalised text before anything is read from it (order matters).
 _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    # Round six: British and American spellings are one word ("normalised" = "normalized",
+    # "colour" = "color", "modelling" = "modeling"); the stemmer keeps them apart.
+    (re.compile(rf"\b({_ISE_ROOTS})is(e|ed|es|ing|ation|ations|er|ers)\b"), r"\1iz\2"),
+    (re.compile(r"\b(col|behavi|fav|lab|neighb|hon|harb|flav)our(s|ed|ing|ite|ites)?\b"), r"\1or\2"),
+    (re.compile(r"\b(cent|met|lit|fib|theat)re(s)?\b"), r"\1er\2"),
+    (re.compile(r"\b(model|label|travel|total|fuel|signal|channel|level|counsel)l(ed|ing|er|ers)\b"), r"\1\2"),
+    # Round six: general constructions whose "no" / "not" is no negation, and fixed phrases
+    # with one meaning: "no later than" = "on or before" = "by", "prior to" = "before",
+    # "no-show", "past due" = "overdue", "year over year" = YoY, "sign-up" = "signup".
+    (re.compile(r"\b(?:no later than|not later than|on or before)\b"), " by "),
+    (re.compile(r"\b(?:no earlier than|not earlier than|on or after)\b"), " from "),
+    (re.compile(r"\bwithout (?:any|a single)\b"), " no "),
+    # "not only X but also Y" adds Y: no negation (不仅 / 不只 / 不光 … 也 likewise).
+    (re.compile(r"\bnot only\b"), " "),
+    (re.compile(r"\bbut also\b"), " and "),
+    (re.compile(r"不仅|不只|不光"), " "),
+    # An order of steps is no number: "Apply discounts first, then add tax" = "tax is added
+    # after discounts are applied" ("first" before "then" or a clause's end is no 1).
+    (re.compile(r"\bfirst(?=\s*(?:[,;.]|(?:and )?then\b|$))"), " "),
+    (re.compile(r"\b(?:prior to|ahead of)\b"), " before "),
+    (re.compile(r"\bsubsequent to\b"), " after "),
+    (re.compile(r"\bno[- ]shows?\b"), " noshow "),
+    (re.compile(r"\bpast[- ]due\b"), " overdue "),
+    (re.compile(r"\b(?:year[- ](?:over|on)[- ]year|yoy)\b"), " yoy "),
+    (re.compile(r"\b(?:month[- ](?:over|on)[- ]month|mom)\b"), " mom "),
+    (re.compile(r"\b(?:week[- ](?:over|on)[- ]week|wow)\b"), " wow "),
+    (re.compile(r"\b(?:quarter[- ](?:over|on)[- ]quarter|qoq)\b"), " qoq "),
+    (re.compile(r"\be-?mail address(?:es)?\b"), " email "),
+    (re.compile(r"\bsign(?:s|ed|ing)?[- ]?ups?\b|\bregistrations?\b"), " signup "),
+    (re.compile(r"\bsign[- ]ins?\b|\blog(?:s|ged|ging)?[- ]?(?:in|on)s?\b"), " login "),
+    (re.compile(r"\b(?:times? out|timed out|timeouts?)\b"), " timeout "),
+    (re.compile(r"\bon[- ]time\b|\bpunctual(?:ity)?\b"), " ontime "),
+    (re.compile(r"\bkilowatt[- ]hours?\b"), " kwh "),
+    # "US dollars" is a currency, not the place "us" and a currency.
+    (re.compile(r"\b(?:us|u\.s\.) dollars?\b"), " usd "),
+    (re.compile(r"\bpre-paid\b"), " prepaid "),
+    (re.compile(r"\bpost-paid\b"), " postpaid "),
+    (re.compile(r"\bmegawatt[- ]hours?\b"), " mwh "),
+    # "All orders except test orders" excludes them (除测试订单外 = 剔除测试订单).
+    (re.compile(r"\b(?:except(?: for)?|other than|with the exception of|aside from)\b"), " excluding "),
+    (re.compile(r"(?<![剔排去扣刨])除(?![以去])(?:了)?([^，。；,;]{1,20}?)(?:以外|之外|外)"), r" 剔除\1 "),
     # An existence quantifier is not the number 1: "at least one session" = "one or more".
     (re.compile(r"\b(?:at least (?:one|1)|(?:one|1) or more)\b"), " "),
     (re.compile(r"至少(?:有|要有)?(?:一|1)[次个条笔位]?"), " "),
@@ -386,6 +439,22 @@ _INCL_ZH = "包含|包括|计入|算入|算在|纳入|列入|并入|属于|含�
 _NEG_ZH = "而不是|而非|不要|不能|不必|不用|不是|没有|无须|无需|禁止|严禁|不得|不可|避免|切勿|停用|别|勿|不|非|未"
 _MINUS_EN = r"minus|subtract\w*|less|(?<= )-(?= )"
 _MINUS_ZH = "减去|扣除|减"
+# Round six: a classification ("X 算作 Y", "X is treated as Y") puts X in Y. Its own marker
+# ``cls``, not a content word (算作 = 视为 = 记为 = "counts as"): against an exclusion on the
+# other side it is the opposite (算作 / 不算), and denied (不算作, "is not treated as") it is
+# a plain negation (so a denied one is no classification: 不视为 is 不 and a frame word).
+_CLS_ZH = "算作|算为|算是|计为|记为|记作|视为|视作|当作|当成|归为|归入|列为|标为"
+_CLS_ZH_RE = re.compile(
+    "".join(
+        f"(?<!{neg})"
+        for neg in ("不", "别", "勿", "未", "非", "不应", "不能", "不得", "不可", "不要")
+    )
+    + f"(?:{_alts(_CLS_ZH)})"
+)
+_CLS_EN = (
+    r"(?:is|are|be|being|was|were|gets?) (?:treated|regarded|considered|classed|classified|deemed)"
+    r"(?: to be)?(?: as)?|counts? as|(?:is|are|be) counted as"
+)
 _DIV_EN = r"divided by|over|per"
 _DIV_ZH = "除以"
 
@@ -443,7 +512,7 @@ _WORD_SYNONYMS = {
     "mark": "present", "marked": "present", "shown": "present", "presented": "present",
     "reported": "present",
     # General words for one thing: a count of unique ones, an account's start, a login.
-    "unique": "distinct", "opened": "creat", "created": "creat", "logged": "login",
+    "unique": "distinct", "opened": "creat", "created": "creat", "logged": "record",
     "logins": "login", "duplicate": "deduplic", "duplicates": "deduplic",
     # A figure or a number is how a rule speaks, an amount (money) is what it is about.
     "figures": "number", "numbers": "number", "amounts": "amount",
@@ -455,6 +524,33 @@ _WORD_SYNONYMS = {
     "charges": "fee", "fees": "fee",
     "staff": "employee", "personnel": "employee", "working": "business", "final": "last",
     "dispatch": "ship", "dispatched": "ship", "dispatches": "ship", "shipped": "ship",
+    # Round six: general words for one thing across domains, written from analyst vocabulary
+    # (retail, energy, airlines, insurance, telecom, education, healthcare), not from pairs.
+    "client": "customer", "clients": "customers", "purchases": "purchase", "purchased": "purchase",
+    "buy": "purchase", "buys": "purchase", "bought": "purchase", "buying": "purchase",
+    "inactive": "idle", "inactivity": "idle", "idleness": "idle",
+    "traveller": "passenger", "travellers": "passenger", "traveler": "passenger",
+    "travelers": "passenger", "pax": "passenger", "learner": "student", "learners": "student",
+    "pupil": "student", "pupils": "student", "instructor": "teacher", "instructors": "teacher",
+    "doctor": "physician", "doctors": "physician", "clinician": "physician",
+    "clinicians": "physician", "identifier": "id", "identifiers": "id", "ids": "id",
+    "blackout": "outage", "blackouts": "outage", "consumption": "usage", "consume": "usage",
+    "consumes": "usage", "consumed": "usage", "consuming": "usage", "commence": "start",
+    "commences": "start", "commenced": "start", "assign": "allocate", "assigns": "allocate",
+    "assigned": "allocate", "assigning": "allocate", "allocates": "allocate",
+    "allocated": "allocate", "allocation": "allocate", "apportion": "allocate",
+    "apportioned": "allocate", "recognize": "book", "recognized": "book", "recognizes": "book",
+    "recognition": "book", "signature": "sign", "signatures": "sign",
+    # General verbs of how a rule is carried out: telling someone, sending data, a flag (like
+    # "marked"), receiving (like "gets"). Not "incurred" (an insurer's "incurred losses" are
+    # not "paid losses"), nor "occur" (a month "they occur" is a value).
+    "notification": "notify", "notifications": "notify", "inform": "notify", "informed": "notify",
+    "informs": "notify", "announce": "notify", "announced": "notify", "announces": "notify",
+    "upload": "send", "uploads": "send", "uploaded": "send", "transmit": "send",
+    "transmits": "send", "transmitted": "send",
+    "flag": "mark", "flags": "mark", "flagged": "mark", "flagging": "mark",
+    "receive": "get", "receives": "get", "received": "get", "obtain": "get", "obtains": "get",
+    "obtained": "get",
 }  # fmt: skip
 _ZH_SYNONYMS = {
     "去重": "dedup", "来自": "cause", "导致": "cause", "造成": "cause", "由于": "cause",
@@ -467,6 +563,19 @@ _ZH_SYNONYMS = {
     "注明": "标注",
     "重新加载": "刷新", "收费": "价格", "售价": "价格", "访问": "会话", "展示": "present",
     "呈现": "present",
+    # Round six: general words for one thing across domains (see _WORD_SYNONYMS).
+    "顾客": "客户", "旅客": "乘客", "学员": "学生", "病人": "患者", "医师": "医生",
+    "耗电量": "用电量", "耗电": "用电", "断电": "停电", "保险单": "保单", "准时": "准点",
+    "正点": "准点", "晚点": "延误", "截至": "截止", "取自": "cause", "来源于": "cause",
+    "源自": "cause", "出自": "cause", "发放": "支付", "超期": "逾期", "空闲": "闲置",
+    "均摊": "分摊", "平摊": "分摊", "标记": "标注",
+    # Words holding a function character (内, 后) that would split them: a scope or a plan
+    # type, read as the English word so that 国内 / 国际 and 预付费 / 后付费 stay apart.
+    "国内": "domestic", "境内": "domestic", "国际": "international", "境外": "international",
+    "国外": "international", "预付费": "prepaid", "后付费": "postpaid",
+    # General verbs (see _WORD_SYNONYMS): recording, telling, getting, compensating, sharing.
+    "登记": "记录", "录入": "记录", "告知": "通知", "通告": "通知", "得到": "获得", "拿到": "获得",
+    "补偿": "赔偿", "分担": "分摊", "回传": "上传", "出现": "发生",
 }  # fmt: skip
 
 
@@ -494,7 +603,9 @@ _add("table", "", re.compile(rf"({_IDENT}|[a-z][a-z0-9_]*)\s*表(?!示)"))
 _add(
     "table",
     "",
-    re.compile(rf"([{_CJK}]{{2}})(?<![报图列代日周月年时课发仪统])表(?![示达格现明扬])"),
+    re.compile(
+        rf"([{_CJK}]{{2}})(?<![报图列代日周月年时课发仪统电水气抄填制钟手外])表(?![示达格现明扬])"
+    ),
 )
 # A numbered unit is a name, not a value (round five): "Line 4" is not an update of "Line 3",
 # nor 4号产线 of 3号产线, nor "hub 2" of "hub 1".
@@ -509,9 +620,55 @@ _add(
 _add(
     "unit",
     "",
-    re.compile(r"(\d+)\s?号(产线|生产线|线|仓库|仓|库|机台|机|楼|门店|店|车间|工位|班组)"),
+    re.compile(
+        r"(\d+)\s?号(产线|生产线|线|仓库|仓|库|机台|机|航站楼|楼|门店|店|车间|工位|班组|站台|登机口)"
+    ),
 )
 _add("unit", "", re.compile(r"第(\d+)(产线|生产线|车间|班组|工位|仓)"))
+# Round six: any naming noun before its number, roman numeral or capital letter is a name too
+# ("Tier 1" / "Tier 2", "Phase II" / "Phase III", "Plan A" / "Plan B", "Grade 3", 一级 / 二级,
+# 三年级, 第二档, A套餐, 5G / 4G): another subject, never an update of it. A number after
+# its noun names it; one before a noun counts it ("40 subjects"), and a bound ("grade 3 or
+# above", 3级以上) is a value.
+_NAMING_NOUNS = (
+    "tier|phase|grade|zone|terminal|band|level|stage|version|release|wave|batch|lot|arm|class"
+    "|type|category|option|step|tranche|route|platform|pier|concourse|runway|bay|ward"
+    "|room|floor|sector|district|lane|channel|section|article|form|part|chapter"
+    "|module|semester|term|trimester|cycle|dose|feeder|substation|circuit|generator|turbine"
+    "|reactor|segment|group|plan|schedule|tariff|region|cohort|site|line|gate"
+)  # not verbs that take a count ("round 2 decimals", "track 3 KPIs", "block 2 hours")
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6}
+_BOUND_AFTER = r"(?!\s*(?:atleast|morethan|lessthan|atmost|or (?:above|below|higher|lower)))"
+# A number with a measure after it is a value ("service level 95%", "stage 2 days"), not a name.
+_MEASURE_AFTER = (
+    r"(?!\s*(?:%|percent|days?|hours?|minutes?|seconds?|weeks?|months?|years?|decimals?|times)"
+    r"(?![a-z]))(?![.,]\d)"
+)
+_add(
+    "unit",
+    "",
+    re.compile(
+        rf"\b({_NAMING_NOUNS})\s?#?\s?(\d{{1,3}}|i{{1,3}}|iv|vi?|@[a-h])\b{_MEASURE_AFTER}{_BOUND_AFTER}"
+    ),
+)
+# A network generation (5G / 4G), not grams ("doses above 2g"): before a network word only.
+_add(
+    "unit",
+    "",
+    re.compile(
+        r"(?<![a-z0-9])([2-6])(g)(?=\s?(?:networks?|coverage|sites?|cells?|signal|traffic|users?"
+        r"|subscribers?|plans?|kpis?|网络|基站|小区|信号|流量|用户|套餐|覆盖))"
+    ),
+)
+_add(
+    "unit",
+    "",
+    re.compile(
+        r"(?<!分)第?([一二两三四五六七八九十]+|\d{1,3})(年级|级|期|类|档|代|阶段|批次|批|轮|型|航站楼)"
+        + _BOUND_AFTER
+    ),
+)
+_add("unit", "", re.compile(r"(?<![a-z0-9])([a-h])(套餐|类|级|组|区|型|档|卡|舱|航站楼)"))
 _add("grain", "daily", _en(r"every day|each day|per day"))
 _add("ident", "", re.compile(rf"(?<![a-z0-9_])({_IDENT})(?![a-z0-9_])"))
 _add("time", "", re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b"))
@@ -590,6 +747,13 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
     ("minus", _zh(_MINUS_ZH)),
     ("div", _en(_DIV_EN)),
     ("div", _zh(_DIV_ZH)),
+    # Round six: a restriction ("only paying subscribers", 只统计付费会员) keeps out what it does
+    # not name: against an inclusion of something else, the opposite (see identity._restricts).
+    # ("not only" adds, 只要 is "as long as", 不只 / 不仅 "not only": no restriction.)
+    ("only", _en(r"(?<!not )only")),
+    ("only", re.compile(r"(?<![不])(?:只有|仅限|只(?!要)|仅(?!供))")),
+    ("cls", _en(_CLS_EN)),
+    ("cls", _CLS_ZH_RE),
     ("incl", _en(_INCL_EN)),
     ("incl", _zh(_INCL_ZH)),
     ("neg", _en(_NEG_EN)),
@@ -607,9 +771,11 @@ _ZH_SYN_RE = _zh("|".join(_ZH_SYNONYMS))
 _EN_NUM_RE = _en("|".join(_EN_NUM))
 _ZH_NUM_RE = re.compile(r"(?:第)?([零一二两三四五六七八九十]+)(?=[个季月日号位天周次年点])")
 _ENTITY_RE = re.compile(r"(?<=[a-z0-9,;] )([A-Z][A-Za-z0-9]+|[A-Z]{2,})\b")
-_NUMBER_RE = re.compile(r"(?<![a-z_])\d+(?:\.\d+)?")
+_NUMBER_RE = re.compile(r"(?<![a-z0-9_])\d+(?:\.\d+)?")  # "ba117", "cs101": a code, no number
 # List separators: "and" and its kin; a comma counts only before a later "and" (a list, not a clause).
 _SEPARATORS = re.compile(r"、|\band\b|\bplus\b|和|以及|及|与|[,，](?=[^.。;；]*(?:\band\b|和))")
+_LETTER_UNIT_RE = re.compile(rf"\b((?i:{_NAMING_NOUNS}))\s([A-H])\b(?![a-z'’])")
+_CLAUSES = re.compile(r"[,;:，；：。.!?]")
 _TOKEN_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
 
 
@@ -632,7 +798,9 @@ _LEAD_EN = _set("the a an all any every each our their its this these those")
 _AUX_EN = _set("is are was were must should will would can may shall has have gets get")
 # A sentence that opens with a short noun phrase and its verb: "Return time is measured …".
 _SUBJECT_EN = re.compile(
-    r"((?:[a-z][a-z0-9-]* ){1,4}?)(?:is|are|was|were|must|should|will|gets?|has|have|can|needs?)\b"
+    r"((?:[a-z][a-z0-9-]* ){1,4}?)(?:is|are|was|were|must|should|will|gets?|has|have|can|needs?"
+    # Round six: a rule's own verbs end its subject too ("Voice ARPU excludes …").
+    r"|excludes|includes|counts|uses|covers|means|starts|ends|requires|contains|omits)\b"
 )
 _SUBJECT_ZH = re.compile(rf"([{_CJK}]{{4,6}}?)(?=从|在|按|以|由|每)")
 _ARG_BEFORE_ZH = frozenset("以按用成为到于至每逢个是在从截止到换折算计")
@@ -720,6 +888,8 @@ class Analysed:
                 return stems[-1], frozenset(stems[:-1])
         elif m := _SUBJECT_ZH.match(self.key):
             run = m.group(1).replace("的", "")  # 的 marks the modifier: 华北区的周报 = 华北区周报
+            # One word for one thing here too (旅客投诉 = 乘客投诉), as in the tokens.
+            run = _ZH_SYN_RE.sub(lambda w: _ZH_SYNONYMS[w.group(0)], run)
             return run[-2:], frozenset({run[:-2]})
         return None
 
@@ -738,7 +908,9 @@ class Analysed:
 
     @cached_property
     def marker_tokens(self) -> frozenset[str]:
-        return frozenset(f"<{m}>" for m in self.markers)
+        # A classification is how a rule is worded ("算作" = "视为" = "is treated as"), not
+        # what it says: opposed to an exclusion, never counted as a word.
+        return frozenset(f"<{m}>" for m in self.markers if m not in ("cls", "only"))
 
     @cached_property
     def words(self) -> frozenset[str]:
@@ -768,14 +940,37 @@ def _slot_value(slot: str, value: str, match: re.Match[str]) -> str:
     if slot == "date":
         return _date_value(groups)
     if slot == "unit":
-        num, noun = (groups[0], groups[1]) if groups[0].isdigit() else (groups[1], groups[0])
-        return f"{_UNIT_NOUN.get(noun, noun)}{int(num)}"
+        first, second = groups[0], groups[1]
+        name_first = not (first.isdigit() or _is_unit_name(first))
+        noun, num = (first, second) if name_first else (second, first)
+        return f"{_UNIT_NOUN.get(noun, noun)}{_unit_number(num)}"
     if slot == "period":
         g = groups[0].replace(" ", "")
         if g in "一二三四" or g in "1234":
             return f"q{_ZH_NUM.get(g, 0) or int(g)}"
         return g
     return groups[0].replace(" ", "").replace("-", "")
+
+
+def _is_unit_name(word: str) -> bool:
+    """A number, numeral or letter that names a unit (see the round-six unit rules)."""
+    return (
+        word.isdigit()
+        or word in _ROMAN
+        or word.startswith("@")
+        or (len(word) == 1 and "a" <= word <= "h")
+        or all(ch in _ZH_NUM for ch in word)
+    )
+
+
+def _unit_number(word: str) -> str:
+    if word.isdigit():
+        return str(int(word))
+    if word in _ROMAN:
+        return str(_ROMAN[word])
+    if all(ch in _ZH_NUM for ch in word):
+        return str(_zh_number(word))
+    return word.lstrip("@")  # a letter: "plan a", a类
 
 
 def _time_value(match: re.Match[str]) -> str:
@@ -815,6 +1010,9 @@ def _date_value(groups: list[str]) -> str:
 def analyse(text: str) -> Analysed:
     raw = " ".join(text.split())
     entities = {m.group(1).casefold() for m in _ENTITY_RE.finditer(raw)}
+    # A capital letter after a naming noun names a unit ("Plan A", "Arm B"): marked before the
+    # text is lower-cased, where it would read as the article "a".
+    raw = _LETTER_UNIT_RE.sub(lambda m: f"{m.group(1)} @{m.group(2).casefold()}", raw)
     norm = normalize(raw)
     for pattern, repl in _REWRITES:
         norm = pattern.sub(repl, norm)
@@ -862,7 +1060,12 @@ def analyse(text: str) -> Analysed:
     for marker, pattern in _MARKERS:
         if pattern.search(norm):
             if marker == "neg":
-                negated = True
+                # Round six: two negations in one clause cancel ("does not mean no discount",
+                # 不合格的产品禁止出货 against 不合格的产品可以出货); one repeated in another clause
+                # still says no ("… separately; do not combine them").
+                negated = any(
+                    len(pattern.findall(clause)) % 2 == 1 for clause in _CLAUSES.split(norm)
+                )
             else:
                 markers.add(marker)
             norm = pattern.sub(" ", norm)
