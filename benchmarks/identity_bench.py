@@ -59,9 +59,11 @@ from jupyter_memory.core.knowledge.identity_analysis import analyse
 from jupyter_memory.core.text import search_word
 
 DATA = Path(__file__).parent / "data"
-SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
 # Read sets: tuned on, and used for leave-one-set-out. Round six: all six have been read.
-DEV_SPLITS = SPLITS
+DEV_SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
+# heldout6: 410 pairs in 13 new domains, written blind to the identity code by a
+# labeller who saw none of it, committed before round six was merged, scored once.
+SPLITS = (*DEV_SPLITS, "heldout6")
 CALIBRATION_GRID = (0.93, 0.94, 0.95, 0.955, 0.96, 0.965, 0.97, 0.98, 1.01)  # 1.01: never
 SAME_GRID = (0.89, 0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 1.01)  # SEMANTIC_SAME_AT
 LABELS = ("same", "updated", "contradiction", "different")
