@@ -30,6 +30,18 @@ token's write it has read every event of an edit made before the question:
 its answer covers the files up to that moment. No watcher (the lock is
 free), no answer in time, a dirty one, a network folder, no inotify: the
 open's own check runs, as before.
+
+Several watchers of one folder (a Jupyter server and the watcher process of
+:mod:`.watch_daemon`) answer one at a time: the one holding the exclusive
+``flock`` on ``.index/watch/answer`` answers, the others keep watching and
+take it over when its holder dies (the kernel drops it then), so each question
+gets one answer file, which the asker removes.
+
+Two writes no watch on the folder sees (inotify(7)): one through a hard link
+from outside ``memories/``, and one through a shared ``mmap`` after the
+descriptor was closed. A watcher's check therefore finds nothing clean while a
+memory file has more than one link; a link made later, from outside, and an
+edit through it stay unseen by a watcher (the stat of an open sees them).
 """
 
 from __future__ import annotations
@@ -42,6 +54,7 @@ import select
 import threading
 import time
 from collections.abc import Callable
+from enum import Enum
 from pathlib import Path
 
 from ..layout import RootLayout
@@ -55,6 +68,7 @@ ASK_TIMEOUT_S = 0.05  # a watcher answers in well under a millisecond when it is
 RECHECK_S = 5.0  # a dirty watcher checks the files again at most this often, when asked
 _ASK = "ask"
 _LOCK = "lock"
+_ANSWERER = "answer"
 _CLEAN, _DIRTY = b"clean\n", b"dirty\n"
 
 _IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
@@ -72,6 +86,14 @@ def watch_dir(layout: RootLayout) -> Path:
     return layout.index_dir / "watch"
 
 
+class Answer(Enum):
+    """What an open learnt from asking (:func:`ask`)."""
+
+    CLEAN = "clean"  # a watcher saw no memory file edited in place
+    NOT_CLEAN = "not clean"  # a dirty watcher, or none answered in time
+    NO_WATCHER = "no watcher"  # nobody watches (or cannot be asked): the open checks
+
+
 class FolderWatcher:
     """Watches ``memories/`` of one root for in-place edits and answers questions."""
 
@@ -82,8 +104,11 @@ class FolderWatcher:
         self._checked_at = 0.0
         self._last_token = ""
         self.running = False
+        self.answering = False  # holds the answer lock: this watcher answers questions
+        self.asked_at = time.monotonic()  # the last question seen (a watcher process idles out)
         self._fd = -1
         self._lock_fd = -1
+        self._answer_fd = -1
         self._stop = threading.Event()
         self._wake_r, self._wake_w = os.pipe()  # close() wakes the thread's poll at once
         self._thread: threading.Thread | None = None
@@ -108,7 +133,10 @@ class FolderWatcher:
             self._folder_wd, self._ask_wd = folder_wd, ask_wd
             self._lock_fd = open_private(wdir / _LOCK, os.O_RDWR)
             fcntl.flock(self._lock_fd, fcntl.LOCK_SH)
-            for left in wdir.iterdir():  # answers nobody read (an asker gave up waiting)
+            self._answer_fd = open_private(wdir / _ANSWERER, os.O_RDWR)
+            # Answers nobody read (an asker gave up waiting); not while another
+            # watcher answers, whose answer may be on its way to an asker.
+            for left in wdir.iterdir() if self._take_answering() else ():
                 if len(left.name.strip(".").removesuffix(".tmp")) == 32:
                     with contextlib.suppress(OSError):
                         left.unlink()
@@ -130,8 +158,18 @@ class FolderWatcher:
         db = self._db()
         if db is None or not db.is_file():
             return False
-        matches = Verification(db, MemoryFiles(self.layout), self._load).wait()
+        check = Verification(db, MemoryFiles(self.layout), self._load)
+        matches = check.wait() and not check.hard_linked
         return not self._drain() and matches
+
+    def _take_answering(self) -> bool:
+        if not self.answering:
+            try:
+                fcntl.flock(self._answer_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False  # another watcher answers
+            self.answering = True
+        return True
 
     def _run(self) -> None:
         try:
@@ -158,7 +196,9 @@ class FolderWatcher:
             self.clean = False
         finally:
             self.running = False
-            self._release("_fd", "_lock_fd")  # the thread's own: no one else closes them
+            self.answering = False
+            # the thread's own: no one else closes them
+            self._release("_fd", "_lock_fd", "_answer_fd")
 
     def _drain(self) -> bool:
         """Read every queued event, answer questions; True if a memory file changed in place."""
@@ -176,10 +216,15 @@ class FolderWatcher:
                 off += size + length
                 if mask & _LOST:
                     changed = True
-                    if wd == self._folder_wd or mask & _IN_Q_OVERFLOW:
-                        self._stop.set()  # the watch is gone or has gaps: stop vouching
+                    self.clean = False
+                    if wd in (self._folder_wd, self._ask_wd) or mask & _IN_Q_OVERFLOW:
+                        # the watch is gone or has gaps, or nobody can ask: stop vouching
+                        self._stop.set()
                 elif wd == self._ask_wd:
                     if name == _ASK:
+                        self.asked_at = time.monotonic()
+                        if not self._take_answering():
+                            continue  # the answering watcher answers this one
                         clean = not changed and self.clean
                         self._asked_dirty |= not clean
                         self._answer(clean)
@@ -204,6 +249,13 @@ class FolderWatcher:
             os.close(fd)
         os.replace(tmp, wdir / token)
 
+    def wait(self, timeout: float) -> bool:
+        """Wait at most ``timeout`` seconds for the watch to end; True once it has."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+        return thread is None or not thread.is_alive()
+
     def close(self) -> None:
         """Stop watching: the thread is woken and waited for before its descriptors
         are closed, so none is closed under it (and reused by another open meanwhile)."""
@@ -214,7 +266,8 @@ class FolderWatcher:
                 os.write(self._wake_w, b"x")
             thread.join(timeout=5.0)
         if thread is None or not thread.is_alive():
-            self._release("_fd", "_lock_fd", "_wake_r", "_wake_w")
+            self.answering = False
+            self._release("_fd", "_lock_fd", "_answer_fd", "_wake_r", "_wake_w")
 
     def _release(self, *attrs: str) -> None:
         for attr in attrs:
@@ -227,20 +280,42 @@ class FolderWatcher:
 
 def vouched_by_watcher(layout: RootLayout, timeout: float = ASK_TIMEOUT_S) -> bool:
     """A running watcher says no memory file was edited in place (see the module's docstring)."""
+    return ask(layout, timeout) is Answer.CLEAN
+
+
+def watched(layout: RootLayout) -> bool:
+    """Some process watches this folder (its lock is held), without asking it anything."""
     if journal._LIBC is None or not journal.trusted(layout):
         return False
+    try:
+        lock = os.open(watch_dir(layout) / _LOCK, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(lock)  # and with it the lock, if this took it
+    return False
+
+
+def ask(layout: RootLayout, timeout: float = ASK_TIMEOUT_S) -> Answer:
+    """Ask the folder's watcher, if one runs (see the module's docstring)."""
+    if journal._LIBC is None or not journal.trusted(layout):
+        return Answer.NO_WATCHER
     wdir = watch_dir(layout)
     try:
         lock = os.open(wdir / _LOCK, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
-        return False  # no watcher was ever started here
+        return Answer.NO_WATCHER  # no watcher was ever started here
     try:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             pass  # held: a watcher is running
         else:
-            return False  # free: nobody watches
+            return Answer.NO_WATCHER  # free: nobody watches
         token = secrets.token_hex(16)
         answer = wdir / token
         try:
@@ -250,20 +325,20 @@ def vouched_by_watcher(layout: RootLayout, timeout: float = ASK_TIMEOUT_S) -> bo
             finally:
                 os.close(fd)  # the watcher reads the token at this close
         except OSError:
-            return False
+            return Answer.NO_WATCHER  # a read-only home: it cannot be asked
         deadline = time.monotonic() + timeout
         while True:
             try:
                 said = answer.read_bytes()
             except FileNotFoundError:
                 if time.monotonic() > deadline:
-                    return False
+                    return Answer.NOT_CLEAN
                 time.sleep(0.0002)
                 continue
             except OSError:
-                return False
+                return Answer.NOT_CLEAN
             with contextlib.suppress(OSError):
                 answer.unlink()
-            return said == _CLEAN
+            return Answer.CLEAN if said == _CLEAN else Answer.NOT_CLEAN
     finally:
         os.close(lock)
