@@ -90,7 +90,8 @@ class Answer(Enum):
     """What an open learnt from asking (:func:`ask`)."""
 
     CLEAN = "clean"  # a watcher saw no memory file edited in place
-    NOT_CLEAN = "not clean"  # a dirty watcher, or none answered in time
+    DIRTY = "dirty"  # it saw one (or has not found the files as indexed)
+    NO_ANSWER = "no answer"  # a watcher runs but did not answer in time (busy, frozen)
     NO_WATCHER = "no watcher"  # nobody watches (or cannot be asked): the open checks
 
 
@@ -109,6 +110,11 @@ class FolderWatcher:
         self._fd = -1
         self._lock_fd = -1
         self._answer_fd = -1
+        # The watched question folder, held open: questions are read and answered in
+        # it, and the memories folder beside it must be the watched one (a root moved
+        # or replaced since is not what this watcher saw).
+        self._wdir_fd = -1
+        self._folder_id: tuple[int, int] | None = None
         self._stop = threading.Event()
         self._wake_r, self._wake_w = os.pipe()  # close() wakes the thread's poll at once
         self._thread: threading.Thread | None = None
@@ -131,6 +137,10 @@ class FolderWatcher:
                 self.close()
                 return False
             self._folder_wd, self._ask_wd = folder_wd, ask_wd
+            self._wdir_fd = os.open(
+                wdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+            )
+            self._folder_id = self._beside()
             self._lock_fd = open_private(wdir / _LOCK, os.O_RDWR)
             fcntl.flock(self._lock_fd, fcntl.LOCK_SH)
             self._answer_fd = open_private(wdir / _ANSWERER, os.O_RDWR)
@@ -150,11 +160,34 @@ class FolderWatcher:
         self._thread.start()
         return True
 
+    def _beside(self) -> tuple[int, int]:
+        """The memories folder beside the question folder, as the two stand now."""
+        st = os.stat("../../memories", dir_fd=self._wdir_fd, follow_symlinks=False)
+        return (st.st_dev, st.st_ino)
+
+    def _in_place(self) -> bool:
+        """The watched folders are still where the layout's paths lead (the check
+        stats by path; the folders may have moved with their root)."""
+        try:
+            folder = os.lstat(self.layout.memories)
+            wdir = os.lstat(watch_dir(self.layout))
+            there = os.fstat(self._wdir_fd)
+            beside = self._beside()
+        except OSError:
+            return False
+        return (folder.st_dev, folder.st_ino) == self._folder_id == beside and (
+            wdir.st_dev,
+            wdir.st_ino,
+        ) == (there.st_dev, there.st_ino)
+
     def _check(self) -> bool:
         """The open's own check (as many files as rows, the same sums of mtimes and
         sizes), then no in-place change while it ran."""
         self._checked_at = time.monotonic()
         self._drain()  # what happened before the check began is what it looks at
+        if not self._in_place():
+            self._stop.set()  # moved or replaced: what it watches is not this home's
+            return False
         db = self._db()
         if db is None or not db.is_file():
             return False
@@ -198,7 +231,7 @@ class FolderWatcher:
             self.running = False
             self.answering = False
             # the thread's own: no one else closes them
-            self._release("_fd", "_lock_fd", "_answer_fd")
+            self._release("_fd", "_lock_fd", "_answer_fd", "_wdir_fd")
 
     def _drain(self) -> bool:
         """Read every queued event, answer questions; True if a memory file changed in place."""
@@ -233,21 +266,31 @@ class FolderWatcher:
                     self.clean = False
 
     def _answer(self, clean: bool) -> None:
-        wdir = watch_dir(self.layout)
+        # Read and answered in the watched question folder (its descriptor): the asker
+        # asked there, about the memories folder beside it, which must be the watched one.
+        at = self._wdir_fd
         try:
-            token = (wdir / _ASK).read_text("ascii").strip()
+            fd = os.open(_ASK, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=at)
+            try:
+                token = os.read(fd, 64).decode("ascii").strip()
+            finally:
+                os.close(fd)
+            if clean and self._beside() != self._folder_id:
+                self._stop.set()  # the folder beside it is another one now
+                clean = False
         except (OSError, UnicodeDecodeError):
             return
         if len(token) != 32 or not token.isalnum() or token == self._last_token:
             return  # a partial write, or one already answered (two asks at once)
         self._last_token = token
-        tmp = wdir / f".{token}.tmp"
-        fd = open_private(tmp, os.O_WRONLY | os.O_TRUNC)
+        tmp = f".{token}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(tmp, flags, 0o600, dir_fd=at)
         try:
             os.write(fd, _CLEAN if clean else _DIRTY)
         finally:
             os.close(fd)
-        os.replace(tmp, wdir / token)
+        os.replace(tmp, token, src_dir_fd=at, dst_dir_fd=at)
 
     def wait(self, timeout: float) -> bool:
         """Wait at most ``timeout`` seconds for the watch to end; True once it has."""
@@ -267,7 +310,7 @@ class FolderWatcher:
             thread.join(timeout=5.0)
         if thread is None or not thread.is_alive():
             self.answering = False
-            self._release("_fd", "_lock_fd", "_answer_fd", "_wake_r", "_wake_w")
+            self._release("_fd", "_lock_fd", "_answer_fd", "_wdir_fd", "_wake_r", "_wake_w")
 
     def _release(self, *attrs: str) -> None:
         for attr in attrs:
@@ -332,13 +375,13 @@ def ask(layout: RootLayout, timeout: float = ASK_TIMEOUT_S) -> Answer:
                 said = answer.read_bytes()
             except FileNotFoundError:
                 if time.monotonic() > deadline:
-                    return Answer.NOT_CLEAN
+                    return Answer.NO_ANSWER
                 time.sleep(0.0002)
                 continue
             except OSError:
-                return Answer.NOT_CLEAN
+                return Answer.NO_ANSWER
             with contextlib.suppress(OSError):
                 answer.unlink()
-            return Answer.CLEAN if said == _CLEAN else Answer.NOT_CLEAN
+            return Answer.CLEAN if said == _CLEAN else Answer.DIRTY
     finally:
         os.close(lock)
