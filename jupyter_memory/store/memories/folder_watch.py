@@ -66,6 +66,7 @@ from .search_index import LoadFn
 
 ASK_TIMEOUT_S = 0.05  # a watcher answers in well under a millisecond when it is running
 RECHECK_S = 5.0  # a dirty watcher checks the files again at most this often, when asked
+QUIET_S = 0.5  # ... and once the folder has had no event for this long
 _ASK = "ask"
 _LOCK = "lock"
 _ANSWERER = "answer"
@@ -103,6 +104,7 @@ class FolderWatcher:
         self.clean = False
         self._asked_dirty = False  # a question found it dirty: check again when quiet
         self._checked_at = 0.0
+        self._folder_event_at = 0.0  # the last event in memories/ (quiet since)
         self._last_token = ""
         self.running = False
         self.answering = False  # holds the answer lock: this watcher answers questions
@@ -211,18 +213,22 @@ class FolderWatcher:
             poller.register(self._wake_r, select.POLLIN)
             self.clean = self._check()
             while not self._stop.is_set():
-                if poller.poll(500):
+                if poller.poll(int(QUIET_S * 1000)):
                     if self._stop.is_set():
                         break
                     self._drain()
-                elif (
+                now = time.monotonic()
+                if (
                     not self.clean
                     and self._asked_dirty
-                    and time.monotonic() - self._checked_at > RECHECK_S
+                    and now - self._checked_at > RECHECK_S
+                    and now - self._folder_event_at > QUIET_S
                 ):
                     # Someone's open looked at every file meanwhile and brought the
                     # index up to date; checking costs a stat of every file, so only
-                    # when asked, the folder quiet, and at most every RECHECK_S.
+                    # when asked, the folder quiet (questions and answers do not
+                    # count: a steady stream of them must not put it off for ever),
+                    # and at most every RECHECK_S.
                     self._asked_dirty = False
                     self.clean = self._check()
         except (OSError, ValueError):
@@ -253,7 +259,8 @@ class FolderWatcher:
                     if wd in (self._folder_wd, self._ask_wd) or mask & _IN_Q_OVERFLOW:
                         # the watch is gone or has gaps, or nobody can ask: stop vouching
                         self._stop.set()
-                elif wd == self._ask_wd:
+                    continue
+                if wd == self._ask_wd:
                     if name == _ASK:
                         self.asked_at = time.monotonic()
                         if not self._take_answering():
@@ -261,7 +268,10 @@ class FolderWatcher:
                         clean = not changed and self.clean
                         self._asked_dirty |= not clean
                         self._answer(clean)
-                elif mask & _IN_PLACE and not name.startswith(".") and name.endswith(".md"):
+                    continue
+                if wd == self._folder_wd:
+                    self._folder_event_at = time.monotonic()
+                if mask & _IN_PLACE and not name.startswith(".") and name.endswith(".md"):
                     changed = True
                     self.clean = False
 
