@@ -273,3 +273,18 @@ def test_no_watcher_process_below_the_file_count(
     monkeypatch.setenv(watch_daemon.ENV, "3")  # the same home, at three files: one starts
     _open_elsewhere(home, "note")
     _until("a watcher process runs", lambda: watch_daemon.running_pid(layout) is not None)
+
+
+def test_a_dirty_watcher_checks_again_while_questions_keep_coming(
+    homes: list[tuple[Path, RootLayout]],
+) -> None:
+    (home, layout), _ = homes
+    paths = _home_with(home, ["steady note"])
+    _watched(home, layout)
+    _edit_in_place(paths["steady note"], "steady", "busy")
+    assert _open_elsewhere(home, "busy") == {"checking": True, "texts": ["busy note"]}
+    # Questions many times a second (a loop of CLI calls, an agent's tool calls): the
+    # watcher checks again once the folder is quiet and RECHECK_S after its last check,
+    # finds the edit indexed by that open, and vouches again.
+    _until("the watcher vouches again", lambda: ask(layout) is Answer.CLEAN)
+    assert _open_elsewhere(home, "busy") == {"checking": False, "texts": ["busy note"]}
