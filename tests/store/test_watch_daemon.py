@@ -288,3 +288,24 @@ def test_a_dirty_watcher_checks_again_while_questions_keep_coming(
     # finds the edit indexed by that open, and vouches again.
     _until("the watcher vouches again", lambda: ask(layout) is Answer.CLEAN)
     assert _open_elsewhere(home, "busy") == {"checking": False, "texts": ["busy note"]}
+
+
+def test_a_read_only_home_answers_without_a_watcher(tmp_path: Path) -> None:
+    from tests.cli.test_failing_disks import tmpfs
+
+    with tmpfs(tmp_path / "disk") as disk:
+        home = disk / "home"
+        layout = RootLayout(home)
+        try:
+            paths = _home_with(home, ["read only note"])
+            pid = _watched(home, layout)
+            _edit_in_place(paths["read only note"], "read only", "frozen disk")
+            subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+            # Nobody can ask on a read-only home (no question can be written) and none
+            # starts there; its index answers as last written, as without a watcher.
+            assert ask(layout) is Answer.NO_WATCHER
+            assert "read only note" in _cli_recall(home, "read")
+            assert watch_daemon.running_pid(layout) == pid
+            assert not watch_daemon.spawn(layout)
+        finally:
+            _stop_daemon(layout)

@@ -143,9 +143,11 @@ class FolderWatcher:
                 wdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
             )
             self._folder_id = self._beside()
-            self._lock_fd = open_private(wdir / _LOCK, os.O_RDWR)
+            # Locks held on read-only descriptors: a file open for writing would keep
+            # the person from remounting the disk read-only for as long as it watches.
+            self._lock_fd = open_private(wdir / _LOCK, os.O_RDONLY)
             fcntl.flock(self._lock_fd, fcntl.LOCK_SH)
-            self._answer_fd = open_private(wdir / _ANSWERER, os.O_RDWR)
+            self._answer_fd = open_private(wdir / _ANSWERER, os.O_RDONLY)
             # Answers nobody read (an asker gave up waiting); not while another
             # watcher answers, whose answer may be on its way to an asker.
             for left in wdir.iterdir() if self._take_answering() else ():

@@ -30,7 +30,6 @@ check costs about as much as starting a process).
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 import subprocess
@@ -102,7 +101,7 @@ def spawn(layout: RootLayout) -> bool:
 def running_pid(layout: RootLayout) -> int | None:
     """The pid of the home's watcher process while it runs."""
     try:
-        fd = os.open(watch_dir(layout) / _PID, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(watch_dir(layout) / _PID, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return None
     try:
@@ -121,17 +120,27 @@ def main(root: str, idle_s: float = IDLE_S) -> int:
     layout = RootLayout(Path(root))
     if not journal.trusted(layout) or not layout.memories.is_dir():
         return 0
+    pid_path = watch_dir(layout) / _PID
     try:
         make_private_dirs(watch_dir(layout), layout.index_root)
-        pid_fd = open_private(watch_dir(layout) / _PID, os.O_RDWR)
+        # Held read-only (the disk may be remounted read-only while this runs).
+        pid_fd = open_private(pid_path, os.O_RDONLY)
     except OSError:
         return 0  # no .index/watch to write in (a read-only home, a removed one)
     try:
         fcntl.flock(pid_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
+        os.close(pid_fd)
         return 0  # another watcher process runs for this home
-    os.ftruncate(pid_fd, 0)
-    os.pwrite(pid_fd, f"{os.getpid()}\n".encode(), 0)
+    try:
+        fd = open_private(pid_path, os.O_WRONLY | os.O_TRUNC)
+        try:
+            os.write(fd, f"{os.getpid()}\n".encode())
+        finally:
+            os.close(fd)
+    except OSError:
+        os.close(pid_fd)
+        return 0
 
     def in_use() -> Path | None:
         try:
@@ -151,6 +160,4 @@ def main(root: str, idle_s: float = IDLE_S) -> int:
         return 0
     finally:
         watcher.close()
-        with contextlib.suppress(OSError):
-            os.ftruncate(pid_fd, 0)
-        os.close(pid_fd)
+        os.close(pid_fd)  # the pid left in the file is read only while its lock is held
