@@ -215,7 +215,10 @@ class FolderWatcher:
             poller.register(self._wake_r, select.POLLIN)
             self.clean = self._check()
             while not self._stop.is_set():
-                if poller.poll(int(QUIET_S * 1000)):
+                # Asleep until an event or close() unless a re-check is due: an idle
+                # watcher (a process of its own, for hours) does not wake at all.
+                due = not self.clean and self._asked_dirty
+                if poller.poll(int(QUIET_S * 1000) if due else None):
                     if self._stop.is_set():
                         break
                     self._drain()
