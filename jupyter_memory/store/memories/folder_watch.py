@@ -66,7 +66,8 @@ from .search_index import LoadFn
 
 ASK_TIMEOUT_S = 0.05  # a watcher answers in well under a millisecond when it is running
 RECHECK_S = 5.0  # a dirty watcher checks the files again at most this often, when asked
-QUIET_S = 0.5  # ... and once the folder has had no event for this long
+QUIET_S = 0.5  # ... once the folder and the questions have been quiet this long
+DEFER_S = 5.0  # ... or questions keep coming this long after the first that found it dirty
 _ASK = "ask"
 _LOCK = "lock"
 _ANSWERER = "answer"
@@ -102,7 +103,9 @@ class FolderWatcher:
     def __init__(self, layout: RootLayout, db: Callable[[], Path | None], load: LoadFn) -> None:
         self.layout, self._db, self._load = layout, db, load  # db: the index file in use
         self.clean = False
-        self._asked_dirty = False  # a question found it dirty: check again when quiet
+        # The first question since the last check that found it dirty: check again
+        # once quiet (the asking open re-indexes meanwhile).
+        self._dirty_asked_at: float | None = None
         self._checked_at = 0.0
         self._folder_event_at = 0.0  # the last event in memories/ (quiet since)
         self._last_token = ""
@@ -217,24 +220,26 @@ class FolderWatcher:
             while not self._stop.is_set():
                 # Asleep until an event or close() unless a re-check is due: an idle
                 # watcher (a process of its own, for hours) does not wake at all.
-                due = not self.clean and self._asked_dirty
+                asked = self._dirty_asked_at
+                due = not self.clean and asked is not None
                 if poller.poll(int(QUIET_S * 1000) if due else None):
                     if self._stop.is_set():
                         break
                     self._drain()
                 now = time.monotonic()
                 if (
-                    not self.clean
-                    and self._asked_dirty
+                    due
+                    and asked is not None
                     and now - self._checked_at > RECHECK_S
                     and now - self._folder_event_at > QUIET_S
+                    and (now - self.asked_at > QUIET_S or now - asked > DEFER_S)
                 ):
-                    # Someone's open looked at every file meanwhile and brought the
+                    # The asking open looked at every file meanwhile and brought the
                     # index up to date; checking costs a stat of every file, so only
-                    # when asked, the folder quiet (questions and answers do not
-                    # count: a steady stream of them must not put it off for ever),
-                    # and at most every RECHECK_S.
-                    self._asked_dirty = False
+                    # when asked, the folder and the questions quiet (the last asker
+                    # may still be re-indexing; a steady stream of questions defers
+                    # it DEFER_S at most), and at most every RECHECK_S.
+                    self._dirty_asked_at = None
                     self.clean = self._check()
         except (OSError, ValueError):
             self.clean = False
@@ -271,7 +276,8 @@ class FolderWatcher:
                         if not self._take_answering():
                             continue  # the answering watcher answers this one
                         clean = not changed and self.clean
-                        self._asked_dirty |= not clean
+                        if not clean and self._dirty_asked_at is None:
+                            self._dirty_asked_at = self.asked_at
                         self._answer(clean)
                     continue
                 if wd == self._folder_wd:
