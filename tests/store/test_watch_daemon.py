@@ -60,6 +60,19 @@ def _open_elsewhere(home: Path, word: str) -> dict[str, object]:
     return dict(json.loads(done.stdout))
 
 
+def _vouched_open(home: Path, word: str, tries: int = 20) -> list[str]:
+    """What a new process's open finds, once an open was vouched for by the watcher
+    (each try must find the same; a busy machine may keep an answer past ASK_TIMEOUT_S,
+    and then the open checks for itself, correctly but not what is tested here)."""
+    found: list[str] = []
+    for _ in range(tries):
+        seen = _open_elsewhere(home, word)
+        found = list(seen["texts"])  # type: ignore[call-overload]
+        if seen["checking"] is False:
+            return found
+    raise AssertionError(f"no open was vouched for in {tries} tries (found {found})")
+
+
 def _cli_recall(home: Path, word: str) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "jupyter_memory.cli.main", "recall", word, "--home", str(home)],
@@ -158,14 +171,15 @@ def test_a_hand_edit_between_two_cli_calls_is_seen(homes: list[tuple[Path, RootL
     assert watch_daemon.running_pid(layout) is None  # the writes' process started none
     assert "refunds are excluded" in _cli_recall(home, "refunds")  # starts the watcher
     _until("the watcher process vouches", lambda: _daemon_clean(layout))
-    assert _open_elsewhere(home, "churn") == {"checking": False, "texts": ["churn is monthly"]}
+    assert _vouched_open(home, "churn") == ["churn is monthly"]
 
     _edit_in_place(paths["refunds are excluded"], "refunds", "rebates")
     out = _cli_recall(home, "rebates")
     assert "rebates are excluded" in out, out
     assert "refunds are excluded" not in _cli_recall(home, "refunds")
-    seen = _open_elsewhere(home, "rebates")  # the watcher saw the edit: the open looks itself
-    assert seen == {"checking": True, "texts": ["rebates are excluded"]}
+    # (Whether these opens checked for themselves depends on whether the watcher has
+    # re-checked since the first one re-indexed the edit: either way, they are right.)
+    assert _open_elsewhere(home, "rebates")["texts"] == ["rebates are excluded"]
 
 
 def test_a_killed_watcher_process_leaves_every_open_correct(
@@ -181,10 +195,7 @@ def test_a_killed_watcher_process_leaves_every_open_correct(
     # That call found nobody to ask and started a new one, which sees the edit as indexed.
     _until("a new watcher process vouches", lambda: _daemon_clean(layout))
     assert watch_daemon.running_pid(layout) != first
-    assert _open_elsewhere(home, "revived") == {
-        "checking": False,
-        "texts": ["revived watcher note"],
-    }
+    assert _vouched_open(home, "revived") == ["revived watcher note"]
 
 
 def test_a_frozen_watcher_process_is_not_waited_for(
@@ -214,7 +225,7 @@ def test_two_homes_have_a_watcher_process_each(homes: list[tuple[Path, RootLayou
     assert _watched(home, layout) != _watched(other, other_layout)
     _edit_in_place(paths["first home note"], "first", "edited")
     assert _open_elsewhere(home, "edited") == {"checking": True, "texts": ["edited home note"]}
-    assert _open_elsewhere(other, "second") == {"checking": False, "texts": ["second home note"]}
+    assert _vouched_open(other, "second") == ["second home note"]
 
 
 def test_one_watcher_process_per_home_and_it_ends_with_the_home(
@@ -287,7 +298,7 @@ def test_a_dirty_watcher_checks_again_while_questions_keep_coming(
     # watcher checks again once the folder is quiet and RECHECK_S after its last check,
     # finds the edit indexed by that open, and vouches again.
     _until("the watcher vouches again", lambda: ask(layout) is Answer.CLEAN)
-    assert _open_elsewhere(home, "busy") == {"checking": False, "texts": ["busy note"]}
+    assert _vouched_open(home, "busy") == ["busy note"]
 
 
 def test_a_read_only_home_answers_without_a_watcher(tmp_path: Path) -> None:

@@ -35,7 +35,6 @@ from ...core.text import analyzer_identity
 from ...exceptions import StoreError
 from ..atomic import ensure_dir, fsync_dir, root_lock, write_text_atomic
 from ..layout import RootLayout
-from ..links import linked
 from ..read_only import on_read_only_fs
 from . import folder_journal as journal
 from . import folder_watch, open_check, watch_daemon
@@ -52,6 +51,7 @@ from .sqlite_db import (
     attached,
     connect,
     open_db,
+    read_pointer,
     transaction,
     ts,
 )
@@ -113,17 +113,7 @@ class SqliteIndex:
         return self.layout.index_dir / "CURRENT"
 
     def _read_pointer(self) -> str | None:
-        if linked(self.layout.index_root, self._pointer):
-            return None
-        try:
-            name = self._pointer.read_text("utf-8").strip()
-        except FileNotFoundError:
-            return None
-        except OSError:
-            return None
-        if not name.startswith("index-") or "/" in name or not name.endswith(".sqlite"):
-            return None
-        return name
+        return read_pointer(self.layout)
 
     def _pointer_stat(self) -> tuple[int, int] | None:
         # Every read asks (another process may have swapped the index): a

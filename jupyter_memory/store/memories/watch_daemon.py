@@ -43,6 +43,7 @@ from ..read_only import on_read_only_fs
 from . import folder_journal as journal
 from .files import MemoryFiles
 from .folder_watch import FolderWatcher, watch_dir, watched
+from .sqlite_db import read_pointer
 
 ENV = "JUPYTER_MEMORY_WATCHER"
 MIN_FILES = 5_000  # the open's own check: ~25–50 ms here; a process start: about as much
@@ -143,12 +144,8 @@ def main(root: str, idle_s: float = IDLE_S) -> int:
         return 0
 
     def in_use() -> Path | None:
-        try:
-            name = (layout.index_dir / "CURRENT").read_text("utf-8").strip()
-        except OSError:
-            return None
-        ok = name.startswith("index-") and name.endswith(".sqlite") and "/" not in name
-        return layout.index_dir / name if ok else None
+        name = read_pointer(layout)
+        return None if name is None else layout.index_dir / name
 
     watcher = FolderWatcher(layout, in_use, MemoryFiles(layout).read)
     try:
