@@ -104,7 +104,7 @@ class SqliteIndex:
         self._pointer_path: str | None = None
         self.read_only = False  # opened immutable: the index is on a read-only mount
         self._watcher: folder_watch.FolderWatcher | None = None
-        self._gave_watcher = False  # a watcher process was started (or judged not needed)
+        self._gave_watcher = False  # this process started the home's watcher process
 
     # -- connection management -------------------------------------------------
 
