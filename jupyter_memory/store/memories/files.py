@@ -97,11 +97,15 @@ class MemoryFiles:
         _check_name(name)
         return self.folder / name
 
-    def scan(self, stale_temps: list[Path] | None = None) -> Iterator[FileStat]:
+    def scan(
+        self, stale_temps: list[Path] | None = None, hard_linked: list[str] | None = None
+    ) -> Iterator[FileStat]:
         """Every ``*.md`` regular file (symlinks skipped) with its stat.
 
         Leftover ``.*.tmp`` files of killed writers are collected into
-        ``stale_temps`` (the caller, holding the lock, removes them).
+        ``stale_temps`` (the caller, holding the lock, removes them); the names
+        of files with more than one link into ``hard_linked`` (a write through
+        a link outside the folder is one no watch on the folder sees).
         """
         if first_link(self.root, self.folder) is not None or not self.folder.is_dir():
             return  # a linked memories/ folder is not ours: nothing in it is indexed
@@ -126,6 +130,8 @@ class MemoryFiles:
                         continue
                     if not is_reg(st.st_mode):  # symlinks and folders are never followed
                         continue
+                    if hard_linked is not None and st.st_nlink > 1:
+                        hard_linked.append(name)
                     yield new(FileStat, (name, st.st_mtime_ns, st.st_size))
         finally:
             os.close(fd)

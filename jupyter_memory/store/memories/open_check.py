@@ -61,15 +61,23 @@ _HELD = (
 class Verification:
     """The files as the index holds them? Worked out on a thread; :meth:`wait` for it."""
 
-    def __init__(self, db: Path, files: MemoryFiles, load: LoadFn) -> None:
+    def __init__(
+        self,
+        db: Path,
+        files: MemoryFiles,
+        load: LoadFn,
+        on_count: Callable[[int], None] | None = None,
+    ) -> None:
         self.db_name = db.name  # the index file the answer is about
         self.load = load  # for the full look, if one is needed
         self._db, self._files = db, files
+        self._on_count = on_count  # told how many files the index holds, before the stats
         self._matches = False
         # What the thread listed, for the full look if one follows: the files, the
         # killed writers' temp files, and the folder's stamp before the listing.
         self.listed: list[FileStat] = []
         self.stale: list[Path] = []
+        self.hard_linked: list[str] = []  # what a watcher cannot vouch for (folder_watch.py)
         self.before: journal.Stamp | None = None
         self._thread = threading.Thread(
             target=self._run, name="jupyter-memory-open-check", daemon=True
@@ -84,13 +92,15 @@ class Verification:
             finally:
                 con.close()
             held = (n, secs * 1_000_000_000 + nanos, size)  # a = (a / b) * b + a % b, exactly
+            if self._on_count is not None:
+                self._on_count(n)
             self.before = journal.stamp_of(self._files.folder)
             listed_at = time.clock_gettime_ns(_COARSE)
             if self.before is not None and listed_at <= self.before.mtime_ns:
                 # Still the folder's last tick: a change now could leave its stamp as is.
                 self.before = None
             on_disk = [0, 0, 0]
-            for st in self._files.scan(self.stale):
+            for st in self._files.scan(self.stale, self.hard_linked):
                 self.listed.append(st)
                 on_disk[0] += 1
                 on_disk[1] += st.mtime_ns
@@ -113,8 +123,14 @@ class OpenCheck:
         self.pending: Verification | None = None
         self._guard = threading.Lock()
 
-    def start(self, db: Path, files: MemoryFiles, load: LoadFn) -> None:
-        self.pending = Verification(db, files, load)
+    def start(
+        self,
+        db: Path,
+        files: MemoryFiles,
+        load: LoadFn,
+        on_count: Callable[[int], None] | None = None,
+    ) -> None:
+        self.pending = Verification(db, files, load, on_count)
 
     def cancel(self) -> None:
         self.pending = None

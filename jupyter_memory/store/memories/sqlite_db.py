@@ -13,13 +13,29 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ...core.memories.ranking import DEFAULT_RANKING
-from ..links import refuse_link
+from ..layout import RootLayout
+from ..links import linked, refuse_link
 from ..private import create_private_file
 
 # The production column weights (title, tags, body): each posting keeps its
 # weighted term frequency under them (``postings.w``), so ranking reads one
 # column instead of computing it twice per candidate (issue 16).
 STORED_WEIGHTS: tuple[float, ...] = tuple(float(w) for w in DEFAULT_RANKING.bm25_weights)
+
+
+def read_pointer(layout: RootLayout) -> str | None:
+    """The live database's file name from ``CURRENT``; None when it is missing, a
+    link, or names no index file of ours."""
+    pointer = layout.index_dir / "CURRENT"
+    if linked(layout.index_root, pointer):
+        return None
+    try:
+        name = pointer.read_text("utf-8").strip()
+    except OSError:
+        return None
+    if not name.startswith("index-") or "/" in name or not name.endswith(".sqlite"):
+        return None
+    return name
 
 
 def weighted_tf(prefix: str, weights: tuple[float, ...]) -> str:

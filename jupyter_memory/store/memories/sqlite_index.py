@@ -35,10 +35,9 @@ from ...core.text import analyzer_identity
 from ...exceptions import StoreError
 from ..atomic import ensure_dir, fsync_dir, root_lock, write_text_atomic
 from ..layout import RootLayout
-from ..links import linked
 from ..read_only import on_read_only_fs
 from . import folder_journal as journal
-from . import folder_watch, open_check
+from . import folder_watch, open_check, watch_daemon
 from . import index_scan as scan
 from . import sqlite_queries as queries
 from . import sqlite_rows as rows
@@ -52,6 +51,7 @@ from .sqlite_db import (
     attached,
     connect,
     open_db,
+    read_pointer,
     transaction,
     ts,
 )
@@ -104,6 +104,7 @@ class SqliteIndex:
         self._pointer_path: str | None = None
         self.read_only = False  # opened immutable: the index is on a read-only mount
         self._watcher: folder_watch.FolderWatcher | None = None
+        self._gave_watcher = False  # this process started the home's watcher process
 
     # -- connection management -------------------------------------------------
 
@@ -112,17 +113,7 @@ class SqliteIndex:
         return self.layout.index_dir / "CURRENT"
 
     def _read_pointer(self) -> str | None:
-        if linked(self.layout.index_root, self._pointer):
-            return None
-        try:
-            name = self._pointer.read_text("utf-8").strip()
-        except FileNotFoundError:
-            return None
-        except OSError:
-            return None
-        if not name.startswith("index-") or "/" in name or not name.endswith(".sqlite"):
-            return None
-        return name
+        return read_pointer(self.layout)
 
     def _pointer_stat(self) -> tuple[int, int] | None:
         # Every read asks (another process may have swapped the index): a
@@ -398,15 +389,29 @@ class SqliteIndex:
         report = IndexSyncReport(notices=self._take_notices())
         if journal.vouches(con, self.layout):
             if not self._scanned:
-                if folder_watch.vouched_by_watcher(self.layout):
+                answer = folder_watch.ask(self.layout)
+                if answer is folder_watch.Answer.CLEAN:
                     self._scanned = True  # a running watcher saw no in-place edit
                     return report
                 assert self._current is not None  # set by connection()
                 db = self.layout.index_dir / self._current
-                self._check.start(db, MemoryFiles(self.layout), load)
+                alone = answer is folder_watch.Answer.NO_WATCHER
+                # Told the count on the check's thread: this open does not wait for it.
+                on_count = self._give_watcher if alone else None
+                self._check.start(db, MemoryFiles(self.layout), load, on_count)
             return report
+        first = not self._scanned
         self._look(con, stats, load, progress, report)
+        if first and not self._gave_watcher and watch_daemon.min_files() is not None:
+            self._give_watcher(int(con.execute("SELECT count(*) FROM entries").fetchone()[0]))
         return report
+
+    def _give_watcher(self, files: int) -> None:
+        """A home this large gets a watcher process, so later opens stat nothing
+        (:mod:`.watch_daemon`); one try per process."""
+        if not self._gave_watcher and not self.read_only and watch_daemon.wanted(files):
+            self._gave_watcher = True
+            watch_daemon.spawn(self.layout)
 
     def _look(
         self,
