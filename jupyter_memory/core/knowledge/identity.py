@@ -219,6 +219,31 @@ def _strong(tokens: frozenset[str], other: Analysed) -> frozenset[str]:
     )
 
 
+def _lone(tokens: frozenset[str], other: Analysed) -> frozenset[str]:
+    """Lone Chinese characters the other text never writes (保留 writes 留): what is left of a word split at a
+    function character (平时 → 平, 结算 → 结, 用水 → 水), still another word there."""
+    return frozenset(t for t in tokens if len(t) == 1 and not t.isascii() and t not in other.key)
+
+
+def _lone_swap(x: Analysed, y: Analysed) -> bool:
+    """Right before a shared word, a lone character the other text never writes in place of
+    another word (期末成绩中*平*时成绩 / 期末成绩中*实验*成绩, *新*用户 / *回流*用户): another
+    modifier of one noun, another subject, as a substitution of two words is."""
+    only_x, only_y = x.words - y.words, y.words - x.words
+    gaps = _gaps(x.sequence, y.sequence)
+    for gap_x, gap_y in gaps[:-1]:  # each followed by a shared word (the last one is not)
+        if not gap_x or not gap_y or not set(gap_x) <= only_x or not set(gap_y) <= only_y:
+            continue  # a shared word in the gap moved: a rewording, not one word for another
+        lone_x, lone_y = _lone(frozenset(gap_x[-1:]), y), _lone(frozenset(gap_y[-1:]), x)
+        # A lone character against a word of the other side; two lone characters are too often
+        # one function word for another (至 / 到, 日 / 天).
+        if lone_x and not lone_y and _strong(frozenset(gap_y) & only_y, x):
+            return True
+        if lone_y and not lone_x and _strong(frozenset(gap_x) & only_x, y):
+            return True
+    return False
+
+
 def _gaps(
     sa: tuple[str, ...], sb: tuple[str, ...]
 ) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -273,7 +298,9 @@ def _swapped(x: Analysed, y: Analysed) -> bool:
             and _strong(frozenset({m}), x)
         ):
             return True
-    return _cjk_modifier_swap(x.cjk_runs, y.cjk_runs, x, y, one_sided=False)
+    if _cjk_modifier_swap(x.cjk_runs, y.cjk_runs, x, y, one_sided=False):
+        return True
+    return bool(x.cjk_runs) and bool(y.cjk_runs) and _lone_swap(x, y)
 
 
 def _cjk_modifier_swap(
@@ -392,7 +419,11 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     only_x, only_y = _strong(words_x - words_y, y), _strong(words_y - words_x, x)
     # One word in place of another on both sides names another object ("refunds" /
     # "taxes", "actuals" / "forecasts"): never the same entry, nor an update of it.
-    substituted = bool(only_x) and bool(only_y)
+    substituted = (
+        bool(only_x)
+        and bool(only_y)
+        or (bool(x.cjk_runs) and bool(y.cjk_runs) and _lone_swap(x, y))
+    )
     # With the extra, words on both sides that sit at different places of the frame are a
     # rewording the embedder may vouch for ("12月盘点安排在该月…" / "12月的盘点在当月…进行");
     # a swap at one place never is (the cosine cannot tell "taxes" from "refunds").

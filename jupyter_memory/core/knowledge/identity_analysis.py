@@ -482,7 +482,9 @@ _LIGHT_STEMS = frozenset({
 })  # fmt: skip
 _LIGHT_ZH = (
     "定义为|定义|视为|视作|算作|算为|计为|记为|记作|作为|当作|当成|处理|为准|进行|采用|按照|衡量|"
-    "情况|分析|计算|来看|来算|口径|方式|方法|数据|number"
+    "情况|分析|计算|来看|来算|口径|方式|方法|数据|number|"
+    # "changed to": what marks an update, never what it is about (改为每天7点 / 每天6点).
+    "改为|改成|改由|改用|改按"
 )
 # Function characters that end a Chinese "word" (bigrams never cross them).
 _CJK_BREAK = set(

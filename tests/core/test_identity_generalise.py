@@ -1,0 +1,42 @@
+"""Round seven of the identity decision: what generalises to domains no pair set had.
+
+The examples are written for these tests (school grades, ESG, app retention, stock tables),
+not taken from the benchmark's pairs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_memory.core.knowledge.identity import Relation, relate
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        # 平时成绩 is read as 平 (时 ends a word): a lone character, still another modifier.
+        ("季度成绩中平时成绩占三成。", "季度成绩中考试成绩占三成。"),
+        ("工厂的用水数据按月披露。", "工厂的能耗数据按月披露。"),
+        ("流失用户的召回率按周统计。", "新用户的召回率按周统计。"),
+    ],
+)
+def test_a_lone_character_before_a_shared_word_is_another_subject(new: str, known: str) -> None:
+    assert relate(new, known).kind is Relation.RELATED
+    assert relate(known, new).kind is Relation.RELATED
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        # 保留 writes 留: not a character the other text lacks.
+        ("图表中百分比只留两位小数。", "图表里的百分比保留两位小数。"),
+        # 时间 is read as 间, but 刷新 moved: a rewording, not one word for another.
+        ("订单表的刷新时间是每天早上6点", "订单表每天早上6点刷新。"),
+    ],
+)
+def test_a_lone_character_of_a_rewording_is_no_swap(new: str, known: str) -> None:
+    assert relate(new, known).kind is Relation.SAME
+
+
+def test_changed_to_marks_an_update_not_a_word() -> None:
+    assert relate("库存表改为每天早上7点刷新。", "库存表每天早上6点刷新。").kind is Relation.UPDATE
