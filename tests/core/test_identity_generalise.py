@@ -40,3 +40,39 @@ def test_a_lone_character_of_a_rewording_is_no_swap(new: str, known: str) -> Non
 
 def test_changed_to_marks_an_update_not_a_word() -> None:
     assert relate("库存表改为每天早上7点刷新。", "库存表每天早上6点刷新。").kind is Relation.UPDATE
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        (
+            "MTTR leaves out planned maintenance windows.",
+            "Mean time to repair excludes planned maintenance windows.",
+        ),
+        ("Average handle time (AHT) excludes hold time.", "AHT does not include hold time."),
+        ("NRR 口径：不含新签客户的收入。", "净收入留存（NRR）不包括新签客户的收入。"),
+    ],
+)
+def test_an_acronym_and_the_words_it_abbreviates_are_one_name(new: str, known: str) -> None:
+    assert relate(new, known).kind is Relation.SAME
+    assert relate(known, new).kind is Relation.SAME
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        # "UK store" spells "US" only as letters: an acronym is spelled by words.
+        (
+            "The battle pass price in the UK store is 8.99.",
+            "The battle pass price in the US store is 8.99.",
+        ),
+        # Beside its acronym, words with its initials say something else.
+        (
+            "ROAS equals attributed revenue over ad spend.",
+            "ROAS equals attributed revenue over total spend.",
+        ),
+        ("CAC excludes brand campaigns.", "Customer acquisition cost excludes partner fees."),
+    ],
+)
+def test_an_acronym_never_merges_other_subjects(new: str, known: str) -> None:
+    assert relate(new, known).kept_apart

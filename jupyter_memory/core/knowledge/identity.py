@@ -74,6 +74,7 @@ from typing import Any
 
 from ..._i18n import M_, Message
 from ..text import search_word
+from .identity_acronyms import one_name
 from .identity_analysis import (
     MODIFIER_SLOTS,
     ONE_SIDED_SLOTS,
@@ -384,7 +385,8 @@ def _excludes(x: Analysed) -> bool:
 
 def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     """How the new text ``a`` relates to the known text ``b`` (see the module docstring)."""
-    x, y = analyse(a), analyse(b)
+    # An acronym of either text and the words it abbreviates in the other are one name.
+    x, y = (analyse(t) for t in one_name(a, b))
     if x.key == y.key:
         return Identity(Relation.SAME, M_("the same words"), overlap=1.0)
     # A table one text names as a word ("orders is reloaded …" / "the orders table …") is a
