@@ -76,3 +76,13 @@ def test_an_acronym_and_the_words_it_abbreviates_are_one_name(new: str, known: s
 )
 def test_an_acronym_never_merges_other_subjects(new: str, known: str) -> None:
     assert relate(new, known).kept_apart
+
+
+def test_two_lone_characters_before_one_word_are_two_subjects() -> None:
+    new, known = "谷时电价时段为每天 22:00 至次日 8:00。", "峰时电价时段为每天 8:00 至 22:00。"
+    assert relate(new, known, lambda a, b: 0.97).kept_apart
+
+
+def test_every_day_is_one_word() -> None:
+    assert relate("门店的库存每日 9:00 更新。", "门店库存每天上午九点刷新。").kind is Relation.SAME
+    assert relate("会员积分每日凌晨结算。", "会员积分每天凌晨结算。").kind is Relation.SAME

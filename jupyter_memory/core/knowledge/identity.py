@@ -229,15 +229,17 @@ def _lone(tokens: frozenset[str], other: Analysed) -> frozenset[str]:
 def _lone_swap(x: Analysed, y: Analysed) -> bool:
     """Right before a shared word, a lone character the other text never writes in place of
     another word (期末成绩中*平*时成绩 / 期末成绩中*实验*成绩, *新*用户 / *回流*用户): another
-    modifier of one noun, another subject, as a substitution of two words is."""
+    modifier of one noun, another subject, as a substitution of two words is (round seven)."""
     only_x, only_y = x.words - y.words, y.words - x.words
     gaps = _gaps(x.sequence, y.sequence)
     for gap_x, gap_y in gaps[:-1]:  # each followed by a shared word (the last one is not)
         if not gap_x or not gap_y or not set(gap_x) <= only_x or not set(gap_y) <= only_y:
             continue  # a shared word in the gap moved: a rewording, not one word for another
         lone_x, lone_y = _lone(frozenset(gap_x[-1:]), y), _lone(frozenset(gap_y[-1:]), x)
-        # A lone character against a word of the other side; two lone characters are too often
-        # one function word for another (至 / 到, 日 / 天).
+        # Against a word or another lone character (*谷*时电价 / *峰*时电价). Not at the end of
+        # the frame, where a lone character is as often one function word for another (至 / 到).
+        if lone_x and lone_y:
+            return True
         if lone_x and not lone_y and _strong(frozenset(gap_y) & only_y, x):
             return True
         if lone_y and not lone_x and _strong(frozenset(gap_x) & only_x, y):
