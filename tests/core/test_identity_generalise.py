@@ -86,3 +86,26 @@ def test_two_lone_characters_before_one_word_are_two_subjects() -> None:
 def test_every_day_is_one_word() -> None:
     assert relate("门店的库存每日 9:00 更新。", "门店库存每天上午九点刷新。").kind is Relation.SAME
     assert relate("会员积分每日凌晨结算。", "会员积分每天凌晨结算。").kind is Relation.SAME
+
+
+def test_two_forms_of_one_word_are_one_word() -> None:
+    new = "Claims are closed once the adjuster withdrew the reserve."
+    known = "Claims are closed once the adjuster withdraws the reserve."
+    assert relate(new, known).kind is Relation.SAME
+    new = "Service time for a parcel ends at the first attempt to deliver it."
+    assert relate(new, "Service time for a parcel ends at the first delivery attempt.").same
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        (
+            "Employer contributions are excluded from net pay.",
+            "Employee contributions are excluded from net pay.",
+        ),
+        ("Contractor costs are excluded from opex.", "Contract costs are excluded from opex."),
+        ("Premium plans are billed yearly.", "Premier plans are billed yearly."),
+    ],
+)
+def test_a_person_or_an_agent_is_not_another_form(new: str, known: str) -> None:
+    assert relate(new, known).kept_apart

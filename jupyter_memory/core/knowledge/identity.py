@@ -247,6 +247,31 @@ def _lone_swap(x: Analysed, y: Analysed) -> bool:
     return False
 
 
+def _inflected(u: str, v: str) -> bool:
+    """One English word in two forms the stemmer leaves apart (withdrew / withdraw, deliv /
+    deliveri): a long common beginning and two or three letters at most after it."""
+    if not (u.isalpha() and v.isalpha() and u.isascii() and v.isascii()):
+        return False
+    k = 0
+    while k < min(len(u), len(v)) and u[k] == v[k]:
+        k += 1
+    tails = u[k:], v[k:]
+    return (
+        k >= 5
+        and max(map(len, tails)) in (2, 3)
+        # A person or an agent is another thing (employ·e / employ·er, contract / contract·or).
+        and not any(t in _AGENT_TAILS for t in tails)
+    )
+
+
+_AGENT_TAILS = frozenset({"e", "r", "er", "or", "ee", "ist", "ant", "ent"})
+
+
+def _unmatched(words: frozenset[str], other: frozenset[str]) -> frozenset[str]:
+    """``words`` without those that are another form of a word of ``other``."""
+    return frozenset(w for w in words if not any(_inflected(w, o) for o in other))
+
+
 def _gaps(
     sa: tuple[str, ...], sb: tuple[str, ...]
 ) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -421,6 +446,8 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     # (Read only now: most pairs of a listing have left above.)
     words_x, words_y = x.words, y.words
     only_x, only_y = _strong(words_x - words_y, y), _strong(words_y - words_x, x)
+    if only_x and only_y:
+        only_x, only_y = _unmatched(only_x, only_y), _unmatched(only_y, only_x)
     # One word in place of another on both sides names another object ("refunds" /
     # "taxes", "actuals" / "forecasts"): never the same entry, nor an update of it.
     substituted = (
