@@ -109,3 +109,8 @@ def test_two_forms_of_one_word_are_one_word() -> None:
 )
 def test_a_person_or_an_agent_is_not_another_form(new: str, known: str) -> None:
     assert relate(new, known).kept_apart
+
+
+def test_a_chinese_table_word_before_an_identifier_describes_it() -> None:
+    assert relate("销售表 sales_daily 每天早上7点刷新。", "sales_daily 每天上午7点刷新。").same
+    assert relate("销售表每天早上7点刷新。", "库存表每天早上7点刷新。").kept_apart

@@ -603,6 +603,9 @@ def _add(slot: str, value: str, pattern: re.Pattern[str]) -> None:
 _add("table", "", re.compile(rf"(?:the )?\b(?!{_DETERMINERS}\b)({_IDENT}|[a-z][a-z0-9]*) table\b"))
 _add("table", "", re.compile(rf"\btable ({_IDENT})\b"))
 _add("table", "", re.compile(rf"({_IDENT}|[a-z][a-z0-9_]*)\s*表(?!示)"))
+# Round seven: a Chinese table word right before an identifier describes it (库存表 inv_daily):
+# one table, the identifier's.
+_add("table", "", re.compile(rf"[{_CJK}]{{2}}表\s*({_IDENT}|[a-z][a-z0-9]*_[a-z0-9_]+)\b"))
 # A Chinese table named by a word before 表 (订单表, 库存表), not a report, chart or list.
 _add(
     "table",
