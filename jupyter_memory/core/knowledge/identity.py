@@ -62,6 +62,15 @@ classification (算作, "is treated as", marker ``cls``) opposes an exclusion (�
 restriction ("paying subscribers only", marker ``only``) opposes an inclusion of another
 word (:func:`_restricts`), two negations in one clause cancel, and the cosine thresholds
 are per language (:func:`language`), chosen by leave-one-set-out.
+
+Round seven (``heldout6``, 13 new domains, read; every change judged on all seven sets): what
+generalises is how words are written, not more words. A lone Chinese character the other text
+never writes, right before a shared word, in place of another word or character, is another
+modifier (:func:`_lone_swap`: 平时成绩 is read as 平 because 时 ends a word); an acronym and the
+words whose initials spell it are one name across the pair (:mod:`.identity_acronyms`); two
+forms of one English word the stemmer leaves apart are one word (:func:`_inflected`). Letting
+the cosine overrule the swap check was measured again and is not done: among swap-vetoed pairs
+different subjects outnumber paraphrases at every threshold, on the new domains too.
 """
 
 from __future__ import annotations
@@ -231,6 +240,8 @@ def _lone_swap(x: Analysed, y: Analysed) -> bool:
     another word (期末成绩中*平*时成绩 / 期末成绩中*实验*成绩, *新*用户 / *回流*用户): another
     modifier of one noun, another subject, as a substitution of two words is (round seven)."""
     only_x, only_y = x.words - y.words, y.words - x.words
+    if not _lone(only_x, y) and not _lone(only_y, x):
+        return False  # most pairs: no alignment needed
     gaps = _gaps(x.sequence, y.sequence)
     for gap_x, gap_y in gaps[:-1]:  # each followed by a shared word (the last one is not)
         if not gap_x or not gap_y or not set(gap_x) <= only_x or not set(gap_y) <= only_y:
@@ -269,7 +280,12 @@ _AGENT_TAILS = frozenset({"e", "r", "er", "or", "ee", "ist", "ant", "ent"})
 
 def _unmatched(words: frozenset[str], other: frozenset[str]) -> frozenset[str]:
     """``words`` without those that are another form of a word of ``other``."""
-    return frozenset(w for w in words if not any(_inflected(w, o) for o in other))
+    starts = {o[:5] for o in other if len(o) >= 5}
+    if not starts:
+        return words
+    return frozenset(
+        w for w in words if w[:5] not in starts or not any(_inflected(w, o) for o in other)
+    )
 
 
 def _gaps(
@@ -413,7 +429,8 @@ def _excludes(x: Analysed) -> bool:
 def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     """How the new text ``a`` relates to the known text ``b`` (see the module docstring)."""
     # An acronym of either text and the words it abbreviates in the other are one name.
-    x, y = (analyse(t) for t in one_name(a, b))
+    named_a, named_b = one_name(a, b)
+    x, y = analyse(named_a), analyse(named_b)
     if x.key == y.key:
         return Identity(Relation.SAME, M_("the same words"), overlap=1.0)
     # A table one text names as a word ("orders is reloaded …" / "the orders table …") is a
