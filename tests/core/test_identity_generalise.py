@@ -114,3 +114,11 @@ def test_a_person_or_an_agent_is_not_another_form(new: str, known: str) -> None:
 def test_a_chinese_table_word_before_an_identifier_describes_it() -> None:
     assert relate("销售表 sales_daily 每天早上7点刷新。", "sales_daily 每天上午7点刷新。").same
     assert relate("销售表每天早上7点刷新。", "库存表每天早上7点刷新。").kept_apart
+
+
+def test_a_lone_character_before_one_slot_noun_is_another_subject() -> None:
+    # 结算报表 is read as 结 (算 ends a word) and 报表 as the report slot: the end of the frame,
+    # where the texts still go on alike.
+    assert relate("内部员工的订单不计入结算报表。", "内部员工的订单不计入财务报表。").kept_apart
+    # Where they do not, a lone character at the end is one function word for another.
+    assert relate("周报按周一至周日统计。", "周报的统计周期是周一到周日。").same

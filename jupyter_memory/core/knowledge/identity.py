@@ -85,6 +85,7 @@ from ..._i18n import M_, Message
 from ..text import search_word
 from .identity_acronyms import one_name
 from .identity_analysis import (
+    CJK_BREAK as _CJK_BREAK_CHARS,
     MODIFIER_SLOTS,
     ONE_SIDED_SLOTS,
     SUBJECT_SLOTS,
@@ -243,12 +244,15 @@ def _lone_swap(x: Analysed, y: Analysed) -> bool:
     if not _lone(only_x, y) and not _lone(only_y, x):
         return False  # most pairs: no alignment needed
     gaps = _gaps(x.sequence, y.sequence)
-    for gap_x, gap_y in gaps[:-1]:  # each followed by a shared word (the last one is not)
+    for k, (gap_x, gap_y) in enumerate(gaps):
         if not gap_x or not gap_y or not set(gap_x) <= only_x or not set(gap_y) <= only_y:
             continue  # a shared word in the gap moved: a rewording, not one word for another
+        if k == len(gaps) - 1 and not _same_noun_after(x, gap_x[-1], y, gap_y[-1]):
+            continue  # the last gap is followed by no shared word, unless by one slot noun
         lone_x, lone_y = _lone(frozenset(gap_x[-1:]), y), _lone(frozenset(gap_y[-1:]), x)
         # Against a word or another lone character (*谷*时电价 / *峰*时电价). Not at the end of
-        # the frame, where a lone character is as often one function word for another (至 / 到).
+        # the frame, where a lone character is as often one function word for another (至 / 到),
+        # unless the texts go on alike there, past the tokens (结算报表 / 风控报表).
         if lone_x and lone_y:
             return True
         if lone_x and not lone_y and _strong(frozenset(gap_y) & only_y, x):
@@ -286,6 +290,14 @@ def _unmatched(words: frozenset[str], other: frozenset[str]) -> frozenset[str]:
     return frozenset(
         w for w in words if w[:5] not in starts or not any(_inflected(w, o) for o in other)
     )
+
+
+def _same_noun_after(x: Analysed, wx: str, y: Analysed, wy: str) -> bool:
+    """The texts go on alike after ``wx`` and ``wy`` (their slot noun, read out of the
+    tokens: 结算*报表* / 风控*报表*), past the function characters that split the word."""
+    tail_x = x.key[x.key.rfind(wx) + len(wx) :].lstrip(_CJK_BREAK_CHARS)
+    tail_y = y.key[y.key.rfind(wy) + len(wy) :].lstrip(_CJK_BREAK_CHARS)
+    return tail_x == tail_y and _HAS_CJK.search(tail_x) is not None
 
 
 def _gaps(

@@ -491,6 +491,7 @@ _CJK_BREAK = set(
     "的了是在里中把按将被以为和与及或并且而之其这那该此个时后前内上下到于从用对向由"
     "有过算指看近最每再还已让给"
 )
+CJK_BREAK = "".join(sorted(_CJK_BREAK))  # for relate(): the characters that split a word
 _ZH_NUM = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
            "八": 8, "九": 9, "十": 10}  # fmt: skip
 _EN_NUM = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
