@@ -85,7 +85,7 @@ from ..._i18n import M_, Message
 from ..text import search_word
 from .identity_acronyms import one_name
 from .identity_analysis import (
-    CJK_BREAK as _CJK_BREAK_CHARS,
+    CJK_BREAK,
     MODIFIER_SLOTS,
     ONE_SIDED_SLOTS,
     SUBJECT_SLOTS,
@@ -295,8 +295,8 @@ def _unmatched(words: frozenset[str], other: frozenset[str]) -> frozenset[str]:
 def _same_noun_after(x: Analysed, wx: str, y: Analysed, wy: str) -> bool:
     """The texts go on alike after ``wx`` and ``wy`` (their slot noun, read out of the
     tokens: 结算*报表* / 风控*报表*), past the function characters that split the word."""
-    tail_x = x.key[x.key.rfind(wx) + len(wx) :].lstrip(_CJK_BREAK_CHARS)
-    tail_y = y.key[y.key.rfind(wy) + len(wy) :].lstrip(_CJK_BREAK_CHARS)
+    tail_x = x.key[x.key.rfind(wx) + len(wx) :].lstrip(CJK_BREAK)
+    tail_y = y.key[y.key.rfind(wy) + len(wy) :].lstrip(CJK_BREAK)
     return tail_x == tail_y and _HAS_CJK.search(tail_x) is not None
 
 
