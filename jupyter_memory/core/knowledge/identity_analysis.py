@@ -482,13 +482,16 @@ _LIGHT_STEMS = frozenset({
 })  # fmt: skip
 _LIGHT_ZH = (
     "定义为|定义|视为|视作|算作|算为|计为|记为|记作|作为|当作|当成|处理|为准|进行|采用|按照|衡量|"
-    "情况|分析|计算|来看|来算|口径|方式|方法|数据|number"
+    "情况|分析|计算|来看|来算|口径|方式|方法|数据|number|"
+    # "changed to": what marks an update, never what it is about (改为每天7点 / 每天6点).
+    "改为|改成|改由|改用|改按"
 )
 # Function characters that end a Chinese "word" (bigrams never cross them).
 _CJK_BREAK = set(
     "的了是在里中把按将被以为和与及或并且而之其这那该此个时后前内上下到于从用对向由"
     "有过算指看近最每再还已让给"
 )
+CJK_BREAK = "".join(sorted(_CJK_BREAK))  # for relate(): the characters that split a word
 _ZH_NUM = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
            "八": 8, "九": 9, "十": 10}  # fmt: skip
 _EN_NUM = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -576,6 +579,8 @@ _ZH_SYNONYMS = {
     # General verbs (see _WORD_SYNONYMS): recording, telling, getting, compensating, sharing.
     "登记": "记录", "录入": "记录", "告知": "通知", "通告": "通知", "得到": "获得", "拿到": "获得",
     "补偿": "赔偿", "分担": "分摊", "回传": "上传", "出现": "发生",
+    # Round seven: every day is one word whichever character says "day".
+    "每日": "每天",
 }  # fmt: skip
 
 
@@ -599,6 +604,9 @@ def _add(slot: str, value: str, pattern: re.Pattern[str]) -> None:
 _add("table", "", re.compile(rf"(?:the )?\b(?!{_DETERMINERS}\b)({_IDENT}|[a-z][a-z0-9]*) table\b"))
 _add("table", "", re.compile(rf"\btable ({_IDENT})\b"))
 _add("table", "", re.compile(rf"({_IDENT}|[a-z][a-z0-9_]*)\s*表(?!示)"))
+# Round seven: a Chinese table word right before an identifier describes it (库存表 inv_daily):
+# one table, the identifier's.
+_add("table", "", re.compile(rf"[{_CJK}]{{2}}表\s*({_IDENT}|[a-z][a-z0-9]*_[a-z0-9_]+)\b"))
 # A Chinese table named by a word before 表 (订单表, 库存表), not a report, chart or list.
 _add(
     "table",
