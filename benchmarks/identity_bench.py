@@ -63,7 +63,9 @@ DATA = Path(__file__).parent / "data"
 # Read sets: tuned on, and used for leave-one-set-out. Round seven: all seven have been read
 # (heldout6: 410 pairs in 13 new domains, written blind, scored once after round six, then read).
 DEV_SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
-SPLITS = DEV_SPLITS
+# heldout7: 425 pairs in 14 domains no older set has, written blind to the identity
+# code, committed before round seven was merged, scored once after it.
+SPLITS = (*DEV_SPLITS, "heldout7")
 CALIBRATION_GRID = (0.93, 0.94, 0.95, 0.955, 0.96, 0.965, 0.97, 0.98, 1.01)  # 1.01: never
 SAME_GRID = (0.89, 0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 1.01)  # SEMANTIC_SAME_AT
 LABELS = ("same", "updated", "contradiction", "different")
