@@ -189,7 +189,9 @@ def test_a_killed_watcher_process_leaves_every_open_correct(
     paths = _home_with(home, ["killed watcher note"])
     first = _watched(home, layout)
     _stop_daemon(layout)
-    assert ask(layout) is Answer.NO_WATCHER  # its lock went with it
+    # Its lock went with it; a watcher another open started meanwhile may hold
+    # the lock already, still checking the folder: either way nobody vouches.
+    assert ask(layout) in (Answer.NO_WATCHER, Answer.NO_ANSWER)
     _edit_in_place(paths["killed watcher note"], "killed", "revived")
     assert "revived watcher note" in _cli_recall(home, "revived")
     # That call found nobody to ask and started a new one, which sees the edit as indexed.
