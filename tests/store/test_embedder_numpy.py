@@ -31,7 +31,7 @@ TEXTS = [
     " leading space and trailing   ",
     "<s> literal special tokens </s> <unk>",
     "日本語のテキストとEnglish mixed 한국어도 Ελληνικά русский",
-    "the refund policy " * 200,  # > PASSAGE_TOKENS: the C engine is given the same head
+    "the refund policy " * 200,  # > 512 tokens: windows, weighted like the C engine
 ]
 
 

