@@ -3,9 +3,11 @@
 A file's tests go to one worker, in their order, as xdist's ``loadfile`` does: a
 module-scoped fixture (an executed notebook, a fuzzed server) starts once, and a
 file whose last test checks what the others covered (tests/server/test_rest_schemas.py)
-sees them all. The browser folder is one unit of its own, so one worker starts one
-JupyterLab, one Notebook 7 and one Chromium for all of it (tests/browser/conftest.py);
-it is the largest unit, and xdist hands the largest out first.
+sees them all. The browser folder's files make two units (by a hash of the file's
+name, stable from run to run), so two workers each start one JupyterLab, Notebook 7
+and Chromium for their half (tests/browser/conftest.py, the lab on JM_LAB_PORT plus
+the worker's number): the folder alone is the longest stretch of the suite, and
+xdist hands the largest units out first.
 
 Not ``--dist loadgroup`` with ``xdist_group`` marks: pytest-xdist 3.8 names a test's
 group by rewriting ``item._nodeid``, which pytest 9.2 no longer reads (a node's id is
@@ -15,17 +17,21 @@ every worker.
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 import pytest
 
 BROWSER = "tests/browser/"
+BROWSER_UNITS = 2
 
 
 def work_unit(nodeid: str) -> str:
-    """The unit of work a test id belongs to: its file, or the whole browser folder."""
+    """The unit of work a test id belongs to: its file, or a part of the browser folder."""
     path = nodeid.split("::", 1)[0]
-    return BROWSER if path.startswith(BROWSER) else path
+    if not path.startswith(BROWSER):
+        return path
+    return f"{BROWSER} part {zlib.crc32(path.encode()) % BROWSER_UNITS + 1}"
 
 
 class FilesAndBrowser:
