@@ -62,9 +62,12 @@ system-deps:
 # and the browser folder on one worker with one lab and one Chromium
 # (tests/support/xdist_units.py). Each worker has Jupyter and IPython folders of its
 # own even for module- and session-scoped fixtures, which had shared ~/.ipython with
-# every other worker (tests/support/process_dirs.py); nbclient waits up to 60 s, not
-# 4 s, for a cell's output after its reply, and fails if it never comes instead of
-# dropping it (tests/support/kernels.py).
+# every other worker (tests/support/process_dirs.py). nbclient waits up to 60 s, not
+# 4 s, for a cell's output after its reply and fails if it never comes, where it used
+# to drop it silently (tests/support/kernels.py): on a heavily loaded machine a kernel
+# test can still see a cell whose reply or IOPub messages never arrive (seen once in
+# a full run at load 10-19; the kernel idle and answering a new client), now as a
+# named failure. TEST_WORKERS=1 runs the suite in one process.
 TEST_WORKERS ?= 3
 #
 # Temporary files (every tmp_path, memory home, kernel, server and browser profile) go to

@@ -19,11 +19,11 @@ from jupyter_client.manager import start_new_kernel
 from nbclient import NotebookClient
 
 # After a cell's execute_reply nbclient waits this long for the rest of the cell's
-# IOPub messages (its output, then status idle). Its default, 4 s, is a wait that a
-# loaded machine outlasts (make test runs pytest workers beside kernels, servers and
-# Chromium on two cores), and then it only logged a warning and dropped the output
-# still in flight: a test saw a cell without its output. A generous bound, and a
-# cell whose output never comes fails as such (raise_on_iopub_timeout).
+# IOPub messages (status idle ends them). With its defaults, 4 s and no error, a
+# machine loaded enough to outlast the wait (make test runs pytest workers beside
+# kernels, servers and Chromium on two cores) would leave the cell without the
+# output still in flight, with only a warning in the log. A generous bound, and a
+# cell whose messages never come fails as such.
 IOPUB = {"iopub_timeout": 60, "raise_on_iopub_timeout": True}
 
 
