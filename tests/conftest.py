@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.support import tmpfs
+from tests.support import process_dirs, tmpfs, xdist_units
 from tests.support.markers import mark_items
 
 # `pytest --hypothesis-profile=deterministic`: the same examples every run, no database.
@@ -17,13 +17,18 @@ settings.register_profile("deterministic", derandomize=True, database=None)
 
 _TMPFS = pytest.StashKey[Path]()
 _PASSED = pytest.StashKey[bool]()
+_DIRS = pytest.StashKey[tuple[Path, dict[str, str | None]]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Temporary files on tmpfs unless TMPDIR says where (tests/support/tmpfs.py)."""
+    """Temporary files on tmpfs unless TMPDIR says where (tests/support/tmpfs.py);
+    Jupyter's and IPython's folders of this process (tests/support/process_dirs.py)."""
     folder = tmpfs.use_tmpfs()
     if folder is not None:
         config.stash[_TMPFS] = folder
+    config.stash[_DIRS] = process_dirs.use_process_dirs()
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(xdist_units.FilesAndBrowser(), "jupyter-memory-xdist-units")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -31,6 +36,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    dirs = config.stash.get(_DIRS, None)
+    if dirs is not None:
+        process_dirs.done_with_process_dirs(dirs[1])
     folder = config.stash.get(_TMPFS, None)
     if folder is not None:
         line = tmpfs.done_with(folder, config.stash.get(_PASSED, False))

@@ -2,14 +2,18 @@
 
 Nothing here is skipped: a missing browser, Playwright or extension build fails
 the test with what to install. One lab (and one Notebook 7, for the tests that
-need it) serves the whole session, and one Chromium: each test gets a fresh
-browser context (no cookies, storage or pages of another test) and, through
+need it) serves all of this folder's tests, and one Chromium: each test gets a
+fresh browser context (no cookies, storage or pages of another test) and, through
 ``lab_mem``, a clean queue with memory on. Servers start through
 ``tests/support/servers.py`` and stop by their own process id.
 
-The browser tests run last in a session (``pytest_collection_modifyitems``
-below): Playwright's sync API keeps an event loop running in this thread while
-Chromium is up, and pytest-jupyter's tests in other folders need none running.
+The folder's tests run first and together: under pytest-xdist (``make test``,
+``--dist loadfile``) the folder is one unit of work for one worker
+(tests/support/xdist_units.py), the longest, and it starts at once. The lab, Notebook 7
+and Chromium stop as soon as the process leaves the folder (``pytest_runtest_teardown``
+below), not at the end of the session: Playwright's sync API keeps an event loop
+running in this thread while Chromium is up, and the tests the worker runs next
+(pytest-jupyter's servers, nbclient's kernels) need none running.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,8 +34,9 @@ from browser_helpers import reset_home, set_language
 from tests.support.servers import free_port, jupyter_process, listening
 
 CHROMIUM = os.environ.get("JM_CHROMIUM", "/usr/bin/chromium")
-# Under pytest-xdist (`make test` runs two workers) worker gwN takes port + N:
-# two workers starting a lab at the same moment would both find 18931 free.
+# Under pytest-xdist worker gwN takes port + N: make test keeps this folder on one
+# worker, but another --dist mode spreads it, and two workers starting a lab at the
+# same moment would both find 18931 free.
 WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
 PORT = int(os.environ.get("JM_LAB_PORT", "18931")) + WORKER
 REPO = Path(__file__).resolve().parents[2]
@@ -98,31 +104,72 @@ def _choose_port() -> int:
     """
     if not listening(PORT):
         return PORT
-    if "JM_LAB_PORT" in os.environ:
+    if "JM_LAB_PORT" in os.environ and WORKER == 0:
         pytest.fail(f"port {PORT} (JM_LAB_PORT) is in use; free it", pytrace=False)
-    return free_port()
+    return free_port()  # worker N's port + N was nobody's choice: another run may hold it
+
+
+HERE = Path(__file__).parent
+# The lab's environment is the process's as collection found it, not that of the test
+# that happens to start it (tests/conftest.py's _isolate changes it for each test).
+PROCESS_ENV = dict(os.environ)
+
+
+def _ours(item: pytest.Item | None) -> bool:
+    return item is not None and HERE in Path(str(item.path)).parents
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """This folder's tests after every other (see the module's docstring), in their order."""
-    here = Path(__file__).parent
-    ours = [item for item in items if here in Path(str(item.path)).parents]
+    """This folder's tests before every other (see the module's docstring), in their order."""
+    ours = [item for item in items if _ours(item)]
     if ours:
-        items[:] = [item for item in items if here not in Path(str(item.path)).parents] + ours
+        items[:] = ours + [item for item in items if not _ours(item)]
 
 
-@pytest.fixture(scope="session")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    """JupyterLab for the session (a test resets what it relies on: ``lab_mem``)."""
-    yield from _serve(tmp_path_factory, "jupyterlab")
+class _Shared:
+    """The folder's lab, Notebook 7 and Chromium: started by the first test that asks,
+    kept while the tests of this folder follow one another, stopped when they end."""
+
+    def __init__(self) -> None:
+        self._stack = ExitStack()
+        self._things: dict[str, object] = {}
+
+    def get(self, name: str, start: Callable[[], object]) -> object:
+        if name not in self._things:
+            self._things[name] = self._stack.enter_context(start())  # type: ignore[call-overload]
+        return self._things[name]
+
+    def close(self) -> None:
+        self._things.clear()
+        self._stack.close()
 
 
-@pytest.fixture(scope="session")
-def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+_SHARED = _Shared()
+
+
+@pytest.hookimpl(trylast=True)  # after the test's own fixtures (its page, lab_mem) are gone
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    if _ours(item) and not _ours(nextitem):
+        _SHARED.close()
+
+
+def pytest_sessionfinish() -> None:
+    _SHARED.close()  # a run stopped early (-x, a keyboard interrupt) leaves no server
+
+
+@pytest.fixture
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Lab:
+    """JupyterLab for the folder (a test resets what it relies on: ``lab_mem``)."""
+    return _SHARED.get("lab", lambda: _serve(tmp_path_factory, "jupyterlab"))  # type: ignore[return-value]
+
+
+@pytest.fixture
+def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Lab:
     """Jupyter Notebook 7 (``python -m notebook``) on the same kind of fresh home."""
-    yield from _serve(tmp_path_factory, "notebook")
+    return _SHARED.get("notebook7", lambda: _serve(tmp_path_factory, "notebook"))  # type: ignore[return-value]
 
 
+@contextmanager
 def _serve(tmp_path_factory: pytest.TempPathFactory, app: str) -> Iterator[Lab]:
     _require_parts()
     if app == "notebook":
@@ -130,7 +177,8 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, app: str) -> Iterator[Lab]:
             import notebook  # noqa: F401
         except ImportError:
             pytest.fail("Notebook 7 is missing: `.venv/bin/pip install -e '.[dev]'`", pytrace=False)
-    port = _choose_port()
+    # The fixed port is the lab's; Notebook 7 runs beside it on a free one.
+    port = _choose_port() if app == "jupyterlab" else free_port()
     base = tmp_path_factory.mktemp("lab")
     root, home, jhome = base / "root", base / "memory-home", base / "home"
     for d in (root, home, jhome):
@@ -143,7 +191,7 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, app: str) -> Iterator[Lab]:
     OUTPUT.mkdir(parents=True, exist_ok=True)
     log = OUTPUT / f"{app}-{port}.log"
     env = {
-        **os.environ,
+        **PROCESS_ENV,
         "HOME": str(jhome),
         "JUPYTER_MEMORY_HOME": str(home),
         "JUPYTER_CONFIG_DIR": str(jhome / ".jupyter"),
@@ -164,16 +212,23 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, app: str) -> Iterator[Lab]:
         yield Lab(server.url, server.token, root, home, server.process)
 
 
-@pytest.fixture(scope="session")
-def browser():
-    """Chromium for the session; each test's ``page`` is in a fresh context of its own."""
-    _require_parts()
+@contextmanager
+def _chromium() -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def browser():
+    """Chromium for the folder; each test's ``page`` is in a fresh context of its own."""
+    _require_parts()
+    return _SHARED.get("browser", _chromium)
 
 
 @pytest.fixture

@@ -75,13 +75,18 @@ class Writer:
         self.proc.stdin.write(f"go {n}\n")
         self.proc.stdin.flush()
         pid, began, acked = None, False, len(self.acks)
-        while pid is None or not began:  # the child may say "begin" before the zygote says "pid"
+        # The forked child may say "begin", acknowledge writes and even finish before the
+        # zygote is scheduled to say "pid" (seen on a loaded machine): its lines count as
+        # they come.
+        while pid is None or not began:
             kind, _, rest = self._line().partition(" ")
             if kind == "error":
                 raise AssertionError(f"writer failed in round {n}: {rest}")
             if kind == "pid":
                 pid = int(rest.split()[1])
-            else:
+            elif kind == "ack":
+                self.acks.append(rest.split(" ", 1)[1])
+            elif kind != "finished":
                 assert kind == "begin", (kind, rest)
                 began = True
         time.sleep(delay)

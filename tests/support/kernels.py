@@ -18,6 +18,14 @@ import nbformat
 from jupyter_client.manager import start_new_kernel
 from nbclient import NotebookClient
 
+# After a cell's execute_reply nbclient waits this long for the rest of the cell's
+# IOPub messages (status idle ends them). With its defaults, 4 s and no error, a
+# machine loaded enough to outlast the wait (make test runs pytest workers beside
+# kernels, servers and Chromium on two cores) would leave the cell without the
+# output still in flight, with only a warning in the log. A generous bound, and a
+# cell whose messages never come fails as such.
+IOPUB = {"iopub_timeout": 60, "raise_on_iopub_timeout": True}
+
 
 def new_notebook(cells: Sequence[str]) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
@@ -48,6 +56,7 @@ def execute(
         kernel_name="python3",
         allow_errors=allow_errors,
         resources={"metadata": {"path": str(cwd)}},
+        **IOPUB,
     )
     client.execute(env=dict(kernel_env() if env is None else env))
     return nb
@@ -88,7 +97,11 @@ def kept_kernel(
     """A kernel for ``nb`` that stays up while the test adds cells and runs each
     (``client.execute_cell(cell, index)``); ``env`` as in :func:`execute`."""
     client = NotebookClient(
-        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(cwd)}},
+        **IOPUB,
     )
     with client.setup_kernel(env=dict(kernel_env() if env is None else env)):
         yield client
