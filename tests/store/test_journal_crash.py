@@ -95,6 +95,12 @@ def test_a_killed_writer_never_leaves_a_vouched_stamp_over_other_files(tmp_path:
         )
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == "begin"
+        # The kill lands among writes however busy the machine is: after the writer's
+        # first acknowledged write (a fixed delay from "begin" may pass before it on a
+        # loaded machine, and then no round writes anything), at a random moment.
+        kind, _, memory_id = proc.stdout.readline().strip().partition(" ")
+        assert kind == "ack", (kind, memory_id)
+        acked.add(memory_id)
         time.sleep(rng.uniform(0.02, 0.4))
         os.kill(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
@@ -116,5 +122,4 @@ def test_a_killed_writer_never_leaves_a_vouched_stamp_over_other_files(tmp_path:
         assert _rows(_live_db(home))[0] == _listing(fresh.hooks.user)
         ids = {r.id for r in fresh.hooks.user.rows()}
         assert acked - gone <= ids, f"seed {seed}: acknowledged writes lost"
-    assert acked, "the writer never wrote: the test proved nothing"
     print(f"seed {seed}: {len(acked)} writes, vouched after {vouched_after_kill} of {KILLS} kills")
