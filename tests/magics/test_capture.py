@@ -213,7 +213,7 @@ def test_cards_of_a_collapsed_burst_go_under_their_own_cells(ip, magics, monkeyp
     original = magics.worker._run_round
 
     def slow_round(*args):
-        gate.wait(5)
+        gate.wait(60)  # set once all three are submitted: the order under test
         return original(*args)
 
     monkeypatch.setattr(magics.worker, "_run_round", slow_round)
