@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,6 +18,7 @@ settings.register_profile("deterministic", derandomize=True, database=None)
 
 _TMPFS = pytest.StashKey[Path]()
 _PASSED = pytest.StashKey[bool]()
+_RUN_FOLDER = pytest.StashKey[Path | None]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -25,6 +26,22 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tmpfs.use_tmpfs()
     if folder is not None:
         config.stash[_TMPFS] = folder
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # the controller owns the folder
+        tmpfs.mark_in_use(tmpfs.run_folder())
+    config.stash[_RUN_FOLDER] = tmpfs.run_folder()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failure after another process deleted this run's folder says so."""
+    report = yield
+    if report.failed:
+        note = tmpfs.vanished(item.config.stash.get(_RUN_FOLDER, None))
+        if note is not None:
+            report.sections.append(("temporary folder deleted", note))
+    return report
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
