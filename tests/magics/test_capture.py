@@ -75,6 +75,10 @@ def test_memory_off_switch_made_elsewhere_is_seen(ip, magics, memory_home):
     from jupyter_memory import Memory
 
     run(ip, "z = 0")
+    # Its suggestions round done first: while a round holds the session, the hook keeps
+    # the switches it read last (it never waits for a round), and on a busy machine the
+    # round for this cell could still be starting when the next cell ends.
+    assert magics.worker.wait()
     with Memory(home=memory_home) as other:  # e.g. the CLI in a terminal
         other.update_settings(enabled=False)
     magics.session.forget_flags()  # the hook re-reads within a second; do not wait here
