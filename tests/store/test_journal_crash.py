@@ -37,20 +37,26 @@ KILLS = 8
 
 _WRITER = textwrap.dedent(
     """
-    import sys
+    import os, sys
     from jupyter_memory import Memory
+
+    def say(line):
+        # One write per line: with PYTHONUNBUFFERED, print("ack", id) is several
+        # writes, and a kill between them left a line "ack" without its id.
+        os.write(1, (line + "\\n").encode())
+
     mem = Memory(home=sys.argv[1], semantic=False)
     mem.recall("warm")  # the first look: a full scan, then the loop
-    print("begin", flush=True)
+    say("begin")
     i = 0
     while True:
         i += 1
         entry = mem.remember(f"crash note {sys.argv[2]} {i}")
-        print("ack", entry.id, flush=True)
+        say(f"ack {entry.id}")
         if i % 3 == 0:
             mem.update(entry.id, text=f"crash note {sys.argv[2]} {i} updated")
         if i % 4 == 0:
-            print("forgetting", entry.id, flush=True)  # killed in forget: either way
+            say(f"forgetting {entry.id}")  # killed in forget: either way
             mem.forget(entry.id)
     """
 )

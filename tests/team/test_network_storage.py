@@ -90,7 +90,7 @@ WRITER = textwrap.dedent(
     tag = sys.argv[2]
     for i in range(int(sys.argv[3])):
         mem.remember(f"note {tag} {i} " + "x" * 2000, title=f"{tag} {i}", tags=[tag])
-        print("wrote", i, flush=True)
+        print(f"wrote {i}", flush=True)
     print("done", flush=True)
     """
 )
