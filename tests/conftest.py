@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Generator, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,6 +19,7 @@ settings.register_profile("deterministic", derandomize=True, database=None)
 _TMPFS = pytest.StashKey[Path]()
 _PASSED = pytest.StashKey[bool]()
 _DIRS = pytest.StashKey[tuple[Path, dict[str, str | None]]]()
+_RUN_FOLDER = pytest.StashKey[Path | None]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -29,6 +31,22 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_DIRS] = process_dirs.use_process_dirs()
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(xdist_units.FilesAndBrowser(), "jupyter-memory-xdist-units")
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # the controller owns the folder
+        tmpfs.mark_in_use(tmpfs.run_folder())
+    config.stash[_RUN_FOLDER] = tmpfs.run_folder()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failure after another process deleted this run's folder says so."""
+    report = yield
+    if report.failed:
+        note = tmpfs.vanished(item.config.stash.get(_RUN_FOLDER, None))
+        if note is not None:
+            report.sections.append(("temporary folder deleted", note))
+    return report
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -87,6 +105,44 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(home / ".runtime"))
     monkeypatch.setenv("IPYTHONDIR", str(home / ".ipython"))
     return base
+
+
+# The product's own priority function, kept by the session fixture below while it is patched.
+_REAL_PRIORITY: dict[str, Callable[[], int | None]] = {}
+
+
+def _suite_priority() -> None:
+    """The embedder thread keeps the suite's priority (see below): no niceness to report."""
+    return None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _embedder_at_suite_priority() -> Iterator[None]:
+    """The background embedder runs at the suite's own CPU priority in tests.
+
+    In the product it runs at nice 19 under ``SCHED_IDLE`` so that a person's work always
+    comes first (embed_worker.lower_thread_priority). Beside a CPU-bound process that
+    starves it: a test waiting for its embeddings (``semantic.wait``) waited out its
+    600 s. What these tests assert is recall, not scheduling; the priority itself is
+    asserted by the tests that use :func:`real_embedder_priority`. Session-scoped, so
+    that module-scoped fixtures that embed a home get it too.
+    """
+    from jupyter_memory.service.memories import embed_worker, semantic
+
+    _REAL_PRIORITY["lower"] = embed_worker.lower_thread_priority
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(embed_worker, "lower_thread_priority", _suite_priority)
+        patch.setattr(semantic, "lower_thread_priority", _suite_priority)
+        yield
+
+
+@pytest.fixture
+def real_embedder_priority(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The product's low priority for the embedder thread, for a test that asserts it."""
+    from jupyter_memory.service.memories import embed_worker, semantic
+
+    monkeypatch.setattr(embed_worker, "lower_thread_priority", _REAL_PRIORITY["lower"])
+    monkeypatch.setattr(semantic, "lower_thread_priority", _REAL_PRIORITY["lower"])
 
 
 @pytest.fixture

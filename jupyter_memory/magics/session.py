@@ -39,6 +39,7 @@ class NotebookSession:
         self.notebook: Path | None = None
         self._flags: tuple[bool, bool] = (True, False)
         self._flags_at = -1e9
+        self._forgotten = 0  # forget_flags() calls: a read that spans one is not fresh
         # cell id -> "cell 12" (its execution count), so cards name cells as the person sees them
         self.cell_labels: dict[str, str] = {}
 
@@ -135,13 +136,20 @@ class NotebookSession:
             if not self.lock.acquire(blocking=fresh or self._memory is None):
                 return self._flags
             try:
-                self._flags = self._read_flags()
+                forgotten = self._forgotten
+                flags = self._read_flags()
+                self._flags = flags
+                # A switch changed while this read ran (forget_flags): what it read may
+                # be from before, so it does not count as fresh; the next call reads.
+                if forgotten == self._forgotten:
+                    self._flags_at = now
             finally:
                 self.lock.release()
-            self._flags_at = now
+            return flags
         return self._flags
 
     def forget_flags(self) -> None:
+        self._forgotten += 1
         self._flags_at = -1e9
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
+from traitlets.config import Config
 
 
 class TestingShell(InteractiveShell):
@@ -26,7 +27,11 @@ class TestingShell(InteractiveShell):
 
 @pytest.fixture(scope="session")
 def _shell() -> TestingShell:
-    return TestingShell.instance()
+    # History in memory: a history.sqlite would live in this run's temporary folder,
+    # which goes when the run passes, before IPython's atexit writes the session's end.
+    config = Config()
+    config.HistoryManager.enabled = False
+    return TestingShell.instance(config=config)
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ def test_a_burst_of_cells_is_one_end_after_the_idle_time(capsys) -> None:
     for n in range(5):
         feed.on_cell(CapturedCell(f"x = {n}", f"c{n}", n), None)
     assert ends.rounds == []  # never per cell
-    assert ends.done.wait(5)
+    assert ends.done.wait(60)
     feed.wait()
     assert ends.rounds == ["idle"]
     assert "jupyter-memory: idle round" in capsys.readouterr().out
@@ -42,7 +42,7 @@ def test_an_ask_exchange_ends_at_once_and_shutdown_reads_what_is_left() -> None:
     ends = Ends()
     feed = _boundary(ends, 600)
     feed.on_cell(CapturedCell("%%ask\nwhy is revenue down?", "c1", 1), None)
-    assert ends.done.wait(5)
+    assert ends.done.wait(60)
     feed.wait()
     feed.on_cell(CapturedCell("y = 2", "c2", 2), None)
     feed.shutdown()

@@ -75,8 +75,9 @@ def test_memory_off_switch_made_elsewhere_is_seen(ip, magics, memory_home):
     from jupyter_memory import Memory
 
     run(ip, "z = 0")
-    # The hook keeps the switches it read while a suggestion round holds the
-    # session (it never waits for one): let the first cell's round finish.
+    # Its suggestions round done first: while a round holds the session, the hook keeps
+    # the switches it read last (it never waits for a round), and on a busy machine the
+    # round for this cell could still be starting when the next cell ends.
     assert magics.worker.wait()
     with Memory(home=memory_home) as other:  # e.g. the CLI in a terminal
         other.update_settings(enabled=False)
@@ -216,7 +217,7 @@ def test_cards_of_a_collapsed_burst_go_under_their_own_cells(ip, magics, monkeyp
     original = magics.worker._run_round
 
     def slow_round(*args):
-        gate.wait(5)
+        gate.wait(60)  # set once all three are submitted: the order under test
         return original(*args)
 
     monkeypatch.setattr(magics.worker, "_run_round", slow_round)
@@ -235,3 +236,39 @@ def test_cards_of_a_collapsed_burst_go_under_their_own_cells(ip, magics, monkeyp
     gate.set()
     assert magics.worker.wait()
     assert shown == [("first", ["Revenue excludes refunds"])]
+
+
+def test_a_switch_read_begun_before_the_off_switch_does_not_outlive_forget_flags(
+    ip, magics, memory_home, monkeypatch
+):
+    """A read of the switches that began before the person turned memory off elsewhere
+    (the suggestions thread's, slow on a busy machine) ends after ``forget_flags``: the
+    next cell still reads the switches again instead of taking that read as fresh."""
+    import threading
+
+    from jupyter_memory import Memory
+
+    session = magics.session
+    session.flags(fresh=True)  # the service is open
+    began, finish = threading.Event(), threading.Event()
+    real = session._read_flags
+
+    def slow_read():
+        flags = real()  # read before the switch goes off
+        began.set()
+        finish.wait(60)
+        return flags
+
+    monkeypatch.setattr(session, "_read_flags", slow_read)
+    session.forget_flags()
+    reader = threading.Thread(target=session.flags)
+    reader.start()
+    assert began.wait(60)
+    monkeypatch.setattr(session, "_read_flags", real)
+    with Memory(home=memory_home) as other:  # e.g. the CLI in a terminal
+        other.update_settings(enabled=False)
+    session.forget_flags()
+    finish.set()
+    reader.join(60)
+    run(ip, "# note: revenue excludes refunds\nx = 1")
+    assert [c.text for c in magics.capture.cells] == []

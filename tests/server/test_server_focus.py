@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 from jupyter_memory import Memory
 from jupyter_memory.server.changes import SCHEMA_ID
-
-
-async def _wait_for(predicate, timeout: float = 5.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if predicate():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("timed out")
+from tests.support.waiting import until
 
 
 def _notebook(root: Path, rel: str) -> Path:
@@ -59,7 +51,7 @@ async def test_put_is_the_persons_choice_and_every_surface_follows_it(
     body = {"path": "analysis/orders.ipynb", "project": "ops"}
     code, data = await api("PUT", "focus", body=body)
     assert code == 200 and (data["project"], data["source"]) == ("ops", "explicit")
-    await _wait_for(lambda: {"area": "focus", "reason": "focus", "project": "ops"} in seen)
+    await until(lambda: {"area": "focus", "reason": "focus", "project": "ops"} in seen)
     with Memory(memory_home) as other:  # the kernel, a chat, an MCP server
         assert other.hooks.focus_of(notebook=nb).project == "ops"
         assert other.hooks.focus_of(folder=nb.parent).project == "ops"
@@ -68,7 +60,7 @@ async def test_put_is_the_persons_choice_and_every_surface_follows_it(
     # A choice made in a kernel is announced too (polling), so the panel header follows.
     seen.clear()
     server_memory.focus("ops", notebook=nb)
-    await _wait_for(lambda: {"area": "focus", "reason": "external"} in seen)
+    await until(lambda: {"area": "focus", "reason": "external"} in seen)
 
 
 async def test_bad_input_is_refused_and_registers_nothing(

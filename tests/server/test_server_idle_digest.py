@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
+
+from tests.support.waiting import until
 
 
 @pytest.fixture
@@ -32,11 +32,7 @@ async def test_a_quiet_chat_session_is_digested_by_the_server(api, server_memory
     )
     code, _ = await api("GET", "queue")  # the server is up
     assert code == 200
-    for _ in range(100):
-        if server_memory.hooks.digest_pending(key) == 0:
-            break
-        await asyncio.sleep(0.1)
-    assert server_memory.hooks.digest_pending(key) == 0
+    await until(lambda: server_memory.hooks.digest_pending(key) == 0)
     (row,) = [r for r in server_memory.memories() if r["source"] == "session-digest"]
     assert row["reviewed"] is False
     assert "reconcile refunds with the ledger" in server_memory.get(row["id"]).text

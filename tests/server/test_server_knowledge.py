@@ -6,16 +6,9 @@ import asyncio
 import hashlib
 
 from jupyter_memory.server.changes import SCHEMA_ID
+from tests.support.waiting import until
 
 RULES = "## Rules\n\n- Revenue excludes refunds\n\n## Info\n\n- 财年从四月开始\n"
-
-
-async def wait_for(predicate, timeout: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "timed out waiting"
-        await asyncio.sleep(0.05)
 
 
 async def save(api, layer: str, text: str, **kwargs):
@@ -126,16 +119,16 @@ async def test_events_for_own_changes_and_other_processes(api, jp_serverapp, ser
     r = server_memory.propose("Always label axes", "rule", "Always label axes", source="manual")
     pid = r["proposal"]["id"]
     # Another process (here: a second Memory) added a proposal: noticed by polling.
-    await wait_for(lambda: {"area": "queue", "reason": "external"} in seen)
+    await until(lambda: {"area": "queue", "reason": "external"} in seen)
     seen.clear()
     code, _ = await api("POST", "queue", pid, "dismiss")
     assert code == 200
-    await wait_for(lambda: any(e.get("reason") == "dismiss" for e in seen))
+    await until(lambda: any(e.get("reason") == "dismiss" for e in seen))
     assert {"area": "queue", "reason": "dismiss", "id": pid} in seen
     await asyncio.sleep(0.5)  # a few polls: the server's own change is not reported twice
     assert not any(e["reason"] == "external" for e in seen), seen
     server_memory.save_knowledge("user", RULES)
-    await wait_for(lambda: {"area": "knowledge", "reason": "external"} in seen)
+    await until(lambda: {"area": "knowledge", "reason": "external"} in seen)
 
 
 async def test_project_layer_save_and_reorganize(api, server_memory, jp_root_dir):

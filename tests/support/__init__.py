@@ -10,6 +10,8 @@ or to avoid starting one, and the markers that say which tests start them
 - :mod:`tests.support.cli`: the ``jupyter-memory`` command's ``main()`` in the
   test's process, its output shaped as ``subprocess.run`` gives it.
 - :mod:`tests.support.http`: a test's HTTP server on a thread that stops at once.
+- :mod:`tests.support.waiting`: wait on a condition with a generous deadline (a busy
+  machine makes a passing test slower, not red).
 - :mod:`tests.support.markers`: the ``browser``/``kernel``/``server`` markers added
   at collection by what a test uses (its folder, its fixtures, its imports).
 """

@@ -21,6 +21,7 @@ import pytest
 
 from jupyter_memory import Memory
 from jupyter_memory.exceptions import LockTimeoutError
+from jupyter_memory.store import net_holder
 from jupyter_memory.store.storage import (
     EMPTY_STALE_S,
     NET_LOCK_NAME,
@@ -68,7 +69,22 @@ def _age(path: Path, seconds: float) -> None:
     os.utime(path, (stamp, stamp))
 
 
-def test_an_empty_lock_left_by_a_killed_writer_is_taken_within_seconds(tmp_path: Path) -> None:
+def _aged(path: Path, seconds: float) -> None:
+    """Make the file ``seconds`` old now (its mtime is the clock the lock reads)."""
+    stamp = time.time() - seconds
+    os.utime(path, (stamp, stamp))
+
+
+# The empty-lock threshold for the test below, injected: the lock's clock is real time,
+# and an age one second inside the real 5 s threshold was past it on a busy machine by
+# the time the waiter looked (the writer's start, its kill and two waits count too).
+INJECTED_EMPTY_STALE_S = 600.0
+
+
+def test_an_empty_lock_left_by_a_killed_writer_is_taken_within_seconds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(net_holder, "EMPTY_STALE_S", INJECTED_EMPTY_STALE_S)
     lock = tmp_path / NET_LOCK_NAME
     proc = _child(OLD_WAY_KILLED_BEFORE_WRITE, str(lock))
     _wait_for(proc, "created")
@@ -81,14 +97,14 @@ def test_an_empty_lock_left_by_a_killed_writer_is_taken_within_seconds(tmp_path:
     ):
         pass
     assert lock.read_bytes() == b""
-    _age(lock, EMPTY_STALE_S - 1)  # still inside the threshold
+    _aged(lock, INJECTED_EMPTY_STALE_S - 60)  # still inside the threshold
     with (
         pytest.raises(LockTimeoutError, match="netlock"),
         exclusive_create_lock(tmp_path, timeout=0.3),
     ):
         pass
-    _age(lock, 2)  # past it: taken by the next writer, well before EMPTY_STALE_S more
-    with exclusive_create_lock(tmp_path, timeout=EMPTY_STALE_S - 1):
+    _aged(lock, INJECTED_EMPTY_STALE_S + 1)  # past it: taken by the next writer at its look
+    with exclusive_create_lock(tmp_path, timeout=60):  # far less than the threshold
         holder = json.loads(lock.read_text())
         assert holder["pid"] == os.getpid() and holder["host"] == socket.gethostname()
     assert not lock.exists()

@@ -98,8 +98,9 @@ def test_a_slow_reorganize_is_bounded_and_a_late_failure_is_said_next_time(
     assert not llm.answered.is_set()  # back before the LLM's answer: the agent did not wait
     assert report.pending and "as it is" in said[-1]
     gate.set()  # the LLM answers now, after the bound
-    assert llm.answered.wait(5)
-    deadline = time.monotonic() + 5
+    # Generous deadlines: they bound a test whose answer never comes, not a busy machine.
+    assert llm.answered.wait(60)
+    deadline = time.monotonic() + 60
     late: list[str] = []
     while not late and time.monotonic() < deadline:
         time.sleep(0.05)

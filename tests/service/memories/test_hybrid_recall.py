@@ -215,7 +215,9 @@ def test_no_query_encoding_until_enough_is_embedded(memory_home, clock):
         m.close()
 
 
-def test_background_embedder_runs_at_low_priority_on_its_own_thread(memory_home, clock):
+def test_background_embedder_runs_at_low_priority_on_its_own_thread(
+    memory_home, clock, real_embedder_priority
+):
     main_nice = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     with Memory(home=memory_home, clock=clock, semantic=True) as m:
         m.remember("Churn is counted per calendar month")
