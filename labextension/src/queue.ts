@@ -340,7 +340,11 @@ export class QueueView extends Widget {
         }
       );
       if (gen !== this._generation) {
-        return; // a refresh redrew the list meanwhile
+        // A refresh redrew the list meanwhile, with as many items as were shown
+        // before the click: ask again for what the person asked to see.
+        this._shown = Math.max(this._shown, queue.offset + queue.items.length);
+        void this.refresh();
+        return;
       }
       this.append(queue);
     } catch (error) {

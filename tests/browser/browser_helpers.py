@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from PIL import Image
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "browser"
 PANEL = "#jupyter-memory-panel"
@@ -41,8 +42,18 @@ def show_tab(page, name: str) -> None:
     if tab.is_visible():
         tab.click()
     else:
-        page.locator(f"{PANEL} .jm-tab-more").click()
-        page.locator(f"{PANEL} .jm-tab-menu [data-tab='{name}']").click()
+        # The menu closes when the focus leaves it, also when the panel moves the
+        # focus itself (to the next item after a decision still settling): open it
+        # again until the pick lands.
+        item = page.locator(f"{PANEL} .jm-tab-menu [data-tab='{name}']")
+        for _ in range(5):
+            if not item.is_visible():
+                page.locator(f"{PANEL} .jm-tab-more").click()
+            try:
+                item.click(timeout=5_000)
+                break
+            except PlaywrightTimeoutError:
+                continue
     page.wait_for_selector(f"{PANEL}[data-tab='{name}']")
 
 
