@@ -30,6 +30,7 @@ from .atomic import (
 from .deadline import stale_index_ok, waiting
 from .layout import RootLayout, kept_out_of_git
 from .links import chain_linked, link_chain
+from .memories import watch_daemon
 from .memories.files import FileStat, MemoryFiles
 from .memories.search_index import (
     IndexedMemory,
@@ -98,6 +99,10 @@ class StoreRoot:
         else:
             with root_lock(self.root, timeout, name=name):
                 yield
+
+    def watcher_pid(self) -> int | None:
+        """The pid of this root's watcher process while one runs (doctor names it)."""
+        return watch_daemon.running_pid(self.layout)
 
     def loose_modes(self) -> list[LooseMode]:
         """Files and folders of this root that group or others can open (doctor).

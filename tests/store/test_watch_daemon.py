@@ -322,3 +322,31 @@ def test_a_read_only_home_answers_without_a_watcher(tmp_path: Path) -> None:
             assert not watch_daemon.spawn(layout)
         finally:
             _stop_daemon(layout)
+
+
+def test_doctor_names_the_watcher_process_and_how_to_start_none(
+    homes: list[tuple[Path, RootLayout]],
+) -> None:
+    (home, layout), _ = homes
+    _home_with(home, ["doctor sees the watcher"])
+
+    def doctor() -> dict[str, object]:
+        done = subprocess.run(
+            [sys.executable, "-m", "jupyter_memory.cli.main", "doctor", "--json"]
+            + ["--home", str(home)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return dict(json.loads(done.stdout))
+
+    pid = _watched(home, layout)
+    notices = [str(n) for n in doctor()["notices"]]  # type: ignore[attr-defined]
+    said = [n for n in notices if f"watcher process (pid {pid})" in n]
+    assert said and str(home) in said[0] and "JUPYTER_MEMORY_WATCHER=off" in said[0], notices
+    _stop_daemon(layout)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv(watch_daemon.ENV, "off")  # this doctor starts none, and says none runs
+        assert not any("watcher process" in str(n) for n in doctor()["notices"])  # type: ignore[attr-defined]

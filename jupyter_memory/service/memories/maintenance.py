@@ -71,6 +71,17 @@ class MemoryMaintenance:
                 continue  # the index sits behind a link listed above
             if rep is not None:
                 report.notices.extend(rep.notices)
+            # A process nobody started by hand: doctor says it runs, why, and how to stop it.
+            pid = root.watcher_pid()
+            if pid is not None:
+                report.notices.append(
+                    M_(
+                        "{root}: a watcher process (pid {pid}) keeps opening this large "
+                        "folder fast; JUPYTER_MEMORY_WATCHER=off starts none",
+                        root=str(root.root),
+                        pid=pid,
+                    )
+                )
             for name, reason in index_problems:
                 path = str(root.files.path_of(name))
                 report.problems.append(StoreProblem(path, "unreadable", reason))
