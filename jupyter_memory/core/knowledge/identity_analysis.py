@@ -202,8 +202,9 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
                 r"|\b(?:at most|no more than|not more than|capped at|a maximum of|maximum of|max(?:imum)?|up to(?= ?[$€£¥]?\d))\b"
                 r"|(?:最高|最多)?(?:不得|不能|不可|不应|不)(?:超过|高于|大于|多于)|最高|最多|上限(?:是|为)?|封顶"),
      " atmost "),
-    # "1.5x" = "1.5 times" = 1.5倍: the factor is the number.
-    (re.compile(r"(\d+(?:\.\d+)?)\s*(?:x\b|times\b|倍)"), r"\1 "),
+    # "1.5x" = "1.5 times" = 1.5倍: the factor is the number. (A number starts where its
+    # digits do: a start inside a run of digits would scan it again, quadratic in its length.)
+    (re.compile(r"(?<!\d)(\d+(?:\.\d+)?)\s*(?:x\b|times\b|倍)"), r"\1 "),
     # Saturday and Sunday are the weekend (周六日 = 周末).
     (re.compile(r"\bsaturdays? and sundays?\b|\bsundays? and saturdays?\b|周六(?:和|、|与)?周日|周六日|双休日|周末"),
      " weekend "),
@@ -288,7 +289,7 @@ _AFTER_NUMBERS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]
     (re.compile(r"(?<![\d.])(\d+)[- ]weeks?\b"), lambda m: f"{7 * int(m.group(1))} days"),
     (re.compile(r"(?<![\d.])(\d+)个?(?:周|星期)(?![一二三四五六日天\d])"),
      lambda m: f"{7 * int(m.group(1))}天"),
-    (re.compile(r"(\d+(?:\.\d+)?)?(百万|万|千)(?=[次个人件元条笔单份])"), _zh_scaled),
+    (re.compile(r"(?:(?<!\d)(\d+(?:\.\d+)?))?(百万|万|千)(?=[次个人件元条笔单份])"), _zh_scaled),
     (re.compile(r"(?:下午|晚上|傍晚|夜里|夜间)(\d{1,2})点"), _evening),
     (re.compile(r"\b(\d{1,2}) in the morning\b"), r"\1am"),
     (re.compile(r"\b(\d{1,2}) (?:in the (?:afternoon|evening)|at night)\b"), r"\1pm"),
@@ -592,18 +593,22 @@ def _zh(words: str) -> re.Pattern[str]:
     return re.compile(_alts(words))
 
 
-_SLOT_RULES: list[tuple[str, str, re.Pattern[str]]] = []  # (slot, value or "", pattern)
+# (slot, value or "", pattern, a literal the pattern cannot match without or "")
+_SLOT_RULES: list[tuple[str, str, re.Pattern[str], str]] = []
 
 
-def _add(slot: str, value: str, pattern: re.Pattern[str]) -> None:
-    _SLOT_RULES.append((slot, value, pattern))
+def _add(slot: str, value: str, pattern: re.Pattern[str], needs: str = "") -> None:
+    _SLOT_RULES.append((slot, value, pattern, needs))
 
 
 # Order matters: an identifier or a table name is taken before its words are read, a longer
 # metric before the shorter one inside it ("net revenue" before "revenue").
 _add("table", "", re.compile(rf"(?:the )?\b(?!{_DETERMINERS}\b)({_IDENT}|[a-z][a-z0-9]*) table\b"))
 _add("table", "", re.compile(rf"\btable ({_IDENT})\b"))
-_add("table", "", re.compile(rf"({_IDENT}|[a-z][a-z0-9_]*)\s*表(?!示)"))
+# Linear time: a match starts only where a word does (a start inside a run of letters
+# would scan the rest of the run again: quadratic on a long token, a hash or base64), and
+# a text without 表 is not searched at all.
+_add("table", "", re.compile(rf"(?<![a-z])({_IDENT}|[a-z][a-z0-9_]*)\s*表(?!示)"), "表")
 # Round seven: a Chinese table word right before an identifier describes it (库存表 inv_daily):
 # one table, the identifier's.
 _add("table", "", re.compile(rf"[{_CJK}]{{2}}表\s*({_IDENT}|[a-z][a-z0-9]*_[a-z0-9_]+)\b"))
@@ -629,7 +634,7 @@ _add(
     "unit",
     "",
     re.compile(
-        r"(\d+)\s?号(产线|生产线|线|仓库|仓|库|机台|机|航站楼|楼|门店|店|车间|工位|班组|站台|登机口)"
+        r"(?<!\d)(\d+)\s?号(产线|生产线|线|仓库|仓|库|机台|机|航站楼|楼|门店|店|车间|工位|班组|站台|登机口)"
     ),
 )
 _add("unit", "", re.compile(r"第(\d+)(产线|生产线|车间|班组|工位|仓)"))
@@ -781,7 +786,24 @@ _ZH_NUM_RE = re.compile(r"(?:第)?([零一二两三四五六七八九十]+)(?=[�
 _ENTITY_RE = re.compile(r"(?<=[a-z0-9,;] )([A-Z][A-Za-z0-9]+|[A-Z]{2,})\b")
 _NUMBER_RE = re.compile(r"(?<![a-z0-9_])\d+(?:\.\d+)?")  # "ba117", "cs101": a code, no number
 # List separators: "and" and its kin; a comma counts only before a later "and" (a list, not a clause).
-_SEPARATORS = re.compile(r"、|\band\b|\bplus\b|和|以及|及|与|[,，](?=[^.。;；]*(?:\band\b|和))")
+_LIST_WORDS = re.compile(r"、|\band\b|\bplus\b|和|以及|及|与")
+_SENTENCE_ENDS = re.compile(r"[.。;；]")
+_AND = re.compile(r"\band\b|和")
+
+
+def _separator_count(text: str) -> int:
+    """List separators: "and" and its kin, and each comma before a later "and" of its
+    sentence (a list, not a clause). Counted a sentence at a time: a lookahead from each
+    comma to the sentence's end was quadratic in the commas of a long text."""
+    count = len(_LIST_WORDS.findall(text))
+    for sentence in _SENTENCE_ENDS.split(text):
+        ands = list(_AND.finditer(sentence))
+        if ands:
+            head = sentence[: ands[-1].start()]
+            count += head.count(",") + head.count("，")
+    return count
+
+
 _LETTER_UNIT_RE = re.compile(rf"\b((?i:{_NAMING_NOUNS}))\s([A-H])\b(?![a-z'’])")
 _CLAUSES = re.compile(r"[,;:，；：。.!?]")
 _TOKEN_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
@@ -1039,9 +1061,11 @@ def analyse(text: str) -> Analysed:
         norm = _CONTRAST_RE.sub(" ", norm)
         alternative -= _plain_words(norm)
     norm_main = norm
-    separators = len(_SEPARATORS.findall(norm))
+    separators = _separator_count(norm)
     slots: dict[str, set[str]] = {}
-    for slot, value, pattern in _SLOT_RULES:
+    for slot, value, pattern, needs in _SLOT_RULES:
+        if needs and needs not in norm:
+            continue
 
         def take(m: re.Match[str], slot: str = slot, value: str = value) -> str:
             name = slot
