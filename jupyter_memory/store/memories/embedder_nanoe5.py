@@ -44,7 +44,7 @@ PASSAGE_TOKENS: int | None = None
 # points of r@5 to every token (the head: 9.5), so it is off with the cap. A
 # note within the cap is embedded as it is either way.
 PASSAGE_SELECTION: Literal["head", "salient"] = "head"
-# Surprisal of a common English word in the vocabulary: "the" 7, "helpful" 13,
+# A word's surprisal in the vocabulary: "the" 7, "helpful" 13, "journal" 13,
 # "caroline" 23, "退款" 27. 15 over 8, 12 and 18 on the first LoCoMo dev
 # conversation with --fact-at 1000 (+1 to +3 points of hybrid r@5).
 SALIENT_FLOOR = 15.0
