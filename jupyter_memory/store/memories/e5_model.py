@@ -126,19 +126,33 @@ def _linear(blocks: np.ndarray, nout: int, nin: int) -> np.ndarray:
     return np.ascontiguousarray(w.T)
 
 
-def load_weights(path: Path) -> E5Weights:
-    # Memory-mapped, like the C engine: of the 54 MB word table only the rows
-    # of tokens actually seen are read; the layers are expanded to float32 once.
+def _header(path: Path) -> tuple[mmap.mmap, _Reader, tuple[int, ...], float]:
+    """The mapped file, a reader after its header, the header's sizes and eps."""
     with path.open("rb") as f:
         buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     if buf[:4] != b"E5S1":
         raise ModelFormatError(f"{path.name}: not an E5S1 model file")
     r = _Reader(buf)
     r.at = 4
-    version, hidden, layers, heads, ffn, _voc, max_pos, _tvs = (int(v) for v in r.take("<I7i"))
+    sizes = tuple(int(v) for v in r.take("<I7i"))
     eps, qk = r.take("<fi")
+    version, hidden, ffn = sizes[0], sizes[1], sizes[4]
     if version != 1 or qk != QK or hidden % QK or ffn % QK:
         raise ModelFormatError(f"{path.name}: version {version}, block {qk}")
+    return buf, r, sizes, float(eps)
+
+
+def load_vocab(path: Path) -> Vocab:
+    """The tokenizer's vocabulary alone (no layer expanded): for the C engine's side."""
+    _buf, r, _sizes, _eps = _header(path)
+    return _vocab(r)
+
+
+def load_weights(path: Path) -> E5Weights:
+    # Memory-mapped, like the C engine: of the 54 MB word table only the rows
+    # of tokens actually seen are read; the layers are expanded to float32 once.
+    buf, r, sizes, eps = _header(path)
+    _version, hidden, layers, heads, ffn, _voc, max_pos, _tvs = sizes
     vocab = _vocab(r)
     (ndir,) = r.take("<i")
     tensors: dict[str, np.ndarray] = {}

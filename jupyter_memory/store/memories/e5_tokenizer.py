@@ -31,9 +31,11 @@ class E5Tokenizer:
             if i != vocab.unk and piece and piece not in pieces:
                 pieces[piece] = (i, float(vocab.scores[i]))
         self._pieces = pieces
+        self._scores = vocab.scores
         self._longest = max(len(p) for p in pieces)
         self._unk_score = float(vocab.scores.min()) - 10.0
         self.split_word = lru_cache(maxsize=CACHE_WORDS)(self._split_word)
+        self.surprisal = lru_cache(maxsize=CACHE_WORDS)(self._surprisal)
 
     def content_ids(self, text: str) -> list[int]:
         """The text's token ids without ``<s>``/``</s>``."""
@@ -45,6 +47,13 @@ class E5Tokenizer:
         for word in _WORDS.findall(t):
             ids.extend(self.split_word(word))
         return ids
+
+    def _surprisal(self, word: str) -> float:
+        """How rare ``word`` is in the model's training text: minus the log-probability
+        of its pieces (the unigram model's scores), a vocabulary-wide idf."""
+        ids = self.split_word(META + word.translate(self._norm).replace(" ", META))
+        scores = self._scores
+        return -sum(float(scores[i]) if i != self.unk else self._unk_score for i in ids)
 
     def _split_word(self, word: str) -> tuple[int, ...]:
         n = len(word)
