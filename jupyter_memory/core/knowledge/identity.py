@@ -113,6 +113,12 @@ SEMANTIC_VETO_BELOW = 0.88
 # is kept. Chinese: every fold chose 0.97 (two fewer wrong merges than 0.955, no same pair lost).
 SEMANTIC_REWORDING_AT = {"en": 0.955, "zh": 0.97}
 
+# Round eight: a logistic score over swap_features (bias, cosine, places, frame, zh, zh·cosine),
+# fitted by ``identity_bench.py --fit`` over the eight read sets; a swap is a rewording the
+# embedder vouches for at SWAP_VOUCH_AT (the log-odds), and another object below it.
+SWAP_VOUCH = (-22.073, 20.63, 1.41, -0.915, -0.491, -0.09, -1.295)
+SWAP_VOUCH_AT = 1.5
+
 
 def language(a: str, b: str) -> str:
     """The thresholds' language of a pair: "zh" when either text holds a Chinese character."""
@@ -388,6 +394,30 @@ def _cjk_modifier_swap(
     return False
 
 
+def swap_features(x: Analysed, y: Analysed, cosine: float, lang: str) -> tuple[float, ...]:
+    """What :data:`SWAP_VOUCH` weighs (round eight): the cosine, the places of the frame where
+    the texts differ (a swap of one word in one shared frame is another object; a rewording
+    differs at several places), and the share of the tokens in the shared frame."""
+    gaps = _gaps(x.sequence, y.sequence)
+    places = sum(1 for gx, gy in gaps if gx or gy)
+    n = len(x.sequence) + len(y.sequence)
+    frame = 2 * (len(gaps) - 1) / n if n else 1.0
+    zh = 1.0 if lang == "zh" else 0.0
+    only_x, only_y = x.words - y.words, y.words - x.words
+    gx, gy = gaps[0]
+    # A swap before the first shared word: the subject itself is another one.
+    first = bool(
+        gx and gy and _strong(frozenset(gx) & only_x, y) and _strong(frozenset(gy) & only_y, x)
+    )
+    return (1.0, cosine, float(min(places, 4)), frame, zh, zh * cosine, float(first))
+
+
+def _vouches(x: Analysed, y: Analysed, cosine: float, lang: str) -> bool:
+    features = swap_features(x, y, cosine, lang)
+    score = sum(w * f for w, f in zip(SWAP_VOUCH, features, strict=True))
+    return score >= SWAP_VOUCH_AT
+
+
 def _polar(x: Analysed, y: Analysed) -> bool:
     """Whether one text says no where the other says yes.
 
@@ -488,8 +518,13 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     # rewording the embedder may vouch for ("12月盘点安排在该月…" / "12月的盘点在当月…进行");
     # a swap at one place never is (the cosine cannot tell "taxes" from "refunds").
     reworded = False
-    if substituted and similarity is not None and not _swapped(x, y):
-        reworded = (c := cos()) is not None and c >= SEMANTIC_REWORDING_AT[language(a, b)]
+    if substituted and similarity is not None:
+        if not _swapped(x, y):
+            reworded = (c := cos()) is not None and c >= SEMANTIC_REWORDING_AT[language(a, b)]
+        elif (c := cos()) is not None:
+            # Round eight: a swap the embedder vouches for, weighed against how much of the
+            # frame the texts share and at how many places they differ (see _vouches).
+            reworded = _vouches(x, y, c, language(a, b))
 
     # A restriction against an inclusion of another word is the opposite however the words
     # differ ("paying subscribers only" / "all subscribers, including free ones").

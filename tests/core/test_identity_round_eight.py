@@ -1,0 +1,80 @@
+"""Round eight of the identity decision: a swap the embedder vouches for, and "&" acronyms.
+
+The cosine is given as a constant (as in test_identity_thresholds.py): what is tested is how
+the decision weighs it against the frame the two texts share, not the embedder.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_memory.core.knowledge.identity import Relation, relate
+
+
+def _cosine(value: float):  # type: ignore[no-untyped-def]
+    return lambda a, b: value
+
+
+@pytest.mark.parametrize(
+    ("new", "known", "cosine"),
+    [
+        # triggers / incurs: one verb for another, and the words moved at three more places.
+        (
+            "Grain moisture above 14% triggers a drying charge at intake.",
+            "At intake, grain with more than 14% moisture incurs a drying charge.",
+            0.987,
+        ),
+        (
+            "Late fees charged after the due date go under other income; "
+            "they are not reported as interest.",
+            "Late fees after the due date are reported in the other income line, not as interest.",
+            0.97,
+        ),
+    ],
+)
+def test_a_swap_among_other_rewordings_is_vouched_for_by_the_cosine(
+    new: str, known: str, cosine: float
+) -> None:
+    assert relate(new, known).kind is Relation.RELATED  # without the extra: the swap vetoes
+    assert relate(new, known, _cosine(cosine)).kind is Relation.SAME
+    assert relate(known, new, _cosine(cosine)).kind is Relation.SAME
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        # One word for another in one shared frame: another object however close the cosine.
+        ("Revenue excludes taxes.", "Revenue excludes refunds."),
+        # A swap before the first shared word: another subject.
+        (
+            "Desktop sessions shorter than 5 seconds are treated as bounces.",
+            "Mobile sessions shorter than 5 seconds are treated as bounces.",
+        ),
+    ],
+)
+def test_one_swap_in_one_frame_stays_another_rule_at_any_cosine(new: str, known: str) -> None:
+    assert relate(new, known, _cosine(0.995)).kind is Relation.RELATED
+    assert relate(known, new, _cosine(0.995)).kind is Relation.RELATED
+
+
+def test_a_swap_with_a_middling_cosine_is_not_vouched_for() -> None:
+    new = "Harvested grain above 14% moisture triggers a drying charge at intake."
+    known = "At intake, grain with more than 14% moisture incurs a cleaning charge."
+    assert relate(new, known, _cosine(0.95)).kind is Relation.RELATED
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        (
+            "F&I income is part of gross profit per vehicle.",
+            "Gross profit per vehicle includes finance and insurance income.",
+        ),
+        ("P&L reviews happen monthly.", "Profit and loss reviews happen monthly."),
+    ],
+)
+def test_letters_joined_by_an_ampersand_abbreviate_words_joined_by_and(
+    new: str, known: str
+) -> None:
+    assert relate(new, known).kind is Relation.SAME
+    assert relate(known, new).kind is Relation.SAME
