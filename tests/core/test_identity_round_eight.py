@@ -78,3 +78,51 @@ def test_letters_joined_by_an_ampersand_abbreviate_words_joined_by_and(
 ) -> None:
     assert relate(new, known).kind is Relation.SAME
     assert relate(known, new).kind is Relation.SAME
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        (
+            "Expected goals include penalties but exclude own goals.",
+            "Expected goals exclude penalties and own goals.",
+        ),
+        (
+            "Handle time includes talk and hold but excludes after-call work.",
+            "Handle time includes talk, hold and after-call work.",
+        ),
+        (
+            "饲料成本按到场价统计，含运费，政府补贴也计入。",
+            "饲料成本按到场价统计，含运费，不含政府补贴。",
+        ),
+    ],
+)
+def test_a_word_one_text_keeps_in_and_the_other_keeps_out_is_a_contradiction(
+    new: str, known: str
+) -> None:
+    # The embedder puts these at 0.98–0.99: the same frame, one item on the other side.
+    assert relate(new, known).kind is Relation.CONTRADICTS
+    assert relate(known, new, _cosine(0.99)).kind is Relation.CONTRADICTS
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        # The item before "are excluded from" / "not part of" is what is kept out.
+        (
+            "Demo cars are excluded from retail sales even when sold to a customer.",
+            "Retail sales leave out demo cars, including demos sold to a customer.",
+        ),
+        (
+            "Off-site doses are not part of vaccination counts, which do include walk-ins.",
+            "Vaccination counts include walk-ins but exclude off-site doses.",
+        ),
+        (
+            "Support response time counts business days only.",
+            "Exclude weekends from support response time.",
+        ),
+    ],
+)
+def test_what_a_passive_exclusion_keeps_out_is_read_before_it(new: str, known: str) -> None:
+    assert relate(new, known).kind is not Relation.CONTRADICTS
+    assert relate(known, new).kind is not Relation.CONTRADICTS

@@ -444,6 +444,16 @@ def _opposed(x: Analysed, y: Analysed) -> bool:
     return "excl" in x.markers - y.markers and bool({"incl", "cls"} & (y.markers - x.markers))
 
 
+def _kept_in_and_out(x: Analysed, y: Analysed) -> bool:
+    """A word both texts name that one includes and the other excludes, each unambiguously
+    ("include penalties but exclude own goals" / "exclude penalties and own goals", 政府补贴也
+    计入 / 不含政府补贴): the opposite, whatever else the two share (round eight)."""
+    shared = x.tokens & y.tokens
+    kept_x, out_x = x.included - x.excluded, x.excluded - x.included
+    kept_y, out_y = y.included - y.excluded, y.excluded - y.included
+    return bool(shared & (kept_x & out_y | out_x & kept_y))
+
+
 def _restricts(x: Analysed, y: Analysed) -> bool:
     """``x`` keeps to what it names ("only paying subscribers") where ``y`` includes something
     else ("… including free ones"): the opposite, when each names a word the other lacks."""
@@ -529,7 +539,7 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     # A restriction against an inclusion of another word is the opposite however the words
     # differ ("paying subscribers only" / "all subscribers, including free ones").
     restricted = substituted and (_restricts(x, y) or _restricts(y, x))
-    polar = restricted or _polar(x, y)
+    polar = restricted or _polar(x, y) or _kept_in_and_out(x, y)
     # A contrast asserted by the other text names the word in place of the other: no swap.
     contrasted = _asserts(y, x.alternative) or _asserts(x, y.alternative)
     if polar and topic >= TOPIC_AT and (not substituted or reworded or contrasted or restricted):

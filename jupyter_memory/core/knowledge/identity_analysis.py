@@ -878,6 +878,10 @@ class Analysed:
     # of the rest: a contrast is a negation only against a text that asserts the alternative.
     alternative: frozenset[str] = frozenset()
     main_words: frozenset[str] = frozenset()
+    # Round eight: the words each clause includes and excludes ("include penalties but exclude
+    # own goals", 含运费，不含政府补贴): what one text keeps in, the other may keep out.
+    included: frozenset[str] = frozenset()
+    excluded: frozenset[str] = frozenset()
 
     @cached_property
     def subject_head(self) -> tuple[str, frozenset[str]] | None:
@@ -1063,6 +1067,7 @@ def analyse(text: str) -> Analysed:
             return " "
 
         norm = pattern.sub(take, norm)
+    included, excluded = _scoped(norm)
     markers: set[str] = set()
     negated = False
     for marker, pattern in _MARKERS:
@@ -1127,6 +1132,8 @@ def analyse(text: str) -> Analysed:
         cjk_runs=tuple(runs),
         alternative=frozenset(alternative),
         main_words=_plain_words(norm_main),
+        included=included,
+        excluded=excluded,
     )
 
 
@@ -1141,6 +1148,54 @@ def _cjk_runs(run: str) -> list[str]:
             word = ""
         else:
             word += ch
+    return out
+
+
+# Clauses for the scope of an inclusion or exclusion: a comma of a list ("talk, hold and
+# after-call work") does not end one; "but" / 但 does.
+_SCOPE_CLAUSES = re.compile(r"[;:；：。.!?]|[,，](?![^.。;；]*(?:\band\b|和))|\bbut\b|但|而")
+_SCOPE_MARKERS = (
+    ("excl", (_en(_EXCL_EN), _zh(_EXCL_ZH))),
+    ("incl", (_en(_INCL_EN), _zh(_INCL_ZH))),
+)
+
+
+def _scoped(norm: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The words included and excluded by the clauses of ``norm``: each inclusion's or
+    exclusion's scope runs from it to the next one ("include X", 不含X), or back to the one
+    before when nothing follows (政府补贴也计入) or it names the whole after it ("X are excluded
+    from Y", "X is not part of Y"). An exclusion holds its inclusion ("does not include")."""
+    found: dict[str, set[str]] = {"incl": set(), "excl": set()}
+    for clause in _SCOPE_CLAUSES.split(norm):
+        spans: list[tuple[int, int, str]] = []
+        for marker, patterns in _SCOPE_MARKERS:
+            for pattern in patterns:
+                for m in pattern.finditer(clause):
+                    if not any(a < m.end() and m.start() < b for a, b, _ in spans):
+                        spans.append((m.start(), m.end(), marker))
+        spans.sort()
+        for k, (start, end, marker) in enumerate(spans):
+            before = clause[spans[k - 1][1] if k else 0 : start]
+            after = clause[end : spans[k + 1][0] if k + 1 < len(spans) else len(clause)]
+            whole = _WHOLE_AFTER.match(after) or clause[start:end].endswith((" of", " in"))
+            # "exclude weekends from the metric": the scope ends at the whole it is taken from.
+            words = set() if whole else _plain_stems(_WHOLE_AFTER.split(after, 1)[0])
+            if not words and (whole or k + 1 == len(spans)):
+                words = _plain_stems(before)
+            found[marker].update(words)
+    return frozenset(found["incl"]), frozenset(found["excl"])
+
+
+_WHOLE_AFTER = re.compile(r"\s*\b(?:from|in|of|into)\b")
+
+
+def _plain_stems(text: str) -> set[str]:
+    out: set[str] = set()
+    for cjk, word in _TOKEN_RE.findall(text):
+        if cjk:
+            out.update(_cjk_words(cjk))
+        elif (stem := search_word(_WORD_SYNONYMS.get(word, word))) is not None:
+            out.add(_WORD_SYNONYMS.get(stem, stem))
     return out
 
 
