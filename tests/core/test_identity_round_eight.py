@@ -126,3 +126,28 @@ def test_a_word_one_text_keeps_in_and_the_other_keeps_out_is_a_contradiction(
 def test_what_a_passive_exclusion_keeps_out_is_read_before_it(new: str, known: str) -> None:
     assert relate(new, known).kind is not Relation.CONTRADICTS
     assert relate(known, new).kind is not Relation.CONTRADICTS
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        (
+            "Card fees are netted against payouts after tax.",
+            "Card fees are netted against payouts before tax.",
+        ),
+        (
+            "Refunds are matched after the settlement run.",
+            "Refunds are matched before the settlement run.",
+        ),
+        ("平台收入按扣除补贴后的金额入账。", "平台收入按扣除补贴前的金额入账。"),
+    ],
+)
+def test_before_against_after_the_same_word_is_a_contradiction(new: str, known: str) -> None:
+    assert relate(new, known).kind is Relation.CONTRADICTS
+    assert relate(known, new, _cosine(0.99)).kind is Relation.CONTRADICTS
+
+
+def test_before_and_after_of_other_words_is_a_rewording() -> None:
+    new = "Fees are applied after payouts have been netted."
+    known = "Payouts are netted before fees are applied."
+    assert relate(new, known, _cosine(0.97)).kind is not Relation.CONTRADICTS

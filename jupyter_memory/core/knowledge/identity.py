@@ -454,6 +454,16 @@ def _kept_in_and_out(x: Analysed, y: Analysed) -> bool:
     return bool(shared & (kept_x & out_y | out_x & kept_y))
 
 
+def _order_flipped(x: Analysed, y: Analysed) -> bool:
+    """One "before" against one "after" of the same word ("netted after tax" / "before tax",
+    扣除佣金后 / 扣除佣金前): the opposite order. Against another word it is a rewording
+    ("compare after seasonal adjustment" / "adjusted before comparing")."""
+    if len(x.order) != 1 or len(y.order) != 1:
+        return False
+    (dx, wx), (dy, wy) = next(iter(x.order)), next(iter(y.order))
+    return dx != dy and wx == wy
+
+
 def _restricts(x: Analysed, y: Analysed) -> bool:
     """``x`` keeps to what it names ("only paying subscribers") where ``y`` includes something
     else ("… including free ones"): the opposite, when each names a word the other lacks."""
@@ -539,7 +549,7 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     # A restriction against an inclusion of another word is the opposite however the words
     # differ ("paying subscribers only" / "all subscribers, including free ones").
     restricted = substituted and (_restricts(x, y) or _restricts(y, x))
-    polar = restricted or _polar(x, y) or _kept_in_and_out(x, y)
+    polar = restricted or _polar(x, y) or _kept_in_and_out(x, y) or _order_flipped(x, y)
     # A contrast asserted by the other text names the word in place of the other: no swap.
     contrasted = _asserts(y, x.alternative) or _asserts(x, y.alternative)
     if polar and topic >= TOPIC_AT and (not substituted or reworded or contrasted or restricted):

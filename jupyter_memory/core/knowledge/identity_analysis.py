@@ -882,6 +882,9 @@ class Analysed:
     # own goals", 含运费，不含政府补贴): what one text keeps in, the other may keep out.
     included: frozenset[str] = frozenset()
     excluded: frozenset[str] = frozenset()
+    # Round eight: "before" / "after" and the word it orders against ("after tax" → after,
+    # tax; 扣除佣金后 → after, 佣金), each once.
+    order: frozenset[tuple[str, str]] = frozenset()
 
     @cached_property
     def subject_head(self) -> tuple[str, frozenset[str]] | None:
@@ -1134,6 +1137,7 @@ def analyse(text: str) -> Analysed:
         main_words=_plain_words(norm_main),
         included=included,
         excluded=excluded,
+        order=_order(key),
     )
 
 
@@ -1187,6 +1191,24 @@ def _scoped(norm: str) -> tuple[frozenset[str], frozenset[str]]:
 
 
 _WHOLE_AFTER = re.compile(r"\s*\b(?:from|in|of|into)\b")
+
+
+_ORDER_EN = re.compile(r"\b(?:(before|prior to|ahead of)|(after|following))\s+(.*)")
+_ORDER_ZH = re.compile(rf"([{_CJK}]{{2,}})(?:(之前|以前|前)|(之后|以后|后))(?=的|[，。,;；]|$)")
+
+
+def _order(key: str) -> frozenset[tuple[str, str]]:
+    """Each "before" / "after" of ``key`` and the first word it orders against: after it in
+    English ("before any contract" → contract), before it in Chinese (扣除佣金后 → 佣金)."""
+    out: set[tuple[str, str]] = set()
+    for m in _ORDER_EN.finditer(key):
+        words = [w for _, w in _TOKEN_RE.findall(m.group(3))[:4] if w]
+        stem = next((st for w in words if (st := search_word(w)) is not None), None)
+        if stem is not None:
+            out.add(("before" if m.group(1) else "after", stem))
+    for m in _ORDER_ZH.finditer(key):
+        out.add(("before" if m.group(2) else "after", m.group(1)[-2:]))
+    return frozenset(out)
 
 
 def _plain_stems(text: str) -> set[str]:
