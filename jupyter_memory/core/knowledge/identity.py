@@ -71,6 +71,18 @@ words whose initials spell it are one name across the pair (:mod:`.identity_acro
 forms of one English word the stemmer leaves apart are one word (:func:`_inflected`). Letting
 the cosine overrule the swap check was measured again and is not done: among swap-vetoed pairs
 different subjects outnumber paraphrases at every threshold, on the new domains too.
+
+Round eight (all eight sets read; docs/knowledge.md): the cosine alone still cannot overrule the
+swap check, but weighed with how the texts differ it can. A logistic score
+(:func:`swap_features`, :data:`SWAP_VOUCH`, fitted by ``identity_bench.py --fit`` and judged by
+leave-one-set-out) lets the embedder vouch for a swap when the texts differ at several places
+of the frame (a rewording: "triggers" / "incurs" with the words moved around it), never for one
+word in place of another in one shared frame, nor for a swap of the subject. Two polarity
+readings that need no words: a word one text includes and the other excludes, each clause's
+scope read from its verb (:func:`_kept_in_and_out`: "include penalties but exclude own goals" /
+"exclude penalties and own goals", 政府补贴也计入 / 不含政府补贴), and one "before" against one
+"after" of the same word (:func:`_order_flipped`: 扣除佣金后 / 前). Letters joined by "&" are an
+acronym of words joined by "and" (F&I, P&L).
 """
 
 from __future__ import annotations

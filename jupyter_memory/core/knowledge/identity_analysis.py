@@ -57,6 +57,10 @@
   its subject ("Voice ARPU excludes …"), 国内 / 预付费 kept whole, 电表 not a table, and any
   naming noun before a number, numeral or capital letter a ``unit`` ("Tier 1", "Phase II",
   "Plan A", 一级, 三年级, 5G).
+* **round eight** — what each clause includes and excludes (``included`` / ``excluded``: from
+  the verb to the next one, or back to the one before when nothing follows or the verb names
+  the whole after it, "X are excluded from Y"), and each "before" / "after" with the word it
+  orders against (``order``): polarity read by position, not by more words.
 """
 
 from __future__ import annotations
