@@ -151,3 +151,22 @@ def test_before_and_after_of_other_words_is_a_rewording() -> None:
     new = "Fees are applied after payouts have been netted."
     known = "Payouts are netted before fees are applied."
     assert relate(new, known, _cosine(0.97)).kind is not Relation.CONTRADICTS
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        (
+            "Any refund over $20k needs the controller's approval.",
+            "Refunds above $20,000 need the controller's approval.",
+        ),
+        # "≥1" is the existence quantifier "at least one", no number.
+        (
+            "Active sessions are sessions with ≥1 event.",
+            "Active sessions are sessions with at least one event.",
+        ),
+    ],
+)
+def test_numbers_written_another_way_are_one_value(new: str, known: str) -> None:
+    assert relate(new, known).kind is Relation.SAME
+    assert relate(known, new).kind is Relation.SAME

@@ -186,6 +186,10 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     # "All orders except test orders" excludes them (除测试订单外 = 剔除测试订单).
     (re.compile(r"\b(?:except(?: for)?|other than|with the exception of|aside from)\b"), " excluding "),
     (re.compile(r"(?<![剔排去扣刨])除(?![以去])(?:了)?([^，。；,;]{1,20}?)(?:以外|之外|外)"), r" 剔除\1 "),
+    # Round eight, numbers written another way: "$50k" = "$50,000", "≥ 50%" = "at least 50%".
+    (re.compile(r"(?<![\w.])(\d+)k\b"), r"\g<1>000"),
+    (re.compile(r"≥\s*"), " at least "),
+    (re.compile(r"≤\s*"), " at most "),
     # An existence quantifier is not the number 1: "at least one session" = "one or more".
     (re.compile(r"\b(?:at least (?:one|1)|(?:one|1) or more)\b"), " "),
     (re.compile(r"至少(?:有|要有)?(?:一|1)[次个条笔位]?"), " "),
