@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_ACRONYM = re.compile(r"(?<![\w-])([A-Z]{2,6})(s?)(?![\w-])")
+_ACRONYM = re.compile(r"(?<![\w&-])([A-Z]{2,6}|[A-Z](?:&[A-Z]){1,3})(s?)(?![\w&-])")
 # Words of a spelled-out name: letters, joined by spaces or hyphens ("card-not-present").
 _WORD = re.compile(r"[A-Za-z]+")
 _JOIN = re.compile(r"[ -]")
+# Round eight: letters joined by "&" (F&I, P&L, R&D) abbreviate words joined by "and" or "&".
+_JOIN_AND = re.compile(r"[ -]|\s+(?:and|&)\s+")
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _GLOSS = re.compile(rf"([{_CJK}]{{2,8}})\s*[（(]\s*([A-Z]{{2,6}})\s*[)）]")
 
@@ -30,7 +32,9 @@ def _acronyms(text: str) -> tuple[tuple[str, str], ...]:
 
 def _spelled_out(text: str, acronym: str, written: str) -> str:
     """``text`` with each run of words whose initials spell ``acronym`` written as it."""
-    words = list(_WORD.finditer(text))
+    join = _JOIN_AND if "&" in acronym else _JOIN
+    acronym = acronym.replace("&", "")
+    words = [w for w in _WORD.finditer(text) if not (join is _JOIN_AND and w.group(0) == "and")]
     n = len(acronym)
     out, last, i = [], 0, 0
     while i + n <= len(words):
@@ -40,7 +44,7 @@ def _spelled_out(text: str, acronym: str, written: str) -> str:
             # Words, not other acronyms or letters ("UK store" does not spell "US").
             and all(len(w.group(0)) >= 2 and not w.group(0).isupper() for w in run)
             and all(
-                _JOIN.fullmatch(text[p.end() : q.start()])
+                join.fullmatch(text[p.end() : q.start()])
                 for p, q in zip(run, run[1:], strict=False)
             )
         ):

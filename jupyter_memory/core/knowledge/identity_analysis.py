@@ -57,6 +57,10 @@
   its subject ("Voice ARPU excludes …"), 国内 / 预付费 kept whole, 电表 not a table, and any
   naming noun before a number, numeral or capital letter a ``unit`` ("Tier 1", "Phase II",
   "Plan A", 一级, 三年级, 5G).
+* **round eight** — what each clause includes and excludes (``included`` / ``excluded``: from
+  the verb to the next one, or back to the one before when nothing follows or the verb names
+  the whole after it, "X are excluded from Y"), and each "before" / "after" with the word it
+  orders against (``order``): polarity read by position, not by more words.
 """
 
 from __future__ import annotations
@@ -182,6 +186,10 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     # "All orders except test orders" excludes them (除测试订单外 = 剔除测试订单).
     (re.compile(r"\b(?:except(?: for)?|other than|with the exception of|aside from)\b"), " excluding "),
     (re.compile(r"(?<![剔排去扣刨])除(?![以去])(?:了)?([^，。；,;]{1,20}?)(?:以外|之外|外)"), r" 剔除\1 "),
+    # Round eight, numbers written another way: "$50k" = "$50,000", "≥ 50%" = "at least 50%".
+    (re.compile(r"(?<![\w.])(\d+)k\b"), r"\g<1>000"),
+    (re.compile(r"≥\s*"), " at least "),
+    (re.compile(r"≤\s*"), " at most "),
     # An existence quantifier is not the number 1: "at least one session" = "one or more".
     (re.compile(r"\b(?:at least (?:one|1)|(?:one|1) or more)\b"), " "),
     (re.compile(r"至少(?:有|要有)?(?:一|1)[次个条笔位]?"), " "),
@@ -900,6 +908,13 @@ class Analysed:
     # of the rest: a contrast is a negation only against a text that asserts the alternative.
     alternative: frozenset[str] = frozenset()
     main_words: frozenset[str] = frozenset()
+    # Round eight: the words each clause includes and excludes ("include penalties but exclude
+    # own goals", 含运费，不含政府补贴): what one text keeps in, the other may keep out.
+    included: frozenset[str] = frozenset()
+    excluded: frozenset[str] = frozenset()
+    # Round eight: "before" / "after" and the word it orders against ("after tax" → after,
+    # tax; 扣除佣金后 → after, 佣金), each once.
+    order: frozenset[tuple[str, str]] = frozenset()
 
     @cached_property
     def subject_head(self) -> tuple[str, frozenset[str]] | None:
@@ -1087,6 +1102,7 @@ def analyse(text: str) -> Analysed:
             return " "
 
         norm = pattern.sub(take, norm)
+    included, excluded = _scoped(norm)
     markers: set[str] = set()
     negated = False
     for marker, pattern in _MARKERS:
@@ -1151,6 +1167,9 @@ def analyse(text: str) -> Analysed:
         cjk_runs=tuple(runs),
         alternative=frozenset(alternative),
         main_words=_plain_words(norm_main),
+        included=included,
+        excluded=excluded,
+        order=_order(key),
     )
 
 
@@ -1165,6 +1184,72 @@ def _cjk_runs(run: str) -> list[str]:
             word = ""
         else:
             word += ch
+    return out
+
+
+# Clauses for the scope of an inclusion or exclusion: a comma of a list ("talk, hold and
+# after-call work") does not end one; "but" / 但 does.
+_SCOPE_CLAUSES = re.compile(r"[;:；：。.!?]|[,，](?![^.。;；]*(?:\band\b|和))|\bbut\b|但|而")
+_SCOPE_MARKERS = (
+    ("excl", (_en(_EXCL_EN), _zh(_EXCL_ZH))),
+    ("incl", (_en(_INCL_EN), _zh(_INCL_ZH))),
+)
+
+
+def _scoped(norm: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The words included and excluded by the clauses of ``norm``: each inclusion's or
+    exclusion's scope runs from it to the next one ("include X", 不含X), or back to the one
+    before when nothing follows (政府补贴也计入) or it names the whole after it ("X are excluded
+    from Y", "X is not part of Y"). An exclusion holds its inclusion ("does not include")."""
+    found: dict[str, set[str]] = {"incl": set(), "excl": set()}
+    for clause in _SCOPE_CLAUSES.split(norm):
+        spans: list[tuple[int, int, str]] = []
+        for marker, patterns in _SCOPE_MARKERS:
+            for pattern in patterns:
+                for m in pattern.finditer(clause):
+                    if not any(a < m.end() and m.start() < b for a, b, _ in spans):
+                        spans.append((m.start(), m.end(), marker))
+        spans.sort()
+        for k, (start, end, marker) in enumerate(spans):
+            before = clause[spans[k - 1][1] if k else 0 : start]
+            after = clause[end : spans[k + 1][0] if k + 1 < len(spans) else len(clause)]
+            whole = _WHOLE_AFTER.match(after) or clause[start:end].endswith((" of", " in"))
+            # "exclude weekends from the metric": the scope ends at the whole it is taken from.
+            words = set() if whole else _plain_stems(_WHOLE_AFTER.split(after, 1)[0])
+            if not words and (whole or k + 1 == len(spans)):
+                words = _plain_stems(before)
+            found[marker].update(words)
+    return frozenset(found["incl"]), frozenset(found["excl"])
+
+
+_WHOLE_AFTER = re.compile(r"\s*\b(?:from|in|of|into)\b")
+
+
+_ORDER_EN = re.compile(r"\b(?:(before|prior to|ahead of)|(after|following))\s+(.*)")
+_ORDER_ZH = re.compile(rf"([{_CJK}]{{2,}})(?:(之前|以前|前)|(之后|以后|后))(?=的|[，。,;；]|$)")
+
+
+def _order(key: str) -> frozenset[tuple[str, str]]:
+    """Each "before" / "after" of ``key`` and the first word it orders against: after it in
+    English ("before any contract" → contract), before it in Chinese (扣除佣金后 → 佣金)."""
+    out: set[tuple[str, str]] = set()
+    for m in _ORDER_EN.finditer(key):
+        words = [w for _, w in _TOKEN_RE.findall(m.group(3))[:4] if w]
+        stem = next((st for w in words if (st := search_word(w)) is not None), None)
+        if stem is not None:
+            out.add(("before" if m.group(1) else "after", stem))
+    for m in _ORDER_ZH.finditer(key):
+        out.add(("before" if m.group(2) else "after", m.group(1)[-2:]))
+    return frozenset(out)
+
+
+def _plain_stems(text: str) -> set[str]:
+    out: set[str] = set()
+    for cjk, word in _TOKEN_RE.findall(text):
+        if cjk:
+            out.update(_cjk_words(cjk))
+        elif (stem := search_word(_WORD_SYNONYMS.get(word, word))) is not None:
+            out.add(_WORD_SYNONYMS.get(stem, stem))
     return out
 
 
