@@ -63,7 +63,17 @@ _pair(
     re.compile(r"、|\band\b|\bplus\b|和|以及|及|与|[,，](?=[^.。;；]*(?:\band\b|和))"),
     ia._separator_count,
 )
-RUNS = {"letters": "a", "digits": "1", "a_": "a_", "commas": "1,"}
+_pair(
+    "scope clauses",
+    re.compile(r"[;:；：。.!?]|[,，](?![^.。;；]*(?:\band\b|和))|\bbut\b|但|而"),
+    ia._scope_clauses,
+)
+_pair(
+    "前 / 后",
+    re.compile(rf"([{ia._CJK}]{{2,}})(?:(之前|以前|前)|(之后|以后|后))(?=的|[，。,;；]|$)"),
+    ia._order.__wrapped__ if hasattr(ia._order, "__wrapped__") else ia._order,
+)
+RUNS = {"letters": "a", "digits": "1", "a_": "a_", "commas": "1,", "chinese": "收"}
 
 
 def _time(fn: Callable[[str], object], text: str, rounds: int = 5) -> float:

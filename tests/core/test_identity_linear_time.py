@@ -106,3 +106,27 @@ def test_a_long_token_is_analysed_like_a_short_one() -> None:
         long = ia.analyse(f"orders 表 keeps {run} rows")
         assert long.slots.get("table") == short.slots.get("table")
         assert long.separators == short.separators
+
+
+OLD_SCOPE_CLAUSES = re.compile(r"[;:；：。.!?]|[,，](?![^.。;；]*(?:\band\b|和))|\bbut\b|但|而")
+_CLAUSE_PIECES = [*_PIECES, "but", " but ", "但", "而", ":", "：", "!", "?", "band", "and."]
+clause_texts = st.lists(st.sampled_from(_CLAUSE_PIECES), max_size=40).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(clause_texts)
+def test_scope_clauses_are_cut_where_they_were(text: str) -> None:
+    assert ia._scope_clauses(text) == OLD_SCOPE_CLAUSES.split(text)
+
+
+_ZH_ORDER_PIECES = ["收入", "佣金", "扣除", "前", "后", "之前", "以后", "的", "，", "。", "a"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_ZH_ORDER_PIECES), max_size=30).map("".join))
+def test_before_and_after_in_chinese_are_read_as_before(text: str) -> None:
+    """Only a text with 前 or 后 is searched now: nothing the pattern finds is missed."""
+    found = {
+        ("before" if m.group(2) else "after", m.group(1)[-2:]) for m in ia._ORDER_ZH.finditer(text)
+    }
+    assert ia._order(text) == found

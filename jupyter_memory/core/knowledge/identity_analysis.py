@@ -65,6 +65,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -1189,7 +1190,30 @@ def _cjk_runs(run: str) -> list[str]:
 
 # Clauses for the scope of an inclusion or exclusion: a comma of a list ("talk, hold and
 # after-call work") does not end one; "but" / 但 does.
-_SCOPE_CLAUSES = re.compile(r"[;:；：。.!?]|[,，](?![^.。;；]*(?:\band\b|和))|\bbut\b|但|而")
+_SCOPE_BREAKS = re.compile(r"[;:；：。.!?]|\bbut\b|但|而")
+
+
+def _scope_clauses(text: str) -> list[str]:
+    """``text`` cut at each clause break, and at each comma with no "and" / 和 after it
+    in its sentence. (A lookahead from each comma to the sentence's end was quadratic in
+    the commas of a long text; this finds the same cuts from sorted positions.)"""
+    ands = [m.start() for m in _AND.finditer(text)]
+    ends = [m.start() for m in _SENTENCE_ENDS.finditer(text)]
+    cuts = [m.span() for m in _SCOPE_BREAKS.finditer(text)]
+    for i, ch in enumerate(text):
+        if ch in ",，":
+            next_and = bisect.bisect_right(ands, i)
+            next_end = bisect.bisect_right(ends, i)
+            end = ends[next_end] if next_end < len(ends) else len(text)
+            if next_and == len(ands) or ands[next_and] >= end:
+                cuts.append((i, i + 1))
+    cuts.sort()
+    out, at = [], 0
+    for start, stop in cuts:
+        out.append(text[at:start])
+        at = stop
+    out.append(text[at:])
+    return out
 _SCOPE_MARKERS = (
     ("excl", (_en(_EXCL_EN), _zh(_EXCL_ZH))),
     ("incl", (_en(_INCL_EN), _zh(_INCL_ZH))),
@@ -1202,7 +1226,7 @@ def _scoped(norm: str) -> tuple[frozenset[str], frozenset[str]]:
     before when nothing follows (政府补贴也计入) or it names the whole after it ("X are excluded
     from Y", "X is not part of Y"). An exclusion holds its inclusion ("does not include")."""
     found: dict[str, set[str]] = {"incl": set(), "excl": set()}
-    for clause in _SCOPE_CLAUSES.split(norm):
+    for clause in _scope_clauses(norm):
         spans: list[tuple[int, int, str]] = []
         for marker, patterns in _SCOPE_MARKERS:
             for pattern in patterns:
@@ -1238,7 +1262,9 @@ def _order(key: str) -> frozenset[tuple[str, str]]:
         stem = next((st for w in words if (st := search_word(w)) is not None), None)
         if stem is not None:
             out.add(("before" if m.group(1) else "after", stem))
-    for m in _ORDER_ZH.finditer(key):
+    # (Only a text with 前 or 后 is searched: the pattern scans a run of Chinese from each
+    # of its characters, quadratic in the run's length.)
+    for m in _ORDER_ZH.finditer(key) if "前" in key or "后" in key else ():
         out.add(("before" if m.group(2) else "after", m.group(1)[-2:]))
     return frozenset(out)
 
