@@ -1214,6 +1214,8 @@ def _scope_clauses(text: str) -> list[str]:
         at = stop
     out.append(text[at:])
     return out
+
+
 _SCOPE_MARKERS = (
     ("excl", (_en(_EXCL_EN), _zh(_EXCL_ZH))),
     ("incl", (_en(_INCL_EN), _zh(_INCL_ZH))),
