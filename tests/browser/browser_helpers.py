@@ -14,10 +14,11 @@ OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "browser"
 PANEL = "#jupyter-memory-panel"
 
 
-def open_panel(page, lab, path: str = "lab") -> None:
-    """Load the lab (workspace reset) and show the Agent Memory panel once it has loaded."""
+def open_panel(page, lab, path: str = "lab", timeout: float | None = None) -> None:
+    """Load the lab (workspace reset) and show the Agent Memory panel once it has loaded
+    (within ``timeout`` ms; the context's default when None)."""
     page.goto(lab.lab_url(path))
-    page.wait_for_selector(f"{PANEL}[data-jm-loaded='true']", state="attached")
+    page.wait_for_selector(f"{PANEL}[data-jm-loaded='true']", state="attached", timeout=timeout)
     if not page.locator(PANEL).is_visible():
         # Click the sidebar tab only while the panel is hidden (a click would close it).
         page.locator(".jp-SideBar [data-id='jupyter-memory-panel']").click()

@@ -39,7 +39,9 @@ def test_5000_pending_render_one_page_and_page_on(page, lab, lab_mem):
 
 
 def _page_through(page, lab) -> None:
-    open_panel(page, lab)
+    # The server's first listing reads and analyses all 5,000 (tens of seconds on a
+    # loaded machine): the panel's load waits for it, as the count does below.
+    open_panel(page, lab, timeout=60_000)
     page.wait_for_selector(f"#jm-queue[data-count='{N}']", timeout=60_000)
     page.wait_for_selector("#jm-queue[data-render-ms]", state="attached")
     render_ms = int(page.locator("#jm-queue").get_attribute("data-render-ms"))

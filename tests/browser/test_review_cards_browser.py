@@ -86,14 +86,21 @@ def review_output_drawn(page) -> None:
     )
 
 
-def review_output_rendered(page) -> None:
-    """Drawn, and long enough ago that a widget error would show (see widget_errors)."""
+# A widget view that cannot find its model says so once the manager gives up: an
+# output drawn this long ago would show its error.
+WIDGET_ERROR_SHOWS = 2.0
+
+
+def review_output_rendered(page) -> float:
+    """Wait until drawn; when it was (for :func:`widget_errors`)."""
     review_output_drawn(page)
-    # A widget view that cannot find its model says so once the manager gives up.
-    time.sleep(2)
+    return time.monotonic()
 
 
-def widget_errors(page) -> str:
+def widget_errors(page, drawn_at: float) -> str:
+    """The widget errors on the page once the output drawn at ``drawn_at`` is old enough
+    to show one; the test checks the cards meanwhile, so the wait is what is left of it."""
+    time.sleep(max(0.0, drawn_at + WIDGET_ERROR_SHOWS - time.monotonic()))
     return str(
         page.evaluate(
             "() => [...document.querySelectorAll('.jp-OutputArea-output')]"
@@ -113,11 +120,12 @@ def test_review_cards_survive_a_reload_and_a_kernel_restart(page, lab, lab_mem):
     save(page)
 
     page.reload()
-    review_output_rendered(page)
-    assert widget_errors(page) == "", widget_errors(page)
+    drawn = review_output_rendered(page)
     wait_state(page, kept, "unreviewed")
     wait_state(page, other, "unreviewed")
     page.wait_for_selector(".jm-review-cards[data-live]")
+    errors = widget_errors(page, drawn)
+    assert errors == "", errors
     render_ms = int(
         page.evaluate("() => document.querySelector('.jm-review-cards').dataset.renderMs")
     )
@@ -133,13 +141,14 @@ def test_review_cards_survive_a_reload_and_a_kernel_restart(page, lab, lab_mem):
     (kernel,) = [s["kernel"]["id"] for s in sessions if s["path"].endswith(name)]
     rest(lab, "POST", f"api/kernels/{kernel}/restart")
     page.reload()  # the restarted kernel knows nothing of the cards; they need none of it
-    review_output_rendered(page)
-    assert widget_errors(page) == "", widget_errors(page)
+    drawn = review_output_rendered(page)
     wait_state(page, kept, "kept")
     wait_state(page, other, "unreviewed")
     outputs = nbformat.read(lab.root / name, as_version=4).cells[1].outputs
     assert REVIEW_MIME in outputs[0]["data"]
     assert "application/vnd.jupyter.widget-view+json" not in outputs[0]["data"]
+    errors = widget_errors(page, drawn)
+    assert errors == "", errors
     card(page, other).locator(".jm-review-discard").click()
     wait_state(page, other, "discarded")
     with pytest.raises(NotFoundError):
@@ -300,27 +309,3 @@ def test_review_cards_speak_chinese_when_jupyterlab_does(page, lab, lab_mem):
         assert not page.js_errors, page.js_errors
     finally:
         set_language(lab, "en")
-
-
-# Notebook 7.6's shortcuts plugin throws this on the first click into any cell, with
-# jupyter-memory disabled too (test_cards_notebook7_browser.py): not ours.
-NOTEBOOK7_CLICK_ERROR = "Cannot read properties of undefined (reading 'schema')"
-
-
-def test_review_cards_render_live_and_decide_in_notebook_7(page, notebook7):
-    from jupyter_memory import Memory
-
-    with Memory(home=notebook7.home) as mem:
-        mid = unreviewed(mem, "Vouchers count as discounts", "vouchers are discounts")
-        kept = unreviewed(mem, "Royalties accrue monthly", "royalties accrue monthly")
-        review_notebook(notebook7.root / "review-nb7.ipynb", notebook7.home, [mid, kept])
-        mem.review_memory(kept, "keep")
-        page.goto(f"{notebook7.url}/notebooks/review-nb7.ipynb?token={notebook7.token}")
-        wait_state(page, mid, "unreviewed", timeout=60_000)
-        wait_state(page, kept, "kept")
-        card(page, mid).locator(".jm-review-keep").click()
-        wait_state(page, mid, "kept")
-        assert mem.get(mid).meta.reviewed is True
-    screenshot(page, "63-review-cards-in-notebook-7")
-    ours = [e for e in page.js_errors if e != NOTEBOOK7_CLICK_ERROR]
-    assert not ours, ours
