@@ -31,7 +31,9 @@ _BEGIN_RE = re.compile(
     r"^<!-- BEGIN jupyter-memory(?P<attrs>[^\n]*?)\s*-->[ \t]*\r?$", re.MULTILINE
 )
 _END_RE = re.compile(r"^<!-- END jupyter-memory -->[ \t]*(?:\r?\n|$)", re.MULTILINE)
-_ATTR_RE = re.compile(r"(\w+):(\S+)")
+# Starts only where a word starts: from inside a word the rest of it was scanned again
+# (quadratic in a long word); a match never started inside a word anyway.
+_ATTR_RE = re.compile(r"(?<!\w)(\w+):(\S+)")
 HASH_CHARS = 12
 
 
