@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from jupyter_memory.core.cases import entry_format, policy
 from jupyter_memory.core.knowledge import agents_block, evidence, extract
-from jupyter_memory.core.learning import digest_signals
+from jupyter_memory.core.learning import digest_extract, digest_signals
 
 OLD_PATH = re.compile(
     r"(?:(?:^|[\s'\"(])(?:/tmp/|/var/tmp/|~/|\./|\.\./|[A-Za-z]:\\)\S+|"
@@ -149,10 +149,10 @@ _SPECIFIC_PIECES = [
 @settings(max_examples=600, deadline=None)
 @given(_texts(_SPECIFIC_PIECES, size=30))
 def test_the_strip_test_removes_the_same_specifics(text: str) -> None:
-    new = digest_signals._SPECIFIC if "." in text else digest_signals._SPECIFIC_NO_DOT
     old = [m.span() for m in OLD_SPECIFIC.finditer(text)]
-    assert [m.span() for m in new.finditer(text)] == old, text
-    assert [m.span() for m in digest_signals._SPECIFIC.finditer(text)] == old, text
+    assert [m.span() for m in digest_signals._specific(text).finditer(text)] == old, text
+    # The pattern with every branch finds the same: leaving one out only saves time.
+    assert [m.span() for m in digest_signals._SPECIFIC[True, True].finditer(text)] == old, text
 
 
 def test_a_long_run_reads_like_a_short_one() -> None:
@@ -169,3 +169,36 @@ def test_a_long_run_reads_like_a_short_one() -> None:
     )
     assert entry_format.split_ids(f"C-1{spaces},{spaces}C-2") == ("C-1", "C-2")
     assert policy.is_operation_record(f"我们{spaces}已经{spaces}调用了工具")
+
+
+OLD_STEP = re.compile(
+    r"^\s*(?:step\s*\d+|第\s*[一二三四五六七八九十\d]+\s*步)", re.IGNORECASE | re.MULTILINE
+)
+OLD_CHECKED = re.compile(r"^\s*[-*]\s*\[[xX]\]\s*(已纳入|存档待查|已排除)", re.MULTILINE)
+OLD_CODE_HINT = re.compile(
+    r"^\s*(?:import |from \S+ import |def |class |for .+:|if .+:|print\(|return\b|"
+    r"[A-Za-z_][\w.\[\]'\"]*\s*=[^=])",
+    re.MULTILINE,
+)
+_BLANKS = [*" \t\n\r\x0b\x0c\x1c\u2028x1", "\n\n", "  "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(_texts([*_BLANKS, "step", "Step 2", "第", "一", "步", "第二步"], size=20))
+def test_reasoning_steps_are_counted_as_before(text: str) -> None:
+    # A match now starts on the step's own line, not on a blank line before it: the
+    # same steps, without the blank lines in front.
+    old = [s.lstrip() for s in OLD_STEP.findall(text)]
+    assert [s.lstrip() for s in policy._STEP_RE.findall(text)] == old, text
+
+
+@settings(max_examples=400, deadline=None)
+@given(_texts([*_BLANKS, "-", "*", "[x]", "[X]", "[ ]", "已纳入", "已排除"], size=20))
+def test_the_checked_status_is_read_as_before(text: str) -> None:
+    assert entry_format._CHECKED_RE.findall(text) == OLD_CHECKED.findall(text), text
+
+
+@settings(max_examples=400, deadline=None)
+@given(_texts([*_BLANKS, "import ", "def ", "for i:", "a", "=", "==", "print("], 20))
+def test_code_is_recognised_as_before(text: str) -> None:
+    assert bool(digest_extract._CODE_HINT.search(text)) == bool(OLD_CODE_HINT.search(text))

@@ -402,7 +402,10 @@ def parse_entry(text: str, *, path: str = "<entry>") -> CaseEntry:
     )
 
 
-_CHECKED_RE = re.compile(r"^\s*[-*]\s*\[[xX]\]\s*(已纳入|存档待查|已排除)", re.MULTILINE)
+# ``[^\S\n]*`` (spaces of this line), not ``\s*``: from every line start of a run of
+# blank lines ``\s*`` read all the rest of the run (quadratic in it); a match now starts
+# on the keyword's own line, and what is found (or counted) is the same.
+_CHECKED_RE = re.compile(r"^[^\S\n]*[-*]\s*\[[xX]\]\s*(已纳入|存档待查|已排除)", re.MULTILINE)
 
 
 def peek_entry(text: str) -> tuple[str, str, bool]:

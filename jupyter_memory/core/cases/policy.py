@@ -196,8 +196,11 @@ def is_operation_record(body: str) -> bool:
     return bool(sentences) and all(any(p.search(s) for p in _OPERATION) for s in sentences)
 
 
+# ``[^\S\n]*`` (spaces of this line), not ``\s*``: from every line start of a run of
+# blank lines ``\s*`` read all the rest of the run (quadratic in it); a match now starts
+# on the keyword's own line, and what is found (or counted) is the same.
 _STEP_RE = re.compile(
-    r"^\s*(?:step\s*\d+|第\s*[一二三四五六七八九十\d]+\s*步)", re.IGNORECASE | re.MULTILINE
+    r"^[^\S\n]*(?:step\s*\d+|第\s*[一二三四五六七八九十\d]+\s*步)", re.IGNORECASE | re.MULTILINE
 )
 
 

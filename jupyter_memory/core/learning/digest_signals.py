@@ -88,16 +88,27 @@ _DEICTIC = re.compile(
 # the rest of it. It now starts only after a space, or right after a quoted text
 # ended (the only way a scan stops inside a run where the branch can still match:
 # anywhere else it already failed one character earlier, and what it can reach from
-# here it could reach from there). The file-name branch needs a ".", so a sentence
-# without one is read with the pattern that leaves it out.
-_PATH_LIKE = r"(?:(?<!\S)|(?<=[`\"'])|(?<=[^”]”)|(?<=[^」]」))\S*[/\\]\S*"
+# here it could reach from there). A branch whose required character ("/" or "\\"
+# for a path, "." for a file name) is not in the sentence is left out of the pattern
+# (after each quoted text the path branch still reads the rest of the run).
+_QUOTED = r"`[^`]*`|\"[^\"]*\"|'[^']*'|“[^”]*”|「[^」]*」|https?://\S+"
+_PATH_LIKE = r"|(?:(?<!\S)|(?<=[`\"'])|(?<=[^”]”)|(?<=[^」]」))\S*[/\\]\S*"
 _FILE_NAME = r"|\b[\w-]+\.[A-Za-z]\w{0,4}\b"
-_SPECIFIC_PARTS = (
-    r"`[^`]*`|\"[^\"]*\"|'[^']*'|“[^”]*”|「[^」]*」|https?://\S+|" + _PATH_LIKE,
-    r"|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[0-9a-f]{7,40}\b|\d{4}-\d{2}-\d{2}|\b\w*\d[\w.%]*",
-)
-_SPECIFIC = re.compile(_SPECIFIC_PARTS[0] + _FILE_NAME + _SPECIFIC_PARTS[1])
-_SPECIFIC_NO_DOT = re.compile(_SPECIFIC_PARTS[0] + _SPECIFIC_PARTS[1])
+_NAMES = r"|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[0-9a-f]{7,40}\b|\d{4}-\d{2}-\d{2}|\b\w*\d[\w.%]*"
+_SPECIFIC = {
+    (slash, dot): re.compile(
+        _QUOTED + (_PATH_LIKE if slash else "") + (_FILE_NAME if dot else "") + _NAMES
+    )
+    for slash in (False, True)
+    for dot in (False, True)
+}
+
+
+def _specific(sentence: str) -> re.Pattern[str]:
+    """The specifics pattern with only the branches that can match in ``sentence``."""
+    return _SPECIFIC["/" in sentence or "\\" in sentence, "." in sentence]
+
+
 _STOPWORDS = frozenset(
     [
         "a",
@@ -220,7 +231,7 @@ def passes_strip_test(sentence: str) -> bool:
     """
     if _ONE_OFF.search(sentence) or _DEICTIC.search(sentence):
         return False
-    stripped = (_SPECIFIC if "." in sentence else _SPECIFIC_NO_DOT).sub(" ", sentence)
+    stripped = _specific(sentence).sub(" ", sentence)
     stripped = _ZH_NORM.sub(" ", stripped)
     words = [w for w in _WORD.findall(stripped) if w.casefold() not in _STOPWORDS]
     words = [w for w in words if w.casefold() not in {"always", "never", "must", "should"}]
