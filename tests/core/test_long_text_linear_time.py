@@ -152,7 +152,7 @@ def test_the_strip_test_removes_the_same_specifics(text: str) -> None:
     old = [m.span() for m in OLD_SPECIFIC.finditer(text)]
     assert [m.span() for m in digest_signals._specific(text).finditer(text)] == old, text
     # The pattern with every branch finds the same: leaving one out only saves time.
-    assert [m.span() for m in digest_signals._SPECIFIC[True, True].finditer(text)] == old, text
+    assert [m.span() for m in digest_signals._SPECIFIC[2, True].finditer(text)] == old, text
 
 
 def test_a_long_run_reads_like_a_short_one() -> None:
@@ -202,3 +202,15 @@ def test_the_checked_status_is_read_as_before(text: str) -> None:
 @given(_texts([*_BLANKS, "import ", "def ", "for i:", "a", "=", "==", "print("], 20))
 def test_code_is_recognised_as_before(text: str) -> None:
     assert bool(digest_extract._CODE_HINT.search(text)) == bool(OLD_CODE_HINT.search(text))
+
+
+OLD_BEGIN = re.compile(
+    r"^<!-- BEGIN jupyter-memory(?P<attrs>[^\n]*?)\s*-->[ \t]*\r?$", re.MULTILINE
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_texts([*" \t\r\na:-", "<!-- BEGIN jupyter-memory", "-->", "hash:ab", " pad:2"], 16))
+def test_the_agents_block_begin_marker_is_read_as_before(text: str) -> None:
+    new = [(m.span(), m.group("attrs")) for m in agents_block._BEGIN_RE.finditer(text)]
+    assert new == [(m.span(), m.group("attrs")) for m in OLD_BEGIN.finditer(text)], text

@@ -88,25 +88,38 @@ _DEICTIC = re.compile(
 # the rest of it. It now starts only after a space, or right after a quoted text
 # ended (the only way a scan stops inside a run where the branch can still match:
 # anywhere else it already failed one character earlier, and what it can reach from
-# here it could reach from there). A branch whose required character ("/" or "\\"
-# for a path, "." for a file name) is not in the sentence is left out of the pattern
-# (after each quoted text the path branch still reads the rest of the run).
+# here it could reach from there). A branch that cannot match in the sentence is left
+# out of the pattern: the path branch without a "/" or "\\", its start right after a
+# quoted text without a word holding a quote before a slash (from there it read the
+# rest of the run again after each quoted text), the file-name branch without a ".".
 _QUOTED = r"`[^`]*`|\"[^\"]*\"|'[^']*'|“[^”]*”|「[^」]*」|https?://\S+"
-_PATH_LIKE = r"|(?:(?<!\S)|(?<=[`\"'])|(?<=[^”]”)|(?<=[^」]」))\S*[/\\]\S*"
+_PATH_LIKE = (
+    "",
+    r"|(?<!\S)\S*[/\\]\S*",
+    r"|(?:(?<!\S)|(?<=[`\"'])|(?<=[^”]”)|(?<=[^」]」))\S*[/\\]\S*",
+)
 _FILE_NAME = r"|\b[\w-]+\.[A-Za-z]\w{0,4}\b"
 _NAMES = r"|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[0-9a-f]{7,40}\b|\d{4}-\d{2}-\d{2}|\b\w*\d[\w.%]*"
 _SPECIFIC = {
-    (slash, dot): re.compile(
-        _QUOTED + (_PATH_LIKE if slash else "") + (_FILE_NAME if dot else "") + _NAMES
-    )
-    for slash in (False, True)
+    (path, dot): re.compile(_QUOTED + _PATH_LIKE[path] + (_FILE_NAME if dot else "") + _NAMES)
+    for path in range(len(_PATH_LIKE))
     for dot in (False, True)
 }
+_CLOSING_QUOTES = frozenset("`\"'”」")
+
+
+def _quote_before_slash(word: str) -> bool:
+    last = max(word.rfind("/"), word.rfind("\\"))
+    return last > 0 and any(c in _CLOSING_QUOTES for c in word[:last])
 
 
 def _specific(sentence: str) -> re.Pattern[str]:
     """The specifics pattern with only the branches that can match in ``sentence``."""
-    return _SPECIFIC["/" in sentence or "\\" in sentence, "." in sentence]
+    if "/" not in sentence and "\\" not in sentence:
+        path = 0
+    else:
+        path = 2 if any(_quote_before_slash(w) for w in sentence.split()) else 1
+    return _SPECIFIC[path, "." in sentence]
 
 
 _STOPWORDS = frozenset(
