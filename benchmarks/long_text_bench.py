@@ -99,11 +99,15 @@ RUNS = {
     "spaces": " \t",
     "blank lines": "\n",
     "quotes": '"a',
+    "a-": "a-",
 }
 
 # The public entry points, each on a text holding one run (its 4k ÷ 1k should be ~4).
 ENTRY_POINTS: dict[str, Callable[[str], object]] = {
     "identity analyse()": ia.analyse.__wrapped__,  # not its cache
+    # Still quadratic (identity_analysis.py is another change's): the 表 rule on a text
+    # with 表 and a long run of ``a_``, ``a.`` or hex.
+    "identity analyse() with 表": lambda run: ia.analyse.__wrapped__(f"orders 表 {run}"),
     "extract: execution_state_reason": lambda run: extract.execution_state_reason(
         f"wrote {run} rows"
     ),
@@ -120,6 +124,11 @@ ENTRY_POINTS: dict[str, Callable[[str], object]] = {
     "case entry: peek_entry": lambda run: entry_format.peek_entry(f"# t\n{run}- [x] 已纳入\n"),
     "digest: passes_strip_test": lambda run: digest_signals.passes_strip_test(
         f"Always keep {run} in data/x.csv"
+    ),
+    # Still quadratic: a sentence with a file name and a long run of ``a-`` elsewhere
+    # (the file-name branch is tried from every word start of the run).
+    "digest: passes_strip_test with a file name": lambda run: digest_signals.passes_strip_test(
+        f"Always keep {run} in x.csv"
     ),
     "digest: message_signals": lambda run: digest_extract.message_signals(
         BatchMessage(id="m", role="user", text=f"Always keep {run} rows"), None

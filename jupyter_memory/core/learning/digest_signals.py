@@ -91,7 +91,9 @@ _DEICTIC = re.compile(
 # here it could reach from there). A branch that cannot match in the sentence is left
 # out of the pattern: the path branch without a "/" or "\\", its start right after a
 # quoted text without a word holding a quote before a slash (from there it read the
-# rest of the run again after each quoted text), the file-name branch without a ".".
+# rest of the run again after each quoted text), the file-name branch without a file
+# name's end (a "." after a word, then an extension; its ``[\w-]+`` reached the same
+# end from every position of a run, so it can match only where that end is found).
 _QUOTED = r"`[^`]*`|\"[^\"]*\"|'[^']*'|“[^”]*”|「[^」]*」|https?://\S+"
 _PATH_LIKE = (
     "",
@@ -105,6 +107,7 @@ _SPECIFIC = {
     for path in range(len(_PATH_LIKE))
     for dot in (False, True)
 }
+_FILE_NAME_END = re.compile(r"(?<=[\w-])\.[A-Za-z]\w{0,4}\b")
 _CLOSING_QUOTES = frozenset("`\"'”」")
 
 
@@ -119,7 +122,7 @@ def _specific(sentence: str) -> re.Pattern[str]:
         path = 0
     else:
         path = 2 if any(_quote_before_slash(w) for w in sentence.split()) else 1
-    return _SPECIFIC[path, "." in sentence]
+    return _SPECIFIC[path, _FILE_NAME_END.search(sentence) is not None]
 
 
 _STOPWORDS = frozenset(
