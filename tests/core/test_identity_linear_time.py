@@ -2,7 +2,7 @@
 
 Five of its patterns were quadratic in the length of one run of letters, digits or commas
 (a hash, a base64 blob, a long number: 0.6 s for one 4,000-letter word, 1.3 s for 4,000
-digits; ``benchmarks/identity_long_text_bench.py`` has the figures). Each now starts a
+digits; ``benchmarks/long_text_bench.py`` has the figures). Each now starts a
 match only where a word or a number starts, or counts a sentence at a time. These tests
 pin that they find exactly what the patterns they replace found.
 """

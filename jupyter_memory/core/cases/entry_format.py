@@ -60,7 +60,9 @@ FIELD_RE = re.compile(r"^\*\*(.+?)\*\*\s*[:：]\s*(.*)$")
 _STATUS_RE = re.compile(r"^\s*[-*]\s*\[([ xX])\]\s*(已纳入|存档待查|已排除)")
 _LINK_RE = re.compile(r"^- \[([^\[\]\n]+)\]\(([^()\s]+)\)(?: — (.+))?$")
 _MD_LINK_RE = re.compile(r"^\[[^\]]*\]\(([^()\s]+)\)$")
-_LIST_SPLIT = re.compile(r"\s*[,，、;；]\s*")
+# Split on the separator alone and strip each piece: ``\s*[,，、;；]\s*`` was tried
+# from every space of a long run of spaces and scanned the rest of it (quadratic).
+_LIST_SEPARATOR = re.compile(r"[,，、;；]")
 _RESERVED = ("## 记录", "## 后续状态", "## 关联文件")
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -270,7 +272,9 @@ def split_ids(value: str) -> tuple[str, ...]:
     value = value.strip()
     if value in ("", EMPTY, "-", "无", "none", "None"):
         return ()
-    return tuple(v for v in _LIST_SPLIT.split(value) if v)
+    # ``value`` is stripped, so stripping every piece removes exactly the spaces
+    # around the separators.
+    return tuple(v for v in (p.strip() for p in _LIST_SEPARATOR.split(value)) if v)
 
 
 def _related(value: str) -> str | None:
@@ -398,7 +402,10 @@ def parse_entry(text: str, *, path: str = "<entry>") -> CaseEntry:
     )
 
 
-_CHECKED_RE = re.compile(r"^\s*[-*]\s*\[[xX]\]\s*(已纳入|存档待查|已排除)", re.MULTILINE)
+# ``[^\S\n]*`` (spaces of this line), not ``\s*``: from every line start of a run of
+# blank lines ``\s*`` read all the rest of the run (quadratic in it); a match now starts
+# on the keyword's own line, and what is found (or counted) is the same.
+_CHECKED_RE = re.compile(r"^[^\S\n]*[-*]\s*\[[xX]\]\s*(已纳入|存档待查|已排除)", re.MULTILINE)
 
 
 def peek_entry(text: str) -> tuple[str, str, bool]:

@@ -25,7 +25,10 @@ DEFAULT_POLICY = "notify"
 PROFILE_NAME = "team-profile.md"
 NOISE_LIMIT = 30
 _KEY = "memory write policy"
-_INLINE_RE = re.compile(r"^[-*\s]*\**\s*memory write policy\s*\**\s*[:：]\s*(.*)$", re.IGNORECASE)
+# ``[-*\s]*`` already covers the ``\**\s*`` that followed it, and ``\s*(?:\*+\s*)?``
+# is ``\s*\**\s*`` without two adjacent ``\s*`` (which split a run of spaces every
+# possible way: quadratic in the run).
+_INLINE_RE = re.compile(r"^[-*\s]*memory write policy\s*(?:\*+\s*)?[:：]\s*(.*)$", re.IGNORECASE)
 _HEADING_RE = re.compile(r"^#{1,6}\s*memory write policy\s*$", re.IGNORECASE)
 
 
@@ -165,7 +168,8 @@ def match_working_paper(body: str, papers: Sequence[tuple[str, str]]) -> str | N
 _SENTENCE_SPLIT = re.compile(r"[。！？!?；;\n]+|\.(?:\s+|$)")
 _OPERATION = [
     re.compile(
-        r"^(?:我们?|助手|ai)?\s*(?:先|已经|已|刚才|刚|又|再)?\s*"
+        # ``\s*(?:X\s*)?``, not ``\s*X?\s*``: two adjacent ``\s*`` were quadratic in a run of spaces.
+        r"^(?:我们?|助手|ai)?\s*(?:(?:先|已经|已|刚才|刚|又|再)\s*)?"
         r"(?:调用|运行|执行|打开|加载|导入|导出|查询了|检索了|跑了|使用了)"
     ),
     re.compile(r"^先.{1,40}再.{1,40}$"),
@@ -192,8 +196,11 @@ def is_operation_record(body: str) -> bool:
     return bool(sentences) and all(any(p.search(s) for p in _OPERATION) for s in sentences)
 
 
+# ``[^\S\n]*`` (spaces of this line), not ``\s*``: from every line start of a run of
+# blank lines ``\s*`` read all the rest of the run (quadratic in it); a match now starts
+# on the keyword's own line, and what is found (or counted) is the same.
 _STEP_RE = re.compile(
-    r"^\s*(?:step\s*\d+|第\s*[一二三四五六七八九十\d]+\s*步)", re.IGNORECASE | re.MULTILINE
+    r"^[^\S\n]*(?:step\s*\d+|第\s*[一二三四五六七八九十\d]+\s*步)", re.IGNORECASE | re.MULTILINE
 )
 
 

@@ -27,11 +27,16 @@ from .context import BLOCK_TAG, LAYER_TAG, PREAMBLE, neutralize
 
 BLOCK_VERSION = 1
 END_MARKER = "<!-- END jupyter-memory -->"
+# The attributes end where no space precedes (the lookbehind): the lazy ``[^\n]*?``
+# tried ``\s*-->`` from every space of a run of them (quadratic in the run); it
+# stops at the same place, the start of the spaces before ``-->``.
 _BEGIN_RE = re.compile(
-    r"^<!-- BEGIN jupyter-memory(?P<attrs>[^\n]*?)\s*-->[ \t]*\r?$", re.MULTILINE
+    r"^<!-- BEGIN jupyter-memory(?P<attrs>[^\n]*?)(?<!\s)\s*-->[ \t]*\r?$", re.MULTILINE
 )
 _END_RE = re.compile(r"^<!-- END jupyter-memory -->[ \t]*(?:\r?\n|$)", re.MULTILINE)
-_ATTR_RE = re.compile(r"(\w+):(\S+)")
+# Starts only where a word starts: from inside a word the rest of it was scanned again
+# (quadratic in a long word); a match never started inside a word anyway.
+_ATTR_RE = re.compile(r"(?<!\w)(\w+):(\S+)")
 HASH_CHARS = 12
 
 

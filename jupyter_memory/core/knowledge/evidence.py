@@ -32,8 +32,10 @@ CELL_ROLES = frozenset({"markdown", "code", "cell", "raw"})
 SYSTEM_ROLES = frozenset({"system", "developer", "instruction"})
 # Messages that look like user turns but are instructions the UI sent for the
 # person (buttons, commands): never evidence of what the person said.
+# One ``\s*`` before the optional bracket and one after it (not two adjacent
+# ``\s*`` that split a run of spaces every possible way: quadratic in the run).
 _INSTRUCTION_RE = re.compile(
-    r"^\s*[\[(<]?\s*(?:execute\s+plan|resolve\s+comments?|(?:generate\s+)?html\s+report|"
+    r"^\s*(?:[\[(<]\s*)?(?:execute\s+plan|resolve\s+comments?|(?:generate\s+)?html\s+report|"
     r"system\s+instruction|执行计划|執行計劃|執行計畫|解决批注|解決批註|处理批注|處理批註|"
     r"生成\s*html\s*报告|生成\s*html\s*報告)\b",
     re.IGNORECASE,

@@ -48,8 +48,11 @@ _FULL_COMMENT = re.compile(r"^\s*(?:#+|//+|--)\s?(?P<c>.*)$")
 _INLINE_COMMENT = re.compile(r"\s(?:#|//)\s?(?P<c>[^'\"]*)$")
 _LIST_MARK = re.compile(r"^\s*(?:>+\s*)?(?:(?:[-*+]|\d+[.)])\s+)?(?P<box>\[[ xX]\]\s+)?")
 _HEADING = re.compile(r"^\s{0,3}#{1,2}\s+(?P<t>\S.*?)\s*#*\s*$")
+# ``[^\S\n]*`` (spaces of this line), not ``\s*``: from every line start of a run of
+# blank lines ``\s*`` read all the rest of the run (quadratic in it); a match now starts
+# on the keyword's own line, and what is found (or counted) is the same.
 _CODE_HINT = re.compile(
-    r"^\s*(?:import |from \S+ import |def |class |for .+:|if .+:|print\(|return\b|"
+    r"^[^\S\n]*(?:import |from \S+ import |def |class |for .+:|if .+:|print\(|return\b|"
     r"[A-Za-z_][\w.\[\]'\"]*\s*=[^=])",
     re.MULTILINE,
 )
