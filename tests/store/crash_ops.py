@@ -25,6 +25,7 @@ from typing import Any
 from jupyter_memory import Memory
 from jupyter_memory.exceptions import NotFoundError
 from jupyter_memory.service.cases.memory import CaseMemory
+from tests.support.padding import padding
 
 CASE = "CASE-2026-001"
 # The case entry whose status the case-status loop turns round (not a legacy entry).
@@ -86,7 +87,7 @@ def setup_update(ctx: Ctx) -> None:
 
 def setup_forget(ctx: Ctx) -> None:
     mem = ctx.memory()
-    _seed(ctx, [mem.remember(f"forget me {i} " + "y" * 400).id for i in range(150)])
+    _seed(ctx, [mem.remember(f"forget me {i} " + padding(400, "y")).id for i in range(150)])
 
 
 def setup_proposals(ctx: Ctx) -> None:
@@ -120,7 +121,7 @@ def loop_remember(ctx: Ctx) -> None:
     mem = ctx.memory()
     ctx.begin()
     for i in range(100_000):
-        entry = mem.remember(f"note {ctx.round} {i} " + "x" * 2000, title=f"r{ctx.round} {i}")
+        entry = mem.remember(f"note {ctx.round} {i} " + padding(2000), title=f"r{ctx.round} {i}")
         ctx.ack(entry.id)
 
 
@@ -129,7 +130,7 @@ def loop_update(ctx: Ctx) -> None:
     ctx.begin()
     for i in range(100_000):
         version = f"{ctx.round:03d} {i:06d}"
-        mem.update(target, text=f"version {version} " + "z" * 1500)
+        mem.update(target, text=f"version {version} " + padding(1500, "z"))
         ctx.ack(version)
 
 
