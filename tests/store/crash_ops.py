@@ -85,9 +85,17 @@ def setup_update(ctx: Ctx) -> None:
     _seed(ctx, [ctx.memory().remember("version -1", title="moving target").id])
 
 
+def _imported(mem: Memory, ctx: Ctx, rows: list[dict[str, str]]) -> list[str]:
+    """Seed memories by one bulk import: the write paths under test are the loops'; a
+    seed's ``remember`` would check each against every earlier one (seconds for 150)."""
+    lines = ctx.home.parent / "seed.jsonl"
+    lines.write_text("".join(json.dumps(row) + "\n" for row in rows), "utf-8")
+    return mem.hooks.import_jsonl(lines)
+
+
 def setup_forget(ctx: Ctx) -> None:
-    mem = ctx.memory()
-    _seed(ctx, [mem.remember(f"forget me {i} " + padding(400, "y")).id for i in range(150)])
+    rows = [{"text": f"forget me {i} " + padding(400, "y")} for i in range(150)]
+    _seed(ctx, _imported(ctx.memory(), ctx, rows))
 
 
 def setup_proposals(ctx: Ctx) -> None:
@@ -105,10 +113,12 @@ def setup_reorganize(ctx: Ctx) -> None:
 
 def setup_restore(ctx: Ctx) -> None:
     mem = ctx.memory(clock=lambda: FUTURE)
-    for i in range(150):
-        mem.remember(
-            f"cold {i}", type="episodic", tier="daily", created=FUTURE - timedelta(days=400)
-        )
+    old = (FUTURE - timedelta(days=400)).isoformat()
+    rows = [
+        {"text": f"cold {i}", "type": "episodic", "tier": "daily", "created": old}
+        for i in range(150)
+    ]
+    _imported(mem, ctx, rows)
     archived = mem.archive()["archived"]
     assert len(archived) == 150, archived
     _seed(ctx, [a["id"] for a in archived])
