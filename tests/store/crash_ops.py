@@ -362,7 +362,8 @@ def zygote(path_name: str, home: str, ws: str) -> None:
         )
 
     setup = SETUPS.get(path_name)
-    if setup is not None:
+    # Seeds already there: the test copied a home seeded once for several paths.
+    if setup is not None and not ctx_for(-1).seeds.exists():
         setup(ctx_for(-1))
     say("ready")
     for line in sys.stdin:
