@@ -250,7 +250,9 @@ def _copy_shared_seeds(path_name: str, tmp_path: Path, factory: pytest.TempPathF
         return  # the writer's zygote runs its own setup
     if setup not in _TEMPLATES:
         base = factory.mktemp("seeds")
-        setup(crash_ops.Ctx(base / "home", base / "ws", -1, lambda _: None))
+        # In a zygote of its own, as before: it runs the setup, says ready and exits, so
+        # nothing of this process (an open index, a watcher) holds the home being copied.
+        Writer(path_name, base / "home", base / "ws").close()
         _TEMPLATES[setup] = base
     base = _TEMPLATES[setup]
     shutil.copytree(base / "home", tmp_path / "home")  # copy2: contents and mtimes
