@@ -16,8 +16,11 @@ from pathlib import Path
 import pytest
 
 from jupyter_memory import Memory
+from jupyter_memory.core.progress import BAR_THRESHOLD
 
-N = 300  # above core.progress.BAR_THRESHOLD
+# The fewest notes that draw a bar: each stage (import, rebuild, embed) works through all of
+# them, and the embed stage runs the real model.
+N = BAR_THRESHOLD
 
 
 def _cli(*argv: str, tty: bool) -> tuple[int, str, str]:

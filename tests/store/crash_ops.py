@@ -25,6 +25,7 @@ from typing import Any
 from jupyter_memory import Memory
 from jupyter_memory.exceptions import NotFoundError
 from jupyter_memory.service.cases.memory import CaseMemory
+from tests.support.padding import padding
 
 CASE = "CASE-2026-001"
 # The case entry whose status the case-status loop turns round (not a legacy entry).
@@ -84,9 +85,17 @@ def setup_update(ctx: Ctx) -> None:
     _seed(ctx, [ctx.memory().remember("version -1", title="moving target").id])
 
 
+def _imported(mem: Memory, ctx: Ctx, rows: list[dict[str, str]]) -> list[str]:
+    """Seed memories by one bulk import: the write paths under test are the loops'; a
+    seed's ``remember`` would check each against every earlier one (seconds for 150)."""
+    lines = ctx.home.parent / "seed.jsonl"
+    lines.write_text("".join(json.dumps(row) + "\n" for row in rows), "utf-8")
+    return mem.hooks.import_jsonl(lines)
+
+
 def setup_forget(ctx: Ctx) -> None:
-    mem = ctx.memory()
-    _seed(ctx, [mem.remember(f"forget me {i} " + "y" * 400).id for i in range(150)])
+    rows = [{"text": f"forget me {i} " + padding(400, "y")} for i in range(150)]
+    _seed(ctx, _imported(ctx.memory(), ctx, rows))
 
 
 def setup_proposals(ctx: Ctx) -> None:
@@ -104,10 +113,12 @@ def setup_reorganize(ctx: Ctx) -> None:
 
 def setup_restore(ctx: Ctx) -> None:
     mem = ctx.memory(clock=lambda: FUTURE)
-    for i in range(150):
-        mem.remember(
-            f"cold {i}", type="episodic", tier="daily", created=FUTURE - timedelta(days=400)
-        )
+    old = (FUTURE - timedelta(days=400)).isoformat()
+    rows = [
+        {"text": f"cold {i}", "type": "episodic", "tier": "daily", "created": old}
+        for i in range(150)
+    ]
+    _imported(mem, ctx, rows)
     archived = mem.archive()["archived"]
     assert len(archived) == 150, archived
     _seed(ctx, [a["id"] for a in archived])
@@ -120,7 +131,7 @@ def loop_remember(ctx: Ctx) -> None:
     mem = ctx.memory()
     ctx.begin()
     for i in range(100_000):
-        entry = mem.remember(f"note {ctx.round} {i} " + "x" * 2000, title=f"r{ctx.round} {i}")
+        entry = mem.remember(f"note {ctx.round} {i} " + padding(2000), title=f"r{ctx.round} {i}")
         ctx.ack(entry.id)
 
 
@@ -129,7 +140,7 @@ def loop_update(ctx: Ctx) -> None:
     ctx.begin()
     for i in range(100_000):
         version = f"{ctx.round:03d} {i:06d}"
-        mem.update(target, text=f"version {version} " + "z" * 1500)
+        mem.update(target, text=f"version {version} " + padding(1500, "z"))
         ctx.ack(version)
 
 
@@ -351,7 +362,8 @@ def zygote(path_name: str, home: str, ws: str) -> None:
         )
 
     setup = SETUPS.get(path_name)
-    if setup is not None:
+    # Seeds already there: the test copied a home seeded once for several paths.
+    if setup is not None and not ctx_for(-1).seeds.exists():
         setup(ctx_for(-1))
     say("ready")
     for line in sys.stdin:

@@ -23,8 +23,9 @@ WRITER = textwrap.dedent(
     print("ready", flush=True)
     tag = sys.argv[2]
     n = int(sys.argv[3])
+    # Words, not one 2,000-letter word: tests/support/padding.py says why.
     for i in range(n):
-        mem.remember(f"note {tag} {i} " + "x" * 2000, title=f"{tag} {i}", tags=[tag])
+        mem.remember(f"note {tag} {i} " + ("x" * 9 + " ") * 200, title=f"{tag} {i}", tags=[tag])
     print("done", flush=True)
     """
 )
