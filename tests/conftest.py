@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.support import process_dirs, tmpfs, xdist_units
+from tests.support import event_loops, process_dirs, tmpfs, xdist_units
 from tests.support.markers import mark_items
 
 # `pytest --hypothesis-profile=deterministic`: the same examples every run, no database.
@@ -105,6 +105,18 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(home / ".runtime"))
     monkeypatch.setenv("IPYTHONDIR", str(home / ".ipython"))
     return base
+
+
+@pytest.fixture(autouse=True)
+def _no_stale_loop_readers() -> Iterator[None]:
+    """A test that leaves a closed socket in the kernel clients' event loop fails
+    (tests/support/event_loops.py): it would make a later test wait out its timeout."""
+    yield
+    stale = event_loops.stale_readers()
+    assert not stale, (
+        f"closed file descriptors {stale} are still watched by jupyter_core's event loop: "
+        "a kernel client was used on a second loop (a cell run inside asyncio.run?)"
+    )
 
 
 # The product's own priority function, kept by the session fixture below while it is patched.

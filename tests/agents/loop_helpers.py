@@ -22,18 +22,20 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import nbformat
+from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 
 from tests.support.kernels import kept_kernel, kernel_env
 from tests.support.servers import JupyterProcess, free_port, jupyter_process
 
+T = TypeVar("T")
 PROPOSAL_MIME = "application/vnd.jupyter-memory.proposal+json"
 
 
@@ -53,13 +55,35 @@ class Kernel:
         cell = nbformat.v4.new_code_cell(source)
         self.nb.cells.append(cell)
         self.client.execute_cell(cell, len(self.nb.cells) - 1)
-        errors = [o for o in cell.outputs if o.get("output_type") == "error"]
-        assert not errors, f"cell {source!r} failed in the kernel: {errors}"
-        return cell
+        return _ran(cell)
+
+    async def arun(self, source: str) -> Any:
+        """``run`` for a coroutine on the client's own loop (:func:`run_on_kernel_loop`).
+
+        ``run`` inside another running loop would use the kernel's sockets on a second
+        loop, and leave them watched by the first after they close
+        (tests/support/event_loops.py).
+        """
+        cell = nbformat.v4.new_code_cell(source)
+        self.nb.cells.append(cell)
+        await self.client.async_execute_cell(cell, len(self.nb.cells) - 1)
+        return _ran(cell)
 
     def save(self) -> None:
         """What the person's Save (or JupyterLab's autosave) writes: cells and outputs."""
         nbformat.write(self.nb, str(self.path))
+
+
+def _ran(cell: Any) -> Any:
+    errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+    assert not errors, f"cell {cell.source!r} failed in the kernel: {errors}"
+    return cell
+
+
+def run_on_kernel_loop(coro: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """Run ``coro(*args)`` to its end on the loop the kernel's client runs on, as
+    ``asyncio.run`` would on a new one; the coroutine runs cells with ``Kernel.arun``."""
+    return run_sync(coro)(*args)
 
 
 @contextmanager

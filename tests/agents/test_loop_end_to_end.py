@@ -27,7 +27,6 @@ that names it, so a cut joint fails with a message saying which.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import time
@@ -44,6 +43,7 @@ from loop_helpers import (
     configure_jupyter_ai_model,
     jupyter_server,
     kernel_for,
+    run_on_kernel_loop,
     saved_cards,
     system_text,
 )
@@ -253,7 +253,7 @@ async def _editor_agent(home: Path, desk: Desk, kernel: Kernel) -> None:
         assert saved.quote_origin.notebook_path == str(desk.notebook), saved.quote_origin
 
         # The person applies one in the notebook; the agent's next context carries it.
-        kernel.run(f"%memory apply {queued['executed']['id']} --to project")
+        await kernel.arun(f"%memory apply {queued['executed']['id']} --to project")
         after = data_of(await agent.call_tool("memory_context", {}))
         assert_block_carries("the MCP session's memory_context after Apply", after, APPROVED)
         assert NEW_RULE_ZH in after, (
@@ -270,4 +270,4 @@ def test_the_loop_through_an_editor_agent_over_mcp_in_the_notebooks_folder(
         kernel.run(f"# {NOTE_ZH}\nrevenue = 0")
         kernel.save()
         wait_for_evidence(memory_home, NOTE_ZH)
-        asyncio.run(_editor_agent(memory_home, desk, kernel))
+        run_on_kernel_loop(_editor_agent, memory_home, desk, kernel)

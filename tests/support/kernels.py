@@ -27,6 +27,13 @@ from nbclient import NotebookClient
 IOPUB = {"iopub_timeout": 60, "raise_on_iopub_timeout": True}
 
 
+# How long a graceful shutdown waits for the kernel to exit by itself. jupyter_client's
+# 5 s (SIGTERM after half of it) is shorter than a loaded machine takes to run the
+# kernel's atexit work (the session digest at shutdown): the kernel was terminated
+# midway and the test found no digest. A kernel that exits sooner ends the wait sooner.
+SHUTDOWN_WAIT_S = 60.0
+
+
 def new_notebook(cells: Sequence[str]) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
@@ -79,6 +86,8 @@ def started_kernel(
     km, kc = start_new_kernel(
         kernel_name="python3", env=dict(kernel_env() if env is None else env), **where
     )
+    if graceful:
+        km.shutdown_wait_time = SHUTDOWN_WAIT_S
     try:
         yield km, kc
     finally:
