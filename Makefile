@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast test-ts lint venv bench clean test-integrations system-deps dist
+.PHONY: demo test test-fast test-ts lint venv bench clean test-integrations integration-venvs system-deps dist
 
 # The lab extension is built by the editable install: rebuild when its source changes.
 LABEXT_SRC := labextension/package.json $(wildcard labextension/src/*.ts labextension/style/*.css)
@@ -23,15 +23,22 @@ demo: $(STAMP)
 	@$(BIN)/jupyter-memory demo
 	@$(BIN)/jupyter-memory notebook-demo
 
+# mypy --strict (pyproject.toml) on the whole package; import-linter: layers, domain
+# order, facade above the domain services, no import cycles ([tool.importlinter]).
+# The lab extension's lint (prettier, then eslint with type information) runs beside
+# the Python checks, each on a core: on a fresh clone, without .mypy_cache or
+# .eslintcache, mypy takes ~35 s and the lab's lint ~40 s of CPU. Its output is
+# shown when it fails; make waits for both and fails if either failed.
 lint: $(STAMP)
-	@$(BIN)/ruff check -q jupyter_memory tests benchmarks
-	@$(BIN)/ruff format -q --check jupyter_memory tests benchmarks
-	@# mypy --strict (pyproject.toml) on the whole package
-	@$(BIN)/mypy --no-error-summary jupyter_memory
-	@# layers, domain order, facade above the domain services, no import cycles ([tool.importlinter])
-	@out=$$($(BIN)/lint-imports --no-cache 2>&1) || { echo "$$out"; exit 1; }
-	@out=$$($(BIN)/deptry --no-ansi jupyter_memory 2>&1) || { echo "$$out"; exit 1; }
-	@cd labextension && PATH="$(CURDIR)/$(BIN):$$PATH" jlpm lint:check
+	@ts=$$(mktemp) || exit 1; \
+	( cd labextension && PATH="$(CURDIR)/$(BIN):$$PATH" jlpm lint:check ) > $$ts 2>&1 & lab=$$!; \
+	$(BIN)/ruff check -q jupyter_memory tests benchmarks && \
+	$(BIN)/ruff format -q --check jupyter_memory tests benchmarks && \
+	$(BIN)/mypy --no-error-summary jupyter_memory && \
+	{ out=$$($(BIN)/lint-imports --no-cache 2>&1) || { echo "$$out"; false; }; } && \
+	{ out=$$($(BIN)/deptry --no-ansi jupyter_memory 2>&1) || { echo "$$out"; false; }; }; py=$$?; \
+	wait $$lab; labrc=$$?; [ $$labrc -eq 0 ] || { cat $$ts; echo "make: jlpm lint:check failed (above)"; }; \
+	rm -f $$ts; [ $$py -eq 0 ] && [ $$labrc -eq 0 ]
 
 # What the tests need from the system: Debian's chromium (browser suite) and CJK
 # fonts (screenshots of Chinese text). As root they are installed with apt-get;
@@ -103,14 +110,17 @@ endif
 
 # The inner loop: no browser, kernel, server or embedding model (markers added by what
 # a test starts, tests/support/markers.py) and nothing marked slow; no lint, no system
-# packages. `make test` runs all of these too.
+# packages. `make test` runs all of these too. On the workers `make test` uses (the
+# same --dist loadfile units): in one process the tests took 99 s of pytest on an idle
+# 2-core machine, over the 90 s this loop is meant to take; about 86 s of that is CPU,
+# which two cores share, and the rest waits (git, CLI subprocesses, fsyncs).
 FAST_MARKERS := not browser and not kernel and not server and not model and not slow and not jupyter_ai and not wheel
 test-fast: $(STAMP) test-ts
 ifeq ($(TEST_TMP_ON),)
-	@env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m '$(FAST_MARKERS)'
+	@$(PYTEST) -n $(TEST_WORKERS) --dist loadfile -m '$(FAST_MARKERS)'
 else
 	@tmp=$$(mktemp -d $(TEST_TMP_ON)/jupyter-memory-tests.XXXXXX) || exit 1; \
-	TMPDIR=$$tmp env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -m '$(FAST_MARKERS)'; rc=$$?; \
+	TMPDIR=$$tmp $(PYTEST) -n $(TEST_WORKERS) --dist loadfile -m '$(FAST_MARKERS)'; rc=$$?; \
 	rm -rf "$$tmp"; exit $$rc
 endif
 
@@ -130,28 +140,61 @@ test-ts: $(STAMP) $(NODE_STAMP)
 	  { out=$$(jlpm test 2>&1) || { echo "$$out"; exit 1; }; }
 
 # sdist + wheel in dist/, with the production build of the lab extension (needs Node).
-dist: $(STAMP)
-	@rm -f dist/jupyter_memory-*
+# Built again only when a file the sdist takes (what git would commit, as
+# scripts/build_dist.py stages it) is newer than the last build.
+DIST_STAMP := dist/.built
+DIST_SRC := $(wildcard $(shell git ls-files --cached --others --exclude-standard 2>/dev/null))
+dist: $(DIST_STAMP)
+$(DIST_STAMP): pyproject.toml $(DIST_SRC) | $(STAMP)
+	@rm -f dist/jupyter_memory-* $@
 	@$(BIN)/python scripts/build_dist.py dist
+	@touch $@
 
-# Jupyter AI (persona, jupyter-server-mcp tools; mcp 1.x) and mcp 2.x, each in its
-# own venv: the dev venv stays without Jupyter AI's server extensions.
 # Jupyter AI (its own venv: its server extensions must not load in the other
-# suites' servers) and the mcp 2.x line. CI runs this after `make test`.
+# suites' servers; persona, jupyter-server-mcp tools, mcp 1.x) and the mcp 2.x line.
+# Installed again only when pyproject.toml changes, after the dev venv (whose
+# editable install built the lab extension these editable installs then find
+# built). --no-compile: these venvs serve only the pytest runs below, which write
+# the bytecode of what they import (PYTHONDONTWRITEBYTECODE unset, as for `make
+# test`), instead of pip compiling every module of every package first. `.ci/run`
+# makes them (and dist) while `make test` runs.
 INTEG := .venv-integrations
 MCP2 := .venv-mcp2
+INTEG_PYTEST := env -u PYTHONDONTWRITEBYTECODE $(INTEG)/bin/python -m pytest -p no:cacheprovider
+MCP2_PYTEST := env -u PYTHONDONTWRITEBYTECODE $(MCP2)/bin/python -m pytest -p no:cacheprovider
 
-test-integrations: dist
+$(INTEG)/.installed: pyproject.toml | $(STAMP)
 	@test -x $(INTEG)/bin/python || $(PYTHON) -m venv $(INTEG)
-	@$(INTEG)/bin/python -m pip install -q -e '.[dev,jupyter-ai]' > $(INTEG)/install.log 2>&1 \
+	@$(INTEG)/bin/python -m pip install -q --no-compile -e '.[dev,jupyter-ai]' > $(INTEG)/install.log 2>&1 \
 	  || { cat $(INTEG)/install.log; echo "make: installing into $(INTEG) failed (log above)"; exit 1; }
-	@LITELLM_LOCAL_MODEL_COST_MAP=True $(INTEG)/bin/python -m pytest -p no:cacheprovider tests/agents tests/magics/test_ask_magic.py
+	@touch $@
+
+$(MCP2)/.installed: pyproject.toml | $(STAMP)
 	@test -x $(MCP2)/bin/python || $(PYTHON) -m venv $(MCP2)
-	@$(MCP2)/bin/python -m pip install -q -e '.[mcp]' pytest hypothesis 'mcp>=2,<3' > $(MCP2)/install.log 2>&1 \
+	@$(MCP2)/bin/python -m pip install -q --no-compile -e '.[mcp]' pytest hypothesis 'mcp>=2,<3' > $(MCP2)/install.log 2>&1 \
 	  || { cat $(MCP2)/install.log; echo "make: installing into $(MCP2) failed (log above)"; exit 1; }
-	@$(MCP2)/bin/python -m pytest -p no:cacheprovider -m 'not jupyter_ai' tests/agents
-	@# The wheel from `make dist` in a fresh venv without Node: extensions, demo, a browser smoke test.
-	@JM_WHEEL="$$(ls dist/jupyter_memory-*.whl)" $(BIN)/python -m pytest -p no:cacheprovider -m wheel tests/packaging
+	@touch $@
+
+integration-venvs: $(INTEG)/.installed $(MCP2)/.installed
+
+# The three suites mostly wait (on servers, kernels, pip in the wheel's fresh venv),
+# so they run at once, each into a log of its own, shown one after another when all
+# have ended; make fails if any failed, naming which. The wheel from `make dist` is
+# installed in a fresh venv without Node: extensions, demo, a browser smoke test.
+test-integrations: dist integration-venvs
+	@logs=$$(mktemp -d $${TMPDIR:-/tmp}/jupyter-memory-integrations.XXXXXX) || exit 1; \
+	LITELLM_LOCAL_MODEL_COST_MAP=True $(INTEG_PYTEST) tests/agents tests/magics/test_ask_magic.py \
+	  > $$logs/jupyter-ai.log 2>&1 & ai=$$!; \
+	$(MCP2_PYTEST) -m 'not jupyter_ai' tests/agents > $$logs/mcp2.log 2>&1 & mcp2=$$!; \
+	JM_WHEEL="$$(ls dist/jupyter_memory-*.whl)" $(BIN)/python -m pytest -p no:cacheprovider -m wheel tests/packaging \
+	  > $$logs/wheel.log 2>&1 & wheel=$$!; \
+	failed=""; \
+	for suite in jupyter-ai:$$ai mcp2:$$mcp2 wheel:$$wheel; do \
+	  wait $${suite#*:} || failed="$$failed $${suite%%:*}"; \
+	  echo "== $${suite%%:*}"; cat $$logs/$${suite%%:*}.log; \
+	done; \
+	rm -rf $$logs; \
+	if [ -n "$$failed" ]; then echo "make: integration suites failed:$$failed (logs above)"; exit 1; fi
 	@cat test-output/packaging/figures.json
 
 bench: $(STAMP)
