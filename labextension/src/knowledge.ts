@@ -44,7 +44,16 @@ function formatUpdated(trans: Trans, value: string | null | undefined): string {
     return trans.__('never saved');
   }
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? value : date.toLocaleString();
+  if (Number.isNaN(date.getTime())) {
+    return value;
+  }
+  // One form in every language, in local time: the browser's own locale (toLocaleString)
+  // wrote "12/2/2026, 6:42:10 AM" into a Chinese panel.
+  const two = (n: number) => String(n).padStart(2, '0');
+  return (
+    `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ` +
+    `${two(date.getHours())}:${two(date.getMinutes())}`
+  );
 }
 
 /**

@@ -167,5 +167,7 @@ def set_language(lab, locale: str) -> None:
         method="PUT",
         headers={"Authorization": f"token {lab.token}", "Content-Type": "application/json"},
     )
-    with urllib.request.urlopen(request, timeout=10) as answer:
+    # JupyterLab's own settings route: a minute, as every wait of the suite (tests/support/
+    # waiting.py), since a loaded machine (a CPU burner beside the suite) passed 10 s.
+    with urllib.request.urlopen(request, timeout=60) as answer:
         assert answer.status == 204
