@@ -57,10 +57,12 @@ def _page_through(page, lab) -> None:
     screenshot(page, "16-5000-pending")
 
     page.evaluate(WATCH_LONG_TASKS)
+    # Each page's items come with their neighbours among all 5,000 (seconds of the
+    # server's CPU on a busy machine): a minute, as the first listing.
     more.click()
-    page.wait_for_selector("#jm-queue[data-shown='200']")
+    page.wait_for_selector("#jm-queue[data-shown='200']", timeout=60_000)
     more.click()
-    page.wait_for_selector("#jm-queue[data-shown='300']")
+    page.wait_for_selector("#jm-queue[data-shown='300']", timeout=60_000)
     # The count follows what is shown (never a stale "first 100").
     assert page.locator("#jm-queue .jm-status").inner_text() == f"{N} pending · 300 shown"
     drawn_of_300 = items.count()
