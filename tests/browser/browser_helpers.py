@@ -29,7 +29,8 @@ def refreshes(page) -> int:
     return int(page.locator(PANEL).get_attribute("data-refreshes") or "0")
 
 
-def wait_refreshed_after(page, before: int, timeout: float = 10_000) -> None:
+def wait_refreshed_after(page, before: int, timeout: float = 60_000) -> None:
+    # A minute, as every wait of the suite: beside a CPU burner a refresh passed 10 s.
     page.wait_for_function(
         "([sel, n]) => Number(document.querySelector(sel)?.dataset.refreshes || 0) > n",
         arg=[PANEL, before],
