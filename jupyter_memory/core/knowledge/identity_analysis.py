@@ -800,17 +800,26 @@ _SENTENCE_ENDS = re.compile(r"[.。;；]")
 _AND = re.compile(r"\band\b|和")
 
 
+def _list_commas(text: str) -> set[int]:
+    """Where ``text`` has a comma of a list: one with a later "and" / 和 in its sentence.
+    (Found from sorted positions: a lookahead from each comma to the sentence's end was
+    quadratic in the commas of a long text.)"""
+    ands = [m.start() for m in _AND.finditer(text)]
+    ends = [m.start() for m in _SENTENCE_ENDS.finditer(text)]
+    out: set[int] = set()
+    for i, ch in enumerate(text):
+        if ch in ",，":
+            next_and = bisect.bisect_right(ands, i)
+            next_end = bisect.bisect_right(ends, i)
+            end = ends[next_end] if next_end < len(ends) else len(text)
+            if next_and < len(ands) and ands[next_and] < end:
+                out.add(i)
+    return out
+
+
 def _separator_count(text: str) -> int:
-    """List separators: "and" and its kin, and each comma before a later "and" of its
-    sentence (a list, not a clause). Counted a sentence at a time: a lookahead from each
-    comma to the sentence's end was quadratic in the commas of a long text."""
-    count = len(_LIST_WORDS.findall(text))
-    for sentence in _SENTENCE_ENDS.split(text):
-        ands = list(_AND.finditer(sentence))
-        if ands:
-            head = sentence[: ands[-1].start()]
-            count += head.count(",") + head.count("，")
-    return count
+    """List separators: "and" and its kin, and each comma of a list (not of a clause)."""
+    return len(_LIST_WORDS.findall(text)) + len(_list_commas(text))
 
 
 _LETTER_UNIT_RE = re.compile(rf"\b((?i:{_NAMING_NOUNS}))\s([A-H])\b(?![a-z'’])")
@@ -1194,19 +1203,10 @@ _SCOPE_BREAKS = re.compile(r"[;:；：。.!?]|\bbut\b|但|而")
 
 
 def _scope_clauses(text: str) -> list[str]:
-    """``text`` cut at each clause break, and at each comma with no "and" / 和 after it
-    in its sentence. (A lookahead from each comma to the sentence's end was quadratic in
-    the commas of a long text; this finds the same cuts from sorted positions.)"""
-    ands = [m.start() for m in _AND.finditer(text)]
-    ends = [m.start() for m in _SENTENCE_ENDS.finditer(text)]
+    """``text`` cut at each clause break, and at each comma that is not a list's."""
+    listed = _list_commas(text)
     cuts = [m.span() for m in _SCOPE_BREAKS.finditer(text)]
-    for i, ch in enumerate(text):
-        if ch in ",，":
-            next_and = bisect.bisect_right(ands, i)
-            next_end = bisect.bisect_right(ends, i)
-            end = ends[next_end] if next_end < len(ends) else len(text)
-            if next_and == len(ands) or ands[next_and] >= end:
-                cuts.append((i, i + 1))
+    cuts += [(i, i + 1) for i, ch in enumerate(text) if ch in ",，" and i not in listed]
     cuts.sort()
     out, at = [], 0
     for start, stop in cuts:
