@@ -100,7 +100,7 @@ def jupyter(seeded: Path, llm: Any, tmp_path: Path) -> Iterator[JupyterProcess]:
         extra_ports=(mcp_port,),
     ) as server:
         assert server.mcp_url == mcp_url
-        yield server.ready(timeout=45)
+        yield server.ready()
 
 
 async def _mcp_tools_and_context(url: str) -> tuple[set[str], str]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +50,7 @@ def show_tab(page, name: str) -> None:
         # focus itself (to the next item after a decision still settling): open it
         # again until the pick lands.
         item = page.locator(f"{PANEL} .jm-tab-menu [data-tab='{name}']")
-        for _ in range(5):
+        for _ in attempts():
             if not item.is_visible():
                 page.locator(f"{PANEL} .jm-tab-more").click()
             try:
@@ -61,6 +63,30 @@ def show_tab(page, name: str) -> None:
 
 def queue_item(page, text: str):
     return page.locator(f"{PANEL} .jm-queue-item", has_text=text)
+
+
+def attempts(seconds: float = 60) -> Iterator[int]:
+    """Tries of a short step repeated until it lands: as many as fit in ``seconds``
+    (at least one), so a busy machine gets more tries, never a shorter wait."""
+    deadline = time.monotonic() + seconds
+    n = 0
+    while n == 0 or time.monotonic() < deadline:
+        yield n
+        n += 1
+
+
+def save_notebook(page) -> None:
+    """Save once the kernel is idle: its first answer sets language_info and marks the
+    notebook dirty again just after, so save until it stays clean."""
+    page.locator(".jp-StatusBar-Widget", has_text="Python 3 (ipykernel) | Idle").wait_for()
+    for _ in attempts():
+        run_command(page, "docmanager:save")
+        try:
+            page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=5_000)
+            return
+        except PlaywrightTimeoutError:
+            continue
+    raise AssertionError("the notebook stayed unsaved after a minute of saves")
 
 
 def run_command(page, command: str, args: dict | None = None) -> None:

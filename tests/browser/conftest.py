@@ -234,7 +234,9 @@ def browser():
 @pytest.fixture
 def page(browser, request):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
-    context.set_default_timeout(30_000)
+    # Every wait of the suite is a minute: a busy machine (a CPU burner beside the
+    # suite on 2 cores) makes JupyterLab's own first load take past 30 s.
+    context.set_default_timeout(60_000)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

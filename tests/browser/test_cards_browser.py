@@ -16,6 +16,7 @@ from browser_helpers import (
     queue_item,
     run_command,
     run_notebook,
+    save_notebook,
     screenshot,
     wait_idle_after_run,
     write_notebook,
@@ -64,31 +65,13 @@ def card(page, pid: str):
     return page.locator(f"{CARD}[data-id='{pid}']")
 
 
-def wait_state(page, pid: str, state: str, timeout: float = 30_000) -> None:
+def wait_state(page, pid: str, state: str, timeout: float = 60_000) -> None:
     page.wait_for_selector(f"{CARD}[data-id='{pid}'][data-state='{state}']", timeout=timeout)
 
 
 def open_notebook(page, lab, name: str) -> None:
     page.goto(lab.lab_url(f"lab/tree/{name}"))
     page.wait_for_selector(f"{PANEL}[data-jm-loaded='true']", state="attached")
-
-
-def save(page) -> None:
-    """Save; the kernel's language_info can mark the notebook dirty again just after."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    # The started kernel's first answer sets language_info: let it land before saving.
-    page.locator(".jp-StatusBar-Widget", has_text="Python 3 (ipykernel) | Idle").wait_for(
-        timeout=60_000
-    )
-    for _ in range(5):
-        run_command(page, "docmanager:save")
-        try:
-            page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=5_000)
-            return
-        except PlaywrightTimeout:
-            continue
-    raise AssertionError("the notebook stayed unsaved after 5 saves")
 
 
 def rest(lab, method: str, path: str, body: dict | None = None) -> dict:
@@ -98,7 +81,7 @@ def rest(lab, method: str, path: str, body: dict | None = None) -> dict:
         data=json.dumps(body or {}).encode() if method != "GET" else None,
         headers={"Authorization": f"token {lab.token}"},
     )
-    with urllib.request.urlopen(request, timeout=30) as response:
+    with urllib.request.urlopen(request, timeout=60) as response:
         raw = response.read()
     return json.loads(raw) if raw else {}
 
@@ -125,7 +108,7 @@ def test_a_card_from_the_kernel_applies_in_the_card_and_the_panel_follows(page, 
     assert card(page, pid).locator(".jm-card-outcome").inner_text() == (
         "Saved to Project · sales-q3"
     )
-    item.wait_for(state="detached", timeout=5_000)  # the panel heard of it
+    item.wait_for(state="detached")  # the panel heard of it
     knowledge = lab.root / "sales-q3" / ".jupyter-memory" / "knowledge.md"
     assert "Region codes follow ISO 3166" in knowledge.read_text(encoding="utf-8")
     assert lab_mem.proposal(pid).status == "applied"
@@ -236,7 +219,7 @@ def test_cards_after_a_page_reload_and_a_kernel_restart(page, lab, lab_mem):
     wait_state(page, pending, "pending", timeout=60_000)
     card(page, decided).locator(".jm-card-user").click()
     wait_state(page, decided, "applied")
-    save(page)
+    save_notebook(page)
     saved = lab.root / "card-reload.ipynb"
     outputs = nbformat.read(saved, as_version=4).cells[1].outputs
     assert "application/vnd.jupyter-memory.proposal+json" in outputs[0]["data"]
@@ -269,11 +252,9 @@ def test_twenty_cards_render_live_after_a_reload(page, lab, lab_mem):
     cards_notebook(lab.root / "cards-20.ipynb", lab.home, [[pid] for pid in ids])
     open_notebook(page, lab, "cards-20.ipynb")
     page.wait_for_function("() => document.querySelectorAll('.jm-card[data-live]').length === 20")
-    save(page)  # the kernel's language_info made it dirty; a reload would ask first
+    save_notebook(page)  # the kernel's language_info made it dirty; a reload would ask first
     page.reload()
-    page.wait_for_function(
-        "() => document.querySelectorAll('.jm-cards[data-live]').length === 20", timeout=30_000
-    )
+    page.wait_for_function("() => document.querySelectorAll('.jm-cards[data-live]').length === 20")
     times = page.evaluate(
         "() => [...document.querySelectorAll('.jm-cards')].map(n => Number(n.dataset.renderMs))"
     )

@@ -29,7 +29,7 @@ def test_the_header_shows_the_focus_of_the_active_notebook(page, lab, lab_mem):
     run_notebook(page, lab, "analysis/orders.ipynb")
     wait_idle_after_run(page)
     # %memory focus ran in the kernel; the server noticed it and the header follows.
-    page.wait_for_selector(f"{FOCUS}[data-project='sales-q3']", timeout=15_000)
+    page.wait_for_selector(f"{FOCUS}[data-project='sales-q3']")
     header = page.locator(FOCUS).inner_text()
     assert "sales-q3" in header and "chosen for this notebook" in header
     show_tab(page, "project")
@@ -44,11 +44,11 @@ def test_the_header_shows_the_focus_of_the_active_notebook(page, lab, lab_mem):
         "() => { window.jupyterapp.commands.execute('docmanager:open', "
         "{path: 'scratch/idea.ipynb'}); }"
     )
-    page.wait_for_selector(f"{FOCUS}[data-project='']", timeout=15_000)
+    page.wait_for_selector(f"{FOCUS}[data-project='']")
     assert "idea.ipynb" in page.locator(FOCUS).inner_text()
     # Back to the first one: its project again.
     page.locator(".lm-TabBar-tab", has_text="orders.ipynb").first.click()
-    page.wait_for_selector(f"{FOCUS}[data-project='sales-q3']", timeout=15_000)
+    page.wait_for_selector(f"{FOCUS}[data-project='sales-q3']")
     assert not page.js_errors, page.js_errors
 
 
@@ -78,9 +78,9 @@ def test_the_panel_sets_the_focus_the_kernel_follows_and_the_status_bar_shows_it
     run_notebook(page, lab, "reports/weekly.ipynb")
     wait_idle_after_run(page)
     assert "No project focused" in _cell_output(page, 1, "No project focused")
-    page.wait_for_selector(f"{FOCUS}[data-source='none']", timeout=15_000)
+    page.wait_for_selector(f"{FOCUS}[data-source='none']")
     status = page.locator(STATUS)
-    status.wait_for(timeout=15_000)
+    status.wait_for()
     assert status.inner_text() == "Project: none"
     select = page.locator(f"{FOCUS} .jm-focus-select")
     assert select.input_value() == ""
@@ -92,8 +92,8 @@ def test_the_panel_sets_the_focus_the_kernel_follows_and_the_status_bar_shows_it
     dialog = page.locator(".jp-Dialog")
     dialog.locator("input").fill("sales-q3")
     dialog.locator(".jp-Dialog-button.jp-mod-accept").click()
-    page.wait_for_selector(f"{FOCUS}[data-project='sales-q3']", timeout=15_000)
-    page.wait_for_selector(f"{STATUS}[data-project='sales-q3']", timeout=15_000)
+    page.wait_for_selector(f"{FOCUS}[data-project='sales-q3']")
+    page.wait_for_selector(f"{STATUS}[data-project='sales-q3']")
     assert status.inner_text() == "Project: sales-q3"
     assert "chosen for this notebook" in page.locator(FOCUS).inner_text()
     # The kernel agrees: %memory focus answers the panel's choice.
@@ -104,7 +104,7 @@ def test_the_panel_sets_the_focus_the_kernel_follows_and_the_status_bar_shows_it
 
     # Another registered project: offered first once in use, and the kernel follows.
     select.select_option("ops")
-    page.wait_for_selector(f"{FOCUS}[data-project='ops']", timeout=15_000)
+    page.wait_for_selector(f"{FOCUS}[data-project='ops']")
     assert select.locator("option").first.inner_text() == "ops (in use)"
     assert status.inner_text() == "Project: ops"
     kept = json.loads((lab.home / "focus" / "notebooks.json").read_text(encoding="utf-8"))
@@ -122,7 +122,7 @@ def test_the_panel_sets_the_focus_the_kernel_follows_and_the_status_bar_shows_it
 
     # No project: the header, the status bar and the kernel say none.
     select.select_option(label="No project")
-    page.wait_for_selector(f"{FOCUS}[data-project='']", timeout=15_000)
+    page.wait_for_selector(f"{FOCUS}[data-project='']")
     assert status.inner_text() == "Project: none"
     run_command(page, "notebook:run-all-cells")
     wait_idle_after_run(page)
@@ -145,18 +145,16 @@ def test_the_panels_memories_search_finds_the_focused_projects_memories(page, la
     )
     run_notebook(page, lab, "refund-analysis/refunds.ipynb")
     wait_idle_after_run(page)
-    page.wait_for_selector(f"{FOCUS}[data-project='refund-proj']", timeout=15_000)
+    page.wait_for_selector(f"{FOCUS}[data-project='refund-proj']")
     show_tab(page, "memories")
     search = page.locator("#jm-memories .jm-search")
     for query, text in (("refunds", "second approver"), ("退款", "不跨月")):
         search.fill(query)
         search.press("Enter")
-        page.locator("#jm-memories .jm-hit", has_text=text).wait_for(timeout=15_000)
+        page.locator("#jm-memories .jm-hit", has_text=text).wait_for()
     assert page.locator("#jm-memories .jm-hit").count() == 1  # 退款: the one Chinese memory
     search.fill("refunds")
     search.press("Enter")
-    page.wait_for_function(
-        "() => document.querySelectorAll('#jm-memories .jm-hit').length === 2", timeout=15_000
-    )
+    page.wait_for_function("() => document.querySelectorAll('#jm-memories .jm-hit').length === 2")
     screenshot(page, "21-memories-of-the-focused-project")
     assert not page.js_errors, page.js_errors

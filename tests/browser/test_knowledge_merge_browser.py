@@ -25,7 +25,7 @@ def _rest(lab, method: str, path: str, body: dict | None = None) -> dict:
         method=method,
         headers={"Authorization": f"token {lab.token}", "Content-Type": "application/json"},
     )
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=60) as response:
         return json.loads(response.read())
 
 

@@ -364,9 +364,7 @@ FOCUS_LOG = """() => { window.__jmFocus = [];
 
 def wait_focus_on(page, proposal_id: str) -> None:
     try:
-        page.wait_for_function(
-            f"() => document.activeElement?.dataset?.id === '{proposal_id}'", timeout=10_000
-        )
+        page.wait_for_function(f"() => document.activeElement?.dataset?.id === '{proposal_id}'")
     except Exception as exc:
         log = page.evaluate("() => window.__jmFocus")
         raise AssertionError(f"focus not on {proposal_id}: {log}") from exc
@@ -374,9 +372,7 @@ def wait_focus_on(page, proposal_id: str) -> None:
 
 def wait_gone(page, proposal_id: str) -> None:
     try:
-        page.locator(f"{PANEL} .jm-queue-item[data-id='{proposal_id}']").wait_for(
-            state="detached", timeout=10_000
-        )
+        page.locator(f"{PANEL} .jm-queue-item[data-id='{proposal_id}']").wait_for(state="detached")
     except Exception as exc:
         status = page.locator("#jm-queue .jm-status").inner_text()
         log = page.evaluate("() => window.__jmFocus")
@@ -449,7 +445,6 @@ def test_the_queue_is_decided_from_the_keyboard_alone(page, lab, lab_mem):
     try:
         page.wait_for_function(
             "() => document.activeElement?.classList.contains('jm-queue-search')",
-            timeout=10_000,
         )
     except Exception as exc:
         raise AssertionError(page.evaluate("() => window.__jmFocus")) from exc

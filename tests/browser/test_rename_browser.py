@@ -32,7 +32,7 @@ def _outputs(page, text: str) -> str:
 def _rename(page, old: str, new: str) -> None:
     """A rename or a move as the file browser makes it (the contents service's rename)."""
     page.evaluate("([o, n]) => window.jupyterapp.serviceManager.contents.rename(o, n)", [old, new])
-    page.locator(".lm-TabBar-tab", has_text=new.split("/")[-1]).first.wait_for(timeout=15_000)
+    page.locator(".lm-TabBar-tab", has_text=new.split("/")[-1]).first.wait_for()
 
 
 def _run_all(page) -> None:
@@ -44,10 +44,10 @@ def _run_all(page) -> None:
 
 def _agrees(page, lab, notebook: str) -> None:
     """The header, the status bar, the kernel and the agent context: sales-q3, for ``notebook``."""
-    page.wait_for_selector(f"{FOCUS}[data-project='sales-q3']", timeout=15_000)
+    page.wait_for_selector(f"{FOCUS}[data-project='sales-q3']")
     header = page.locator(FOCUS).inner_text()
     assert notebook.split("/")[-1] in header and "chosen for this notebook" in header, header
-    page.wait_for_selector(f"{STATUS}[data-project='sales-q3']", timeout=15_000)
+    page.wait_for_selector(f"{STATUS}[data-project='sales-q3']")
     assert page.locator(STATUS).inner_text() == "Project: sales-q3"
     out = _outputs(page, f"notebook:     {lab.root / notebook}")
     assert "project:      sales-q3" in out and "chosen for this notebook" in out, out
@@ -65,13 +65,12 @@ def test_a_renamed_then_moved_notebook_keeps_its_project_everywhere(page, lab, l
     # Launcher → Untitled.ipynb: its kernel starts under that name.
     run_notebook(page, lab, "Untitled.ipynb")
     wait_idle_after_run(page)
-    page.wait_for_selector(f"{FOCUS}[data-source='none']", timeout=15_000)
+    page.wait_for_selector(f"{FOCUS}[data-source='none']")
 
     _rename(page, "Untitled.ipynb", "orders.ipynb")
     page.wait_for_function(
         "s => document.querySelector(s)?.textContent.includes('orders.ipynb')",
         arg=FOCUS,
-        timeout=15_000,
     )
     # "Use for this notebook" in the panel is kept for the notebook's new name.
     page.locator(f"{FOCUS} .jm-focus-select").select_option("sales-q3")
@@ -86,7 +85,7 @@ def test_a_renamed_then_moved_notebook_keeps_its_project_everywhere(page, lab, l
     # A page reload (saved first: a changed notebook would ask to leave the page)
     # — the panel asks for the notebook where it is now.
     run_command(page, "docmanager:save")
-    page.wait_for_selector(".lm-TabBar-tab.jp-mod-dirty", state="detached", timeout=15_000)
+    page.wait_for_selector(".lm-TabBar-tab.jp-mod-dirty", state="detached")
     run_notebook(page, lab, "reports/orders.ipynb")
     wait_idle_after_run(page)
     _agrees(page, lab, "reports/orders.ipynb")

@@ -20,7 +20,7 @@ def card(page, pid: str):
     return page.locator(f"{CARD}[data-id='{pid}']")
 
 
-def wait_state(page, pid: str, state: str, timeout: float = 30_000) -> None:
+def wait_state(page, pid: str, state: str, timeout: float = 60_000) -> None:
     page.wait_for_selector(f"{CARD}[data-id='{pid}'][data-state='{state}']", timeout=timeout)
 
 

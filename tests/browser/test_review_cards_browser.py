@@ -13,7 +13,13 @@ import urllib.request
 
 import nbformat
 import pytest
-from browser_helpers import run_notebook, screenshot, wait_idle_after_run, write_notebook
+from browser_helpers import (
+    run_notebook,
+    save_notebook,
+    screenshot,
+    wait_idle_after_run,
+    write_notebook,
+)
 
 from jupyter_memory.exceptions import NotFoundError
 
@@ -36,7 +42,7 @@ def card(page, mid: str):
     return page.locator(f"{CARD}[data-id='{mid}']")
 
 
-def wait_state(page, mid: str, state: str, timeout: float = 30_000) -> None:
+def wait_state(page, mid: str, state: str, timeout: float = 60_000) -> None:
     page.wait_for_selector(f"{CARD}[data-id='{mid}'][data-state='{state}']", timeout=timeout)
 
 
@@ -54,26 +60,9 @@ def rest(lab, method: str, path: str, body: dict | None = None) -> dict:
         data=json.dumps(body or {}).encode() if method != "GET" else None,
         headers={"Authorization": f"token {lab.token}"},
     )
-    with urllib.request.urlopen(request, timeout=30) as response:
+    with urllib.request.urlopen(request, timeout=60) as response:
         raw = response.read()
     return json.loads(raw) if raw else {}
-
-
-def save(page) -> None:
-    """Save once the kernel is idle (its language_info would mark the notebook dirty again)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    page.locator(".jp-StatusBar-Widget", has_text="Python 3 (ipykernel) | Idle").wait_for(
-        timeout=60_000
-    )
-    for _ in range(5):
-        page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-        try:
-            page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=5_000)
-            return
-        except PlaywrightTimeout:
-            continue
-    raise AssertionError("the notebook stayed unsaved after 5 saves")
 
 
 def review_output_drawn(page) -> None:
@@ -117,7 +106,7 @@ def test_review_cards_survive_a_reload_and_a_kernel_restart(page, lab, lab_mem):
     run_notebook(page, lab, name)
     wait_idle_after_run(page)
     review_output_drawn(page)  # no widget check before the reload: no 2 s wait for one
-    save(page)
+    save_notebook(page)
 
     page.reload()
     drawn = review_output_rendered(page)

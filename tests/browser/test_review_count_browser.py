@@ -92,7 +92,7 @@ def test_a_reorganize_past_the_spent_budget_asks_first_and_says_it_went_over(pag
             assert llm.requests == []
             view.locator(".jm-reorganize").click()
             page.locator(".jp-Dialog .jp-Dialog-button.jp-mod-accept").click()
-            page.wait_for_selector("#jm-knowledge-user[data-busy='false']", timeout=30_000)
+            page.wait_for_selector("#jm-knowledge-user[data-busy='false']")
             note = view.locator(".jm-preview-note")
             note.wait_for()
             assert "went over today's LLM budget" in note.inner_text()

@@ -31,7 +31,7 @@ def test_processes_of_one_conversation_share_one_allowance(tmp_path: Path) -> No
     for proc in procs:
         proc.join(timeout=60)
         assert proc.exitcode == 0
-    granted = [results.get(timeout=10) for _ in range(12)]
+    granted = [results.get(timeout=60) for _ in range(12)]
     assert granted.count(True) == 5 and granted.count(False) == 7
     assert ProposalAllowance(tmp_path).used("mcp-stdio:agent:42:1000") == 5
 
