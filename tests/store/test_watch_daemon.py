@@ -10,6 +10,7 @@ correct. Each open runs in a process of its own, as a CLI call does.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -114,14 +115,30 @@ def _daemon_clean(layout: RootLayout) -> bool:
     return watch_daemon.running_pid(layout) is not None and ask(layout) is Answer.CLEAN
 
 
+def _state(stat: str) -> str:
+    """The scheduler state in a ``/proc`` stat file (proc(5): R, S, T stopped, Z ended)."""
+    with open(stat, encoding="ascii") as fh:
+        return fh.read().rsplit(")", 1)[1].split()[0]
+
+
 def _gone(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
     # Not our child (sh started it): a zombie waits for init; its state says it ended.
-    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-        return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    return _state(f"/proc/{pid}/stat") == "Z"
+
+
+def _frozen(pid: int) -> bool:
+    """Every thread of ``pid`` has stopped. kill(SIGSTOP) returns once the signal is
+    queued; the thread it woke stops the others only when it is next scheduled, and
+    on a busy machine the watcher thread, woken by an event, may answer before then."""
+    states = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(FileNotFoundError):  # a thread that ended meanwhile
+            states.append(_state(f"/proc/{pid}/task/{tid}/stat"))
+    return bool(states) and all(state == "T" for state in states)
 
 
 def _stop_daemon(layout: RootLayout) -> None:
@@ -208,6 +225,7 @@ def test_a_frozen_watcher_process_is_not_waited_for(
     pid = _watched(home, layout)
     os.kill(pid, signal.SIGSTOP)  # it holds its locks and answers nothing
     try:
+        _until("every thread of the watcher process stopped", lambda: _frozen(pid))
         _edit_in_place(paths["frozen watcher note"], "frozen", "thawed")
         assert ask(layout) is Answer.NO_ANSWER
         assert _open_elsewhere(home, "thawed") == {
