@@ -29,13 +29,17 @@ def fingerprint(paths: Iterable[Path]) -> dict[str, Stamp]:
     return {str(p): stamp(p) for p in paths}
 
 
-def folder_fingerprint(path: Path) -> tuple[Stamp, tuple[tuple[str, int, int], ...]]:
+def folder_fingerprint(
+    path: Path, *, inodes: bool = False
+) -> tuple[Stamp, tuple[tuple[str, int, int] | tuple[str, int, int, int], ...]]:
     """The folder's stamp plus (name, mtime_ns, size) of each entry in it.
 
     Catches files rewritten in place (a hand edit), which leave the folder's
-    own mtime alone; costs one ``scandir``, no reads.
+    own mtime alone; costs one ``scandir``, no reads. With ``inodes`` each entry
+    carries its inode too: a file replaced by a rename within one timestamp tick
+    with the same size still reads as changed (what a cache of parsed contents needs).
     """
-    entries: list[tuple[str, int, int]] = []
+    entries: list[tuple[str, int, int] | tuple[str, int, int, int]] = []
     try:
         with os.scandir(path) as it:
             for entry in it:
@@ -43,7 +47,10 @@ def folder_fingerprint(path: Path) -> tuple[Stamp, tuple[tuple[str, int, int], .
                     st = entry.stat()
                 except OSError:
                     continue
-                entries.append((entry.name, st.st_mtime_ns, st.st_size))
+                if inodes:
+                    entries.append((entry.name, st.st_mtime_ns, st.st_size, st.st_ino))
+                else:
+                    entries.append((entry.name, st.st_mtime_ns, st.st_size))
     except OSError:
         pass
     return stamp(path), tuple(sorted(entries))

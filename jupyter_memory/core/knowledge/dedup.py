@@ -28,8 +28,10 @@ duplicates: their score is capped just below :data:`DUPLICATE_AT`.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -202,13 +204,17 @@ class NeighbourIndex:
         """The nearest approved and pending entries, conflicts first (issue 32: context at
         decision time): contradictions, updates, the same entry, related ones that share
         at least half their words."""
-        shared: dict[int, int] = {}
+        # Counted in C (Counter.update) and cut with a heap: the same entries in the same
+        # order as sorting every entry sharing a word, without the sort (a common word is
+        # shared by thousands of pending proposals).
+        shared: Counter[int] = Counter()
         for token in _index_tokens(text):
-            for i in self._by_token.get(token, ()):
-                shared[i] = shared.get(i, 0) + 1
-        ranked = sorted(shared, key=lambda i: (-shared[i], i))
+            postings = self._by_token.get(token)
+            if postings:
+                shared.update(postings)
+        ranked = heapq.nsmallest(NEIGHBOUR_CANDIDATES, shared.items(), key=_most_shared)
         found: list[Neighbour] = []
-        for i in ranked[:NEIGHBOUR_CANDIDATES]:
+        for i, _ in ranked:
             item = self._known[i]
             if item.ref == skip_ref:
                 continue
@@ -220,6 +226,12 @@ class NeighbourIndex:
             found.append(Neighbour(item.text, item.where, item.ref, rel))
         found.sort(key=lambda n: (_NEIGHBOUR_ORDER[n.relation.kind], -n.relation.overlap))
         return found[:limit]
+
+
+def _most_shared(entry: tuple[int, int]) -> tuple[int, int]:
+    """Most shared words first, then the earlier entry (the order a listing shows)."""
+    i, count = entry
+    return -count, i
 
 
 def _index_tokens(text: str) -> frozenset[str]:

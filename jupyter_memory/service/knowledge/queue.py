@@ -17,7 +17,6 @@ from ...core.ids import new_id
 from ...core.knowledge.dedup import (
     Known,
     Neighbour,
-    NeighbourIndex,
     decide_duplicate,
     dedup_hash,
 )
@@ -41,6 +40,7 @@ from ..llm_budget import over_budget_note
 from ..secret_guard import PROPOSAL_REFUSED, kinds_in, redacted, refuse_secrets
 from .events import QueueEvents
 from .files import KnowledgeFiles, ProjectArg, check_layer
+from .neighbours import NeighbourCache
 from .results import ProposeResult
 
 AGENT_PROPOSALS_PER_CONVERSATION = 5
@@ -81,6 +81,7 @@ class KnowledgeQueue:
         self._last_skipped: list[dict[str, str]] = []
         self._last_notice: str | None = None
         self._last_llm_call = False
+        self.neighbours = NeighbourCache(store.fingerprint, self.queue, self._knowledge_known)
 
     # -- rounds and targets -------------------------------------------------------------
 
@@ -108,6 +109,12 @@ class KnowledgeQueue:
         return check_layer(layer), pid
 
     def _known(self, pid: str | None, pending: list[Proposal]) -> list[Known]:
+        known = self._knowledge_known(pid)
+        known += [Known(p.text, "pending", p.id) for p in pending]
+        return known
+
+    def _knowledge_known(self, pid: str | None) -> list[Known]:
+        """The approved entries of the User layer and of project ``pid``'s layer."""
         known: list[Known] = []
         targets: list[tuple[str, str | None, str]] = [("user", None, "user")]
         if pid is not None:
@@ -120,7 +127,6 @@ class KnowledgeQueue:
                 # apply; it must not also block the queue, so skip it here.
                 continue
             known += [Known(leaf, "knowledge", label) for _, leaf in doc.leaves()]
-        known += [Known(p.text, "pending", p.id) for p in pending]
         return known
 
     def _enqueue(
@@ -486,17 +492,9 @@ class KnowledgeQueue:
         Lexical (no embedding): a listing must stay fast, and the nearest entries are the
         ones sharing words or slots anyway.
         """
-        items = [p for p in proposals if p.is_pending]
-        if not items:
-            return {}
-        pending = self.queue()
-        by_project: dict[str | None, NeighbourIndex] = {}
-        out: dict[str, list[Neighbour]] = {}
-        for p in items:
-            if p.project not in by_project:
-                by_project[p.project] = NeighbourIndex(self._known(p.project, pending))
-            out[p.id] = by_project[p.project].nearest(p.text, skip_ref=p.id)
-        return out
+        # Kept while the queue folders and the knowledge entries are unchanged
+        # (:mod:`.neighbours`): a second page or a refresh reuses the index.
+        return self.neighbours.nearest(proposals)
 
 
 __all__ = [

@@ -22,6 +22,7 @@ from ..atomic import delete_durable, remove_stale_temp_files, write_text_atomic
 from ..json_file import read_json, write_json
 from ..layout import RootLayout
 from ..links import linked
+from ..mtimes import folder_fingerprint
 
 DISMISSED_FILE = "dismissed.json"
 
@@ -166,6 +167,18 @@ class QueueStore:
                     }
                 )
         return out
+
+    def folders(self) -> list[Path]:
+        """Every queue folder this store reads."""
+        return [self.folder]
+
+    def fingerprint(self) -> tuple[object, ...]:
+        """Each queue folder's stamp and its entries' (name, mtime_ns, size, inode), from
+        ``stat`` alone: equal fingerprints, same proposals (every write is a temp file
+        renamed into the folder; a hand edit changes the file's stamp). What a cache
+        of anything derived from the queue is keyed by; it sees another process's
+        writes and a teammate's ``git pull`` of a shared queue."""
+        return tuple(folder_fingerprint(f, inodes=True) for f in self.folders())
 
     def state(self) -> tuple[int, int]:
         """A cheap fingerprint of the queue folder (mtime, file count) for watchers."""
