@@ -298,7 +298,7 @@ def versus(n: int, n_queries: int, rounds: int, workdir: Path) -> dict[str, obje
         src = workdir / f"corpus-zipf-{n}.jsonl"
         src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in shape.corpus) + "\n")
         with Memory(home=home, semantic=False) as mem:
-            ids_file.write_text(json.dumps(mem.import_jsonl(src)))
+            ids_file.write_text(json.dumps(mem.hooks.import_jsonl(src)))
     ids = json.loads(ids_file.read_text())
     # tantivy set up like our index (three fields, tags × 2), and in one field (its fastest)
     engines = {

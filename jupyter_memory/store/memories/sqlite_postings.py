@@ -273,6 +273,23 @@ def _candidates_text(
             f" WHERE {' AND '.join(conds_l)} ORDER BY p{drive}.rid DESC LIMIT :cap"
         )
     filt = f" AND e.rowid = p.rid AND {where}" if where else ""
+    if n > 1 and not where:
+        # Any word, unfiltered: the newest :cap entries holding any term are
+        # none of them older than the :cap-th newest posting of any one term, so
+        # every term's list stops there (found by stepping through at most :cap
+        # keys a term, nothing scored): a rarer term's list then holds only
+        # entries that can still be kept. The same rows and sums, fewer scored
+        # and grouped. A term held by fewer than :cap entries bounds nothing
+        # (-1; SQLite's max() of several arguments is NULL when one is).
+        nth = ", ".join(
+            f"COALESCE((SELECT rid FROM postings WHERE term = :t{i} ORDER BY rid DESC"
+            " LIMIT 1 OFFSET :cap - 1), -1)"
+            for i in range(n)
+        )
+        floor = f"WITH fl AS MATERIALIZED (SELECT MAX({nth}) AS f) "
+        filt = " AND p.rid >= (SELECT f FROM fl)"
+    else:
+        floor = ""
     parts = [
         f"SELECT * FROM (SELECT p.rid AS rid, {_score('p', i, weights)} AS rel"
         f" FROM postings p{join} WHERE p.term = :t{i}{filt} ORDER BY p.rid DESC LIMIT :cap)"
@@ -281,6 +298,6 @@ def _candidates_text(
     if len(parts) == 1:
         return parts[0]
     return (
-        f"SELECT rid, SUM(rel) AS rel FROM ({' UNION ALL '.join(parts)})"
+        f"{floor}SELECT rid, SUM(rel) AS rel FROM ({' UNION ALL '.join(parts)})"
         " GROUP BY rid ORDER BY rid DESC LIMIT :cap"
     )
