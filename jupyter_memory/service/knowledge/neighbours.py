@@ -76,7 +76,7 @@ class NeighbourCache:
         items = [p for p in proposals if p.is_pending]
         if not items:
             return {}
-        if not self.enabled:
+        if not self.enabled:  # the baseline: nothing kept from an earlier call
             self._layers.clear()
             self._queue = None
         # One fingerprint per call: every project's answer is read from the same state.
@@ -91,9 +91,6 @@ class NeighbourCache:
             if asked not in answers:
                 answers[asked] = layers[p.project].index.nearest(p.text, skip_ref=p.id)
             out[p.id] = list(answers[asked])
-        if not self.enabled:
-            self._layers.clear()
-            self._queue = None
         return out
 
 
