@@ -74,6 +74,8 @@ def test_a_renamed_then_moved_notebook_keeps_its_project_everywhere(page, lab, l
     )
     # "Use for this notebook" in the panel is kept for the notebook's new name.
     page.locator(f"{FOCUS} .jm-focus-select").select_option("sales-q3")
+    # The header changes once the server has kept the choice: the kernel reads it then.
+    page.wait_for_selector(f"{FOCUS}[data-project='sales-q3'][data-source='explicit']")
     _run_all(page)
     _agrees(page, lab, "orders.ipynb")
 
