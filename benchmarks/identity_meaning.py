@@ -98,12 +98,12 @@ def lexical_features(a: str, b: str, found: Identity, cosine: float) -> list[flo
             (len(only_x) + len(only_y)) / (len(x.words | y.words) or 1), zh]  # fmt: skip
 
 
-def rows(vecs: dict[str, Any]) -> list[dict[str, Any]]:
+def rows(vecs: dict[str, Any], blind: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     def cos(a: str, b: str) -> float:
         return float(vecs[_key(a)] @ vecs[_key(b)])
 
     out = []
-    for split in SPLITS:
+    for split in (*SPLITS, *blind):
         for p in load(split):
             found = relate(p["a"], p["b"], cos)
             u, v = vecs[_key(p["a"])], vecs[_key(p["b"])]
@@ -193,27 +193,52 @@ def _choose(by: dict[str, list[dict[str, Any]]], train: list[str], probs: dict[i
     return best[1], best[2]
 
 
+def _fold(held: str, train: list[str], by: dict[str, list[dict[str, Any]]], gate: list[dict[str, Any]],
+          reading: Reading, before: dict[str, tuple[float, float, float]],
+          args: argparse.Namespace) -> dict[str, Any]:  # fmt: skip
+    """Fit on ``train`` (thresholds from their own leave-one-set-out scores), score ``held``."""
+    fitted = np.isin(reading.split, train)
+    inner: dict[int, float] = {}
+    for other in train:
+        mask = reading.split == other
+        for i, p in zip(np.where(mask)[0], reading.scores(fitted & ~mask, mask), strict=True):
+            inner[id(gate[i])] = float(p)
+    up, veto = _choose(by, train, inner, before, args)
+    mask = reading.split == held
+    probs = {id(gate[i]): float(p) for i, p in
+             zip(np.where(mask)[0], reading.scores(fitted, mask), strict=True)}  # fmt: skip
+    return {"upgrade_at": up, "veto_below": veto,
+            "before": [round(v, 3) for v in before[held]],
+            "after": [round(v, 3) for v in _metrics(by[held], probs, up, veto)],
+            "after_by_class": _by_class(by[held], probs, up, veto)}  # fmt: skip
+
+
+def _by_class(pairs: list[dict[str, Any]], probs: dict[int, float], up: float, veto: float) -> dict[str, Any]:  # fmt: skip
+    """Precision / recall of every label after the reading (the blind table's columns)."""
+    got = [_decide(r["base"], probs.get(id(r)), up, veto) for r in pairs]
+    out: dict[str, Any] = {}
+    for label in ("same", "updated", "contradiction", "different"):
+        tp = sum(g == r["label"] == label for r, g in zip(pairs, got, strict=True))
+        predicted, actual = got.count(label), sum(r["label"] == label for r in pairs)
+        out[label] = [round(tp / predicted, 3) if predicted else None, round(tp / actual, 3) if actual else None]  # fmt: skip
+    return out
+
+
 def leave_one_set_out(data: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, Any]:
-    by = {s: [r for r in data if r["split"] == s] for s in SPLITS}
+    held_sets = (*SPLITS, args.blind) if args.blind else SPLITS
+    by = {s: [r for r in data if r["split"] == s] for s in held_sets}
     gate = [r for r in data if r["open"] and (args.gate == "all" or r["base"] == "different")]
     reading = Reading(gate, args)
-    before = {s: _metrics(by[s], {}, 2.0, -1.0) for s in SPLITS}
+    before = {s: _metrics(by[s], {}, 2.0, -1.0) for s in held_sets}
+    if args.blind:
+        # Fitted on every read set, thresholds from their leave-one-set-out scores; the blind
+        # set is scored once and never chooses anything.
+        return {"settings": vars(args) | {"cache": str(args.cache)}, "gate_pairs": len(gate),
+                "columns": ["same_precision", "same_recall", "kept_apart"],
+                "blind": {args.blind: _fold(args.blind, list(SPLITS), by, gate, reading, before, args)}}  # fmt: skip
     folds: dict[str, Any] = {}
     for held in SPLITS:
-        train = [s for s in SPLITS if s != held]
-        inner: dict[int, float] = {}
-        for other in train:
-            mask = reading.split == other
-            fit_on = (reading.split != held) & ~mask
-            for i, p in zip(np.where(mask)[0], reading.scores(fit_on, mask), strict=True):
-                inner[id(gate[i])] = float(p)
-        up, veto = _choose(by, train, inner, before, args)
-        mask = reading.split == held
-        probs = {id(gate[i]): float(p) for i, p in
-                 zip(np.where(mask)[0], reading.scores(reading.split != held, mask), strict=True)}  # fmt: skip
-        folds[held] = {"upgrade_at": up, "veto_below": veto,
-                       "before": [round(v, 3) for v in before[held]],
-                       "after": [round(v, 3) for v in _metrics(by[held], probs, up, veto)]}  # fmt: skip
+        folds[held] = _fold(held, [s for s in SPLITS if s != held], by, gate, reading, before, args)
 
     def mean(sets: tuple[str, ...], when: str) -> list[float]:
         return [round(float(np.mean([folds[s][when][k] for s in sets])), 3) for k in range(3)]
@@ -233,9 +258,11 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--strict", action="store_true", help="kept apart never below before")
     parser.add_argument("--cache", type=Path, default=Path("identity_e5_vectors.npz"))
+    parser.add_argument("--blind", help="fit on every read set, score this set once")
     args = parser.parse_args()
-    texts = [t for s in SPLITS for p in load(s) for t in (p["a"], p["b"])]
-    print(json.dumps(leave_one_set_out(rows(vectors(texts, args.cache)), args), indent=1))
+    blind = (args.blind,) if args.blind else ()
+    texts = [t for s in (*SPLITS, *blind) for p in load(s) for t in (p["a"], p["b"])]
+    print(json.dumps(leave_one_set_out(rows(vectors(texts, args.cache), blind), args), indent=1))
 
 
 if __name__ == "__main__":
