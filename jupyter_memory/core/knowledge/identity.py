@@ -213,7 +213,10 @@ def _dice(a: frozenset[str], b: frozenset[str]) -> float:
 def _subject_conflict(x: Analysed, y: Analysed) -> str | None:
     for slot in MODIFIER_SLOTS:
         # A value naming the subject ("GBP amounts") that the other text never names is another
-        # subject; named there as an argument ("amounts in GBP") it is the same one.
+        # subject; named there as an argument ("amounts in GBP") it is the same one. A grain
+        # only against another grain: "the daily rate" / "the month-end rate", 月度云费用 / 按月.
+        if slot == "grain" and not (x.slot(slot) and y.slot(slot)):
+            continue
         if not x.slot(f"{slot}@mod") <= y.slot(slot) or not y.slot(f"{slot}@mod") <= x.slot(slot):
             return slot
     for slot in SUBJECT_SLOTS:
@@ -251,6 +254,8 @@ def _tables_as_words(x: Analysed, y: Analysed) -> frozenset[str]:
 
 def _value_change(x: Analysed, y: Analysed) -> str | None:
     for slot in VALUE_SLOTS:
+        if slot == "grain" and not (x.slot(slot) and y.slot(slot)):
+            continue  # how often, said by one text only: the other says it in words (每年一次)
         if x.slot(slot) != y.slot(slot):
             return slot
     if x.slot("place") != y.slot("place"):

@@ -76,14 +76,17 @@ from ..text import normalize, search_word
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _IDENT = r"[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+"
 
-SUBJECT_SLOTS = ("region", "metric", "table", "period", "grain", "medium", "chart", "place",
-                 "entity", "unit")  # fmt: skip
+SUBJECT_SLOTS = ("region", "metric", "table", "period", "medium", "chart", "place", "entity",
+                 "unit")  # fmt: skip
 VALUE_SLOTS = ("number", "time", "date", "weekday", "column", "colour", "currency", "style",
-               "zone", "stat", "boundary")  # fmt: skip
+               "zone", "stat", "boundary", "grain")  # fmt: skip
 # Value slots whose value names the subject when it modifies the subject's noun ("GBP amounts",
 # "June inventory counts", "日元金额", "6月的盘点") rather than completing the verb ("report
 # amounts in GBP", "counted in June", "以人民币报告"): read as modifiers into ``<slot>@mod``.
-MODIFIER_SLOTS = ("currency", "date", "weekday")
+# Round ten: a grain too, before any noun ("the weekly report", "monthly email", 月报, 年度收入
+# name what is reported), not after its verb ("calculated weekly", "billed monthly", "each day":
+# how often, a value whose change is an update).
+MODIFIER_SLOTS = ("currency", "date", "weekday", "grain")
 # Subject slots whose presence on one side only makes another subject ("South region
 # revenue …" is narrower than "Revenue …"); the others only count when both name one.
 ONE_SIDED_SLOTS = frozenset({"region", "metric", "table", "period"})
@@ -692,6 +695,9 @@ _add(
 )
 _add("unit", "", re.compile(r"(?<![a-z0-9])([a-h])(套餐|类|级|组|区|型|档|卡|舱|航站楼)"))
 _add("grain", "daily", _en(r"every day|each day|per day"))
+# Round ten: "each week" is "weekly" (how often, a value; see _grain_names).
+for _v, _w in {"weekly": "week", "monthly": "month", "quarterly": "quarter", "yearly": "year"}.items():
+    _add("grain", _v, _en(rf"(?:every|each|per) {_w}"))
 _add("ident", "", re.compile(rf"(?<![a-z0-9_])({_IDENT})(?![a-z0-9_])"))
 _add("time", "", re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b"))
 _add("time", "", re.compile(r"\b(\d{1,2}):(\d{2})\b"))
@@ -891,6 +897,21 @@ def _modifies_noun(text: str, start: int, end: int) -> bool:
     return len(lead) <= 1 and nxt is not None and nxt.group(0) not in _NOT_NOUN_EN
 
 
+def _grain_names(text: str, start: int, end: int) -> bool:
+    """Whether the grain at ``text[start:end]`` names what is reported (round ten): a Chinese
+    grain is a noun or a noun's modifier (周报, 月度收入), an English one an adjective before a
+    noun ("the weekly report", "monthly email"); after its verb ("reported weekly", "billed
+    monthly in arrears") or as "each day" / "annually" it says how often, a value."""
+    if re.match(rf"[{_CJK}]", text[start:end]):
+        before = text[:start].rstrip()
+        return not before or before[-1] not in _ARG_BEFORE_ZH  # 按年度核算: how often
+    word = text[start:end].strip()
+    if " " in word or word == "annually":  # "every day", "per day": how often
+        return False
+    nxt = _WORD_RE.match(text[end:].lstrip())
+    return nxt is not None and nxt.group(0) not in _NOT_NOUN_EN and nxt.group(0) not in _ARG_BEFORE_EN
+
+
 def _zh_number(word: str) -> int:
     if word == "十":
         return 10
@@ -955,7 +976,8 @@ class Analysed:
     # queue listing compares every pending proposal with every known entry.
     @cached_property
     def subject_tokens(self) -> frozenset[str]:
-        return self._slot_tokens(SUBJECT_SLOTS)
+        # A grain is a value since round ten, but what a rule is about as much as before.
+        return self._slot_tokens((*SUBJECT_SLOTS, "grain"))
 
     @cached_property
     def value_tokens(self) -> frozenset[str]:
@@ -1102,7 +1124,10 @@ def analyse(text: str) -> Analysed:
                     else "table"
                 )
             slots.setdefault(name, set()).add(got)
-            if (
+            if slot == "grain":
+                if _grain_names(m.string, m.start(), m.end()):
+                    slots.setdefault("grain@mod", set()).add(got)
+            elif (
                 slot in MODIFIER_SLOTS
                 and not (slot == "date" and "d" in got)  # a day is a deadline, not a subject
                 and m.group(0).split()[0] not in _ARG_BEFORE_EN  # "in may"
