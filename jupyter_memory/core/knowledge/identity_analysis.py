@@ -696,7 +696,8 @@ _add(
 _add("unit", "", re.compile(r"(?<![a-z0-9])([a-h])(套餐|类|级|组|区|型|档|卡|舱|航站楼)"))
 _add("grain", "daily", _en(r"every day|each day|per day"))
 # Round ten: "each week" is "weekly" (how often, a value; see _grain_names).
-for _v, _w in {"weekly": "week", "monthly": "month", "quarterly": "quarter", "yearly": "year"}.items():
+_EACH_EN = {"weekly": "week", "monthly": "month", "quarterly": "quarter", "yearly": "year"}
+for _v, _w in _EACH_EN.items():
     _add("grain", _v, _en(rf"(?:every|each|per) {_w}"))
 _add("ident", "", re.compile(rf"(?<![a-z0-9_])({_IDENT})(?![a-z0-9_])"))
 _add("time", "", re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b"))
@@ -909,7 +910,7 @@ def _grain_names(text: str, start: int, end: int) -> bool:
     if " " in word or word == "annually":  # "every day", "per day": how often
         return False
     nxt = _WORD_RE.match(text[end:].lstrip())
-    return nxt is not None and nxt.group(0) not in _NOT_NOUN_EN and nxt.group(0) not in _ARG_BEFORE_EN
+    return nxt is not None and nxt.group(0) not in _NOT_NOUN_EN | _ARG_BEFORE_EN
 
 
 def _zh_number(word: str) -> int:

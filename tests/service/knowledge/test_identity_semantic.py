@@ -87,3 +87,32 @@ def test_each_text_is_encoded_once_however_often_it_is_compared(sem: Memory) -> 
             for b in texts:
                 similarity(a, b)
     assert similarity.encodings - before == len(texts)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("known", "new"),
+    [
+        # Two pairs of the read sets (heldout8, heldout9) that the known changes read as
+        # paraphrases also when their own set is left out of the bank (docs/knowledge.md,
+        # "Round ten"): here they show the queue asks the packaged changes.
+        ("Commercial accounts are excluded from the residential set-out rate.",
+         "Don't count business accounts in the residential set-out rate."),
+        ("补贴款不计入安装收入，单独列示。", "补贴款要从安装收入中剔除，另行单列。"),
+    ],
+)  # fmt: skip
+def test_a_paraphrase_the_known_changes_read_is_skipped_with_the_extra(
+    sem: Memory, known: str, new: str
+) -> None:
+    similarity = sem.hooks.ctx.semantic.text_similarity()
+    assert similarity is not None
+    plain_cosine = lambda a, b: similarity(a, b)  # noqa: E731 - the slot reading alone
+    assert relate(new, known, plain_cosine).kind is Relation.RELATED
+    first = _propose(sem, known)
+    res = _propose(sem, new)
+    assert res["status"] == "skipped" and first["id"] in res["reason"]
+
+
+def test_one_word_for_another_stays_two_cards_with_the_known_changes(sem: Memory) -> None:
+    _propose(sem, "Revenue excludes refunds.")
+    assert _propose(sem, "Revenue excludes taxes.")["status"] == "queued"
+    assert len(sem.queue()) == 2
