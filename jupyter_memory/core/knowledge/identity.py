@@ -83,6 +83,14 @@ scope read from its verb (:func:`_kept_in_and_out`: "include penalties but exclu
 "exclude penalties and own goals", 政府补贴也计入 / 不含政府补贴), and one "before" against one
 "after" of the same word (:func:`_order_flipped`: 扣除佣金后 / 前). Letters joined by "&" are an
 acronym of words joined by "and" (F&I, P&L).
+
+Round ten (all ten sets read; docs/knowledge.md): with the extra, a pair the slot reading leaves
+open — "another rule", or another value and other words, with no subject slot in conflict — asks
+the similarity for its :class:`KnownChanges`: when the five labelled pairs whose embedding change
+is nearest to this pair's are all paraphrases, it is the same rule (round nine's nearest
+directions, scored blind on heldout9 before it shipped). A subject slot, a polarity, an update
+or the same words never ask. A grain is a value when it follows its verb ("billed weekly" →
+"monthly": an update) and names the subject before a noun ("the weekly report", 月报).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@
   compared as values, never as similar words (issue 32: North/South, 华北/西南,
   GMV/net revenue, Q1/Q2 never merge). Subject slots: ``region``, ``metric``,
   ``table``, ``period`` (quarters, halves, years, fiscal years), ``grain``
-  (daily / weekly / monthly), ``medium`` (report, dashboard), ``chart`` (bar,
+  (daily / weekly / monthly; since round ten a value slot that names the subject only before
+  a noun, "the weekly report", 月报), ``medium`` (report, dashboard), ``chart`` (bar,
   line …), ``place`` (states, provinces) and ``entity`` (a capitalised name
   inside a sentence); a table is an identifier, "the X table" or a Chinese word
   before 表 (订单表, not 报表 or 图表). Value slots, whose change makes an *update* of the same
