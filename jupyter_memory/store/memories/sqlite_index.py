@@ -41,6 +41,7 @@ from . import folder_watch, open_check, watch_daemon
 from . import index_scan as scan
 from . import sqlite_queries as queries
 from . import sqlite_rows as rows
+from .postings_cache import PostingsCache, engaged
 from .files import FileStat, MemoryFiles
 from .listing_sql import heat_page
 from .search_index import IndexedMemory, IndexSyncReport, LoadFn, SearchQuery, VectorStore
@@ -105,6 +106,10 @@ class SqliteIndex:
         self.read_only = False  # opened immutable: the index is on a read-only mount
         self._watcher: folder_watch.FolderWatcher | None = None
         self._gave_watcher = False  # this process started the home's watcher process
+        # Postings of recently asked terms (memory only, checked against the database
+        # before every use: postings_cache.py); None turns it off.
+        self.postings_cache: PostingsCache | None = PostingsCache()
+        self._searches = 0
 
     # -- connection management -------------------------------------------------
 
@@ -333,6 +338,8 @@ class SqliteIndex:
                 self._con.close()
         self._con = None
         self._current_stat = None
+        if self.postings_cache is not None:
+            self.postings_cache.clear()
 
     # -- writes (caller holds the root lock) -------------------------------------
 
@@ -550,6 +557,8 @@ class SqliteIndex:
             return
         pending, self._pending_access = self._pending_access, {}
         con = self._con
+        cache = self.postings_cache
+        was_valid = cache is not None and cache.valid(con)
         with transaction(con):
             con.executemany(
                 "INSERT INTO acc.access (id, last_accessed, access_count) VALUES (?, ?, ?)"
@@ -557,6 +566,8 @@ class SqliteIndex:
                 " excluded.last_accessed), access_count = access_count + excluded.access_count",
                 [(i, at, n) for i, (n, at) in pending.items()],
             )
+        if cache is not None:
+            cache.after_access_write(con, was_valid)
 
     @store_errors
     def rows(self) -> list[IndexedMemory]:
@@ -574,7 +585,10 @@ class SqliteIndex:
 
     @store_errors
     def search(self, query: SearchQuery) -> list[IndexedMemory]:
-        return queries.search(self.connection(), query)
+        con = self.connection()
+        cache = self.postings_cache if engaged(self._searches) else None
+        self._searches += 1
+        return queries.search(con, query, cache)
 
     @store_errors
     def filtered_ids(self, query: SearchQuery) -> list[str]:

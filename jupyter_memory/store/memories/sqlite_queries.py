@@ -30,8 +30,9 @@ from ...core.memories.attention import combine
 from ...core.text import SearchGroup, analyze, relaxed_groups, search_groups
 from . import sqlite_postings as postings
 from . import sqlite_rerank
+from .postings_cache import PostingsCache
 from .search_index import ALL_WORDS, IndexedMemory, SearchQuery, ranking_key
-from .sqlite_db import ts
+from .sqlite_db import STORED_WEIGHTS, ts
 from .sqlite_result import (
     COLUMNS,
     ID,
@@ -110,8 +111,16 @@ def _ranking(query: SearchQuery) -> Ranking:
     return sqlite_rerank.ranking(rank.relevance_floor, rank.rerank_pool)
 
 
-def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
-    """Ranked hits for ``query``: bm25 over a bounded candidate set."""
+def search(
+    con: sqlite3.Connection, query: SearchQuery, cache: PostingsCache | None = None
+) -> list[IndexedMemory]:
+    """Ranked hits for ``query``: bm25 over a bounded candidate set.
+
+    With ``cache`` (valid for ``con``'s database as it is now), the candidates
+    of plain-term passes without filters under the production weights and
+    ranking are computed from its postings instead of stepped in SQL; the
+    same candidates, scores and best ``limit`` (:mod:`.postings_cache`).
+    """
     rank = query.ranking
     plan = _plan(query.text, rank.max_cjk_phrase)
     if not plan.groups:
@@ -123,6 +132,13 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
     base = {**where[1], "now": _now(query)}
     limit = max(1, query.limit)
     stats: dict[tuple[str, ...], postings.TermStats] = {}  # one read per set of terms
+    fast = (
+        cache is not None
+        and ranking is BY_RELEVANCE
+        and where[0] == "1"
+        and tuple(float(w) for w in rank.bm25_weights) == STORED_WEIGHTS
+        and cache.valid(con)
+    )
 
     def ranked(
         groups: Sequence[SearchGroup], terms: Sequence[str] | None, every: bool
@@ -136,7 +152,17 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         else:
             key = tuple(sorted(terms))
             if key not in stats:
-                stats[key] = postings.statistics(con, terms, postings.IDF[rank.idf])
+                read = functools.partial(
+                    postings.statistics, con, terms, postings.IDF[rank.idf]
+                )
+                stats[key] = (
+                    cache.statistics(con, terms, rank.idf, read)
+                    if fast and cache is not None
+                    else read()
+                )
+            if fast and cache is not None:
+                best = cache.candidates(con, terms, stats[key], every=every, cap=cap, limit=limit)
+                return [] if not best else _rows_of(con, best, base, limit)
             candidates = postings.candidates_sql(
                 terms,
                 stats[key],
@@ -170,6 +196,27 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         if row.id in every:
             row.extra[ALL_WORDS] = True
     return rows
+
+
+def _rows_of(
+    con: sqlite3.Connection, best: list[tuple[int, float]], base: Params, limit: int
+) -> list[Row]:
+    """The result tuples of candidates already chosen (``(rid, rel)``, best first):
+    the final statement of :data:`BY_RELEVANCE` over them, so rows and attention
+    are read as for the SQL's own candidates."""
+    params: Params = {**base, "limit": limit}
+    for i, (rid, rel) in enumerate(best):
+        params[f"r{i}"] = rid
+        params[f"v{i}"] = rel
+    found = con.execute(_values_sql(len(best)), params).fetchall()
+    found.sort(key=lambda r: (r[RELEVANCE], r[RID]), reverse=True)
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _values_sql(n: int) -> str:
+    values = ",".join(f"(:r{i}, :v{i})" for i in range(n))
+    return _with_candidates(f"SELECT column1 AS rid, column2 AS rel FROM (VALUES {values})", _best_sql())
 
 
 def _merged(first: list[Row], wide: list[Row], ranking: Ranking, limit: int) -> list[Row]:
