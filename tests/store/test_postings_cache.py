@@ -36,8 +36,9 @@ HAN = ["收入", "退款", "订单", "用户", "渠道"]
 NOW = datetime(2026, 12, 3, 9, 0, tzinfo=timezone.utc)
 
 
-def _key(rows: list[IndexedMemory]) -> list[tuple[object, ...]]:
-    return [(r.id, r.rid, r.score, r.relevance, r.attention, r.extra) for r in rows]
+def _key(rows: list[IndexedMemory]) -> list[dict[str, object]]:
+    # Every field: metadata, access counts, scores to the bit, the all-words flag.
+    return [dict(vars(r)) for r in rows]
 
 
 def _import(mem: Memory, notes: list[tuple[str, str, list[str]]], tag: str) -> list[str]:

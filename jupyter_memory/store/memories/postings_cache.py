@@ -39,7 +39,8 @@ import sqlite3
 import sys
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from itertools import chain
+from typing import TYPE_CHECKING, Any
 
 from .sqlite_postings import B, K1, TermStats
 
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
 # At most this many postings in memory (~32 bytes each with one score array):
 # the lists of the few hundred terms a session asks about, at 100k notes.
 BUDGET_POSTINGS = 2_000_000
+# Entries whose static columns are held (a hit's row costs a fifth of a one-word recall).
+ENTRIES_HELD = 50_000
 # The first read of a term: enough for a one-word query's cap and more.
 FIRST_READ = 256
 # SQLite's SUM() adds in plain double before 3.43 and with the Kahan-Babuška-
@@ -91,7 +94,10 @@ class _Postings:
             self.complete = True
         if not rows:
             return 0
-        cols = np.array(rows, dtype=np.float64).T
+        # Flattened in C (np.array of a list of tuples costs twice the fetch);
+        # rowids and lengths are integers far below 2**53, so exact as doubles.
+        flat = np.fromiter(chain.from_iterable(rows), np.float64, count=3 * len(rows))
+        cols = flat.reshape(-1, 3).T
         self.neg = np.concatenate((self.neg, -cols[0].astype(np.int64)))
         self.w = np.concatenate((self.w, cols[1]))
         self.dl = np.concatenate((self.dl, cols[2]))
@@ -137,6 +143,8 @@ class PostingsCache:
         self._state: tuple[int, int, int] | None = None  # (id(con), data_version, changes)
         self._con: sqlite3.Connection | None = None
         self._stats: dict[tuple[tuple[str, ...], str], TermStats] = {}
+        # Entry columns that only a write changes (ROW_COLUMNS up to ``reviewed``), by rowid.
+        self._entries: dict[int, tuple[object, ...]] = {}
         self.loads = 0  # statements read since the cache was made (tests, benchmarks)
         self.drops = 0  # times every term was dropped
 
@@ -162,10 +170,11 @@ class PostingsCache:
             self._state = self._now_state(con)
 
     def clear(self) -> None:
-        if self._lists or self._stats:
+        if self._lists or self._stats or self._entries:
             self.drops += 1
         self._lists.clear()
         self._stats.clear()
+        self._entries.clear()
         self._held = 0
         self._con = self._state = None
 
@@ -191,6 +200,20 @@ class PostingsCache:
                 self._stats.clear()
             stats = self._stats[key] = read()
         return stats
+
+    def entries(
+        self, con: sqlite3.Connection, rids: Sequence[int], read: Callable[[list[int]], Any]
+    ) -> dict[int, tuple[object, ...]]:
+        """The static columns of the entries ``rids`` (``read`` gives ``(rid, *columns)``
+        for those not held yet); an entry no longer in the index is left out."""
+        held = self._entries
+        missing = [r for r in rids if r not in held]
+        if missing:
+            if len(held) > ENTRIES_HELD:
+                held.clear()
+            for row in read(missing):
+                held[int(row[0])] = tuple(row[1:])
+        return {r: held[r] for r in rids if r in held}
 
     def _list(self, term: str) -> _Postings:
         p = self._lists.get(term)

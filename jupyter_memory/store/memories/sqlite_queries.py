@@ -34,7 +34,9 @@ from .postings_cache import PostingsCache
 from .search_index import ALL_WORDS, IndexedMemory, SearchQuery, ranking_key
 from .sqlite_db import STORED_WEIGHTS, ts
 from .sqlite_result import (
+    ACCESS_COUNT,
     COLUMNS,
+    ROW_COLUMNS,
     ID,
     RELEVANCE,
     RID,
@@ -162,7 +164,7 @@ def search(
                 )
             if fast and cache is not None:
                 best = cache.candidates(con, terms, stats[key], every=every, cap=cap, limit=limit)
-                return [] if not best else _rows_of(con, best, base, limit)
+                return [] if not best else _rows_of(con, best, base, limit, cache)
             candidates = postings.candidates_sql(
                 terms,
                 stats[key],
@@ -199,24 +201,49 @@ def search(
 
 
 def _rows_of(
-    con: sqlite3.Connection, best: list[tuple[int, float]], base: Params, limit: int
+    con: sqlite3.Connection,
+    best: list[tuple[int, float]],
+    base: Params,
+    limit: int,
+    cache: PostingsCache,
 ) -> list[Row]:
-    """The result tuples of candidates already chosen (``(rid, rel)``, best first):
-    the final statement of :data:`BY_RELEVANCE` over them, so rows and attention
-    are read as for the SQL's own candidates."""
-    params: Params = {**base, "limit": limit}
-    for i, (rid, rel) in enumerate(best):
+    """The result tuples of candidates already chosen (``(rid, rel)``, best first),
+    as :data:`BY_RELEVANCE`'s final statement gives them: the entry columns only a
+    write changes from ``cache``, the access counts and attention read now (the
+    same SQL expression, so the same doubles)."""
+    rids = [rid for rid, _ in best]
+    static = cache.entries(con, rids, functools.partial(_static_rows, con))
+    params: Params = {"now": base["now"]}
+    for i, rid in enumerate(rids):
         params[f"r{i}"] = rid
-        params[f"v{i}"] = rel
-    found = con.execute(_values_sql(len(best)), params).fetchall()
+    live = {r[0]: r[1:] for r in con.execute(_live_sql(len(rids)), params)}
+    found = [
+        (*static[rid], *live[rid][:2], rid, rel, live[rid][2])
+        for rid, rel in best
+        if rid in static and rid in live
+    ]
     found.sort(key=lambda r: (r[RELEVANCE], r[RID]), reverse=True)
-    return found
+    return found[:limit]
+
+
+_STATIC = ", ".join(list(ROW_COLUMNS.values())[:ACCESS_COUNT])  # e.id … e.reviewed
+
+
+def _static_rows(con: sqlite3.Connection, rids: list[int]) -> list[Row]:
+    marks = ",".join("?" * len(rids))
+    sql = f"SELECT e.rowid, {_STATIC} FROM entries e WHERE e.rowid IN ({marks})"
+    return con.execute(sql, rids).fetchall()
 
 
 @functools.lru_cache(maxsize=64)
-def _values_sql(n: int) -> str:
-    values = ",".join(f"(:r{i}, :v{i})" for i in range(n))
-    return _with_candidates(f"SELECT column1 AS rid, column2 AS rel FROM (VALUES {values})", _best_sql())
+def _live_sql(n: int) -> str:
+    # What changes without a write to the index: the access counts, and with them and
+    # the time the attention (the columns after ``reviewed`` in ROW_COLUMNS).
+    marks = ",".join(f":r{i}" for i in range(n))
+    return (
+        f"SELECT e.rowid, {ROW_COLUMNS['access_count']}, {ROW_COLUMNS['last_accessed']},"
+        f" {attention_sql()} FROM {ROW_TABLES} WHERE e.rowid IN ({marks})"
+    )
 
 
 def _merged(first: list[Row], wide: list[Row], ranking: Ranking, limit: int) -> list[Row]:
