@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 # the lists of the few hundred terms a session asks about, at 100k notes.
 BUDGET_POSTINGS = 2_000_000
 # Entries whose static columns are held (a hit's row costs a fifth of a one-word recall).
-ENTRIES_HELD = 50_000
+ENTRIES_HELD = 20_000
 # The first read of a term: enough for a one-word query's cap and more.
 FIRST_READ = 256
 # SQLite's SUM() adds in plain double before 3.43 and with the Kahan-Babuška-
