@@ -108,7 +108,9 @@ def test_the_cache_answers_what_the_sql_answers(
                     idf=rng.choice(["lucene", "fts5"]),
                     relaxation=rng.choice(["all_then_any", "any"]),
                 )
-                query = SearchQuery(text=text, limit=rng.choice([1, 3, 10]), now=NOW, ranking=ranking)
+                query = SearchQuery(
+                    text=text, limit=rng.choice([1, 3, 10]), now=NOW, ranking=ranking
+                )
                 sql, cached = _sql_and_cache(index, cache, query)
                 assert _key(cached) == _key(sql), (text, caps, query.limit)
 

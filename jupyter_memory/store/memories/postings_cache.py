@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from .sqlite_postings import B, K1, TermStats
+from .sqlite_postings import K1, B, TermStats
 
 if TYPE_CHECKING:
     import numpy as np

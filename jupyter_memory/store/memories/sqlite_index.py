@@ -41,9 +41,9 @@ from . import folder_watch, open_check, watch_daemon
 from . import index_scan as scan
 from . import sqlite_queries as queries
 from . import sqlite_rows as rows
-from .postings_cache import PostingsCache, engaged
 from .files import FileStat, MemoryFiles
 from .listing_sql import heat_page
+from .postings_cache import PostingsCache, engaged
 from .search_index import IndexedMemory, IndexSyncReport, LoadFn, SearchQuery, VectorStore
 from .sqlite_db import (
     ACCESS_SCHEMA,

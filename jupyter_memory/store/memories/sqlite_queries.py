@@ -36,10 +36,10 @@ from .sqlite_db import STORED_WEIGHTS, ts
 from .sqlite_result import (
     ACCESS_COUNT,
     COLUMNS,
-    ROW_COLUMNS,
     ID,
     RELEVANCE,
     RID,
+    ROW_COLUMNS,
     ROW_TABLES,
     Built,
     Params,
@@ -154,9 +154,7 @@ def search(
         else:
             key = tuple(sorted(terms))
             if key not in stats:
-                read = functools.partial(
-                    postings.statistics, con, terms, postings.IDF[rank.idf]
-                )
+                read = functools.partial(postings.statistics, con, terms, postings.IDF[rank.idf])
                 stats[key] = (
                     cache.statistics(con, terms, rank.idf, read)
                     if fast and cache is not None
