@@ -178,6 +178,8 @@ class MemoryRecall:
         provenance = ""
         if level is Level.index:
             text = ""
+            # the other levels' count below, with no text, evidence or provenance
+            counted = f"{row.id} {row.title}   "
         else:
             body, quotes = root.index.snippet_of(row.name) or ("", [])
             text = body if level is Level.full else snippet(body, query)
@@ -190,6 +192,7 @@ class MemoryRecall:
                 reviewed=row.reviewed,
                 evidence=len(quotes),
             )
+            counted = f"{row.id} {row.title} {text} {' '.join(evidence)} {provenance}"
         # Every field comes from our own index, already validated.
         return RecallHit.trusted_fields(
             {
@@ -213,9 +216,7 @@ class MemoryRecall:
                 "layer": root.layer,
                 "path": root.files.path_str(row.name),
                 "level": level.value,
-                "tokens": estimate_tokens(
-                    f"{row.id} {row.title} {text} {' '.join(evidence)} {provenance}"
-                ),
+                "tokens": estimate_tokens(counted),
                 "superseded_by": superseded_by,
                 "evidence": evidence,
                 "provenance": provenance,
