@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -253,3 +254,26 @@ def test_a_first_search_in_a_process_without_numpy_goes_by_sql() -> None:
         check=True,
     )
     assert out.stdout.split() == ["False", "True", "False"]
+
+
+def test_a_commit_of_another_connection_during_an_access_write_still_shows(mem: Memory):
+    _filled(mem, 20)
+    index = mem.hooks.user.index
+    assert isinstance(index, SqliteIndex) and index._current is not None
+    con = index.connection()
+    cache = PostingsCache()
+    cache.valid(con)
+    assert cache.valid(con)
+    # Between the check and the access write's end, another connection commits.
+    other = sqlite3.connect(index.layout.index_dir / index._current)
+    with other:
+        other.execute("INSERT INTO meta VALUES ('written by another connection', 'x')")
+    other.close()
+    before = con.total_changes
+    with con:
+        con.execute(
+            "INSERT INTO acc.access (id, last_accessed, access_count) VALUES ('x', 0, 1)"
+            " ON CONFLICT(id) DO UPDATE SET access_count = access_count + 1"
+        )
+    cache.after_access_write(con, True, before, 1)
+    assert not cache.valid(con)

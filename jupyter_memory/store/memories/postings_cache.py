@@ -163,11 +163,18 @@ class PostingsCache:
         self._con, self._state = con, state
         return False
 
-    def after_access_write(self, con: sqlite3.Connection, was_valid: bool) -> None:
-        """This connection just wrote access counts only (``acc.access``), which no
-        posting depends on: what was valid before stays valid."""
-        if was_valid and self._con is con:
-            self._state = self._now_state(con)
+    def after_access_write(
+        self, con: sqlite3.Connection, was_valid: bool, before: int, rows: int
+    ) -> None:
+        """This connection just wrote ``rows`` access counts (``acc.access``), which no
+        posting depends on, its change count at ``before`` when it began: what was
+        valid before stays valid, unless anything else changed in between."""
+        state = self._state
+        if was_valid and self._con is con and state is not None and state[2] == before:
+            if con.total_changes == before + rows:
+                # Only the own-changes count moves on: data_version stays as it was
+                # read before, so another process's commit in between still shows.
+                self._state = (state[0], state[1], before + rows)
 
     def clear(self) -> None:
         if self._lists or self._stats or self._entries:

@@ -21,6 +21,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
@@ -110,6 +111,8 @@ class SqliteIndex:
         # before every use: postings_cache.py); None turns it off.
         self.postings_cache: PostingsCache | None = PostingsCache()
         self._searches = 0
+        # The connection may serve several threads (a server's): one at a time in the cache.
+        self._cache_lock = threading.Lock()
 
     # -- connection management -------------------------------------------------
 
@@ -339,7 +342,8 @@ class SqliteIndex:
         self._con = None
         self._current_stat = None
         if self.postings_cache is not None:
-            self.postings_cache.clear()
+            with self._cache_lock:
+                self.postings_cache.clear()
 
     # -- writes (caller holds the root lock) -------------------------------------
 
@@ -558,7 +562,9 @@ class SqliteIndex:
         pending, self._pending_access = self._pending_access, {}
         con = self._con
         cache = self.postings_cache
-        was_valid = cache is not None and cache.valid(con)
+        with self._cache_lock:
+            was_valid = cache is not None and cache.valid(con)
+        before = con.total_changes
         with transaction(con):
             con.executemany(
                 "INSERT INTO acc.access (id, last_accessed, access_count) VALUES (?, ?, ?)"
@@ -567,7 +573,8 @@ class SqliteIndex:
                 [(i, at, n) for i, (n, at) in pending.items()],
             )
         if cache is not None:
-            cache.after_access_write(con, was_valid)
+            with self._cache_lock:
+                cache.after_access_write(con, was_valid, before, len(pending))
 
     @store_errors
     def rows(self) -> list[IndexedMemory]:
@@ -588,7 +595,10 @@ class SqliteIndex:
         con = self.connection()
         cache = self.postings_cache if engaged(self._searches) else None
         self._searches += 1
-        return queries.search(con, query, cache)
+        if cache is None:
+            return queries.search(con, query)
+        with self._cache_lock:
+            return queries.search(con, query, cache)
 
     @store_errors
     def filtered_ids(self, query: SearchQuery) -> list[str]:
