@@ -170,11 +170,11 @@ class PostingsCache:
         posting depends on, its change count at ``before`` when it began: what was
         valid before stays valid, unless anything else changed in between."""
         state = self._state
-        if was_valid and self._con is con and state is not None and state[2] == before:
-            if con.total_changes == before + rows:
-                # Only the own-changes count moves on: data_version stays as it was
-                # read before, so another process's commit in between still shows.
-                self._state = (state[0], state[1], before + rows)
+        ours = state is not None and state[2] == before == con.total_changes - rows
+        if was_valid and self._con is con and state is not None and ours:
+            # Only the own-changes count moves on: data_version stays as it was
+            # read before, so another process's commit in between still shows.
+            self._state = (state[0], state[1], before + rows)
 
     def clear(self) -> None:
         if self._lists or self._stats or self._entries:
