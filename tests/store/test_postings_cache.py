@@ -37,6 +37,12 @@ HAN = ["收入", "退款", "订单", "用户", "渠道"]
 NOW = datetime(2026, 12, 3, 9, 0, tzinfo=timezone.utc)
 
 
+@pytest.fixture(autouse=True)
+def _cache_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Off by default (docs/recall.md); every index these tests open keeps one.
+    monkeypatch.setenv(postings_cache.ENV, "on")
+
+
 def _key(rows: list[IndexedMemory]) -> list[dict[str, object]]:
     # Every field: metadata, access counts, scores to the bit, the all-words flag.
     return [dict(vars(r)) for r in rows]
@@ -277,3 +283,12 @@ def test_a_commit_of_another_connection_during_an_access_write_still_shows(mem: 
         )
     cache.after_access_write(con, True, before, 1)
     assert not cache.valid(con)
+
+
+def test_off_by_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(postings_cache.ENV)
+    with Memory(home=tmp_path / "memory", semantic=False) as mem:
+        mem.remember("a refund note", title="refund")
+        index = mem.hooks.user.index
+        assert isinstance(index, SqliteIndex) and index.postings_cache is None
+        assert [h.title for h in mem.recall("refund")] == ["refund"]

@@ -25,7 +25,8 @@ told apart by :meth:`PostingsCache.after_access_write`. Anything else drops
 every term at once; the statistics (df, N, average length) are constant
 between two such checks, so each term's scores are computed once per state.
 
-Memory is bounded: at most :data:`BUDGET_POSTINGS` postings are held
+It is off unless ``JUPYTER_MEMORY_POSTINGS_CACHE=on`` is set when the index
+is opened (:func:`wanted`). Memory is bounded: at most :data:`BUDGET_POSTINGS` postings are held
 (24 bytes each, plus a score array per idf in use: ~32 bytes, ~64 MB at the
 bound), the least recently used terms dropped first. numpy is imported by the
 first query the cache answers; :func:`engaged` keeps a process's first search
@@ -35,6 +36,7 @@ imports nothing more (``tests/test_startup_imports.py``).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 from collections import OrderedDict
@@ -46,6 +48,17 @@ from .sqlite_postings import K1, B, TermStats
 
 if TYPE_CHECKING:
     import numpy as np
+
+# Off unless asked for: with it, lexical recall at 100k notes is still not within 2× of
+# tantivy's fastest setup at p50 and p95 in both languages (docs/recall.md,
+# "Round of 2026-12-03"), the bar set for turning it on by default.
+ENV = "JUPYTER_MEMORY_POSTINGS_CACHE"
+
+
+def wanted() -> bool:
+    """Whether an index opened now keeps a postings cache (``JUPYTER_MEMORY_POSTINGS_CACHE=on``)."""
+    return os.environ.get(ENV, "").strip().lower() in ("on", "1", "yes")
+
 
 # At most this many postings in memory (~32 bytes each with one score array):
 # the lists of the few hundred terms a session asks about, at 100k notes.

@@ -38,7 +38,7 @@ from ..atomic import ensure_dir, fsync_dir, root_lock, write_text_atomic
 from ..layout import RootLayout
 from ..read_only import on_read_only_fs
 from . import folder_journal as journal
-from . import folder_watch, open_check, watch_daemon
+from . import folder_watch, open_check, postings_cache, watch_daemon
 from . import index_scan as scan
 from . import sqlite_queries as queries
 from . import sqlite_rows as rows
@@ -108,8 +108,10 @@ class SqliteIndex:
         self._watcher: folder_watch.FolderWatcher | None = None
         self._gave_watcher = False  # this process started the home's watcher process
         # Postings of recently asked terms (memory only, checked against the database
-        # before every use: postings_cache.py); None turns it off.
-        self.postings_cache: PostingsCache | None = PostingsCache()
+        # before every use: postings_cache.py); None: off, the default.
+        self.postings_cache: PostingsCache | None = (
+            PostingsCache() if postings_cache.wanted() else None
+        )
         self._searches = 0
         # The connection may serve several threads (a server's): one at a time in the cache.
         self._cache_lock = threading.Lock()
