@@ -9,8 +9,9 @@ needs (a prefix, extended on demand). From them it computes what the SQL
 computes — the same candidates (the newest ``cap`` entries holding every
 term, or any term), the same bm25 per candidate (the same operations on the
 same doubles, summed in the SQL's order), the same best ``limit`` — and hands
-those ``(rid, rel)`` pairs back to SQL, which joins them to their rows and
-attention exactly as before (``sqlite_queries``).
+those ``(rid, rel)`` pairs back to ``sqlite_queries``, which makes their rows
+from the entry columns only a write changes (held here per rowid) and the
+access counts and attention read by SQL at every recall (the same expression).
 
 It is memory only and derived from the index in the same process: the SQLite
 index and the Markdown files stay the authority, and a rebuild, a repair or a
@@ -26,9 +27,10 @@ every term at once; the statistics (df, N, average length) are constant
 between two such checks, so each term's scores are computed once per state.
 
 It is off unless ``JUPYTER_MEMORY_POSTINGS_CACHE=on`` is set when the index
-is opened (:func:`wanted`). Memory is bounded: at most :data:`BUDGET_POSTINGS` postings are held
-(24 bytes each, plus a score array per idf in use: ~32 bytes, ~64 MB at the
-bound), the least recently used terms dropped first. numpy is imported by the
+is opened (:func:`wanted`). Memory is bounded: at most :data:`BUDGET_POSTINGS`
+postings are held (24 bytes each, plus 8 per idf in use: ~64 MB at the bound
+with one), the least recently used terms dropped first, and the columns of at
+most :data:`ENTRIES_HELD` entries (~10 MB). numpy is imported by the
 first query the cache answers; :func:`engaged` keeps a process's first search
 off the cache unless numpy is already loaded, so a one-recall CLI call
 imports nothing more (``tests/test_startup_imports.py``).
@@ -68,7 +70,8 @@ ENTRIES_HELD = 20_000
 # The first read of a term: enough for a one-word query's cap and more.
 FIRST_READ = 256
 # SQLite's SUM() adds in plain double before 3.43 and with the Kahan-Babuška-
-# Neumaier compensation from 3.43 on: the any-word pass sums as it does.
+# Neumaier compensation from 3.43 on: the any-word pass sums as it does. (The
+# tests compare with the SQLite they run on; 3.40 where this was measured.)
 KBN_SUM = sqlite3.sqlite_version_info >= (3, 43, 0)
 
 
