@@ -99,6 +99,8 @@ def test_the_cache_answers_what_the_sql_answers(
 ) -> None:
     # Reads of one or two postings at a time, so a query extends prefixes many times.
     monkeypatch.setattr(postings_cache, "FIRST_READ", 1 + seed % 2)
+    # So few entries' columns held that a query's hits overflow them.
+    monkeypatch.setattr(postings_cache, "ENTRIES_HELD", 2 + seed % 5)
     home = tmp_path_factory.mktemp("home") / "memory"
     with Memory(home=home, semantic=False) as mem:
         _import(mem, notes, "h")

@@ -232,8 +232,11 @@ class PostingsCache:
         held = self._entries
         missing = [r for r in rids if r not in held]
         if missing:
-            if len(held) > ENTRIES_HELD:
+            if len(held) + len(missing) > ENTRIES_HELD:
+                # Full: start again from this query's entries (all read anew, so
+                # none of those held before is lost by the clearing).
                 held.clear()
+                missing = list(rids)
             for row in read(missing):
                 held[int(row[0])] = tuple(row[1:])
         return {r: held[r] for r in rids if r in held}
