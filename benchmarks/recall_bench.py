@@ -46,6 +46,7 @@ from pathlib import Path
 
 from jupyter_memory import Memory
 from jupyter_memory.core.text import normalize
+from jupyter_memory.store.memories import postings_cache
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import versus_tantivy  # noqa: E402
@@ -290,7 +291,11 @@ def reopen(home: Path, rounds: int = 5) -> dict[str, object]:
 
 
 def versus(n: int, n_queries: int, rounds: int, workdir: Path) -> dict[str, object]:
-    """Our recall beside tantivy's on one Zipfian home of ``n`` notes (issue 33)."""
+    """Our recall beside tantivy's on one Zipfian home of ``n`` notes (issue 33).
+
+    With the postings cache (store/memories/postings_cache.py), off by default
+    in the product, unless ``JUPYTER_MEMORY_POSTINGS_CACHE`` says otherwise."""
+    os.environ.setdefault(postings_cache.ENV, "on")
     shape = zipf_shape(n, n_queries)
     home = workdir / f"home-zipf-{n}"
     ids_file = workdir / f"ids-zipf-{n}.json"
@@ -314,6 +319,7 @@ def versus(n: int, n_queries: int, rounds: int, workdir: Path) -> dict[str, obje
         res = versus_tantivy.side_by_side(mem, engines, queries, rounds)
     return {
         "entries": n,
+        "postings_cache": os.environ[postings_cache.ENV],
         "queries": {k: len(v) for k, v in queries.items()},
         "rounds": rounds,
         "loadavg": {"before": load, "after": [round(x, 2) for x in os.getloadavg()]},

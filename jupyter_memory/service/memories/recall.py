@@ -7,6 +7,7 @@ to index level, then stops; access counts are recorded unless told otherwise.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import datetime
 
@@ -28,6 +29,13 @@ Ranked = tuple[float, StoreRoot, IndexedMemory]
 # What ``core/ids.py`` makes: a prefix, a dash, 20 base-32 characters.
 _ID_QUERY = re.compile(r"[a-z]+-[0-9a-z]{20}")
 Key = tuple[str, str]  # (layer, memory id)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _index_tokens(memory_id: str, title: str) -> int:
+    # An index-level hit's count: the other levels' with no text, evidence or
+    # provenance. The same memories come back recall after recall (a pure count).
+    return estimate_tokens(f"{memory_id} {title}   ")
 
 
 class MemoryRecall:
@@ -178,6 +186,7 @@ class MemoryRecall:
         provenance = ""
         if level is Level.index:
             text = ""
+            tokens = _index_tokens(row.id, row.title)
         else:
             body, quotes = root.index.snippet_of(row.name) or ("", [])
             text = body if level is Level.full else snippet(body, query)
@@ -189,6 +198,9 @@ class MemoryRecall:
                 project=row.project,
                 reviewed=row.reviewed,
                 evidence=len(quotes),
+            )
+            tokens = estimate_tokens(
+                f"{row.id} {row.title} {text} {' '.join(evidence)} {provenance}"
             )
         # Every field comes from our own index, already validated.
         return RecallHit.trusted_fields(
@@ -213,9 +225,7 @@ class MemoryRecall:
                 "layer": root.layer,
                 "path": root.files.path_str(row.name),
                 "level": level.value,
-                "tokens": estimate_tokens(
-                    f"{row.id} {row.title} {text} {' '.join(evidence)} {provenance}"
-                ),
+                "tokens": tokens,
                 "superseded_by": superseded_by,
                 "evidence": evidence,
                 "provenance": provenance,

@@ -21,6 +21,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
@@ -37,12 +38,13 @@ from ..atomic import ensure_dir, fsync_dir, root_lock, write_text_atomic
 from ..layout import RootLayout
 from ..read_only import on_read_only_fs
 from . import folder_journal as journal
-from . import folder_watch, open_check, watch_daemon
+from . import folder_watch, open_check, postings_cache, watch_daemon
 from . import index_scan as scan
 from . import sqlite_queries as queries
 from . import sqlite_rows as rows
 from .files import FileStat, MemoryFiles
 from .listing_sql import heat_page
+from .postings_cache import PostingsCache, engaged
 from .search_index import IndexedMemory, IndexSyncReport, LoadFn, SearchQuery, VectorStore
 from .sqlite_db import (
     ACCESS_SCHEMA,
@@ -105,6 +107,14 @@ class SqliteIndex:
         self.read_only = False  # opened immutable: the index is on a read-only mount
         self._watcher: folder_watch.FolderWatcher | None = None
         self._gave_watcher = False  # this process started the home's watcher process
+        # Postings of recently asked terms (memory only, checked against the database
+        # before every use: postings_cache.py); None: off, the default.
+        self.postings_cache: PostingsCache | None = (
+            PostingsCache() if postings_cache.wanted() else None
+        )
+        self._searches = 0
+        # The connection may serve several threads (a server's): one at a time in the cache.
+        self._cache_lock = threading.Lock()
 
     # -- connection management -------------------------------------------------
 
@@ -333,6 +343,9 @@ class SqliteIndex:
                 self._con.close()
         self._con = None
         self._current_stat = None
+        if self.postings_cache is not None:
+            with self._cache_lock:
+                self.postings_cache.clear()
 
     # -- writes (caller holds the root lock) -------------------------------------
 
@@ -550,6 +563,10 @@ class SqliteIndex:
             return
         pending, self._pending_access = self._pending_access, {}
         con = self._con
+        cache = self.postings_cache
+        with self._cache_lock:
+            was_valid = cache is not None and cache.valid(con)
+        before = con.total_changes
         with transaction(con):
             con.executemany(
                 "INSERT INTO acc.access (id, last_accessed, access_count) VALUES (?, ?, ?)"
@@ -557,6 +574,9 @@ class SqliteIndex:
                 " excluded.last_accessed), access_count = access_count + excluded.access_count",
                 [(i, at, n) for i, (n, at) in pending.items()],
             )
+        if cache is not None:
+            with self._cache_lock:
+                cache.after_access_write(con, was_valid, before, len(pending))
 
     @store_errors
     def rows(self) -> list[IndexedMemory]:
@@ -574,7 +594,13 @@ class SqliteIndex:
 
     @store_errors
     def search(self, query: SearchQuery) -> list[IndexedMemory]:
-        return queries.search(self.connection(), query)
+        con = self.connection()
+        cache = self.postings_cache if engaged(self._searches) else None
+        self._searches += 1
+        if cache is None:
+            return queries.search(con, query)
+        with self._cache_lock:
+            return queries.search(con, query, cache)
 
     @store_errors
     def filtered_ids(self, query: SearchQuery) -> list[str]:

@@ -30,13 +30,16 @@ from ...core.memories.attention import combine
 from ...core.text import SearchGroup, analyze, relaxed_groups, search_groups
 from . import sqlite_postings as postings
 from . import sqlite_rerank
+from .postings_cache import PostingsCache
 from .search_index import ALL_WORDS, IndexedMemory, SearchQuery, ranking_key
-from .sqlite_db import ts
+from .sqlite_db import STORED_WEIGHTS, ts
 from .sqlite_result import (
+    ACCESS_COUNT,
     COLUMNS,
     ID,
     RELEVANCE,
     RID,
+    ROW_COLUMNS,
     ROW_TABLES,
     Built,
     Params,
@@ -110,8 +113,16 @@ def _ranking(query: SearchQuery) -> Ranking:
     return sqlite_rerank.ranking(rank.relevance_floor, rank.rerank_pool)
 
 
-def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
-    """Ranked hits for ``query``: bm25 over a bounded candidate set."""
+def search(
+    con: sqlite3.Connection, query: SearchQuery, cache: PostingsCache | None = None
+) -> list[IndexedMemory]:
+    """Ranked hits for ``query``: bm25 over a bounded candidate set.
+
+    With ``cache`` (valid for ``con``'s database as it is now), the candidates
+    of plain-term passes without filters under the production weights and
+    ranking are computed from its postings instead of stepped in SQL; the
+    same candidates, scores and best ``limit`` (:mod:`.postings_cache`).
+    """
     rank = query.ranking
     plan = _plan(query.text, rank.max_cjk_phrase)
     if not plan.groups:
@@ -123,6 +134,13 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
     base = {**where[1], "now": _now(query)}
     limit = max(1, query.limit)
     stats: dict[tuple[str, ...], postings.TermStats] = {}  # one read per set of terms
+    fast = (
+        cache is not None
+        and ranking is BY_RELEVANCE
+        and where[0] == "1"
+        and tuple(float(w) for w in rank.bm25_weights) == STORED_WEIGHTS
+        and cache.valid(con)
+    )
 
     def ranked(
         groups: Sequence[SearchGroup], terms: Sequence[str] | None, every: bool
@@ -136,7 +154,15 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         else:
             key = tuple(sorted(terms))
             if key not in stats:
-                stats[key] = postings.statistics(con, terms, postings.IDF[rank.idf])
+                read = functools.partial(postings.statistics, con, terms, postings.IDF[rank.idf])
+                stats[key] = (
+                    cache.statistics(con, terms, rank.idf, read)
+                    if fast and cache is not None
+                    else read()
+                )
+            if fast and cache is not None:
+                best = cache.candidates(con, terms, stats[key], every=every, cap=cap, limit=limit)
+                return [] if not best else _rows_of(con, best, base, limit, cache)
             candidates = postings.candidates_sql(
                 terms,
                 stats[key],
@@ -170,6 +196,52 @@ def search(con: sqlite3.Connection, query: SearchQuery) -> list[IndexedMemory]:
         if row.id in every:
             row.extra[ALL_WORDS] = True
     return rows
+
+
+def _rows_of(
+    con: sqlite3.Connection,
+    best: list[tuple[int, float]],
+    base: Params,
+    limit: int,
+    cache: PostingsCache,
+) -> list[Row]:
+    """The result tuples of candidates already chosen (``(rid, rel)``, best first),
+    as :data:`BY_RELEVANCE`'s final statement gives them: the entry columns only a
+    write changes from ``cache``, the access counts and attention read now (the
+    same SQL expression, so the same doubles)."""
+    rids = [rid for rid, _ in best]
+    static = cache.entries(con, rids, functools.partial(_static_rows, con))
+    params: Params = {"now": base["now"]}
+    for i, rid in enumerate(rids):
+        params[f"r{i}"] = rid
+    live = {r[0]: r[1:] for r in con.execute(_live_sql(len(rids)), params)}
+    found = [
+        (*static[rid], *live[rid][:2], rid, rel, live[rid][2])
+        for rid, rel in best
+        if rid in static and rid in live
+    ]
+    found.sort(key=lambda r: (r[RELEVANCE], r[RID]), reverse=True)
+    return found[:limit]
+
+
+_STATIC = ", ".join(list(ROW_COLUMNS.values())[:ACCESS_COUNT])  # e.id … e.reviewed
+
+
+def _static_rows(con: sqlite3.Connection, rids: list[int]) -> list[Row]:
+    marks = ",".join("?" * len(rids))
+    sql = f"SELECT e.rowid, {_STATIC} FROM entries e WHERE e.rowid IN ({marks})"
+    return con.execute(sql, rids).fetchall()
+
+
+@functools.lru_cache(maxsize=64)
+def _live_sql(n: int) -> str:
+    # What changes without a write to the index: the access counts, and with them and
+    # the time the attention (the columns after ``reviewed`` in ROW_COLUMNS).
+    marks = ",".join(f":r{i}" for i in range(n))
+    return (
+        f"SELECT e.rowid, {ROW_COLUMNS['access_count']}, {ROW_COLUMNS['last_accessed']},"
+        f" {attention_sql()} FROM {ROW_TABLES} WHERE e.rowid IN ({marks})"
+    )
 
 
 def _merged(first: list[Row], wide: list[Row], ranking: Ranking, limit: int) -> list[Row]:
