@@ -78,6 +78,26 @@ export function button(
   return node;
 }
 
+/**
+ * Make `nodes` the children of `parent`, in order, moving only the nodes out of
+ * place. A node that is already where it belongs is left alone: one taken out
+ * and put back loses the focus, and the click whose press and release straddled
+ * that is lost (no click fires when the two land on different nodes). The live
+ * refreshes redraw views under the person's pointer; this keeps what did not
+ * change the same node.
+ */
+export function placeChildren(parent: HTMLElement, nodes: Node[]): void {
+  nodes.forEach((node, at) => {
+    const there = parent.childNodes[at] ?? null;
+    if (there !== node) {
+      parent.insertBefore(node, there);
+    }
+  });
+  while (parent.childNodes.length > nodes.length) {
+    parent.removeChild(parent.lastChild!);
+  }
+}
+
 export function clear(node: HTMLElement): void {
   while (node.firstChild) {
     node.removeChild(node.firstChild);

@@ -3,7 +3,7 @@ import { Widget } from '@lumino/widgets';
 
 import { errorMessage, postJSON, requestAPI } from './api';
 import { sourceLabels } from './decided';
-import { button, clear, el, setStatus } from './dom';
+import { button, el, placeChildren, setStatus } from './dom';
 import type { Trans } from './i18n';
 import type {
   ILearnedProposal,
@@ -82,10 +82,25 @@ export class LearningView extends Widget {
           ),
       'info'
     );
-    clear(this._list);
-    for (const cand of data.candidates) {
-      this._list.appendChild(this.item(cand, t.min_evidence));
+    // Every live refresh of the panel (any change anywhere) lands here. A
+    // candidate drawn as it already is keeps its node, and with it the button
+    // under the person's pointer: a button made again between the press and the
+    // release of a click loses the click, and the focus goes out of the list.
+    const kept = new Map<string, HTMLLIElement>();
+    for (const node of Array.from(this._list.children)) {
+      const key = (node as HTMLElement).dataset.key;
+      if (key !== undefined) {
+        kept.set(key, node as HTMLLIElement);
+      }
     }
+    placeChildren(
+      this._list,
+      data.candidates.map(cand => {
+        const fresh = this.item(cand, t.min_evidence);
+        const old = kept.get(cand.key);
+        return old && old.isEqualNode(fresh) ? old : fresh;
+      })
+    );
     this.node.dataset.count = String(data.count);
   }
 

@@ -1,4 +1,4 @@
-import { button, el } from './dom';
+import { button, el, placeChildren } from './dom';
 import type { Trans } from './i18n';
 
 export interface ITabSpec<T extends string> {
@@ -56,6 +56,14 @@ export class TabStrip<T extends string> {
         'aria-controls': 'jm-tab-menu'
       }
     });
+    // Its label and count are nodes of their own, kept, their text set when it changes.
+    this._moreLabel = el('span', { className: 'jm-more-label' });
+    this._moreBadge = el('span', {
+      className: 'jm-badge jm-more-badge',
+      attrs: { 'aria-hidden': 'true' }
+    });
+    this._moreBadge.hidden = true;
+    this._more.append(this._moreLabel, this._moreBadge);
     this._more.hidden = true;
     this._more.addEventListener('keydown', event => {
       if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
@@ -146,45 +154,48 @@ export class TabStrip<T extends string> {
     this.renderMenu(hidden);
   }
 
+  /**
+   * The menu of the tabs out of the row. layout() runs on every live refresh
+   * (a badge's count may change a tab's width), so nothing here is rebuilt when
+   * it did not change: each tab has one menu item for the life of the strip, the
+   * menu's children move only when the hidden set does, and a badge's text is
+   * set only when its count changed. An item made again on each refresh was a
+   * new node under the person's pointer (a click pressed on the old one and
+   * released on the new one is lost) and took the focus out of the menu.
+   */
   private renderMenu(hidden: T[]): void {
     this._hidden = hidden;
-    this._menu.replaceChildren();
+    placeChildren(
+      this._menu,
+      hidden.map(name => this.menuItem(name))
+    );
+    let counted = 0;
     for (const name of hidden) {
-      const spec = this.specs.find(s => s.name === name)!;
-      const item = button(spec.label, () => this.pick(name), {
-        className: `jm-tab-menu-item jm-tab-menu-${name}`,
-        attrs: { role: 'menuitem', 'data-tab': name, tabindex: '-1' }
-      });
       // The tab's badge (pending count, memories to review) goes along.
-      for (const badge of Array.from(
-        this._tabs.get(name)!.querySelectorAll('.jm-badge')
-      )) {
-        if (!(badge as HTMLElement).hidden) {
-          item.appendChild(
-            el('span', {
-              className: 'jm-badge',
-              text: badge.textContent ?? ''
-            })
-          );
+      const counts = Array.from(
+        this._tabs.get(name)!.querySelectorAll<HTMLElement>('.jm-badge')
+      )
+        .filter(badge => !badge.hidden)
+        .map(badge => badge.textContent ?? '');
+      const item = this.menuItem(name);
+      const badges = Array.from(
+        item.querySelectorAll<HTMLElement>('.jm-badge')
+      );
+      if (
+        badges.length !== counts.length ||
+        badges.some((badge, at) => badge.textContent !== counts[at])
+      ) {
+        badges.forEach(badge => badge.remove());
+        for (const text of counts) {
+          item.appendChild(el('span', { className: 'jm-badge', text }));
         }
       }
-      this._menu.appendChild(item);
+      counted += counts.reduce((sum, text) => sum + (Number(text) || 0), 0);
     }
-    this._more.textContent = `${this.trans.__('More')} ▾`;
+    setText(this._moreLabel, `${this.trans.__('More')} ▾`);
     // What the hidden tabs' badges count (pending, to review) shows on More too.
-    const counted = Array.from(this._menu.querySelectorAll('.jm-badge')).reduce(
-      (sum, badge) => sum + (Number(badge.textContent) || 0),
-      0
-    );
-    if (counted > 0) {
-      this._more.appendChild(
-        el('span', {
-          className: 'jm-badge jm-more-badge',
-          text: String(counted),
-          attrs: { 'aria-hidden': 'true' }
-        })
-      );
-    }
+    setText(this._moreBadge, String(counted));
+    this._moreBadge.hidden = counted === 0;
     this._more.setAttribute(
       'aria-label',
       this.trans.__(
@@ -195,6 +206,20 @@ export class TabStrip<T extends string> {
     if (hidden.length === 0) {
       this.closeMenu(false);
     }
+  }
+
+  /** The menu item of a tab, made once. */
+  private menuItem(name: T): HTMLButtonElement {
+    let item = this._items.get(name);
+    if (!item) {
+      const spec = this.specs.find(s => s.name === name)!;
+      item = button(spec.label, () => this.pick(name), {
+        className: `jm-tab-menu-item jm-tab-menu-${name}`,
+        attrs: { role: 'menuitem', 'data-tab': name, tabindex: '-1' }
+      });
+      this._items.set(name, item);
+    }
+    return item;
   }
 
   private select(name: T): void {
@@ -301,6 +326,16 @@ export class TabStrip<T extends string> {
   private readonly _tabs = new Map<T, HTMLButtonElement>();
   private readonly _list: HTMLDivElement;
   private readonly _more: HTMLButtonElement;
+  private readonly _moreLabel: HTMLSpanElement;
+  private readonly _moreBadge: HTMLSpanElement;
+  private readonly _items = new Map<T, HTMLButtonElement>();
   private readonly _menu: HTMLDivElement;
   private readonly _observer: ResizeObserver;
+}
+
+/** Set a node's text only when it differs (a write replaces its text node). */
+function setText(node: HTMLElement, text: string): void {
+  if (node.textContent !== text) {
+    node.textContent = text;
+  }
 }

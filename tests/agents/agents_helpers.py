@@ -18,6 +18,7 @@ from mcp.client.stdio import stdio_client
 
 from jupyter_memory.agents import mcp_compat
 from tests.support.servers import free_port  # one definition; the old import keeps working
+from tests.support.waiting import DEADLINE_S
 
 # A raw JSON-RPC ``initialize`` request, for tests that speak the protocol by hand.
 INITIALIZE = {
@@ -61,7 +62,9 @@ def http_server(home: Path, *extra: str, log: Path) -> Any:
             stdin=subprocess.DEVNULL,
         )
         try:
-            deadline = time.monotonic() + 20
+            # A minute, as every wait of the suite (tests/support/waiting.py): beside a CPU
+            # burner the server's imports alone take seconds.
+            deadline = time.monotonic() + DEADLINE_S
             while True:
                 with socket.socket() as s:
                     if s.connect_ex(("127.0.0.1", port)) == 0:

@@ -41,24 +41,34 @@ def wait_refreshed_after(page, before: int, timeout: float = 60_000) -> None:
 
 
 def show_tab(page, name: str) -> None:
-    """Click the tab, or (when the narrow row has no room for it) pick it in the More menu."""
+    """Click the tab, or (when the narrow row has no room for it) pick it in the More menu.
+
+    Which of the two it is can change between a look and the click: a refresh that
+    brings a badge (a pending count on Queued, memories to review on Memories) widens
+    that tab, and the row is laid out again, so a tab seen in the row moves into the
+    menu (Learning selected, the Queue badge appearing after a promote) or one from the
+    menu comes back. A click on the tab that moved waits for a button that stays hidden,
+    so each try looks again, clicks with a short wait, and ends once the panel shows the
+    tab; tries repeat for a minute (:func:`attempts`)."""
+    selected = f"{PANEL}[data-tab='{name}']"
     tab = page.locator(f"{PANEL} .jm-tab-{name}")
-    if tab.is_visible():
-        tab.click()
-    else:
-        # The menu closes when the focus leaves it, also when the panel moves the
-        # focus itself (to the next item after a decision still settling): open it
-        # again until the pick lands.
-        item = page.locator(f"{PANEL} .jm-tab-menu [data-tab='{name}']")
-        for _ in attempts():
-            if not item.is_visible():
-                page.locator(f"{PANEL} .jm-tab-more").click()
-            try:
+    item = page.locator(f"{PANEL} .jm-tab-menu [data-tab='{name}']")
+    for _ in attempts():
+        try:
+            if tab.is_visible():
+                tab.click(timeout=5_000)
+            else:
+                # The menu also closes when the focus leaves it, and when the panel
+                # moves the focus itself (to the next item after a decision still
+                # settling): open it again until the pick lands.
+                if not item.is_visible():
+                    page.locator(f"{PANEL} .jm-tab-more").click(timeout=5_000)
                 item.click(timeout=5_000)
-                break
-            except PlaywrightTimeoutError:
-                continue
-    page.wait_for_selector(f"{PANEL}[data-tab='{name}']")
+            page.wait_for_selector(selected, timeout=5_000)
+            return
+        except PlaywrightTimeoutError:
+            continue
+    page.wait_for_selector(selected)
 
 
 def queue_item(page, text: str):

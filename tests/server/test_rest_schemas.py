@@ -11,7 +11,6 @@ test_schemas_ts.py keeps the two in step.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -22,6 +21,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from jupyter_memory.server.routes import ROUTES
+from tests.support.waiting import polled
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
 SAMPLE = Path(__file__).resolve().parents[2] / "notebooks" / "sample_workspace"
@@ -360,8 +360,8 @@ async def test_reorganize_job(api):
         "reorganize",
         status=202,
     )
-    for _ in range(200):
-        job = await call(
+    job = await polled(
+        lambda: call(
             api,
             "reorganize_job.json",
             "ReorganizeHandler",
@@ -369,10 +369,9 @@ async def test_reorganize_job(api):
             "knowledge",
             "user",
             "reorganize",
-        )
-        if job["state"] != "running":
-            break
-        await asyncio.sleep(0.05)
+        ),
+        lambda job: job["state"] != "running",
+    )
     assert job["state"] == "done", job
 
 

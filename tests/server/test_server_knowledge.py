@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 
 from jupyter_memory.server.changes import SCHEMA_ID
-from tests.support.waiting import until
+from tests.support.waiting import polled, until
 
 RULES = "## Rules\n\n- Revenue excludes refunds\n\n## Info\n\n- 财年从四月开始\n"
 
@@ -68,11 +68,10 @@ async def test_reorganize_runs_as_a_job_with_progress(api, memory_home):
     assert code == 202 and job["state"] == "running"
     code, again = await api("POST", "knowledge", "user", "reorganize")
     assert code == 409, again
-    for _ in range(200):
-        code, job = await api("GET", "knowledge", "user", "reorganize")
-        if job["state"] != "running":
-            break
-        await asyncio.sleep(0.05)
+    code, job = await polled(
+        lambda: api("GET", "knowledge", "user", "reorganize"),
+        lambda answer: answer[1]["state"] != "running",
+    )
     assert job["state"] == "done", job
     assert job["elapsed"] > 0
     assert (memory_home / "knowledge.md.bak").exists()
@@ -142,13 +141,10 @@ async def test_project_layer_save_and_reorganize(api, server_memory, jp_root_dir
         "POST", "knowledge", "project", "reorganize", params={"project": "sales-q3"}
     )
     assert code == 202 and job["project"] == "sales-q3"
-    for _ in range(200):
-        code, job = await api(
-            "GET", "knowledge", "project", "reorganize", params={"project": "sales-q3"}
-        )
-        if job["state"] != "running":
-            break
-        await asyncio.sleep(0.05)
+    code, job = await polled(
+        lambda: api("GET", "knowledge", "project", "reorganize", params={"project": "sales-q3"}),
+        lambda answer: answer[1]["state"] != "running",
+    )
     assert job["state"] == "done", job
     saved = (folder / ".jupyter-memory" / "knowledge.md").read_text(encoding="utf-8")
     assert saved.lower().count("join on order_id") == 1

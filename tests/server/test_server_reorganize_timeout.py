@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
+
+from tests.support.waiting import polled
 
 
 @pytest.fixture
@@ -27,11 +27,10 @@ async def test_past_timeout_the_job_is_stopped_and_file_unchanged(api, memory_ho
     before = (memory_home / "knowledge.md").read_bytes()
     code, job = await api("POST", "knowledge", "user", "reorganize")
     assert code == 202
-    for _ in range(100):
-        code, job = await api("GET", "knowledge", "user", "reorganize")
-        if job["state"] != "running":
-            break
-        await asyncio.sleep(0.05)
+    code, job = await polled(
+        lambda: api("GET", "knowledge", "user", "reorganize"),
+        lambda answer: answer[1]["state"] != "running",
+    )
     assert job["state"] == "timed_out", job
     assert "0.05 s" in job["error"]["message"]
     assert (memory_home / "knowledge.md").read_bytes() == before

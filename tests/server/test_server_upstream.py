@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from openai_test_server import llm_server
 
 from jupyter_memory.exceptions import UpstreamError
 from jupyter_memory.server.errors import status_and_payload
+from tests.support.waiting import polled
 
 
 def test_upstream_error_maps_to_502_with_the_service() -> None:
@@ -33,11 +32,10 @@ async def test_reorganize_with_an_unreachable_llm_fails_with_502(api, server_mem
     before = (memory_home / "knowledge.md").read_bytes()
     code, job = await api("POST", "knowledge", "user", "reorganize")
     assert code == 202
-    for _ in range(200):
-        code, job = await api("GET", "knowledge", "user", "reorganize")
-        if job["state"] != "running":
-            break
-        await asyncio.sleep(0.05)
+    code, job = await polled(
+        lambda: api("GET", "knowledge", "user", "reorganize"),
+        lambda answer: answer[1]["state"] != "running",
+    )
     assert job["state"] == "failed" and job["status"] == 502, job
     assert job["error"]["error"] == "upstream_failed"
     assert job["error"]["service"] == "LLM endpoint"

@@ -26,17 +26,31 @@ import pytest
 from jupyter_memory import Memory
 from jupyter_memory.store.memories import folder_journal as journal
 from jupyter_memory.store.memories.folder_watch import vouched_by_watcher
+from tests.support.waiting import DEADLINE_S
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="the folder is watched only with inotify"
 )
 
+# How long these tests wait for the watcher's answer: a minute, not the product's
+# ASK_TIMEOUT_S (50 ms). An open that gets no answer in time checks every file
+# itself, which is right, but beside a CPU burner on 2 cores the watcher thread is
+# often not scheduled within 50 ms, and a test that expects the watcher to vouch
+# (``checking`` False) then saw an open that checked. A running watcher answers as
+# soon as it is scheduled, clean or dirty, so the longer wait changes no answer; it
+# only keeps "no answer in time" out of the tests that are not about it.
+ANSWER_S = 60.0
+
 # A new process opens the home and reports whether it left the look to its own
-# check of every file (``checking``) and what a recall of ``word`` finds.
+# check of every file (``checking``) and what a recall of ``word`` finds. The open
+# asks the watcher as the product does (sqlite_index calls ``folder_watch.ask``),
+# waiting ANSWER_S for the answer.
 _OPEN = textwrap.dedent(
     """
-    import json, sys
+    import functools, json, sys
     from jupyter_memory import Memory
+    from jupyter_memory.store.memories import folder_watch
+    folder_watch.ask = functools.partial(folder_watch.ask, timeout=float(sys.argv[3]))
     mem = Memory(home=sys.argv[1], semantic=False)
     mem.hooks.user.ensure_synced()
     checking = mem.hooks.user.index._check.pending is not None
@@ -49,7 +63,7 @@ _OPEN = textwrap.dedent(
 
 def _open_elsewhere(home: Path, word: str) -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, "-c", _OPEN, str(home), word],
+        [sys.executable, "-c", _OPEN, str(home), word, str(ANSWER_S)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -73,12 +87,12 @@ def _watched_home(home: Path, texts: list[str]) -> tuple[Memory, dict[str, Path]
     return mem, {t: folder / str(mem.hooks.user.index.name_of(i)) for t, i in ids.items()}
 
 
-def _until_clean(mem: Memory, polls: int = 3000) -> None:
-    """Wait for the watcher's first pass (it runs in its own thread), then assert it."""
+def _until_clean(mem: Memory) -> None:
+    """Wait for the watcher's first pass (it runs in its own thread), then assert it:
+    for a minute of time, not a count of polls (a busy machine stretches each poll)."""
     watcher = mem.hooks.user.index._watcher  # type: ignore[attr-defined]
-    for _ in range(polls):
-        if watcher.clean:
-            return
+    deadline = time.monotonic() + DEADLINE_S
+    while not watcher.clean and time.monotonic() < deadline:
         time.sleep(0.01)
     assert watcher.clean, "the watcher never found the files as indexed"
 
@@ -120,7 +134,7 @@ def test_an_in_place_edit_beside_a_watcher_is_seen(home: Path, edit: str) -> Non
                 fh.write(text)
             if edit == "older_mtime":
                 os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - 86_400 * 10**9))
-        assert not vouched_by_watcher(mem.hooks.user.layout)
+        assert not vouched_by_watcher(mem.hooks.user.layout, ANSWER_S)
         seen = _open_elsewhere(home, "rebates" if edit != "touch" else "refunds")
         assert seen["checking"] is True  # the open looked for itself
         expected = ["rebates are excluded"] if edit != "touch" else ["refunds are excluded"]
@@ -154,7 +168,7 @@ def test_a_killed_watcher_vouches_for_nothing(home: Path) -> None:
     try:
         assert watcher.stdout is not None and watcher.stdout.readline().strip() == "watching"
         layout = Memory(home=home, semantic=False).hooks.user.layout
-        assert vouched_by_watcher(layout)
+        assert vouched_by_watcher(layout, ANSWER_S)
         os.kill(watcher.pid, signal.SIGKILL)
         watcher.wait(timeout=30)
         path = paths["killed watcher note"]
@@ -162,7 +176,7 @@ def test_a_killed_watcher_vouches_for_nothing(home: Path) -> None:
         with open(path, "r+", encoding="utf-8") as fh:
             fh.truncate(0)
             fh.write(text)
-        assert not vouched_by_watcher(layout)
+        assert not vouched_by_watcher(layout, ANSWER_S)
         assert _open_elsewhere(home, "revived") == {
             "checking": True,
             "texts": ["revived watcher note"],
@@ -184,7 +198,8 @@ def test_a_dirty_watcher_is_clean_again_once_the_index_caught_up(
         path = paths["delta note"]
         with open(path, "a", encoding="utf-8") as fh:
             fh.write("\nepsilon added\n")
-        assert not vouched_by_watcher(mem.hooks.user.layout)  # asked: dirty, will check again
+        # asked: dirty, will check again
+        assert not vouched_by_watcher(mem.hooks.user.layout, ANSWER_S)
         assert _open_elsewhere(home, "epsilon")["checking"] is True  # that open re-indexes it
         _until_clean(mem)
         seen = _open_elsewhere(home, "epsilon")

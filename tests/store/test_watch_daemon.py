@@ -10,7 +10,6 @@ correct. Each open runs in a process of its own, as a CLI call does.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -28,6 +27,7 @@ from jupyter_memory import Memory
 from jupyter_memory.store.layout import RootLayout
 from jupyter_memory.store.memories import watch_daemon
 from jupyter_memory.store.memories.folder_watch import Answer, ask
+from tests.support.proc_state import state, stopped
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="the folder is watched only with inotify"
@@ -115,30 +115,13 @@ def _daemon_clean(layout: RootLayout) -> bool:
     return watch_daemon.running_pid(layout) is not None and ask(layout) is Answer.CLEAN
 
 
-def _state(stat: str) -> str:
-    """The scheduler state in a ``/proc`` stat file (proc(5): R, S, T stopped, Z ended)."""
-    with open(stat, encoding="ascii") as fh:
-        return fh.read().rsplit(")", 1)[1].split()[0]
-
-
 def _gone(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
     # Not our child (sh started it): a zombie waits for init; its state says it ended.
-    return _state(f"/proc/{pid}/stat") == "Z"
-
-
-def _frozen(pid: int) -> bool:
-    """Every thread of ``pid`` has stopped. kill(SIGSTOP) returns once the signal is
-    queued; the thread it woke stops the others only when it is next scheduled, and
-    on a busy machine the watcher thread, woken by an event, may answer before then."""
-    states = []
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        with contextlib.suppress(FileNotFoundError):  # a thread that ended meanwhile
-            states.append(_state(f"/proc/{pid}/task/{tid}/stat"))
-    return bool(states) and all(state == "T" for state in states)
+    return state(f"/proc/{pid}/stat") == "Z"
 
 
 def _stop_daemon(layout: RootLayout) -> None:
@@ -225,7 +208,7 @@ def test_a_frozen_watcher_process_is_not_waited_for(
     pid = _watched(home, layout)
     os.kill(pid, signal.SIGSTOP)  # it holds its locks and answers nothing
     try:
-        _until("every thread of the watcher process stopped", lambda: _frozen(pid))
+        _until("every thread of the watcher process stopped", lambda: stopped(pid))
         _edit_in_place(paths["frozen watcher note"], "frozen", "thawed")
         assert ask(layout) is Answer.NO_ANSWER
         assert _open_elsewhere(home, "thawed") == {

@@ -11,7 +11,10 @@ or to avoid starting one, and the markers that say which tests start them
   test's process, its output shaped as ``subprocess.run`` gives it.
 - :mod:`tests.support.http`: a test's HTTP server on a thread that stops at once.
 - :mod:`tests.support.waiting`: wait on a condition with a generous deadline (a busy
-  machine makes a passing test slower, not red).
+  machine makes a passing test slower, not red); ``polled`` asks a server again until
+  its answer is done.
+- :mod:`tests.support.proc_state`: whether a process sent SIGSTOP has stopped yet
+  (the signal is queued at once, the process stops when next scheduled).
 - :mod:`tests.support.markers`: the ``browser``/``kernel``/``server`` markers added
   at collection by what a test uses (its folder, its fixtures, its imports).
 """

@@ -25,6 +25,7 @@ import pytest
 
 from jupyter_memory.exceptions import LockTimeoutError
 from jupyter_memory.store.storage import EMPTY_STALE_S, NET_LOCK_NAME, exclusive_create_lock
+from tests.support.proc_state import stopped
 from tests.team.test_network_lock import _child, _kill, _wait_for
 
 pytestmark = pytest.mark.slow  # writers in processes, SIGKILLed: make test, not make test-fast
@@ -184,6 +185,11 @@ def test_writers_killed_at_random_never_overlap_nor_stall(tmp_path: Path) -> Non
             i = rng.randrange(len(procs))
             victim = procs[i]
             victim.send_signal(signal.SIGSTOP)  # stopped, it is alive: its breaker stays
+            # Read the breaker once the victim has stopped, not once the signal is
+            # queued: until it is next scheduled it goes on, and on a busy machine it
+            # may take or give up the breaker after the read, so the count would not
+            # say what the kill below interrupts (and may end the soak early).
+            _until(lambda pid=victim.pid: stopped(pid), 60)
             in_breaker += victim.pid in _breaker_holders(root)
             _kill(victim)
             kills += 1
