@@ -291,6 +291,7 @@ export class QueueView extends Widget {
 
   async refresh(): Promise<void> {
     const gen = ++this._generation;
+    this._refreshing++;
     try {
       const [queue, projects] = await Promise.all([
         requestAPI<IQueue>(
@@ -323,12 +324,19 @@ export class QueueView extends Widget {
         this.trans.__('Could not load the queue: %1', errorMessage(error)),
         'error'
       );
+    } finally {
+      this._refreshing--;
     }
   }
 
   /** The next page of pending items, added below those shown. */
   async loadMore(): Promise<void> {
-    const gen = this._generation;
+    // A refresh still on its way was asked for as many items as were shown before
+    // this click: drawn after this page, it would take the page away again (the
+    // person's "Show more" undone). Its answer is dropped, and the list asked for
+    // again, with the new page, once this page is in.
+    const overtaken = this._refreshing > 0;
+    const gen = ++this._generation;
     try {
       const queue = await requestAPI<IQueue>(
         'queue',
@@ -347,12 +355,18 @@ export class QueueView extends Widget {
         return;
       }
       this.append(queue);
+      if (overtaken) {
+        void this.refresh();
+      }
     } catch (error) {
       setStatus(
         this._status,
         this.trans.__('Could not load more: %1', errorMessage(error)),
         'error'
       );
+      if (overtaken) {
+        void this.refresh(); // the dropped answer is still owed
+      }
     }
   }
 
@@ -1283,6 +1297,8 @@ export class QueueView extends Widget {
   }
 
   private _generation = 0;
+  /** Refreshes asked and not yet answered. */
+  private _refreshing = 0;
   private _shown = 0;
   private _typing = 0;
   private _frame = 0;
