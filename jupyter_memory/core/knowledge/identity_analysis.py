@@ -73,6 +73,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from ..text import normalize, search_word
+from .identity_values import canonical_values, spell_numbers
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _IDENT = r"[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+"
@@ -1092,13 +1093,16 @@ def analyse(text: str) -> Analysed:
     # A capital letter after a naming noun names a unit ("Plan A", "Arm B"): marked before the
     # text is lower-cased, where it would read as the article "a".
     raw = _LETTER_UNIT_RE.sub(lambda m: f"{m.group(1)} @{m.group(2).casefold()}", raw)
-    norm = normalize(raw)
+    # Round eleven: numbers in words are digits before anything reads them ("forty-five",
+    # 一百二十, 十小时), and durations and shares one form once they are (identity_values).
+    norm = spell_numbers(normalize(raw))
     for pattern, repl in _REWRITES:
         norm = pattern.sub(repl, norm)
     norm = _EN_NUM_RE.sub(lambda m: str(_EN_NUM[m.group(0)]), norm)
     norm = _ZH_NUM_RE.sub(lambda m: str(_zh_number(m.group(1))), norm)
     for pattern, repl in _AFTER_NUMBERS:
         norm = pattern.sub(repl, norm)
+    norm = canonical_values(norm)
     key = norm
     # A contrast names the alternative a rule turns down ("use the median, not the mean", "in
     # UTC rather than local time", 以UTC为准，不用当地时间): not a negation of the rule itself.

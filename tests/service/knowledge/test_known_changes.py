@@ -88,7 +88,8 @@ def test_the_packaged_bank_is_made_in_the_bundled_embedders_space() -> None:
     assert BANK.is_file()
     bank = load_bank()
     assert bank is not None and bank.model == BASE_NAME and bank.dim == 384
-    assert bank.changes.shape[0] == bank.paraphrase.shape[0] >= 1000
+    # Round eleven reads more pairs itself (values written another way), so fewer are open: 990.
+    assert bank.changes.shape[0] == bank.paraphrase.shape[0] >= 900
     norms = np.linalg.norm(bank.changes, axis=1)
     assert np.allclose(norms, 1.0, atol=1e-2)  # unit directions, kept in float16
     assert 0 < bank.paraphrase.sum() < len(bank.paraphrase)  # both kinds of change
