@@ -30,9 +30,15 @@ rerun whenever the slot reading changes which pairs it leaves open. Measured and
 round ten: ``--model span`` (the change of the differing words only, embedded alone) and
 ``both`` (beside the sentence change), and ``--target updated`` (open pairs read as updates).
 
+Round eleven: ``--shipped`` reads every set, heldout10 included, with the shipped rule and the
+set left out of the changes (the bank of the other read sets, built with the code in place:
+the "shipped reading" column of docs/knowledge.md); ``--bank-heldout10`` puts heldout10's
+changes in the bank of the other sets (measured, not shipped).
+
 Usage: python benchmarks/identity_meaning.py [--model logistic|knn|span|both]
          [--features full|lexical] [--gate all|related] [--l2 100] [--k 5] [--strict]
          [--target same|updated] [--blind SET] [--write-bank FILE] [--cache FILE]
+       python benchmarks/identity_meaning.py --shipped [--bank-heldout10] --cache FILE
 Prints one JSON object: per set the thresholds chosen, before and after (same P / R, kept
 apart), and the means over all ten and over heldout6–9 (the newest domains).
 """
@@ -57,6 +63,7 @@ from jupyter_memory.core.memories.embedding import MAX_EMBED_CHARS
 
 sys.path.insert(0, str(Path(__file__).parent))
 from identity_bench import AS_LABEL, DEV_SPLITS, load  # noqa: E402
+from identity_bench import SPLITS as ALL_SPLITS  # noqa: E402
 
 SPLITS = DEV_SPLITS  # all ten read (heldout9 since its two blind scores, round ten)
 NEWEST = ("heldout6", "heldout7", "heldout8", "heldout9")
@@ -299,6 +306,48 @@ def leave_one_set_out(data: list[dict[str, Any]], args: argparse.Namespace) -> d
             "mean_heldout6_9": {w: mean(NEWEST, w) for w in ("before", "after")}}  # fmt: skip
 
 
+def shipped_reading(data: list[dict[str, Any]], bank_sets: tuple[str, ...]) -> dict[str, Any]:
+    """Round eleven: how the shipped rule (all ``KNOWN_CHANGES_K`` nearest changes paraphrases)
+    reads each set left out of the changes — the bank built from the other sets of
+    ``bank_sets`` with the code in place. Per set: same P / R, updated R, contradiction R, kept
+    apart (the columns of docs/knowledge.md's tables)."""
+    split = np.array([r["split"] for r in data])
+    d = np.array([r["u"] - r["v"] for r in data], dtype=np.float32)
+    d /= np.linalg.norm(d, axis=1, keepdims=True) + 1e-12
+    pool = np.array([r["open"] and r["base"] == "different" for r in data])
+    same = np.array([r["label"] == "same" for r in data])
+    out: dict[str, Any] = {}
+    k = identity.KNOWN_CHANGES_K
+    for held in dict.fromkeys(split.tolist()):
+        bank = pool & np.isin(split, bank_sets) & (split != held)
+        changes = d[bank].astype(np.float16).astype(np.float32)
+        got = []
+        for i in np.where(split == held)[0]:
+            r = data[i]
+            label = r["base"]
+            if r["open"] and label == "different":
+                near = np.argpartition(-np.abs(changes @ d[i]), k - 1)[:k]
+                if same[bank][near].mean() >= identity.KNOWN_CHANGES_AT:
+                    label = "same"
+            got.append((r["label"], label))
+        out[held] = _figures(got)
+    return out
+
+
+def _figures(got: list[tuple[str, str]]) -> dict[str, float | None]:
+    def rate(tp: int, n: int) -> float | None:
+        return round(tp / n, 3) if n else None
+
+    tp = {lab: sum(t == g == lab for t, g in got) for lab in ("same", "updated", "contradiction")}
+    n = {lab: sum(t == lab for t, _ in got) for lab in ("same", "updated", "contradiction")}
+    different = [g for t, g in got if t == "different"]
+    return {"same_precision": rate(tp["same"], sum(g == "same" for _, g in got)),
+            "same_recall": rate(tp["same"], n["same"]),
+            "updated_recall": rate(tp["updated"], n["updated"]),
+            "contradiction_recall": rate(tp["contradiction"], n["contradiction"]),
+            "kept_apart": rate(different.count("different"), len(different))}  # fmt: skip
+
+
 COSINES = Path(__file__).parents[1] / "tests" / "data" / "identity_pair_cosines.json"
 
 
@@ -338,13 +387,23 @@ def main() -> None:
     parser.add_argument("--blind", help="fit on every read set, score this set once")
     parser.add_argument("--target", choices=("same", "updated"), default="same")
     parser.add_argument("--write-bank", type=Path, help="write the service's known changes here")
+    parser.add_argument("--shipped", action="store_true",
+                        help="every set (heldout10 too) read by the shipped rule, left out of the changes")  # fmt: skip
+    parser.add_argument("--bank-heldout10", action="store_true",
+                        help="with --shipped: heldout10's changes in the bank of the other sets")  # fmt: skip
     args = parser.parse_args()
     TARGET[0] = args.target
     blind = (args.blind,) if args.blind else ()
+    if args.shipped:
+        blind = tuple(s for s in ALL_SPLITS if s not in SPLITS)
     texts = [t for s in (*SPLITS, *blind) for p in load(s) for t in (p["a"], p["b"])]
     if args.model in ("span", "both"):
         texts += span_texts((*SPLITS, *blind))
     data = rows(vectors(texts, args.cache), blind)
+    if args.shipped:
+        bank_sets = ALL_SPLITS if args.bank_heldout10 else SPLITS
+        print(json.dumps(shipped_reading(data, bank_sets), indent=1))
+        return
     if args.write_bank:
         print(json.dumps(write_bank(data, args.write_bank), indent=1))
         return
