@@ -204,3 +204,18 @@ def test_a_long_run_is_read_like_a_short_one() -> None:
         long = analyse(f"orders keep {run} rows within 2 hours")
         assert "7200" in long.slot("number") and "7200" in short.slot("number")
         assert long.tokens >= {"order", "row"} and short.tokens >= {"order", "row"}
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("The tunnel at the Harbor Road site is rated for 120 cars per hour.",
+         "The tunnel at the Route 9 site is rated for 120 cars per hour."),
+        ("Refunds at Elm Street are approved by the store manager.",
+         "Refunds at Store 12 are approved by the store manager."),
+    ],
+)  # fmt: skip
+def test_a_name_against_a_named_unit_is_another_subject(new: str, known: str) -> None:
+    # A capitalised name on one side, a naming noun with its number on the other, none shared.
+    found = relate(new, known, lambda a, b: 0.99)
+    assert found.kind is Relation.RELATED and found.slot == "entity"

@@ -239,6 +239,11 @@ def _subject_conflict(x: Analysed, y: Analysed) -> str | None:
             if slot == "table" and _named_as_word(a or b, y if a else x):
                 continue  # "filter events …: the table is …" against "the events table"
             return slot
+    # Round eleven: a name of either kind on each side, none shared, names two subjects ("the
+    # Harbor Road site" / "the Route 9 site", "Elm Street" / "Store 12").
+    ex, ux, ey, uy = x.slot("entity"), x.slot("unit"), y.slot("entity"), y.slot("unit")
+    if (ex and not ux and uy and not ey) or (ux and not ex and ey and not uy):
+        return "entity"
     hx, hy = x.subject_head, y.subject_head
     if hx and hy and hx[0] == hy[0] and hx[1] - hy[1] and hy[1] - hx[1]:
         # One head noun, other modifiers: "return time" is not "delivery time".
