@@ -36,6 +36,9 @@ SAME = [
     ("爆破延误超过半小时的，才记为生产延误。", "爆破延误时间超过30分钟才记为生产延误。"),
     ("每户收取三百元的个税汇算代办费。", "个税汇算代办费按单户收取，每户300元。"),
     ("洗牙复诊提醒要提前两周发出，以上次洁治满半年为准。", "洗牙复诊提醒在上次洁治满六个月前两周发出。"),
+    # How often, said twice: 每月…一次 = 按月; 一天 before a cap = 每天.
+    ("华南审核中心每月统计一次误判率，分母是质检样本数。", "华南审核中心的误判率按月统计，以质检样本为分母。"),
+    ("杭州分公司技师一天的上门服务上限为6单。", "杭州分公司的技师每天最多安排6个上门服务。"),
 ]  # fmt: skip
 
 UPDATED = [
@@ -93,6 +96,10 @@ def test_the_forms_of_one_value() -> None:
     assert numbers("一半") == numbers("50%")
     assert numbers("百分之三十") == numbers("30%")
     assert analyse("周一到周五").key == analyse("工作日").key
+    assert analyse("sent at 8am (UTC+8)").slot("zone") == analyse("sent at 8am Beijing time").slot(
+        "zone"
+    )
+    assert numbers("每一刻钟公布一次") == numbers("每15分钟公布一次")
 
 
 def test_words_that_are_no_number_are_left_alone() -> None:
@@ -195,7 +202,8 @@ def test_every_pattern_starts_where_a_word_or_number_starts() -> None:
     patterns = [iv._NUMBER_RUN_EN, iv._SCALED_DIGITS, iv._ZH_RUN] + [p for p, _ in iv._CANONICAL]
     for pattern in patterns:
         source = pattern.pattern
-        assert source.startswith(("(?<", "一半", "(?:周一")), source
+        # A lookbehind, or a literal character that is no letter or digit.
+        assert source.startswith(("(?<", "一半", "(?:周一", "(每")), source
 
 
 def test_a_long_run_is_read_like_a_short_one() -> None:

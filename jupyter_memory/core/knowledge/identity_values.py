@@ -324,6 +324,13 @@ _CANONICAL: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] =
     # Monday to Friday are the business days (周一到周五 = 工作日).
     (re.compile(r"(?<![a-z])mondays? (?:to|through|thru|-|until) fridays?(?![a-z])"), " business days "),
     (re.compile(r"(?:周一|星期一)(?:到|至|-|~|—|－)(?:周五|星期五)"), "工作日"),
+    # How often, said twice: 每月统计一次 = 按月统计 (the 一次 of 每…一次 is no count), and 一天 before
+    # a cap within its clause is 每天 (一天的预约上限是8位 = 每天最多8位).
+    (re.compile(r"(每个?(?:自然)?(?:日|天|周|月|季度|季|年|小时|工作日)[^,.;:，。；：\d]{0,12}?)1次"), r"\1"),
+    (re.compile(r"(?<![\d.])1天(?=[^,.;:，。；：\d]{0,10}?atmost)"), "每天"),
+    # UTC+8 is Beijing time (北京时间); 一刻钟 is 15分钟.
+    (re.compile(r"(?<![a-z])(?:utc|gmt) ?\+ ?0?8(?::00)?(?![\d:])"), " beijing time "),
+    (re.compile(r"(?<![\d.])一刻钟"), " 900 "),
     # 块 is 元 after a number (300块 = 300元); "180 dollars" = "$180".
     (re.compile(r"(?<=\d)块(?:钱)?"), "元"),
     (re.compile(r"(?<![\d.$])(\d+(?:\.\d+)?) ?dollars?(?![a-z])"), r"$\1"),
