@@ -25,8 +25,10 @@ Two passes, on the normalised text (lower case, ASCII punctuation):
   四分之一 = 25%, 三成 = 30%); Monday to Friday = business days (周一到周五 = 工作日); 块 = 元 and
   "N dollars" = "$N".
 
-Every pattern starts where a word or a number starts (a lookbehind), so none is quadratic on a
-long run of letters or digits (``tests/core/test_identity_linear_time.py``).
+Every pattern starts where a word, a number or a numeral run starts (a lookbehind or a literal
+character), so none is quadratic on a long run of letters, digits or numerals (the rule of
+``tests/core/test_identity_linear_time.py``; ``tests/core/test_identity_round_eleven.py`` pins it
+for these patterns). docs/knowledge.md, "Round eleven", has the figures.
 """
 
 from __future__ import annotations
