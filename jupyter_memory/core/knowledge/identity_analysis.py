@@ -272,7 +272,8 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"\b(?:combine[sd]?|combining|merge[sd]?|merging|together|pool(?:ed|s)?|lump(?:ed|s)?)\b"),
      " combined "),
     (re.compile(r"(?:不要|不能|不得|别|勿|不)?合并"), lambda m: " 不合并 " if m.group(0) != "合并" else " 合并 "),
-    (re.compile(r"分开|分别|单独"), " 不合并 "),
+    # Round eleven: 另行 / 另外 before a verb of counting is "separately" (另行统计 = 单独统计).
+    (re.compile(r"分开|分别|单独|(?:另行|另外)(?=统计|计算|核算|列示|上报|记录|处理|计)"), " 不合并 "),
     (re.compile(r"\b(?:(?:is|are|be) )?not (?:allowed|permitted)\b|\b(?:(?:is|are) )?(?:prohibited|forbidden|banned)\b"),
      " not "),
     # A permission says yes; "allowed" before a noun is a name ("allowed amounts").
