@@ -104,7 +104,6 @@ from typing import Any, Protocol, runtime_checkable
 from ..._i18n import M_, Message
 from ..text import search_word
 from .identity_acronyms import one_name
-from .identity_gate import may_be_same, may_relate
 from .identity_analysis import (
     CJK_BREAK,
     MODIFIER_SLOTS,
@@ -114,6 +113,7 @@ from .identity_analysis import (
     Analysed,
     analyse,
 )
+from .identity_gate import may_be_same, may_relate
 
 Similarity = Callable[[str, str], float]
 """Cosine of two texts' embeddings (the service's embedder), or absent without the extra."""
