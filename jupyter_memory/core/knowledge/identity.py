@@ -113,6 +113,7 @@ from .identity_analysis import (
     Analysed,
     analyse,
 )
+from .identity_gate import may_be_same, may_relate
 
 Similarity = Callable[[str, str], float]
 """Cosine of two texts' embeddings (the service's embedder), or absent without the extra."""
@@ -574,7 +575,8 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     def apart(reason: Message, slot: str | None = None) -> Identity:
         """Another rule by the slot reading, with no subject slot in conflict: the known
         changes may still read it as the same rule in other words (round ten)."""
-        if isinstance(similarity, KnownChanges):
+        # (None first: a runtime protocol check costs ~60 µs, asked of every pair of a list.)
+        if similarity is not None and isinstance(similarity, KnownChanges):
             share = similarity.paraphrase_share(a, b, KNOWN_CHANGES_K)
             if share is not None and share >= KNOWN_CHANGES_AT:
                 cos()
@@ -654,13 +656,20 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
     return apart(M_("another rule"))
 
 
+def _may_be_same(a: str, b: str, similarity: Similarity | None) -> bool:
+    """The cheap gate first: callers ask about every pair of a list (identity_gate.py)."""
+    return may_relate(a, b) if similarity is not None else may_be_same(a, b, SAME_AT)
+
+
 def same_entry(a: str, b: str, similarity: Similarity | None = None) -> bool:
     """True when ``a`` and ``b`` are one entry in other words (Reorganize's duplicate test)."""
-    return relate(a, b, similarity).kind is Relation.SAME
+    return _may_be_same(a, b, similarity) and relate(a, b, similarity).kind is Relation.SAME
 
 
 def same_entry_reason(a: str, b: str, similarity: Similarity | None = None) -> Message | None:
     """Why ``a`` and ``b`` are one entry, or None: the duplicate test Reorganize takes."""
+    if not _may_be_same(a, b, similarity):
+        return None
     found = relate(a, b, similarity)
     return found.reason if found.kind is Relation.SAME else None
 
