@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from ...core.memories.agent_sectors import sector_factor
@@ -43,6 +44,9 @@ class MemoryRecall:
 
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
+        # Per layer, the last links the index handed out and their newest versions:
+        # the index hands out the same mapping while its data is unchanged.
+        self._newest: dict[str, tuple[Mapping[str, Sequence[str]], dict[str, str]]] = {}
 
     def plan(self, q: RecallQuery, project_filter: str | None) -> SearchQuery:
         """The index query: filters resolved, ``recent`` turned into ``since`` at the time now."""
@@ -150,7 +154,7 @@ class MemoryRecall:
         roots = {r.layer: r for _, r, _ in ranked}
         newest: dict[Key, Key] = {}
         for layer, root in roots.items():
-            links = newest_versions(root.index.supersede_links())
+            links = self.newest_versions(layer, root)
             newest.update({(layer, old): (layer, new) for old, new in links.items()})
         if not newest:
             return ranked, {}
@@ -171,6 +175,14 @@ class MemoryRecall:
             if newest.get((below[1].layer, below[2].id)) == (out[i][1].layer, out[i][2].id):
                 out[i] = (max(out[i][0], below[0]), out[i][1], out[i][2])
         return out, {old: new[1] for old, new in newest.items()}
+
+    def newest_versions(self, layer: str, root: StoreRoot) -> dict[str, str]:
+        """Older id → newest id in ``root``, worked out again only when its links change."""
+        links = root.index.supersede_links()
+        held = self._newest.get(layer)
+        if held is None or held[0] is not links:
+            held = self._newest[layer] = (links, newest_versions(links))
+        return held[1]
 
     def hit(
         self,
@@ -202,8 +214,9 @@ class MemoryRecall:
             tokens = estimate_tokens(
                 f"{row.id} {row.title} {text} {' '.join(evidence)} {provenance}"
             )
-        # Every field comes from our own index, already validated.
-        return RecallHit.trusted_fields(
+        # Every field comes from our own index, already validated; the literal
+        # names every field (tests/service/memories/test_recall_hits.py).
+        return RecallHit.adopt(
             {
                 "id": row.id,
                 "title": row.title,
