@@ -525,8 +525,11 @@ class SqliteIndex:
         Every recall asks: the answer is read again only when the database changed
         since (``PRAGMA data_version`` moves with another connection's commit,
         ``total_changes`` with this one's), and the same mapping is handed out
-        until then, to be read, not changed."""
-        con = self.connection()
+        until then, to be read, not changed. A recall asks right after its search:
+        the connection that search checked answers (the links of the index its hits
+        came from) without asking the pointer file again."""
+        con = self._con if self._con is not None and self._check.pending is None else None
+        con = con or self.connection()
         version = int(con.execute("PRAGMA main.data_version").fetchone()[0])
         held = self._links
         if held is not None and held[0] is con and held[1:3] == (version, con.total_changes):
