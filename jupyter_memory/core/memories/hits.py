@@ -67,7 +67,7 @@ class RecallHit(BaseModel):
 
 
 # A hit's slots set through their descriptors: a recall makes ten hits, and
-# ``object.__setattr__`` by name cost a third of each (issue 33's 2x budget).
+# ``object.__setattr__`` by name cost a third of each.
 _HIT_FIELDS = frozenset(RecallHit.model_fields)
 _new = object.__new__
 _set_dict = object.__setattr__
