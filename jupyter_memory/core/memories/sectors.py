@@ -37,6 +37,7 @@ Pure: no I/O; callers pass the clock.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -90,10 +91,23 @@ def expired(
     now: datetime,
 ) -> bool:
     """True when the memory outlived its sector's TTL."""
+    clock = _ttl_clock(sector, updated, last_accessed, access_count)
+    return clock is not None and _days(clock[0], now) > clock[1]
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _ttl_clock(
+    sector: str, updated: datetime, last_accessed: datetime | None, access_count: int
+) -> tuple[datetime, float] | None:
+    # What of :func:`expired` does not move with the clock: when the sector's clock
+    # started and its TTL (None: unlimited). Every recall hit asks, and the same
+    # memories come back recall after recall; the arithmetic with ``now`` is as before.
     ttl = ttl_days(sector, access_count)
     if ttl is None:
-        return False
-    return sector_age_days(sector, updated=updated, last_accessed=last_accessed, now=now) > ttl
+        return None
+    if sector == "episodic":
+        return updated, ttl
+    return (max(updated, last_accessed) if last_accessed is not None else updated), ttl
 
 
 @dataclass(frozen=True)

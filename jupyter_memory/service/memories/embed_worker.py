@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, suppress
+from contextlib import AbstractContextManager, suppress
 from typing import Any
 
 from ...core.memories.embedding import Embedder, embed_text
@@ -35,6 +35,22 @@ BACKGROUND_NICE = 19
 RATE_SMOOTHING = 0.2  # weight of the newest batch in the measured rate
 
 
+class _Foreground:
+    """The gate's context manager: one object, no generator per use (every recall
+    passes here; ``contextmanager``'s generator was most of the gate's cost)."""
+
+    __slots__ = ("_gate",)
+
+    def __init__(self, gate: ActivityGate) -> None:
+        self._gate = gate
+
+    def __enter__(self) -> None:
+        self._gate._enter()
+
+    def __exit__(self, *exc: object) -> None:
+        self._gate._exit()
+
+
 class ActivityGate:
     """Foreground work (recall, writes) in progress; the embedder waits while there is any."""
 
@@ -46,19 +62,22 @@ class ActivityGate:
         self.waits = 0  # how many times the embedder held back (tests, benchmarks)
         self.entries = 0  # foreground operations seen
         self.pauses = 0  # times a batch stopped between layers for one
+        self._foreground = _Foreground(self)
 
-    @contextmanager
-    def foreground(self) -> Iterator[None]:
+    def foreground(self) -> AbstractContextManager[None]:
+        """Held while a recall or a write runs: the embedder waits (reentrant, any thread)."""
+        return self._foreground
+
+    def _enter(self) -> None:
         with self._cond:
             self._active += 1
             self.entries += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._active -= 1
-                self._last_end = time.monotonic()
-                self._cond.notify_all()
+
+    def _exit(self) -> None:
+        with self._cond:
+            self._active -= 1
+            self._last_end = time.monotonic()
+            self._cond.notify_all()
 
     @property
     def active(self) -> int:

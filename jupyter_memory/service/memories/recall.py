@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from ...core.memories.agent_sectors import sector_factor
 from ...core.memories.attention import heat
@@ -31,11 +33,52 @@ _ID_QUERY = re.compile(r"[a-z]+-[0-9a-z]{20}")
 Key = tuple[str, str]  # (layer, memory id)
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _index_tokens(memory_id: str, title: str) -> int:
-    # An index-level hit's count: the other levels' with no text, evidence or
-    # provenance. The same memories come back recall after recall (a pure count).
-    return estimate_tokens(f"{memory_id} {title}   ")
+_LEVEL_NAMES = {level: level.value for level in Level}  # Enum.value is a Python property
+
+
+# ~1 kB each: a few thousand memories a session keeps coming back to.
+@functools.lru_cache(maxsize=1 << 12)
+def _index_template(
+    memory_id: str,
+    title: str,
+    type: str,
+    tier: str,
+    scope: str,
+    project: str | None,
+    source: str,
+    reviewed: bool,
+    created: datetime,
+    updated: datetime,
+    layer: str,
+    path: str,
+) -> dict[str, Any]:
+    """An index-level hit's fields that only a write changes, in the model's order
+    (the same memories come back recall after recall; callers copy it). Its
+    count is the other levels' with no text, evidence or provenance."""
+    return {
+        "id": memory_id,
+        "title": title,
+        "text": "",
+        "type": type,
+        "tier": tier,
+        "scope": scope,
+        "project": project,
+        "tags": [],
+        "source": source,
+        "score": 0.0,
+        "attention": 0.0,
+        "heat": "",
+        "reviewed": reviewed,
+        "created": created,
+        "updated": updated,
+        "layer": layer,
+        "path": path,
+        "level": Level.index.value,
+        "tokens": estimate_tokens(f"{memory_id} {title}   "),
+        "superseded_by": None,
+        "evidence": [],
+        "provenance": "",
+    }
 
 
 class MemoryRecall:
@@ -43,6 +86,9 @@ class MemoryRecall:
 
     def __init__(self, ctx: ServiceContext) -> None:
         self.ctx = ctx
+        # Per layer, the last links the index handed out and their newest versions:
+        # the index hands out the same mapping while its data is unchanged.
+        self._newest: dict[str, tuple[Mapping[str, Sequence[str]], dict[str, str]]] = {}
 
     def plan(self, q: RecallQuery, project_filter: str | None) -> SearchQuery:
         """The index query: filters resolved, ``recent`` turned into ``since`` at the time now."""
@@ -150,7 +196,7 @@ class MemoryRecall:
         roots = {r.layer: r for _, r, _ in ranked}
         newest: dict[Key, Key] = {}
         for layer, root in roots.items():
-            links = newest_versions(root.index.supersede_links())
+            links = self.newest_versions(layer, root)
             newest.update({(layer, old): (layer, new) for old, new in links.items()})
         if not newest:
             return ranked, {}
@@ -172,6 +218,14 @@ class MemoryRecall:
                 out[i] = (max(out[i][0], below[0]), out[i][1], out[i][2])
         return out, {old: new[1] for old, new in newest.items()}
 
+    def newest_versions(self, layer: str, root: StoreRoot) -> dict[str, str]:
+        """Older id → newest id in ``root``, worked out again only when its links change."""
+        links = root.index.supersede_links()
+        held = self._newest.get(layer)
+        if held is None or held[0] is not links:
+            held = self._newest[layer] = (links, newest_versions(links))
+        return held[1]
+
     def hit(
         self,
         root: StoreRoot,
@@ -182,28 +236,37 @@ class MemoryRecall:
         now: datetime,
         superseded_by: str | None = None,
     ) -> RecallHit:
-        evidence: list[str] = []
-        provenance = ""
         if level is Level.index:
-            text = ""
-            tokens = _index_tokens(row.id, row.title)
-        else:
-            body, quotes = root.index.snippet_of(row.name) or ("", [])
-            text = body if level is Level.full else snippet(body, query)
-            evidence = evidence_lines(quotes, level, query)
-            provenance = provenance_line(
-                source=row.source,
-                created=row.created,
-                layer=root.layer,
-                project=row.project,
-                reviewed=row.reviewed,
-                evidence=len(quotes),
-            )
-            tokens = estimate_tokens(
-                f"{row.id} {row.title} {text} {' '.join(evidence)} {provenance}"
-            )
-        # Every field comes from our own index, already validated.
-        return RecallHit.trusted_fields(
+            # What does not change between recalls comes from the template (a copy);
+            # what does (score, attention, heat, the supersede link) is set on it.
+            d = _index_template(
+                row.id, row.title, row.type, row.tier, row.scope, row.project, row.source,
+                row.reviewed, row.created, row.updated, root.layer, root.files.path_str(row.name),
+            ).copy()  # fmt: skip
+            d["tags"] = row.tags  # the row's own list, made for this search
+            d["score"] = round(score, 4)
+            d["attention"] = round(row.attention, 4)
+            # a memory past its sector TTL is COLD whatever its score
+            # (core/memories/sectors.py)
+            d["heat"] = "COLD" if sector_expired(row, now) else heat(row.attention)
+            d["superseded_by"] = superseded_by
+            d["evidence"] = []
+            return RecallHit.adopt(d)
+        body, quotes = root.index.snippet_of(row.name) or ("", [])
+        text = body if level is Level.full else snippet(body, query)
+        evidence = evidence_lines(quotes, level, query)
+        provenance = provenance_line(
+            source=row.source,
+            created=row.created,
+            layer=root.layer,
+            project=row.project,
+            reviewed=row.reviewed,
+            evidence=len(quotes),
+        )
+        tokens = estimate_tokens(f"{row.id} {row.title} {text} {' '.join(evidence)} {provenance}")
+        # Every field comes from our own index, already validated; the literal
+        # names every field (tests/service/memories/test_recall_hits.py).
+        return RecallHit.adopt(
             {
                 "id": row.id,
                 "title": row.title,
@@ -224,7 +287,7 @@ class MemoryRecall:
                 "updated": row.updated,
                 "layer": root.layer,
                 "path": root.files.path_str(row.name),
-                "level": level.value,
+                "level": _LEVEL_NAMES[level],
                 "tokens": tokens,
                 "superseded_by": superseded_by,
                 "evidence": evidence,

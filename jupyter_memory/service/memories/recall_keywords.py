@@ -7,9 +7,11 @@ a person calls from Python, with the same names as ``%recall`` and the CLI.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 from ...core.memories.disclosure import Level
 from ...core.memories.hits import RecallHit
@@ -49,14 +51,40 @@ class KeywordRecall:
         "lexical", "semantic" or "hybrid" (default when the semantic extra is
         installed, else lexical); see docs/recall.md.
         """
-        return self._recall.recall(
-            RecallQuery.of(
-                query, type=type, tier=tier, scope=scope, agent=agent, project=project,
-                tags=tags, since=since, recent=recent, limit=limit, level=level,
-                budget=budget, reviewed_only=reviewed_only, record_access=record_access,
-                mode=mode,
-            )
+        args = (
+            query, type, tier, scope, agent, project, tags, since, recent, limit, level,
+            budget, reviewed_only, record_access, mode,
         )  # fmt: skip
+        try:
+            # The types too: 1.0 == 1, and a limit of 1.0 is refused.
+            built = _built(args, tuple(map(_type_of, args)))
+        except TypeError:  # a list among the arguments: not a key, checked anew
+            built = _build(args)
+        return self._recall.recall(built)
+
+
+def _build(args: tuple[Any, ...]) -> RecallQuery:
+    (
+        query, type, tier, scope, agent, project, tags, since, recent, limit, level,
+        budget, reviewed_only, record_access, mode,
+    ) = args  # fmt: skip
+    return RecallQuery.of(
+        query, type=type, tier=tier, scope=scope, agent=agent, project=project,
+        tags=tags, since=since, recent=recent, limit=limit, level=level,
+        budget=budget, reviewed_only=reviewed_only, record_access=record_access,
+        mode=mode,
+    )  # fmt: skip
+
+
+# The same arguments check into the same query (a frozen, pure value): a person or
+# an agent asks a few queries again and again, and the checks were a tenth of the
+# service's cost of a recall. ``recent`` stays a window, made a date by the plan.
+@functools.lru_cache(maxsize=512)
+def _built(args: tuple[Any, ...], types: tuple[type, ...]) -> RecallQuery:
+    return _build(args)
+
+
+_type_of = type
 
 
 __all__ = ["KeywordRecall"]

@@ -10,7 +10,7 @@ engine; :data:`IndexFactory` is how a storage root opens one
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -156,8 +156,9 @@ class SearchIndex(Protocol):
         """The body and the evidence quotes (quote, source), or None when not indexed."""
         ...
 
-    def supersede_links(self) -> dict[str, list[str]]:
-        """Newer memory id → the older ids its frontmatter says it supersedes."""
+    def supersede_links(self) -> Mapping[str, Sequence[str]]:
+        """Newer memory id → the older ids its frontmatter says it supersedes (read
+        only: an engine may hand out the same mapping while its data is unchanged)."""
         ...
 
     def rows(self) -> list[IndexedMemory]: ...

@@ -23,7 +23,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
@@ -113,6 +113,9 @@ class SqliteIndex:
             PostingsCache() if postings_cache.wanted() else None
         )
         self._searches = 0
+        # The supersede links and the database state they were read in (see
+        # supersede_links); the connection held, so its id is not another's.
+        self._links: tuple[sqlite3.Connection, int, int, Mapping[str, list[str]]] | None = None
         # The connection may serve several threads (a server's): one at a time in the cache.
         self._cache_lock = threading.Lock()
 
@@ -343,6 +346,7 @@ class SqliteIndex:
                 self._con.close()
         self._con = None
         self._current_stat = None
+        self._links = None
         if self.postings_cache is not None:
             with self._cache_lock:
                 self.postings_cache.clear()
@@ -514,13 +518,26 @@ class SqliteIndex:
         return str(row[0]), [(str(q), None if s is None else str(s)) for q, s in quotes]
 
     @store_errors
-    def supersede_links(self) -> dict[str, list[str]]:
+    def supersede_links(self) -> Mapping[str, list[str]]:
         """Each entry that supersedes others: its id → the ids it names (a partial
-        index holds only those entries, so this reads as many rows as there are links)."""
-        rows = self.connection().execute(
-            "SELECT id, supersedes FROM entries WHERE supersedes != ''"
-        )
-        return {str(i): str(s).split() for i, s in rows}
+        index holds only those entries, so this reads as many rows as there are links).
+
+        Every recall asks: the answer is read again only when the database changed
+        since (``PRAGMA data_version`` moves with another connection's commit,
+        ``total_changes`` with this one's), and the same mapping is handed out
+        until then, to be read, not changed. A recall asks right after its search:
+        the connection that search checked answers (the links of the index its hits
+        came from) without asking the pointer file again."""
+        con = self._con if self._con is not None and self._check.pending is None else None
+        con = con or self.connection()
+        version = int(con.execute("PRAGMA main.data_version").fetchone()[0])
+        held = self._links
+        if held is not None and held[0] is con and held[1:3] == (version, con.total_changes):
+            return held[3]
+        rows = con.execute("SELECT id, supersedes FROM entries WHERE supersedes != ''")
+        links = {str(i): str(s).split() for i, s in rows}
+        self._links = (con, version, con.total_changes, links)
+        return links
 
     @store_errors
     def problems(self) -> list[tuple[str, str]]:
