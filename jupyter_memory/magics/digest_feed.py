@@ -49,11 +49,20 @@ if TYPE_CHECKING:
     from .session import NotebookSession
 
 EXIT_DIGEST_MAX_MESSAGES = 1_000
-EXIT_LOCK_WAIT_S = 2.0
+# How long the exit digest waits for a round that holds the service (the last cell's note
+# round, a suggestion round): bounded like the boundary's own exit round. 2 s was too short
+# for a note round on a loaded machine, and the session went undigested until the next one.
+EXIT_LOCK_WAIT_S = 10.0
 GOTCHA_REPEATS = 3  # capture.GOTCHA_REPEATS: a gotcha is the third failure
 MAX_CELL_CHARS = 200_000  # BatchMessage's cap
 MAX_GOTCHA_CELL_CHARS = 20_000  # capture_gotcha's cap
 _ASK_CELL = re.compile(r"^\s*%%ask\b")
+
+
+EXIT_BUSY = M_(
+    "the service was busy at exit; this session is digested next time "
+    "(%memory digest or jupyter-memory digest)"
+)
 
 
 def waiting_notice(n: int) -> str:
@@ -229,6 +238,8 @@ class DigestFeed:
             # A suggestion round may hold the service; do not wait long for it.
             if not self.session.lock.acquire(timeout=EXIT_LOCK_WAIT_S):
                 out["left"] = "the service was busy: digested next time"
+                # On the kernel's stderr (the server's log): why no digest came at exit.
+                print(f"jupyter-memory: session digest: {localized(EXIT_BUSY)}", file=sys.stderr)
                 return out
             try:
                 out.update(self._digest_at_exit())

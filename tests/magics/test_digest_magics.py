@@ -251,6 +251,34 @@ def test_shutdown_leaves_a_large_batch_for_next_time(ip, magics, monkeypatch):
     assert len(magics.service.digest()["stored"]) == 2
 
 
+def test_shutdown_while_a_round_holds_the_service_says_so_and_keeps_the_batch(
+    ip, magics, monkeypatch, capsys
+):
+    import threading
+
+    monkeypatch.setattr(feed_module, "EXIT_LOCK_WAIT_S", 0.2)
+    run(ip, DECISION_CELL)
+    held, release = threading.Event(), threading.Event()
+
+    def round_in_progress() -> None:  # the last cell's note round, still running
+        with magics.session.lock:
+            held.set()
+            release.wait(30)
+
+    worker = threading.Thread(target=round_in_progress)
+    worker.start()
+    held.wait(30)
+    try:
+        report = magics.digest_feed.shutdown()
+    finally:
+        release.set()
+        worker.join(30)
+    assert report["recorded"] == 1 and "busy" in report["left"]
+    assert "digested next time" in capsys.readouterr().err
+    assert magics.service.memories() == []
+    assert magics.service.hooks.digest_pending() == 1  # kept for the next digest
+
+
 def test_shutdown_never_raises(ip, magics, monkeypatch, capsys):
     run(ip, DECISION_CELL)
 
