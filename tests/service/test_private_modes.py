@@ -24,6 +24,7 @@ import pytest
 from jupyter_memory import Memory
 from jupyter_memory.service.cases.memory import CaseMemory
 from jupyter_memory.store.learning.digest_store import DigestStore
+from tests.support.cli import run_main
 
 CASE = "CASE-2026-042"
 
@@ -180,7 +181,11 @@ def test_the_default_home_is_created_private(any_umask: None, monkeypatch, clock
     assert stat.S_IMODE(os.lstat(home.parent).st_mode) == 0o777 & ~umask
 
 
-def _cli(*argv: str, home: Path) -> subprocess.CompletedProcess[str]:
+def _cli(*argv: str, home: Path, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """``jupyter-memory ARGV``: in this process (``main()``), or the installed command when
+    ``process`` (one real-process call per test; an interpreter start costs a second loaded)."""
+    if not process:
+        return run_main(argv, env={"JUPYTER_MEMORY_HOME": str(home)})
     exe = Path(sys.executable).with_name("jupyter-memory")
     env = {**os.environ, "JUPYTER_MEMORY_HOME": str(home)}
     return subprocess.run([str(exe), *argv], capture_output=True, text=True, env=env, timeout=120)
@@ -213,7 +218,9 @@ def test_doctor_names_loose_modes_and_fix_tightens_them(
     assert text.returncode == 1 and str(memory_home / "audit.jsonl") in text.stdout
     assert "doctor --fix" in text.stdout
 
-    fixed = _cli("--project", str(project_dir), "doctor", "--fix", "--json", home=memory_home)
+    fixed = _cli(
+        "--project", str(project_dir), "doctor", "--fix", "--json", home=memory_home, process=True
+    )
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     done = json.loads(fixed.stdout)
     assert done["ok"] and {f["path"] for f in done["fixed"]} == {str(p) for p in loosened}
