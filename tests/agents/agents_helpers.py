@@ -17,6 +17,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from jupyter_memory.agents import mcp_compat
+from tests.support.cli import run_main
 from tests.support.servers import free_port  # one definition; the old import keeps working
 from tests.support.waiting import DEADLINE_S
 
@@ -78,14 +79,15 @@ def http_server(home: Path, *extra: str, log: Path) -> Any:
             proc.wait(timeout=10)
 
 
-def print_token(home: Path, *flags: str) -> str:
-    """The token ``jupyter-memory mcp --print-token`` (or ``--rotate-token``) prints."""
-    done = subprocess.run(
-        [sys.executable, *server_argv(home, *(flags or ("--print-token",)))],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def print_token(home: Path, *flags: str, process: bool = False) -> str:
+    """The token ``jupyter-memory mcp --print-token`` (or ``--rotate-token``) prints: from
+    ``main()`` in this process, or from a real ``jupyter-memory`` process when ``process``
+    (an interpreter start and the package import cost a second on a loaded machine)."""
+    argv = server_argv(home, *(flags or ("--print-token",)))
+    if process:
+        done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=60)
+    else:
+        done = run_main(argv[2:])  # without "-m jupyter_memory.cli.main"
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

@@ -138,7 +138,7 @@ async def test_without_the_token_or_with_a_wrong_one_nothing_runs(
 
 
 async def test_the_token_is_private_stable_and_rotatable(memory_home: Path, tmp_path: Path) -> None:
-    token = print_token(memory_home)
+    token = print_token(memory_home, process=True)  # the command a person runs, once for real
     path = memory_home / "mcp-token"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert len(token) >= 40 and token in path.read_text(encoding="utf-8")
