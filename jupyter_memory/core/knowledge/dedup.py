@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from ..._i18n import M_
 from .identity import Identity, Relation, Similarity, relate
 from .identity_analysis import analyse
+from .identity_gate import may_relate
 
 DUPLICATE_AT = 0.9
 REWORDING_AT = 0.72
@@ -131,6 +132,10 @@ def decide_duplicate(
         return DedupDecision("skip", M_("this proposal was dismissed before"))
     best: tuple[float, Known, Identity] | None = None
     for item in known:
+        # Neither the same entry nor an update of one, for sure (identity_gate.py): the
+        # whole queue is compared with every proposal.
+        if not may_relate(text, item.text):
+            continue
         rel = relate(text, item.text, similarity)
         if rel.kind is Relation.SAME:
             if item.where == "knowledge":
