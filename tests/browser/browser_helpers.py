@@ -85,6 +85,24 @@ def attempts(seconds: float = 60) -> Iterator[int]:
         n += 1
 
 
+def show_more(page, more, url_part: str, done_selector: str, timeout: float = 60_000) -> None:
+    """Click a "Show more" button until its page is asked for, then wait for ``done_selector``.
+
+    A windowed list draws the items near the view when the click scrolls the button
+    into it, which can move the button between Playwright's look and its press: the
+    press then lands beside it and no page is asked for (seen beside a CPU burner, and
+    in CI on the 200-pending panel test). A click that asked is never repeated (that
+    would load a second page)."""
+    for _ in attempts():
+        try:
+            with page.expect_request(lambda r: url_part in r.url, timeout=10_000):
+                more.click()
+            break
+        except PlaywrightTimeoutError:
+            continue
+    page.wait_for_selector(done_selector, timeout=timeout)
+
+
 def save_notebook(page) -> None:
     """Save once the kernel is idle: its first answer sets language_info and marks the
     notebook dirty again just after, so save until it stays clean."""

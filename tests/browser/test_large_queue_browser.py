@@ -16,12 +16,11 @@ from datetime import datetime, timedelta, timezone
 from browser_helpers import (
     OUTPUT,
     PANEL,
-    attempts,
     open_panel,
     screenshot,
+    show_more,
     show_tab,
 )
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.server.queue_seed import seed_pending
 
@@ -47,22 +46,7 @@ def test_5000_pending_render_one_page_and_page_on(page, lab, lab_mem):
 
 
 def _show_more(page, more, shown: int) -> None:
-    """Click "Show more" until the page is asked for, then wait for it to be drawn.
-
-    The windowed list draws the items near the view when the click scrolls the button
-    into it, which can move the button between Playwright's look and its press: the
-    press then lands beside it and no page is asked for (seen beside a CPU burner).
-    A click that asked is never repeated (that would load a second page)."""
-    for _ in attempts():
-        try:
-            with page.expect_request(
-                lambda r: "/jupyter-memory/queue?offset=" in r.url, timeout=10_000
-            ):
-                more.click()
-            break
-        except PlaywrightTimeoutError:
-            continue
-    page.wait_for_selector(f"#jm-queue[data-shown='{shown}']", timeout=60_000)
+    show_more(page, more, "/jupyter-memory/queue?offset=", f"#jm-queue[data-shown='{shown}']")
 
 
 def _page_through(page, lab) -> None:

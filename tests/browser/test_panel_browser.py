@@ -10,6 +10,7 @@ from browser_helpers import (
     refreshes,
     run_notebook,
     screenshot,
+    show_more,
     show_tab,
     wait_idle_after_run,
     wait_refreshed_after,
@@ -209,8 +210,12 @@ def test_first_paint_with_200_pending_proposals(page, lab, lab_mem):
     assert page.locator("#jm-queue").get_attribute("data-shown") == "100"
     drawn = page.locator("#jm-queue .jm-queue-item")
     assert 0 < drawn.count() < 60
-    page.locator("#jm-queue .jm-queue-more").click()
-    page.wait_for_selector("#jm-queue[data-shown='200']")
+    show_more(
+        page,
+        page.locator("#jm-queue .jm-queue-more"),
+        "/jupyter-memory/queue?offset=",
+        "#jm-queue[data-shown='200']",
+    )
     assert page.locator("#jm-queue .jm-status").inner_text() == "200 pending"
     assert 0 < drawn.count() < 60
     assert page.locator(f"{PANEL} .jm-queue-badge").inner_text() == "200"
