@@ -72,6 +72,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
+from ..regex_gate import RuleGate
 from ..text import normalize, search_word
 from .identity_values import canonical_values, spell_numbers
 
@@ -608,12 +609,12 @@ def _zh(words: str) -> re.Pattern[str]:
     return re.compile(_alts(words))
 
 
-# (slot, value or "", pattern, a literal the pattern cannot match without or "")
-_SLOT_RULES: list[tuple[str, str, re.Pattern[str], str]] = []
+# (slot, value or "", pattern)
+_SLOT_RULES: list[tuple[str, str, re.Pattern[str]]] = []
 
 
-def _add(slot: str, value: str, pattern: re.Pattern[str], needs: str = "") -> None:
-    _SLOT_RULES.append((slot, value, pattern, needs))
+def _add(slot: str, value: str, pattern: re.Pattern[str]) -> None:
+    _SLOT_RULES.append((slot, value, pattern))
 
 
 # Order matters: an identifier or a table name is taken before its words are read, a longer
@@ -622,8 +623,8 @@ _add("table", "", re.compile(rf"(?:the )?\b(?!{_DETERMINERS}\b)({_IDENT}|[a-z][a
 _add("table", "", re.compile(rf"\btable ({_IDENT})\b"))
 # Linear time: a match starts only where a word does (a start inside a run of letters
 # would scan the rest of the run again: quadratic on a long token, a hash or base64), and
-# a text without 表 is not searched at all.
-_add("table", "", re.compile(rf"(?<![a-z])({_IDENT}|[a-z][a-z0-9_]*)\s*表(?!示)"), "表")
+# a text without 表 is not searched at all (the rule gate reads 表 as its literal).
+_add("table", "", re.compile(rf"(?<![a-z])({_IDENT}|[a-z][a-z0-9_]*)\s*表(?!示)"))
 # Round seven: a Chinese table word right before an identifier describes it (库存表 inv_daily):
 # one table, the identifier's.
 _add("table", "", re.compile(rf"[{_CJK}]{{2}}表\s*({_IDENT}|[a-z][a-z0-9]*_[a-z0-9_]+)\b"))
@@ -1085,6 +1086,14 @@ def _date_value(groups: list[str]) -> str:
     return f"m{_month(first)}d{int(second)}"
 
 
+# Only the rules that can match a text run (one scan for their literals, :mod:`..regex_gate`):
+# a typical text can be matched by about 7 of these 270, and each sub costs a scan.
+_REWRITES_GATE = RuleGate([p for p, _ in _REWRITES])
+_AFTER_GATE = RuleGate([p for p, _ in _AFTER_NUMBERS])
+_SLOT_GATE = RuleGate([rule[2] for rule in _SLOT_RULES])
+_MARKER_GATE = RuleGate([p for _, p in _MARKERS])
+
+
 # Large enough for a queue of thousands of pending proposals plus the approved entries:
 # every listing and every new proposal compares against all of them.
 @lru_cache(maxsize=32768)
@@ -1097,12 +1106,10 @@ def analyse(text: str) -> Analysed:
     # Round eleven: numbers in words are digits before anything reads them ("forty-five",
     # 一百二十, 十小时), and durations and shares one form once they are (identity_values).
     norm = spell_numbers(normalize(raw))
-    for pattern, repl in _REWRITES:
-        norm = pattern.sub(repl, norm)
+    norm = _REWRITES_GATE.run(norm, lambda i, t: _REWRITES[i][0].sub(_REWRITES[i][1], t))
     norm = _EN_NUM_RE.sub(lambda m: str(_EN_NUM[m.group(0)]), norm)
     norm = _ZH_NUM_RE.sub(lambda m: str(_zh_number(m.group(1))), norm)
-    for pattern, repl in _AFTER_NUMBERS:
-        norm = pattern.sub(repl, norm)
+    norm = _AFTER_GATE.run(norm, lambda i, t: _AFTER_NUMBERS[i][0].sub(_AFTER_NUMBERS[i][1], t))
     norm = canonical_values(norm)
     key = norm
     # A contrast names the alternative a rule turns down ("use the median, not the mean", "in
@@ -1117,9 +1124,9 @@ def analyse(text: str) -> Analysed:
     norm_main = norm
     separators = _separator_count(norm)
     slots: dict[str, set[str]] = {}
-    for slot, value, pattern, needs in _SLOT_RULES:
-        if needs and needs not in norm:
-            continue
+
+    def slot_step(i: int, norm: str) -> str:
+        slot, value, pattern = _SLOT_RULES[i]
 
         def take(m: re.Match[str], slot: str = slot, value: str = value) -> str:
             name = slot
@@ -1143,22 +1150,28 @@ def analyse(text: str) -> Analysed:
                 slots.setdefault(f"{slot}@mod", set()).add(got)
             return " "
 
-        norm = pattern.sub(take, norm)
+        return pattern.sub(take, norm)
+
+    norm = _SLOT_GATE.run(norm, slot_step)
     included, excluded = _scoped(norm)
     markers: set[str] = set()
     negated = False
-    for marker, pattern in _MARKERS:
-        if pattern.search(norm):
-            if marker == "neg":
-                # Round six: two negations in one clause cancel ("does not mean no discount",
-                # 不合格的产品禁止出货 against 不合格的产品可以出货); one repeated in another clause
-                # still says no ("… separately; do not combine them").
-                negated = any(
-                    len(pattern.findall(clause)) % 2 == 1 for clause in _CLAUSES.split(norm)
-                )
-            else:
-                markers.add(marker)
-            norm = pattern.sub(" ", norm)
+
+    def marker_step(i: int, norm: str) -> str:
+        nonlocal negated
+        marker, pattern = _MARKERS[i]
+        if not pattern.search(norm):
+            return norm
+        if marker == "neg":
+            # Round six: two negations in one clause cancel ("does not mean no discount",
+            # 不合格的产品禁止出货 against 不合格的产品可以出货); one repeated in another clause
+            # still says no ("… separately; do not combine them").
+            negated = any(len(pattern.findall(clause)) % 2 == 1 for clause in _CLAUSES.split(norm))
+        else:
+            markers.add(marker)
+        return pattern.sub(" ", norm)
+
+    norm = _MARKER_GATE.run(norm, marker_step)
     for pattern, word in _PHRASES_EN:
         norm = pattern.sub(word, norm)
     norm = _FILLER_EN_RE.sub(" ", norm)

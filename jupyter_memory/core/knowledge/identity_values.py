@@ -37,6 +37,8 @@ import re
 from collections.abc import Callable
 from fractions import Fraction
 
+from ..regex_gate import RuleGate
+
 _UNITS_EN = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
@@ -339,11 +341,13 @@ _CANONICAL: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] =
 ]  # fmt: skip
 
 
+# Only the rules whose literals the text holds run (:mod:`..regex_gate`).
+_CANONICAL_GATE = RuleGate([p for p, _ in _CANONICAL])
+
+
 def canonical_values(norm: str) -> str:
     """Durations, shares and spans in one form (after the analyser's rewrites; see the module)."""
-    for pattern, repl in _CANONICAL:
-        norm = pattern.sub(repl, norm)
-    return norm
+    return _CANONICAL_GATE.run(norm, lambda i, t: _CANONICAL[i][0].sub(_CANONICAL[i][1], t))
 
 
 __all__ = ["canonical_values", "spell_numbers", "zh_numeral"]
