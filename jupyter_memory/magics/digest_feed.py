@@ -88,6 +88,10 @@ class DigestFeed:
         self._gotchas: list[Gotcha] = []
         self.last_gotcha: dict[str, Any] | None = None
         self._lock = threading.Lock()
+        # One flush at a time: a flush returns once what was buffered before it is written,
+        # including what the feed's own thread took a moment earlier (``%memory status``
+        # reports the gotcha it flushes). Never taken while holding the session's lock.
+        self._flushing = threading.Lock()
         self._thread = FlushThread(self.flush, name="jupyter-memory-digest-feed")
         self.started: dict[str, Any] | None = None
         self._waiting = 0  # memories earlier sessions left for review, said once
@@ -144,6 +148,10 @@ class DigestFeed:
 
     def flush(self) -> int:
         """Write buffered cells to the digest inbox; returns how many. Kept on failure."""
+        with self._flushing:
+            return self._flush()
+
+    def _flush(self) -> int:
         with self._lock:
             batch, self._buffer = self._buffer, []
         if not batch:

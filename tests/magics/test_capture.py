@@ -272,3 +272,30 @@ def test_a_switch_read_begun_before_the_off_switch_does_not_outlive_forget_flags
     reader.join(60)
     run(ip, "# note: revenue excludes refunds\nx = 1")
     assert [c.text for c in magics.capture.cells] == []
+
+
+def test_a_flush_waits_for_a_gotcha_the_background_flush_is_writing(ip, magics, monkeypatch):
+    """``%memory status`` flushes the feed and then reports the last gotcha: a flush the
+    feed's own thread started a moment before must be finished first, or the report (and a
+    test reading the memories) misses the gotcha being written (CI under load, stop 40)."""
+    import threading
+
+    feed = magics.digest_feed
+    hooks = magics.service.hooks
+    capture = hooks.capture_gotcha
+    entered, release = threading.Event(), threading.Event()
+
+    def slow_capture(*args, **kwargs):
+        entered.set()
+        release.wait(10)  # the background flush holds here until the foreground flush runs
+        return capture(*args, **kwargs)
+
+    monkeypatch.setattr(hooks, "capture_gotcha", slow_capture)
+    failing = "totals = {}\ntotals['revenue_net']"
+    for _ in range(3):
+        run(ip, failing)
+    assert entered.wait(30)  # the feed's thread is writing the gotcha now
+    threading.Timer(0.2, release.set).start()
+    feed.flush()  # returns only once that write is done
+    assert feed.last_gotcha is not None
+    assert [r["source"] for r in magics.service.memories()] == ["auto-gotcha"]
