@@ -140,7 +140,7 @@ def test_a_gated_run_equals_running_every_rule_in_order(words):
 _SLOT_LITERALS = sorted({w for p in GATED["slots"] for w in (required_literals(p) or ())})
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=40, deadline=None)  # each example asks all ~290 patterns
 @given(st.lists(st.sampled_from(_SLOT_LITERALS), max_size=6), st.text(max_size=8))
 def test_generated_texts_match_only_where_a_literal_is(words, filler):
     text = filler.join(words)
