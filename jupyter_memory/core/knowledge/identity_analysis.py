@@ -365,8 +365,8 @@ _METRICS_ZH = {
     "gmv": "成交额|交易额",
     "aov": "客单价|平均订单金额",
     "item_price": "件单价",
-    "dau": "日活跃用户|日活",
-    "mau": "月活跃用户|月活",
+    "dau": "日活跃用户数|日活跃用户|日活",
+    "mau": "月活跃用户数|月活跃用户|月活",
     "active_users": "活跃用户",
     "churn": "流失率",
     "retention": "留存率",
@@ -705,7 +705,7 @@ for _v, _w in _EACH_EN.items():
 _add("ident", "", re.compile(rf"(?<![a-z0-9_])({_IDENT})(?![a-z0-9_])"))
 _add("time", "", re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b"))
 _add("time", "", re.compile(r"\b(\d{1,2}):(\d{2})\b"))
-_add("time", "", re.compile(r"(?:早上|上午|下午|晚上|凌晨)?(\d{1,2})点(半|\d{1,2}分)?"))
+_add("time", "", re.compile(r"(?:早上|上午|下午|晚上|凌晨|早)?(\d{1,2})点(半|\d{1,2}分)?"))
 for _v, _p in {**_METRICS_EN}.items():
     _add("metric", _v, _en(_p))
 for _v, _w in _METRICS_ZH.items():
@@ -950,6 +950,10 @@ class Analysed:
     # Round eight: "before" / "after" and the word it orders against ("after tax" → after,
     # tax; 扣除佣金后 → after, 佣金), each once.
     order: frozenset[tuple[str, str]] = frozenset()
+    # Round twelve: the content words in reading order with each Chinese character apart (no
+    # bigrams, no function characters): what tells "two texts one word apart"
+    # (identity._one_word_apart) from a rewording.
+    stream: tuple[str, ...] = ()
 
     @cached_property
     def subject_head(self) -> tuple[str, frozenset[str]] | None:
@@ -1175,10 +1179,13 @@ def analyse(text: str) -> Analysed:
         slots["entity"] = entities
     tokens: set[str] = set()
     sequence: list[str] = []  # tokens and named entities in the order of the text
+    stream: list[str] = []  # the same, a Chinese word as its characters
     runs: list[str] = []
     for cjk, word in _TOKEN_RE.findall(norm):
         if cjk:
-            runs.extend(_cjk_runs(cjk))
+            here = _cjk_runs(cjk)
+            runs.extend(here)
+            stream.extend(ch for run in here for ch in run if ch not in _STREAM_SKIP)
             words = _cjk_words(cjk)
             tokens.update(words)
             sequence.extend(words)
@@ -1188,6 +1195,7 @@ def analyse(text: str) -> Analysed:
             continue
         if stem in entities or word in entities:
             sequence.append(word if word in entities else stem)
+            stream.append(sequence[-1])
             # Also a word: a name capitalised in one text ("Join CRM data") and first in the
             # other ("CRM data joins") is one word of both.
             tokens.add(stem)
@@ -1198,6 +1206,7 @@ def analyse(text: str) -> Analysed:
         if stem not in _LIGHT_STEMS:
             tokens.add(stem)
             sequence.append(stem)
+            stream.append(stem)
     return Analysed(
         key=key,
         tokens=frozenset(tokens),
@@ -1212,7 +1221,13 @@ def analyse(text: str) -> Analysed:
         included=included,
         excluded=excluded,
         order=_order(key),
+        stream=tuple(stream),
     )
+
+
+# 至 is 到 ("to", 7点至9点 = 七点到九点), a function character _CJK_BREAK leaves in words only
+# because 至少 / 甚至 are read as words elsewhere.
+_STREAM_SKIP = frozenset("至")
 
 
 def _cjk_runs(run: str) -> list[str]:

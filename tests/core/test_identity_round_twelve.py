@@ -1,0 +1,132 @@
+"""Round twelve: one word in place of another in one sentence is another object (issue 32).
+
+Two texts that are the same sentence once synonyms, values, acronyms and polarity are read,
+but for one content word (or one short Chinese run) on each side,
+name two objects — a site, a product, a population — and are kept apart, never merged nor
+superseded, whatever an embedding or the known changes say (e5 puts "tulips …" and "roses …"
+as near as any paraphrase). What is not one word in place of another keeps its reading: a value
+changed, a polarity, a word moved, one character for another, a preposition.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_memory.core.knowledge.identity import KnownChanges, Relation, relate
+from jupyter_memory.core.knowledge.identity_analysis import analyse
+
+
+class Changes:
+    """A similarity that calls everything a paraphrase (cosine 0.99, all nearest changes
+    paraphrases) and records whether the known changes were asked."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def __call__(self, a: str, b: str) -> float:
+        return 0.99
+
+    def paraphrase_share(self, a: str, b: str, k: int) -> float | None:
+        self.asked += 1
+        return 1.0
+
+
+ONE_WORD_APART = [
+    ("Tulips unsold three days after delivery are moved to the discount bucket.",
+     "Roses unsold three days after delivery are moved to the discount bucket."),
+    ("Refunds for tulips are issued within 7 days of delivery.",
+     "Refunds for roses are issued within 7 days of delivery."),
+    ("Sales per machine per day exclude machines moved during the month.",
+     "Sales per machine per day exclude machines serviced during the month."),
+    ("玫瑰到货三天未售出的转入折扣区。", "郁金香到货三天未售出的转入折扣区。"),
+    ("教材费在学员报名后7天内未开始练车的，可全额退款。",
+     "学费在学员报名后7天内未开始练车的，可全额退款。"),
+    ("试用期不计入会员的平均租期。", "免租期不计入会员的平均租期。"),
+    ("入住率口径：已售房晚 ÷ 可售房晚，自用房算作已售。",
+     "入住率口径：已售房晚 ÷ 可售房晚，免费房算作已售。"),
+]  # fmt: skip
+
+
+def test_the_double_asks_the_known_changes() -> None:
+    assert isinstance(Changes(), KnownChanges)
+
+
+@pytest.mark.parametrize(("new", "known"), ONE_WORD_APART)
+def test_one_word_in_place_of_another_is_another_object_in_both_directions(
+    new: str, known: str
+) -> None:
+    for a, b in ((new, known), (known, new)):
+        changes = Changes()
+        for similarity in (None, lambda a, b: 0.99, changes):
+            found = relate(a, b, similarity)
+            assert found.kind is Relation.RELATED, (a, b, similarity)
+            assert found.slot == "word"
+        # Decided before the embedding: neither the cosine nor the known changes are asked.
+        assert changes.asked == 0 and relate(a, b, changes).cosine is None
+
+
+@pytest.mark.parametrize(
+    ("new", "known", "kind"),
+    [
+        # A value changed: an update, not another object.
+        ("Riverside branch members get free parking for 2 hours on weekends.",
+         "Riverside branch members get free parking for 3 hours on weekends.", Relation.UPDATE),
+        ("玫瑰到货三天未售出的转入折扣区。", "玫瑰到货五天未售出的转入折扣区。", Relation.UPDATE),
+        # A polarity word: the opposite.
+        ("Tulips are included in the discount bucket count.",
+         "Tulips are excluded from the discount bucket count.", Relation.CONTRADICTS),
+        ("折扣区的销量包含玫瑰。", "折扣区的销量不含玫瑰。", Relation.CONTRADICTS),
+    ],
+)  # fmt: skip
+def test_a_value_or_a_polarity_keeps_its_reading(new: str, known: str, kind: Relation) -> None:
+    for a, b in ((new, known), (known, new)):
+        assert relate(a, b).kind is kind
+        assert relate(a, b, lambda a, b: 0.99).kind is kind
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        # A word of one side written elsewhere in the other: moved, a rewording.
+        ("The overtime rate is 1.5x the hourly rate.",
+         "Overtime is paid at 1.5 times the hourly rate."),
+        # A preposition is no object: "window: 14 days" / "within 14 days".
+        ("Subscription conversion window: 14 days from sign-up.",
+         "Subscription conversion is measured within 14 days of sign-up."),
+        # One character for another is as often two words cut at a function character.
+        ("events表的分区字段是event_date，查询务必带上它", "events表按event_date分区，查询时一定要过滤它。"),
+        # Another form of one word.
+        ("Withdrawn orders are excluded from the refund rate.",
+         "Withdrew orders are excluded from the refund rate."),
+        # Too little shared: the frame is under three words.
+        ("Tulips wilt.", "Roses wilt."),
+    ],
+)  # fmt: skip
+def test_what_is_not_one_word_in_place_of_another_is_left_to_the_other_readings(
+    new: str, known: str
+) -> None:
+    for a, b in ((new, known), (known, new)):
+        assert relate(a, b).slot != "word"
+        assert relate(a, b, lambda a, b: 0.99).slot != "word"
+
+
+def test_a_time_written_with_zao_and_a_range_with_zhi_read_as_the_other_wording() -> None:
+    # 早7点 = 上午7点; 至 = 到: the same rule, not 区间 against 早 / 至.
+    a, b = "高峰时段客流的统计区间为上午七点到九点。", "高峰时段客流按早7点至9点统计。"
+    assert analyse(a).slot("time") == analyse(b).slot("time") == {"07:00", "09:00"}
+    assert relate(a, b).kind is Relation.SAME
+
+
+def test_the_count_of_daily_active_users_is_the_metric_itself() -> None:
+    # 日活跃用户数 is DAU: no 数 left behind to read 付费人数 / 付费用户数 as two objects.
+    a, b = "付费率 = 当日付费人数 ÷ 日活跃用户数。", "付费率按日活口径计算：当日付费用户数 / DAU。"
+    assert analyse(a).slot("metric") == analyse(b).slot("metric")
+    assert relate(a, b).slot != "word"
+
+
+def test_a_long_pair_one_word_apart_is_read_so() -> None:
+    # Read by cutting the common beginning and end (no alignment): any length.
+    frame = " ".join(f"clause{i} stays" for i in range(3000))
+    a, b = f"Tulips {frame}.", f"Roses {frame}."
+    assert relate(a, b).slot == "word"
+    assert relate(a, b + " extra").slot != "word"
