@@ -130,3 +130,44 @@ def test_a_long_pair_one_word_apart_is_read_so() -> None:
     a, b = f"Tulips {frame}.", f"Roses {frame}."
     assert relate(a, b).slot == "word"
     assert relate(a, b + " extra").slot != "word"
+
+
+@pytest.mark.parametrize(
+    "text", ["告别厅每场使用时长为两小时。", "车牌识别失败率每小时统计。", "按学生的类别统计。"]
+)
+def test_bie_inside_a_word_is_no_negation(text: str) -> None:
+    assert not analyse(text).negated
+
+
+@pytest.mark.parametrize("text", ["计算均值时别用中位数。", "别把退款算进收入。"])
+def test_bie_on_its_own_still_says_dont(text: str) -> None:
+    assert analyse(text).negated
+
+
+def test_two_halls_one_name_apart_are_two_halls_not_opposites() -> None:
+    a = "守灵厅每场使用时长为两小时，超时按每半小时200元加收。"
+    b = "告别厅每场使用时长为两小时，超时按每半小时200元加收。"
+    for x, y in ((a, b), (b, a)):
+        assert relate(x, y).kind is Relation.RELATED
+
+
+@pytest.mark.parametrize(
+    ("text", "negated"),
+    [
+        ("Banned profiles are removed from the daily active users count.", False),
+        ("Prohibited items are seized at the gate.", False),
+        ("Pie charts are banned in board decks.", True),
+        ("Overtime prohibited on Sundays.", True),
+        ("Cash refunds are forbidden.", True),
+        ("Managers prohibit overtime.", True),
+    ],
+)
+def test_banned_before_a_noun_names_it_and_after_a_verb_forbids(text: str, negated: bool) -> None:
+    assert analyse(text).negated is negated
+
+
+def test_banned_profiles_against_reported_profiles_are_two_populations() -> None:
+    a = "Banned profiles are removed from the daily active users count."
+    b = "Reported profiles are removed from the daily active users count."
+    for x, y in ((a, b), (b, a)):
+        assert relate(x, y).kind is Relation.RELATED

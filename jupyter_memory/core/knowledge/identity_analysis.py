@@ -100,6 +100,13 @@ def _alts(words: str) -> str:
 
 # -- the tables -------------------------------------------------------------------------------
 
+# Round twelve: "banned" / "prohibited" / "forbidden" before a noun names what was banned
+# ("Banned profiles are removed …"), as "allowed amounts" does: no prohibition there.
+_BEFORE_NOUN = (
+    r"(?! (?!(?:from|in|on|at|for|to|by|during|under|unless|when|if|and|or|until|without"
+    r"|within|after|before)\b)[a-z])"
+)
+
 # Verb roots spelled -ise in British and -ize in American English (round six).
 _ISE_ROOTS = (
     "normal|annual|random|util|recogn|summar|categor|priorit|standard|final|capital|amort|item"
@@ -274,7 +281,9 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"(?:不要|不能|不得|别|勿|不)?合并"), lambda m: " 不合并 " if m.group(0) != "合并" else " 合并 "),
     # Round eleven: 另行 / 另外 before a verb of counting is "separately" (另行统计 = 单独统计).
     (re.compile(r"分开|分别|单独|(?:另行|另外)(?=统计|计算|核算|列示|上报|记录|处理|计)"), " 不合并 "),
-    (re.compile(r"\b(?:(?:is|are|be) )?not (?:allowed|permitted)\b|\b(?:(?:is|are) )?(?:prohibited|forbidden|banned)\b"),
+    # (Round twelve: "banned" before a noun names what was banned, see _BEFORE_NOUN.)
+    (re.compile(r"\b(?:(?:is|are|be) )?not (?:allowed|permitted)\b|\b(?:is|are) (?:prohibited|forbidden|banned)\b"
+                rf"|\b(?:prohibited|forbidden|banned)\b{_BEFORE_NOUN}"),
      " not "),
     # A permission says yes; "allowed" before a noun is a name ("allowed amounts").
     (re.compile(r"\b(?:is|are|be) (?:allowed|permitted|fine|acceptable|ok)\b|\b(?:allowed|permitted) to\b"), " "),
@@ -438,7 +447,9 @@ _INCL_EN = (
 )
 _NEG_EN = (
     r"not|never|no|rather than|instead of|cannot|can't|don't|doesn't|won't|isn't|aren't"
-    r"|stop(?:s|ped)?(?: using)?|avoid\w*|refrain(?:s)? from|prohibit\w*|forbid\w*|banned"
+    r"|stop(?:s|ped)?(?: using)?|avoid\w*|refrain(?:s)? from"
+    rf"|prohibit(?!ed\b)\w*|forbid(?!den\b)\w*|(?:is|are) (?:prohibited|forbidden|banned)"
+    rf"|(?:prohibited|forbidden|banned){_BEFORE_NOUN}"
     r"|no need to|need not|needn't|non(?=-)"
 )
 _EXCL_ZH = (
@@ -453,6 +464,12 @@ _EXCL_ZH = (
 )
 _INCL_ZH = "包含|包括|计入|算入|算在|纳入|列入|并入|属于|含有|含|组成"
 _NEG_ZH = "而不是|而非|不要|不能|不必|不用|不是|没有|无须|无需|禁止|严禁|不得|不可|避免|切勿|停用|别|勿|不|非|未"
+# Round twelve: 别 says "don't" on its own (别用均值), not inside a word — 告别 (farewell), 识别
+# (recognise), 类别 / 级别 / 性别 / 届别 (a kind, a level), 区别 / 差别, 特别, 个别, 分别, 别名,
+# 别的 / 别处 / 别人 (other): 告别厅 is a hall, 车牌识别失败率 a failure rate, no negation.
+_NEG_ZH_RE = re.compile(
+    _alts(_NEG_ZH.replace("|别", "")) + "|(?<![告识类级性届区差特个分辨鉴派])别(?![名的处人])"
+)
 _MINUS_EN = r"minus|subtract\w*|less|(?<= )-(?= )"
 _MINUS_ZH = "减去|扣除|减"
 # Round six: a classification ("X 算作 Y", "X is treated as Y") puts X in Y. Its own marker
@@ -789,7 +806,7 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
     ("incl", _en(_INCL_EN)),
     ("incl", _zh(_INCL_ZH)),
     ("neg", _en(_NEG_EN)),
-    ("neg", _zh(_NEG_ZH)),
+    ("neg", _NEG_ZH_RE),
 ]
 # Phrases that say one thing (a cause, …), as one word.
 _PHRASES_EN: list[tuple[re.Pattern[str], str]] = [
