@@ -171,3 +171,29 @@ def test_banned_profiles_against_reported_profiles_are_two_populations() -> None
     b = "Reported profiles are removed from the daily active users count."
     for x, y in ((a, b), (b, a)):
         assert relate(x, y).kind is Relation.RELATED
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"), [("周六周日的场次", "周六周日"), ("周六日营业", "周六日")]
+)
+def test_a_weekday_before_another_stays_a_day_name(text: str, kept: str) -> None:
+    # Round eleven read 周六周日 as 周6周日 (a numeral before 周); two day names are the weekend.
+    from jupyter_memory.core.knowledge.identity_values import spell_numbers
+
+    assert kept in spell_numbers(text)
+    assert analyse(text).slot("number") == frozenset()
+
+
+def test_a_count_of_weeks_or_days_is_still_a_number() -> None:
+    from jupyter_memory.core.knowledge.identity_values import spell_numbers
+
+    assert spell_numbers("每周三次") == "每周3次"
+
+
+def test_an_age_in_years_is_no_duration() -> None:
+    # "below 18 years old" is "under 18", not 216 months.
+    a = "The enrolment form of a learner below 18 years old is signed by a parent."
+    b = "Learners under 18 need a parent's signature on the enrolment form."
+    assert analyse(a).slot("number") == analyse(b).slot("number") == {"18"}
+    assert relate(a, b).kind is Relation.SAME
+    assert analyse("Contracts run 2 years.").slot("number") == {"24"}  # a duration still is

@@ -142,8 +142,17 @@ def _zh_run(m: re.Match[str]) -> str:
         or m.string[m.start() - 1 : m.start()] in _NOT_BEFORE_ONE
     ):
         return word
+    if (
+        len(word) == 1
+        and m.string[max(0, m.start() - 2) : m.start()].endswith(_WEEK)
+        and (after.startswith(("周", "日", "星期", "礼拜")))
+    ):
+        return word  # round twelve: 周六周日, 周六日 name days (the weekend), no count of them
     value = zh_numeral(word)
     return word if value is None else str(value)
+
+
+_WEEK = ("周", "星期", "礼拜")
 
 
 def spell_numbers(norm: str) -> str:
@@ -310,7 +319,8 @@ _CANONICAL: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] =
     (re.compile(rf"{_NUM}(\s+(?:atleast|atmost|morethan|lessthan)\s+|\s?\+\s?)?[- ]?(?:calendar )?(second|sec|minute|min|hour|hr|h|day)s?(?![a-z])(?!(?<=day) of (?:every|each|the|a) )"),
      _en_duration),
     (re.compile(rf"{_NUM} ?个?(秒钟|秒|分钟|小时|钟头)"), _zh_duration),
-    (re.compile(r"(?<![\d.])(\d{1,2})[- ]years?(?![a-z])"), _en_months),
+    # (Round twelve: not an age, "18 years old", "18-year-old", "16 years of age" = "under 18".)
+    (re.compile(r"(?<![\d.])(\d{1,2})[- ]years?(?![a-z])(?![- ]old\b| of age\b)"), _en_months),
     (re.compile(r"(?<![\d.])(\d{1,2})年(?![度级龄化均末底初终报费卡\d])"), _zh_months),
     # Shares: "a quarter of" / "a quarter more" = 25%, "half of" = 50%; 一半 = 50%, 四分之一 =
     # 25%, 三成 = 30% (N成 is tenths).
