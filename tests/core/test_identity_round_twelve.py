@@ -197,3 +197,34 @@ def test_an_age_in_years_is_no_duration() -> None:
     assert analyse(a).slot("number") == analyse(b).slot("number") == {"18"}
     assert relate(a, b).kind is Relation.SAME
     assert analyse("Contracts run 2 years.").slot("number") == {"24"}  # a duration still is
+
+
+def test_a_verb_of_price_is_no_cost_metric() -> None:
+    # "costs $180" prices something; "cost per acquisition", "cloud costs are …" name the metric.
+    for text in ("A basic individual return costs $180 to prepare.",
+                 "Every extra hint costs them 2 minutes.",
+                 "A visit cancelled 12 hours ahead costs the customer nothing."):  # fmt: skip
+        assert "cost" not in analyse(text).slot("metric"), text
+    for text in ("Cost per acquisition excludes refunds.", "Cloud costs are amortized."):
+        assert "cost" in analyse(text).slot("metric"), text
+
+
+@pytest.mark.parametrize(
+    ("new", "known"),
+    [
+        ("特展参观人数取闸机核销数据，售票数不作为依据。", "特展参观人数以闸机核销为准，不以售票数为准。"),
+        ("统计充电量时采用桩端电表数据，车端数据不作依据。", "充电量以桩端电表为准，不以车端数据为准。"),
+    ],
+)  # fmt: skip
+def test_what_a_rule_is_not_based_on_is_a_contrast_either_way_it_is_written(
+    new: str, known: str
+) -> None:
+    assert analyse(new).alternative and not analyse(new).negated
+    for a, b in ((new, known), (known, new)):
+        assert relate(a, b).kind is Relation.SAME
+
+
+def test_a_refused_basis_against_its_opposite_is_still_the_opposite() -> None:
+    a = "特展参观人数取闸机核销数据，售票数不作为依据。"
+    b = "特展参观人数以售票数为准，闸机核销数据不作为依据。"
+    assert relate(a, b).kind is Relation.CONTRADICTS

@@ -355,7 +355,9 @@ _METRICS_EN = {
     "conversion": r"conversion(?: rate)?|cvr",
     "bounce": r"bounce rate",
     "upgrade": r"upgrades?|upgrade rate",
-    "cost": r"costs?|cogs|cost of goods sold",
+    # (Round twelve: "costs $20", "costs nothing", "cost 30% more" price something: a verb.)
+    "cost": r"costs?(?! (?:\$|\d|nothing|an? |the |them\b|us\b|you\b|twice|double|usd|eur|gbp|cny|jpy))"
+    r"|cogs|cost of goods sold",
     "profit": r"profits?|net income",
     "margin": r"margins?",
     "arpu": r"arpu",
@@ -884,6 +886,11 @@ _CONTRAST_RE = re.compile(
     r"(?:\brather than\b|\binstead of\b|[,;]\s*(?:but )?(?:not|never)\b(?! only)|而不是|而非|"
     r"[,，;；]\s*(?:不用|不是|不按|不以|而不用|不要用|不要|别用|勿用|而不))\s*([^,.;:，。；：]{1,40})"
 )
+# Round twelve: the alternative named before its refusal, "，售票数不作为依据" (= "，不以售票数为准"):
+# what a rule is not based on.
+_CONTRAST_AFTER_ZH = re.compile(
+    r"[,，;；]\s*([^,.;:，。；：]{1,40}?)不(?:作为|作|当作|当成)(?:依据|标准|准)"
+)
 _PLAIN_STOP = _set("the a an by on in at of to for with its their his her our")
 
 
@@ -1132,8 +1139,10 @@ def analyse(text: str) -> Analysed:
     alternative: set[str] = set()
     for m in _CONTRAST_RE.finditer(norm):
         alternative |= _plain_words(m.group(1))
+    for m in _CONTRAST_AFTER_ZH.finditer(norm):
+        alternative |= _plain_words(m.group(1))
     if alternative:
-        norm = _CONTRAST_RE.sub(" ", norm)
+        norm = _CONTRAST_AFTER_ZH.sub(" ", _CONTRAST_RE.sub(" ", norm))
         alternative -= _plain_words(norm)
     norm_main = norm
     separators = _separator_count(norm)
