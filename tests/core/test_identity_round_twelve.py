@@ -228,3 +228,40 @@ def test_a_refused_basis_against_its_opposite_is_still_the_opposite() -> None:
     a = "特展参观人数取闸机核销数据，售票数不作为依据。"
     b = "特展参观人数以售票数为准，闸机核销数据不作为依据。"
     assert relate(a, b).kind is Relation.CONTRADICTS
+
+
+@pytest.mark.parametrize(
+    ("text", "time"),
+    [
+        ("堆场利用率每日08:00按北京时间取数。", {"08:00"}),  # after a Chinese character
+        ("22:00—6:00上门开锁的，需加收100元夜间服务费。", {"22:00", "06:00"}),  # before one
+        ("Daily bed occupancy comes from the 12 a.m. census.", {"00:00"}),  # a.m., midnight
+        ("A discharge before 11 a.m. counts toward the target.", {"11:00"}),
+        ("Refresh at 12pm.", {"12:00"}),
+    ],
+)  # fmt: skip
+def test_a_clock_time_is_read_wherever_it_is_written(text: str, time: set[str]) -> None:
+    assert analyse(text).slot("time") == time
+    assert "table" not in analyse(text).slots  # "a.m" is no identifier
+
+
+def test_beijing_time_is_a_zone_not_a_place() -> None:
+    a, b = "每天早上8点（UTC+8）提取堆场利用率数据。", "堆场利用率每日08:00按北京时间取数。"
+    assert analyse(b).slot("zone") == {"beijing"} and not analyse(b).slot("place")
+    x, y = analyse(a), analyse(b)
+    assert (x.slot("zone"), x.slot("time")) == (y.slot("zone"), y.slot("time"))
+    assert relate(a, b).slot not in ("zone", "time", "place", "number")
+    assert analyse("北京地区的收入").slot("place") == {"北京"}
+
+
+def test_us_with_dots_is_the_place() -> None:
+    assert analyse("Domestic = U.S. + Canada.").slot("place") == {"us", "canada"}
+
+
+def test_a_numeral_before_ming_counts_people() -> None:
+    a, b = "开保险柜时，必须有两位锁匠一同在场。", "保险柜开启须由两名锁匠同时在场。"
+    assert analyse(a).slot("number") == analyse(b).slot("number") == {"2"}
+    assert relate(a, b).slot != "number"
+    assert (
+        relate("每场婚礼配备三名执行助理。", "每场婚礼配备两名执行助理。").kind is Relation.UPDATE
+    )

@@ -158,6 +158,9 @@ _LESS_ZH = _alts("少于|低于|小于|不足|不到|未满|以下")
 # Rewrites that make one wording of a general construction out of its variants, applied to the
 # normalised text before anything is read from it (order matters).
 _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    # Round twelve: an abbreviation of single letters with dots is one word ("12 a.m." = "12am",
+    # "U.S." = "US", "e.g."), not an identifier (a table "a.m").
+    (re.compile(r"(?<![a-z0-9_.])([a-z])\.([a-z])\.(?![a-z0-9_])"), r"\1\2"),
     # Round six: British and American spellings are one word ("normalised" = "normalized",
     # "colour" = "color", "modelling" = "modeling"); the stemmer keeps them apart.
     (re.compile(rf"\b({_ISE_ROOTS})is(e|ed|es|ing|ation|ations|er|ers)\b"), r"\1iz\2"),
@@ -723,7 +726,9 @@ for _v, _w in _EACH_EN.items():
     _add("grain", _v, _en(rf"(?:every|each|per) {_w}"))
 _add("ident", "", re.compile(rf"(?<![a-z0-9_])({_IDENT})(?![a-z0-9_])"))
 _add("time", "", re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b"))
-_add("time", "", re.compile(r"\b(\d{1,2}):(\d{2})\b"))
+# (Round twelve: digits, not word boundaries, end it — "每日08:00" and "6:00上门" follow and
+# precede Chinese characters, which are word characters to \b.)
+_add("time", "", re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?![\d:])"))
 _add("time", "", re.compile(r"(?:早上|上午|下午|晚上|凌晨|早)?(\d{1,2})点(半|\d{1,2}分)?"))
 for _v, _p in {**_METRICS_EN}.items():
     _add("metric", _v, _en(_p))
@@ -766,7 +771,8 @@ for _v, _w in _GRAIN_ZH.items():
 _add("region", "", _en(_REGIONS_EN))
 _add("region", "", _zh(_REGIONS_ZH))
 _add("place", "", _en(_PLACES_EN))
-_add("place", "", _zh(_PLACES_ZH))
+# (Round twelve: 北京时间 is a time zone, read as one below, not the place 北京 and a time.)
+_add("place", "", re.compile(f"(?:{_alts(_PLACES_ZH)})(?!时间)"))
 _add("colour", "", _en(_COLOURS_EN))
 for _v, _w in _COLOURS_ZH.items():
     _add("colour", _v, _zh(_w))
@@ -1090,6 +1096,8 @@ def _time_value(match: re.Match[str]) -> str:
         minute = 30 if g[1] == "半" else int(re.sub(r"\D", "", g[1]) or 0)
     if len(g) >= 3 and g[2] == "pm" and hour < 12:
         hour += 12
+    if len(g) >= 3 and g[2] == "am" and hour == 12:
+        hour = 0  # 12am is midnight (round twelve)
     return f"{hour:02d}:{minute:02d}"
 
 

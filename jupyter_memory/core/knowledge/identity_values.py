@@ -95,7 +95,7 @@ _ZH_SCALES = {"十": 10, "百": 100, "千": 1000}
 # 个季月日号位天周次年点): durations, factors, money, items. Not 分 alone (十分 is "very").
 _ZH_MEASURE = (
     "小时|钟头|分钟|秒钟|秒|倍|元|块|单|户|人|台|家|件|张|项|笔|条|份|辆|间|层|岁|公里|千米|米"
-    "|公斤|千克|克|升|箱|包|本|道|场|轮|趟|遍|成|折"
+    "|公斤|千克|克|升|箱|包|本|道|场|轮|趟|遍|成|折|名"
 )
 _ZH_NUMERAL = "零〇一二两三四五六七八九十百千"
 # A numeral run before a measure word (or 个, 多, 余, or one the analyser reads already:
