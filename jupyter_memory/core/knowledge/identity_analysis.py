@@ -62,6 +62,12 @@
   the verb to the next one, or back to the one before when nothing follows or the verb names
   the whole after it, "X are excluded from Y"), and each "before" / "after" with the word it
   orders against (``order``): polarity read by position, not by more words.
+* **round twelve** — ``stream``, the content words in reading order with each Chinese
+  character apart, from which ``identity._one_word_apart`` reads two texts one word apart; and
+  values and polarity read where they were misread: HH:MM beside Chinese characters, 北京时间 a
+  zone, "a.m." / "U.S." words, 12am midnight, 早7点, 两名, an age no duration, 周六周日 day names,
+  别 inside a word (告别, 识别) and "banned" before a noun no negation, "costs $20" no cost
+  metric, "，X不作为依据" a contrast.
 """
 
 from __future__ import annotations
