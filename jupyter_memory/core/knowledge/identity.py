@@ -482,12 +482,12 @@ def _vouches(x: Analysed, y: Analysed, cosine: float, lang: str) -> bool:
 
 
 def _one_word_apart(x: Analysed, y: Analysed) -> bool:
-    """The same sentence but for one word in place of another (round twelve): "*Riverside*
-    branch …" / "*Hillside* branch …", 玫瑰 / 郁金香, "… in the *customer invoice*" / "… in the
-    *monthly report*" when the rest is one, once synonyms, values, acronyms and polarity are read.
-    Another object of one frame — a site, a product, a population, a metric word no slot table
-    holds — never the same entry nor its update, whatever an embedding says: e5 puts
-    "Riverside …" and "Hillside …" as near as any paraphrase.
+    """The same sentence but for one word in place of another (round twelve): "Refunds for
+    *tulips* …" / "Refunds for *roses* …", 玫瑰 / 郁金香, "… exclude machines *moved* during the
+    month" / "… *serviced* …", once synonyms, values, acronyms and polarity are read. Another
+    object of one frame — a site, a product, a population, a metric word no slot table holds —
+    never the same entry nor its update, whatever an embedding says: e5 puts "tulips …" and
+    "roses …" as near as any paraphrase.
 
     Read on :attr:`Analysed.stream` (a Chinese word as its characters): the common beginning
     and end cut off (at least :data:`ONE_WORD_FRAME` tokens of them), what is left on each side
@@ -513,7 +513,7 @@ def _one_word_apart(x: Analysed, y: Analysed) -> bool:
     gx, gy = sx[start : len(sx) - end], sy[start : len(sy) - end]
     if start + end < ONE_WORD_FRAME or not (_one_word(gx) and _one_word(gy)):
         return False
-    if set(gx) & set(gy) or len(gx) == len(gy) == 1 and _inflected(gx[0], gy[0]):
+    if set(gx) & set(gy) or (len(gx) == len(gy) == 1 and _inflected(gx[0], gy[0])):
         return False  # a word at two places (自然周…当周 / 自然日…当日), one word in two forms
     if len(gx) == len(gy) == 1 and not gx[0].isascii() and not gy[0].isascii():
         return False  # one character for another is as often what is left of two words split
@@ -541,7 +541,7 @@ _NOT_CONTENT_EN = frozenset({
 
 
 def _one_word(run: tuple[str, ...]) -> bool:
-    if not run or " " in run:
+    if not run:
         return False
     if all(len(t) == 1 and not t.isascii() for t in run):
         return len(run) <= ONE_RUN_CHARS
@@ -677,7 +677,7 @@ def relate(a: str, b: str, similarity: Similarity | None = None) -> Identity:
         return made(Relation.UNRELATED, M_("nothing in common"))
     if _one_word_apart(x, y):
         # Round twelve: one word in place of another in one sentence is another object, and
-        # the embedding is not asked (it cannot tell "Riverside" from "Hillside").
+        # the embedding is not asked (it cannot tell "tulips" from "roses").
         return made(Relation.RELATED, M_("a different {slot}", slot="word"), "word")
     # (Read only now: most pairs of a listing have left above.)
     words_x, words_y = x.words, y.words
