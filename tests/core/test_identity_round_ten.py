@@ -33,10 +33,12 @@ class Changes:
         return self.share
 
 
-# The slot reading leaves these open: "another rule", no subject slot in conflict.
+# The slot reading leaves these open: "another rule", no subject slot in conflict. (Round
+# twelve: not one word in place of another in one sentence — that is another object, never
+# asked; "business accounts" / "commercial accounts" in one frame was the first example here.)
 OPEN = [
-    ("Don't count business accounts in the residential set-out rate.",
-     "Commercial accounts are excluded from the residential set-out rate."),
+    ("Leave business accounts out of the residential set-out rate.",
+     "Commercial accounts are not part of the residential set-out figure."),
     ("补贴款要从安装收入中剔除，另行单列。", "补贴款不计入安装收入，单独列示。"),
 ]  # fmt: skip
 

@@ -62,6 +62,12 @@
   the verb to the next one, or back to the one before when nothing follows or the verb names
   the whole after it, "X are excluded from Y"), and each "before" / "after" with the word it
   orders against (``order``): polarity read by position, not by more words.
+* **round twelve** — ``stream``, the content words in reading order with each Chinese
+  character apart, from which ``identity._one_word_apart`` reads two texts one word apart; and
+  values and polarity read where they were misread: HH:MM beside Chinese characters, 北京时间 a
+  zone, "a.m." / "U.S." words, 12am midnight, 早7点, 两名, an age no duration, 周六周日 day names,
+  别 inside a word (告别, 识别) and "banned" before a noun no negation, "costs $20" no cost
+  metric, "，X不作为依据" a contrast.
 """
 
 from __future__ import annotations
@@ -100,6 +106,13 @@ def _alts(words: str) -> str:
 
 
 # -- the tables -------------------------------------------------------------------------------
+
+# Round twelve: "banned" / "prohibited" / "forbidden" before a noun names what was banned
+# ("Banned profiles are removed …"), as "allowed amounts" does: no prohibition there.
+_BEFORE_NOUN = (
+    r"(?! (?!(?:from|in|on|at|for|to|by|during|under|unless|when|if|and|or|until|without"
+    r"|within|after|before)\b)[a-z])"
+)
 
 # Verb roots spelled -ise in British and -ize in American English (round six).
 _ISE_ROOTS = (
@@ -152,6 +165,9 @@ _LESS_ZH = _alts("少于|低于|小于|不足|不到|未满|以下")
 # Rewrites that make one wording of a general construction out of its variants, applied to the
 # normalised text before anything is read from it (order matters).
 _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    # Round twelve: an abbreviation of single letters with dots is one word ("12 a.m." = "12am",
+    # "U.S." = "US", "e.g."), not an identifier (a table "a.m").
+    (re.compile(r"(?<![a-z0-9_.])([a-z])\.([a-z])\.(?![a-z0-9_])"), r"\1\2"),
     # Round six: British and American spellings are one word ("normalised" = "normalized",
     # "colour" = "color", "modelling" = "modeling"); the stemmer keeps them apart.
     (re.compile(rf"\b({_ISE_ROOTS})is(e|ed|es|ing|ation|ations|er|ers)\b"), r"\1iz\2"),
@@ -275,7 +291,9 @@ _REWRITES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"(?:不要|不能|不得|别|勿|不)?合并"), lambda m: " 不合并 " if m.group(0) != "合并" else " 合并 "),
     # Round eleven: 另行 / 另外 before a verb of counting is "separately" (另行统计 = 单独统计).
     (re.compile(r"分开|分别|单独|(?:另行|另外)(?=统计|计算|核算|列示|上报|记录|处理|计)"), " 不合并 "),
-    (re.compile(r"\b(?:(?:is|are|be) )?not (?:allowed|permitted)\b|\b(?:(?:is|are) )?(?:prohibited|forbidden|banned)\b"),
+    # (Round twelve: "banned" before a noun names what was banned, see _BEFORE_NOUN.)
+    (re.compile(r"\b(?:(?:is|are|be) )?not (?:allowed|permitted)\b|\b(?:is|are) (?:prohibited|forbidden|banned)\b"
+                rf"|\b(?:prohibited|forbidden|banned)\b{_BEFORE_NOUN}"),
      " not "),
     # A permission says yes; "allowed" before a noun is a name ("allowed amounts").
     (re.compile(r"\b(?:is|are|be) (?:allowed|permitted|fine|acceptable|ok)\b|\b(?:allowed|permitted) to\b"), " "),
@@ -347,7 +365,9 @@ _METRICS_EN = {
     "conversion": r"conversion(?: rate)?|cvr",
     "bounce": r"bounce rate",
     "upgrade": r"upgrades?|upgrade rate",
-    "cost": r"costs?|cogs|cost of goods sold",
+    # (Round twelve: "costs $20", "costs nothing", "cost 30% more" price something: a verb.)
+    "cost": r"costs?(?! (?:\$|\d|nothing|an? |the |them\b|us\b|you\b|twice|double|usd|eur|gbp|cny|jpy))"
+    r"|cogs|cost of goods sold",
     "profit": r"profits?|net income",
     "margin": r"margins?",
     "arpu": r"arpu",
@@ -366,8 +386,8 @@ _METRICS_ZH = {
     "gmv": "成交额|交易额",
     "aov": "客单价|平均订单金额",
     "item_price": "件单价",
-    "dau": "日活跃用户|日活",
-    "mau": "月活跃用户|月活",
+    "dau": "日活跃用户数|日活跃用户|日活",
+    "mau": "月活跃用户数|月活跃用户|月活",
     "active_users": "活跃用户",
     "churn": "流失率",
     "retention": "留存率",
@@ -439,7 +459,9 @@ _INCL_EN = (
 )
 _NEG_EN = (
     r"not|never|no|rather than|instead of|cannot|can't|don't|doesn't|won't|isn't|aren't"
-    r"|stop(?:s|ped)?(?: using)?|avoid\w*|refrain(?:s)? from|prohibit\w*|forbid\w*|banned"
+    r"|stop(?:s|ped)?(?: using)?|avoid\w*|refrain(?:s)? from"
+    rf"|prohibit(?!ed\b)\w*|forbid(?!den\b)\w*|(?:is|are) (?:prohibited|forbidden|banned)"
+    rf"|(?:prohibited|forbidden|banned){_BEFORE_NOUN}"
     r"|no need to|need not|needn't|non(?=-)"
 )
 _EXCL_ZH = (
@@ -454,6 +476,12 @@ _EXCL_ZH = (
 )
 _INCL_ZH = "包含|包括|计入|算入|算在|纳入|列入|并入|属于|含有|含|组成"
 _NEG_ZH = "而不是|而非|不要|不能|不必|不用|不是|没有|无须|无需|禁止|严禁|不得|不可|避免|切勿|停用|别|勿|不|非|未"
+# Round twelve: 别 says "don't" on its own (别用均值), not inside a word — 告别 (farewell), 识别
+# (recognise), 类别 / 级别 / 性别 / 届别 (a kind, a level), 区别 / 差别, 特别, 个别, 分别, 别名,
+# 别的 / 别处 / 别人 (other): 告别厅 is a hall, 车牌识别失败率 a failure rate, no negation.
+_NEG_ZH_RE = re.compile(
+    _alts(_NEG_ZH.replace("|别", "")) + "|(?<![告识类级性届区差特个分辨鉴派])别(?![名的处人])"
+)
 _MINUS_EN = r"minus|subtract\w*|less|(?<= )-(?= )"
 _MINUS_ZH = "减去|扣除|减"
 # Round six: a classification ("X 算作 Y", "X is treated as Y") puts X in Y. Its own marker
@@ -705,8 +733,10 @@ for _v, _w in _EACH_EN.items():
     _add("grain", _v, _en(rf"(?:every|each|per) {_w}"))
 _add("ident", "", re.compile(rf"(?<![a-z0-9_])({_IDENT})(?![a-z0-9_])"))
 _add("time", "", re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b"))
-_add("time", "", re.compile(r"\b(\d{1,2}):(\d{2})\b"))
-_add("time", "", re.compile(r"(?:早上|上午|下午|晚上|凌晨)?(\d{1,2})点(半|\d{1,2}分)?"))
+# (Round twelve: digits, not word boundaries, end it — "每日08:00" and "6:00上门" follow and
+# precede Chinese characters, which are word characters to \b.)
+_add("time", "", re.compile(r"(?<![\d:.])(\d{1,2}):(\d{2})(?![\d:])"))
+_add("time", "", re.compile(r"(?:早上|上午|下午|晚上|凌晨|早)?(\d{1,2})点(半|\d{1,2}分)?"))
 for _v, _p in {**_METRICS_EN}.items():
     _add("metric", _v, _en(_p))
 for _v, _w in _METRICS_ZH.items():
@@ -748,7 +778,8 @@ for _v, _w in _GRAIN_ZH.items():
 _add("region", "", _en(_REGIONS_EN))
 _add("region", "", _zh(_REGIONS_ZH))
 _add("place", "", _en(_PLACES_EN))
-_add("place", "", _zh(_PLACES_ZH))
+# (Round twelve: 北京时间 is a time zone, read as one below, not the place 北京 and a time.)
+_add("place", "", re.compile(f"(?:{_alts(_PLACES_ZH)})(?!时间)"))
 _add("colour", "", _en(_COLOURS_EN))
 for _v, _w in _COLOURS_ZH.items():
     _add("colour", _v, _zh(_w))
@@ -790,7 +821,7 @@ _MARKERS: list[tuple[str, re.Pattern[str]]] = [
     ("incl", _en(_INCL_EN)),
     ("incl", _zh(_INCL_ZH)),
     ("neg", _en(_NEG_EN)),
-    ("neg", _zh(_NEG_ZH)),
+    ("neg", _NEG_ZH_RE),
 ]
 # Phrases that say one thing (a cause, …), as one word.
 _PHRASES_EN: list[tuple[re.Pattern[str], str]] = [
@@ -867,6 +898,11 @@ _WORD_RE = re.compile(r"[a-z][a-z0-9']*")
 _CONTRAST_RE = re.compile(
     r"(?:\brather than\b|\binstead of\b|[,;]\s*(?:but )?(?:not|never)\b(?! only)|而不是|而非|"
     r"[,，;；]\s*(?:不用|不是|不按|不以|而不用|不要用|不要|别用|勿用|而不))\s*([^,.;:，。；：]{1,40})"
+)
+# Round twelve: the alternative named before its refusal, "，售票数不作为依据" (= "，不以售票数为准"):
+# what a rule is not based on.
+_CONTRAST_AFTER_ZH = re.compile(
+    r"[,，;；]\s*([^,.;:，。；：]{1,40}?)不(?:作为|作|当作|当成)(?:依据|标准|准)"
 )
 _PLAIN_STOP = _set("the a an by on in at of to for with its their his her our")
 
@@ -951,6 +987,10 @@ class Analysed:
     # Round eight: "before" / "after" and the word it orders against ("after tax" → after,
     # tax; 扣除佣金后 → after, 佣金), each once.
     order: frozenset[tuple[str, str]] = frozenset()
+    # Round twelve: the content words in reading order with each Chinese character apart (no
+    # bigrams, no function characters): what tells "two texts one word apart"
+    # (identity._one_word_apart) from a rewording.
+    stream: tuple[str, ...] = ()
 
     @cached_property
     def subject_head(self) -> tuple[str, frozenset[str]] | None:
@@ -1063,6 +1103,8 @@ def _time_value(match: re.Match[str]) -> str:
         minute = 30 if g[1] == "半" else int(re.sub(r"\D", "", g[1]) or 0)
     if len(g) >= 3 and g[2] == "pm" and hour < 12:
         hour += 12
+    if len(g) >= 3 and g[2] == "am" and hour == 12:
+        hour = 0  # 12am is midnight (round twelve)
     return f"{hour:02d}:{minute:02d}"
 
 
@@ -1118,8 +1160,10 @@ def analyse(text: str) -> Analysed:
     alternative: set[str] = set()
     for m in _CONTRAST_RE.finditer(norm):
         alternative |= _plain_words(m.group(1))
+    for m in _CONTRAST_AFTER_ZH.finditer(norm):
+        alternative |= _plain_words(m.group(1))
     if alternative:
-        norm = _CONTRAST_RE.sub(" ", norm)
+        norm = _CONTRAST_AFTER_ZH.sub(" ", _CONTRAST_RE.sub(" ", norm))
         alternative -= _plain_words(norm)
     norm_main = norm
     separators = _separator_count(norm)
@@ -1188,10 +1232,13 @@ def analyse(text: str) -> Analysed:
         slots["entity"] = entities
     tokens: set[str] = set()
     sequence: list[str] = []  # tokens and named entities in the order of the text
+    stream: list[str] = []  # the same, a Chinese word as its characters
     runs: list[str] = []
     for cjk, word in _TOKEN_RE.findall(norm):
         if cjk:
-            runs.extend(_cjk_runs(cjk))
+            here = _cjk_runs(cjk)
+            runs.extend(here)
+            stream.extend(ch for run in here for ch in run if ch not in _STREAM_SKIP)
             words = _cjk_words(cjk)
             tokens.update(words)
             sequence.extend(words)
@@ -1201,6 +1248,7 @@ def analyse(text: str) -> Analysed:
             continue
         if stem in entities or word in entities:
             sequence.append(word if word in entities else stem)
+            stream.append(sequence[-1])
             # Also a word: a name capitalised in one text ("Join CRM data") and first in the
             # other ("CRM data joins") is one word of both.
             tokens.add(stem)
@@ -1211,6 +1259,7 @@ def analyse(text: str) -> Analysed:
         if stem not in _LIGHT_STEMS:
             tokens.add(stem)
             sequence.append(stem)
+            stream.append(stem)
     return Analysed(
         key=key,
         tokens=frozenset(tokens),
@@ -1225,7 +1274,13 @@ def analyse(text: str) -> Analysed:
         included=included,
         excluded=excluded,
         order=_order(key),
+        stream=tuple(stream),
     )
+
+
+# 至 is 到 ("to", 7点至9点 = 七点到九点), a function character _CJK_BREAK leaves in words only
+# because 至少 / 甚至 are read as words elsewhere.
+_STREAM_SKIP = frozenset("至")
 
 
 def _cjk_runs(run: str) -> list[str]:

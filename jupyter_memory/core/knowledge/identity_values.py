@@ -97,7 +97,7 @@ _ZH_SCALES = {"十": 10, "百": 100, "千": 1000}
 # 个季月日号位天周次年点): durations, factors, money, items. Not 分 alone (十分 is "very").
 _ZH_MEASURE = (
     "小时|钟头|分钟|秒钟|秒|倍|元|块|单|户|人|台|家|件|张|项|笔|条|份|辆|间|层|岁|公里|千米|米"
-    "|公斤|千克|克|升|箱|包|本|道|场|轮|趟|遍|成|折"
+    "|公斤|千克|克|升|箱|包|本|道|场|轮|趟|遍|成|折|名"
 )
 _ZH_NUMERAL = "零〇一二两三四五六七八九十百千"
 # A numeral run before a measure word (or 个, 多, 余, or one the analyser reads already:
@@ -144,8 +144,17 @@ def _zh_run(m: re.Match[str]) -> str:
         or m.string[m.start() - 1 : m.start()] in _NOT_BEFORE_ONE
     ):
         return word
+    if (
+        len(word) == 1
+        and m.string[max(0, m.start() - 2) : m.start()].endswith(_WEEK)
+        and (after.startswith(("周", "日", "星期", "礼拜")))
+    ):
+        return word  # round twelve: 周六周日, 周六日 name days (the weekend), no count of them
     value = zh_numeral(word)
     return word if value is None else str(value)
+
+
+_WEEK = ("周", "星期", "礼拜")
 
 
 def spell_numbers(norm: str) -> str:
@@ -312,7 +321,8 @@ _CANONICAL: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] =
     (re.compile(rf"{_NUM}(\s+(?:atleast|atmost|morethan|lessthan)\s+|\s?\+\s?)?[- ]?(?:calendar )?(second|sec|minute|min|hour|hr|h|day)s?(?![a-z])(?!(?<=day) of (?:every|each|the|a) )"),
      _en_duration),
     (re.compile(rf"{_NUM} ?个?(秒钟|秒|分钟|小时|钟头)"), _zh_duration),
-    (re.compile(r"(?<![\d.])(\d{1,2})[- ]years?(?![a-z])"), _en_months),
+    # (Round twelve: not an age, "18 years old", "18-year-old", "16 years of age" = "under 18".)
+    (re.compile(r"(?<![\d.])(\d{1,2})[- ]years?(?![a-z])(?![- ]old\b| of age\b)"), _en_months),
     (re.compile(r"(?<![\d.])(\d{1,2})年(?![度级龄化均末底初终报费卡\d])"), _zh_months),
     # Shares: "a quarter of" / "a quarter more" = 25%, "half of" = 50%; 一半 = 50%, 四分之一 =
     # 25%, 三成 = 30% (N成 is tenths).
