@@ -24,16 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jupyter_memory.core.knowledge.identity_analysis import analyse  # noqa: E402
 from jupyter_memory.core.regex_gate import RuleGate  # noqa: E402
-
-DATA = Path(__file__).resolve().parent / "data"
-
-
-def _pair_texts() -> list[str]:
-    texts: set[str] = set()
-    for path in sorted(DATA.glob("identity_pairs_*.json")):
-        for pair in json.loads(path.read_text(encoding="utf-8"))["pairs"]:
-            texts.update((pair["a"], pair["b"]))
-    return sorted(texts)
+from tests.core.test_regex_gate import _pair_texts  # noqa: E402  (every labelled pair's texts)
 
 
 def _seed_texts(n: int = 3_000) -> list[str]:
