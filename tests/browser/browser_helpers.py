@@ -27,6 +27,13 @@ def open_panel(page, lab, path: str = "lab", timeout: float | None = None) -> No
     page.wait_for_selector(PANEL, state="visible")
 
 
+def wait_lab_settled(page) -> None:
+    """Wait for the focus JupyterLab takes once, about half a second after it loads: it
+    activates its main area (the launcher), from wherever the focus is. A test that moves
+    the focus by hand waits for this first, or the lab takes it back meanwhile."""
+    page.wait_for_function("() => document.activeElement?.closest('.jp-Launcher')")
+
+
 def refreshes(page) -> int:
     return int(page.locator(PANEL).get_attribute("data-refreshes") or "0")
 

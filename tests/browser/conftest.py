@@ -2,9 +2,10 @@
 
 Nothing here is skipped: a missing browser, Playwright or extension build fails
 the test with what to install. One lab (and one Notebook 7, for the tests that
-need it) serves all of this folder's tests, and one Chromium: each test gets a
-fresh browser context (no cookies, storage or pages of another test) and, through
-``lab_mem``, a clean queue with memory on. Servers start through
+need it) serves all of this folder's tests, and one Chromium with one page: each test
+finds it blank, with no other page, cookie or site data of another test (``_clear``
+below: its renderer is kept for speed), and, through ``lab_mem``, a clean queue with
+memory on. Servers start through
 ``tests/support/servers.py`` and stop by their own process id.
 
 The folder's tests run first and together: under pytest-xdist (``make test``,
@@ -27,6 +28,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from browser_helpers import reset_home, set_language
@@ -209,7 +211,11 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, app: str) -> Iterator[Lab]:
         args.append(f"--LabApp.app_settings_dir={settings_dir}")
     with jupyter_process(root, log, env=env, app=app, args=args, port=port, cwd=root) as server:
         server.ready()
-        yield Lab(server.url, server.token, root, home, server.process)
+        _ORIGINS.append(server.url)
+        try:
+            yield Lab(server.url, server.token, root, home, server.process)
+        finally:
+            _ORIGINS.remove(server.url)
 
 
 @contextmanager
@@ -226,24 +232,118 @@ def _chromium() -> Iterator[object]:
 
 @pytest.fixture
 def browser():
-    """Chromium for the folder; each test's ``page`` is in a fresh context of its own."""
+    """Chromium for the folder (its ``page``s share one context, cleared between tests)."""
     _require_parts()
     return _SHARED.get("browser", _chromium)
 
 
-@pytest.fixture
-def page(browser, request):
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
+# What a test leaves in the context and the next must not find: every kind of site data
+# but the HTTP cache (DevTools' Storage.clearDataForOrigin names).
+SITE_DATA = ",".join(
+    (
+        "cookies",
+        "local_storage",
+        "session_storage",
+        "indexeddb",
+        "websql",
+        "service_workers",
+        "cache_storage",
+        "file_systems",
+    )
+)
+
+
+VIEWPORT = {"width": 1400, "height": 900}
+
+
+@contextmanager
+def _context(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport=VIEWPORT)
     # Every wait of the suite is a minute: a busy machine (a CPU burner beside the
     # suite on 2 cores) makes JupyterLab's own first load take past 30 s.
     context.set_default_timeout(60_000)
-    page = context.new_page()
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+def _kept_page(context: Any) -> Any:
+    """The page the folder's tests take in turn (a new one when the last was closed)."""
+    pages = context.pages
+    return pages[0] if pages else context.new_page()
+
+
+def _clear(context: Any) -> None:
+    """Leave the context as a new one would be but for one blank page and what its renderer
+    keeps in memory: no other page, no cookie, no site data, the viewport as at the start.
+
+    The page is kept, not closed: a new page (or a new context) starts a new renderer, and
+    a lab loaded in a new renderer took ~7.5 CPU-seconds on 2 cores, against ~4 in the
+    renderer that loaded it before (it keeps JupyterLab's compiled scripts), ~2 s of wall
+    time less for each of the folder's ~100 loads of the lab.
+    """
+    pages = context.pages
+    kept = pages[0] if pages else None
+    for page in pages[1:]:
+        page.close()
+    if kept is not None:
+        # A document with unsaved changes asks before it is left: leave it.
+        kept.on("dialog", _accept)
+        try:
+            kept.goto("about:blank")
+        except Exception:  # a crashed or stuck page: the next test gets a new one
+            kept.close()
+            kept = None
+        else:
+            kept.set_viewport_size(VIEWPORT)
+            kept.mouse.move(0, 0)
+        finally:
+            if kept is not None:
+                kept.remove_listener("dialog", _accept)
+    session = kept or context.new_page()
+    cdp = context.new_cdp_session(session)
+    for origin in _ORIGINS:
+        cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": SITE_DATA})
+    cdp.detach()
+    if kept is None:
+        session.close()
+    context.clear_cookies()
+    context.clear_permissions()
+
+
+def _accept(dialog: Any) -> None:
+    dialog.accept()
+
+
+# The origins the folder's servers serve from (site data is cleared per origin).
+_ORIGINS: list[str] = []
+
+
+@pytest.fixture
+def page(browser, request):
+    """The folder's page, which a test finds as a new context's would be: blank, with no
+    other page, cookie, local or session storage or IndexedDB of another test
+    (:func:`_clear`)."""
+    context = _SHARED.get("context", lambda: _context(browser))
+    page = _kept_page(context)
     errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("dialog", lambda dialog: errors.append(f"unexpected dialog: {dialog.message}"))
+
+    def on_error(exc: Any) -> None:
+        errors.append(str(exc))
+
+    def on_dialog(dialog: Any) -> None:
+        errors.append(f"unexpected dialog: {dialog.message}")
+
+    page.on("pageerror", on_error)
+    page.on("dialog", on_dialog)
     page.js_errors = errors  # type: ignore[attr-defined]
-    yield page
-    context.close()
+    try:
+        yield page
+    finally:
+        page.remove_listener("pageerror", on_error)
+        page.remove_listener("dialog", on_dialog)
+        _clear(context)
 
 
 @pytest.fixture

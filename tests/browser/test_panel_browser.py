@@ -13,6 +13,7 @@ from browser_helpers import (
     show_more,
     show_tab,
     wait_idle_after_run,
+    wait_lab_settled,
     wait_refreshed_after,
     write_notebook,
 )
@@ -282,6 +283,7 @@ def test_keyboard_list_and_palette_commands(page, lab, lab_mem):
     ]
     for command in ids:
         assert page.evaluate("c => window.jupyterapp.commands.hasCommand(c)", command), command
+    wait_lab_settled(page)
     queue_item(page, "Keyboard item one").focus()
     page.keyboard.press("ArrowDown")
     focused = page.evaluate("() => document.activeElement.dataset.id")

@@ -28,6 +28,7 @@ from browser_helpers import (
     set_language,
     show_tab,
     wait_idle_after_run,
+    wait_lab_settled,
     write_notebook,
 )
 from test_magic_outputs_browser import BROKEN_WORDS, open_notebook, output
@@ -391,9 +392,7 @@ def test_the_queue_is_decided_from_the_keyboard_alone(page, lab, lab_mem):
     open_panel(page, lab)
     page.evaluate(FOCUS_LOG)
     page.locator(f"{PANEL} .jm-queue-item").nth(2).wait_for()
-    # The lab settles first: about half a second after it loads it activates its
-    # main area (the launcher), which takes the focus from wherever it is.
-    page.wait_for_function("() => document.activeElement?.closest('.jp-Launcher')")
+    wait_lab_settled(page)
 
     # The tabs: one Tab stop (the selected tab), arrows, Home and End move and select.
     tab = page.locator(f"{PANEL} .jm-tab-queue")
