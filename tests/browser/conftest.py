@@ -232,7 +232,7 @@ def _chromium() -> Iterator[object]:
 
 @pytest.fixture
 def browser():
-    """Chromium for the folder (its ``page``s share one context, cleared between tests)."""
+    """Chromium for the folder (its tests take one ``page`` in turn, cleared between them)."""
     _require_parts()
     return _SHARED.get("browser", _chromium)
 
@@ -254,6 +254,8 @@ SITE_DATA = ",".join(
 
 
 VIEWPORT = {"width": 1400, "height": 900}
+# The origins the folder's servers serve from (site data is cleared per origin).
+_ORIGINS: list[str] = []
 
 
 @contextmanager
@@ -284,23 +286,9 @@ def _clear(context: Any) -> None:
     time less for each of the folder's ~100 loads of the lab.
     """
     pages = context.pages
-    kept = pages[0] if pages else None
     for page in pages[1:]:
         page.close()
-    if kept is not None:
-        # A document with unsaved changes asks before it is left: leave it.
-        kept.on("dialog", _accept)
-        try:
-            kept.goto("about:blank")
-        except Exception:  # a crashed or stuck page: the next test gets a new one
-            kept.close()
-            kept = None
-        else:
-            kept.set_viewport_size(VIEWPORT)
-            kept.mouse.move(0, 0)
-        finally:
-            if kept is not None:
-                kept.remove_listener("dialog", _accept)
+    kept = pages[0] if pages and _leave(pages[0]) else None
     session = kept or context.new_page()
     cdp = context.new_cdp_session(session)
     for origin in _ORIGINS:
@@ -312,12 +300,26 @@ def _clear(context: Any) -> None:
     context.clear_permissions()
 
 
+def _leave(page: Any) -> bool:
+    """Put ``page`` on a blank document, as at the start; False (the page closed) when it
+    cannot be: a crashed or stuck page, and the next test gets a new one."""
+    # A document with unsaved changes asks before it is left: leave it.
+    page.on("dialog", _accept)
+    try:
+        page.goto("about:blank")
+    except Exception:
+        page.close()
+        return False
+    finally:
+        if not page.is_closed():
+            page.remove_listener("dialog", _accept)
+    page.set_viewport_size(VIEWPORT)
+    page.mouse.move(0, 0)
+    return True
+
+
 def _accept(dialog: Any) -> None:
     dialog.accept()
-
-
-# The origins the folder's servers serve from (site data is cleared per origin).
-_ORIGINS: list[str] = []
 
 
 @pytest.fixture
