@@ -185,12 +185,15 @@ integration-venvs: $(INTEG)/.installed $(MCP2)/.installed
 
 # The three suites mostly wait (on servers, kernels, pip in the wheel's fresh venv),
 # so they run at once, each into a log of its own, shown one after another when all
-# have ended; make fails if any failed, naming which. The wheel from `make dist` is
+# have ended; make fails if any failed, naming which. Jupyter AI's venv runs the tests
+# that need Jupyter AI (marked jupyter_ai) and %%ask beside its packages: the rest of
+# tests/agents runs in `make test` (mcp 1.x) and in the mcp 2.x venv, and running it a
+# third time here cost CI about two minutes of two cores. The wheel from `make dist` is
 # installed in a fresh venv without Node: extensions, demo, a browser smoke test.
 test-integrations: dist integration-venvs
 	@logs=$$(mktemp -d $${TMPDIR:-/tmp}/jupyter-memory-integrations.XXXXXX) || exit 1; \
-	LITELLM_LOCAL_MODEL_COST_MAP=True $(INTEG_PYTEST) tests/agents tests/magics/test_ask_magic.py \
-	  > $$logs/jupyter-ai.log 2>&1 & ai=$$!; \
+	{ LITELLM_LOCAL_MODEL_COST_MAP=True $(INTEG_PYTEST) -m jupyter_ai tests/agents \
+	  && LITELLM_LOCAL_MODEL_COST_MAP=True $(INTEG_PYTEST) tests/magics/test_ask_magic.py; } > $$logs/jupyter-ai.log 2>&1 & ai=$$!; \
 	$(MCP2_PYTEST) -m 'not jupyter_ai' tests/agents > $$logs/mcp2.log 2>&1 & mcp2=$$!; \
 	JM_WHEEL="$$(ls dist/jupyter_memory-*.whl)" $(BIN)/python -m pytest -p no:cacheprovider -m wheel tests/packaging \
 	  > $$logs/wheel.log 2>&1 & wheel=$$!; \
