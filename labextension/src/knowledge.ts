@@ -324,18 +324,18 @@ export class KnowledgeView extends Widget {
    * Reload from the server. Unsaved edits are kept unless `force`; when the
    * server's file changed under them, the conflict is shown instead.
    */
-  async refresh(force = false): Promise<void> {
+  /**
+   * Load the saved file and its counts. ``fetched``: the file as just read (after a
+   * reorganize), shown in the same task as what came before it, with no wait between.
+   */
+  async refresh(force = false, fetched?: IKnowledge): Promise<void> {
     if (this.layer === 'project' && !this._project) {
       this._teamNote.hidden = true;
       this.dispatch({ type: 'no-file' });
       return;
     }
     try {
-      const data = await requestAPI<IKnowledge>(
-        `knowledge/${this.layer}`,
-        {},
-        { project: this._project }
-      );
+      const data = fetched ?? (await this.fetchKnowledge());
       this.dispatch({ type: 'loaded', data, force });
       if (this.layer === 'project' && this._project) {
         this.renderTeam(
@@ -345,6 +345,14 @@ export class KnowledgeView extends Widget {
     } catch (error) {
       this.dispatch({ type: 'load-failed', message: errorMessage(error) });
     }
+  }
+
+  private fetchKnowledge(): Promise<IKnowledge> {
+    return requestAPI<IKnowledge>(
+      `knowledge/${this.layer}`,
+      {},
+      { project: this._project }
+    );
   }
 
   async save(): Promise<void> {
@@ -429,6 +437,7 @@ export class KnowledgeView extends Widget {
     const where = { project: this._project };
     const path = `knowledge/${this.layer}/reorganize`;
     const before = this._state.text;
+    let fetched: IKnowledge | undefined;
     this.dispatch({ type: 'reorganize-start' });
     try {
       let job = await postJSON<IReorganizeJob>(path, {}, where);
@@ -437,6 +446,10 @@ export class KnowledgeView extends Widget {
         await new Promise(resolve => setTimeout(resolve, 400));
         job = await requestAPI<IReorganizeJob>(path, {}, where);
       }
+      // The file the job wrote and its counts are read while the editor is still masked:
+      // "done" then appears with them, never beside the counts of the file it replaced
+      // (the refresh below used to bring them a moment after, on a busy machine seconds).
+      fetched = await this.fetchKnowledge().catch(() => undefined);
       this.dispatch({ type: 'reorganize-end', job, before });
     } catch (error) {
       this.dispatch({
@@ -456,7 +469,7 @@ export class KnowledgeView extends Widget {
         }
       );
     }
-    await this.refresh(true);
+    await this.refresh(true, fetched);
   }
 
   /** The settings' LLM state and today's spend (the panel hands them in). */

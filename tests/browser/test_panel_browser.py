@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlparse
+
 from browser_helpers import (
     OUTPUT,
     PANEL,
@@ -265,6 +267,56 @@ def test_reorganize_masks_the_editor_then_reloads(page, lab, lab_mem):
     screenshot(page, "15-reorganize-done")
 
 
+def test_reorganize_says_done_with_the_counts_of_the_file_it_wrote(page, lab, lab_mem):
+    """A reorganize's "done" never stands beside the rule count of the file it replaced: the
+    file and its counts are read while the editor is masked. The test holds every read of
+    the file that follows the job's end (a busy server's slow answer) to see what shows."""
+    lab_mem.save_knowledge(
+        "user", "## Rules\n\n- Use UTC everywhere\n- use utc everywhere\n\n## Info\n\n- x\n"
+    )
+    open_panel(page, lab)
+    show_tab(page, "user")
+    view = page.locator("#jm-knowledge-user")
+    count = view.locator("dd[data-field=rules]")
+    assert count.inner_text() == "2"
+    ended: list[str] = []
+    held: list = []
+
+    def watch(route) -> None:
+        path = urlparse(route.request.url).path
+        if path.endswith("/jupyter-memory/knowledge/user/reorganize"):
+            response = route.fetch()
+            if response.json().get("state") != "running":
+                ended.append(response.json()["state"])
+            route.fulfill(response=response)
+        elif ended and path.endswith("/jupyter-memory/knowledge/user"):
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/jupyter-memory/knowledge/user**", watch)
+    try:
+        view.locator(".jm-reorganize").click()
+        for _ in range(600):  # the job's end, then a read of the file (a minute, as every wait)
+            if held:
+                break
+            page.wait_for_timeout(100)
+        assert ended == ["done"] and held, (ended, held)
+        assert (lab.home / "knowledge.md").read_text("utf-8").lower().count("use utc") == 1
+        # While the read is held: still masked, no "done" beside the old count.
+        assert view.get_attribute("data-busy") == "true"
+        assert view.locator(".jm-status[data-tone='ok']").count() == 0, count.inner_text()
+        for route in held:
+            route.continue_()
+        ended.clear()
+        view.locator(".jm-status[data-tone='ok']").wait_for()
+        # Shown in the same task as "done": read at once, no wait.
+        assert count.inner_text() == "1"
+        assert view.get_attribute("data-busy") == "false"
+    finally:
+        page.unroute("**/jupyter-memory/knowledge/user**", watch)
+
+
 def test_keyboard_list_and_palette_commands(page, lab, lab_mem):
     first = propose(lab_mem, "Keyboard item one about invoices")
     second = propose(lab_mem, "Keyboard item two about shipping zones")
@@ -314,12 +366,8 @@ def test_project_tab_edits_and_reorganizes_the_picked_project(page, lab, lab_mem
     view.locator(".jm-status[data-tone='ok']").wait_for()
     saved = (lab.root / "sales-q3" / ".jupyter-memory" / "knowledge.md").read_text("utf-8")
     assert saved.lower().count("join on order_id") == 1
-    # The counts come with the refresh that follows the job's end (the status says "done"
-    # first): on a busy machine it lands a moment later.
-    page.wait_for_function(
-        "() => document.querySelector('#jm-knowledge-project dd[data-field=rules]')"
-        "?.textContent === '1'"
-    )
+    # The counts of the written file come with "done" (read before it is shown).
+    assert view.locator("dd[data-field=rules]").inner_text() == "1"
     screenshot(page, "17-project-reorganized")
 
 
