@@ -1,7 +1,8 @@
 """What a start costs: ``from jupyter_memory import Memory``, ``jupyter-memory --version``
 and ``jupyter-memory recall`` end to end, against a bare ``python -c pass`` in the same run.
 
-Every CLI call and every MCP stdio server pays these. The machine is shared, so
+Every CLI call and every MCP stdio server pays these; the MCP rows set our server's
+import beside the SDK's own. The machine is shared, so
 each figure is the median of ``--runs`` runs interleaved with the baseline's, and
 is given as well as a ratio to it (``x_pass``), which drifts less with the load;
 ``cpu_ms`` (user + system of the child) drifts less than the wall time.
@@ -143,6 +144,13 @@ def main() -> None:
                 lexical,
             ),
         }
+        # An MCP server's start: our server module against the SDK's own import, which
+        # pays jsonschema's RFC 3987 parser (agents/mcp_compat.py keeps it out of ours).
+        cases["import the MCP SDK (mcp.server)"] = ([PY, "-c", "import mcp.server"], ENV)
+        cases["import our MCP server"] = (
+            [PY, "-c", "from jupyter_memory.agents.mcp_server import build_server"],
+            ENV,
+        )
         if not args.no_hybrid:
             _small_home(hybrid, args.notes, embedded=True)
             cases["recall, small home (hybrid)"] = (

@@ -136,3 +136,30 @@ def test_a_recall_on_a_home_with_nothing_embedded_loads_no_vectors_and_no_model(
     assert sorted(loaded & unused) == []
     # Nor the parsers' other verbs: knowledge, learning, digests, teams, imports.
     assert _not_for_a_recall(loaded) == []
+
+
+def test_an_mcp_server_start_builds_no_rfc3987_parser() -> None:
+    """jsonschema's ``iri`` checker module builds an Earley parser as it is imported
+    (~2.5 CPU-s of every MCP start): our MCP server imports the SDK without it."""
+    loaded = _imported("from jupyter_memory.agents.mcp_server import build_server")
+    assert "jsonschema" in loaded and "mcp" in loaded
+    assert "rfc3987_syntax" not in loaded
+    # Kept out only while jsonschema was imported: later it imports, and jsonschema
+    # validates as before (formats are not checked unless asked for).
+    after = _imported(
+        "import jupyter_memory.agents.mcp_compat, jsonschema, rfc3987_syntax\n"
+        "jsonschema.validate({'a': 1}, {'type': 'object', 'required': ['a']})\n"
+        "try:\n"
+        "    jsonschema.validate({}, {'type': 'object', 'required': ['a']})\n"
+        "except jsonschema.ValidationError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise SystemExit('jsonschema no longer validates')"
+    )
+    assert "rfc3987_syntax" in after
+
+
+def test_a_process_that_imported_jsonschema_first_is_left_as_it_was() -> None:
+    """A Jupyter server (jupyter_events imports jsonschema first) keeps its iri checker."""
+    loaded = _imported("import jsonschema\nimport jupyter_memory.agents.mcp_compat")
+    assert "rfc3987_syntax" in loaded

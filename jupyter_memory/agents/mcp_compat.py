@@ -8,22 +8,49 @@ snake_case. Jupyter AI 3.2 pins ``mcp<2`` through fastmcp, so we accept both
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
-try:  # mcp 2.x
-    from mcp.server.mcpserver import Context
-    from mcp.server.mcpserver import MCPServer as _Server
-    from mcp.server.mcpserver.exceptions import ToolError
+# jsonschema, which the SDK imports, imports ``rfc3987_syntax`` for its ``iri`` format
+# checker, and that module builds an Earley parser of RFC 3987 as it is imported: ~2.5
+# CPU-s, more than the whole rest of an MCP server's start (python-jsonschema/jsonschema
+# issue 1428). The SDK validates without format checks and no tool schema of ours names
+# that format, so the SDK is imported with the module kept out, as if it were not
+# installed (jsonschema then leaves ``iri`` unchecked, as it does without it).
+IRI_PARSER = "rfc3987_syntax"
 
-    MCP_MAJOR = 2
-except ImportError:  # mcp 1.x
-    from mcp.server.fastmcp import Context  # type: ignore[no-redef,assignment,unused-ignore]  # as below
-    from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef,assignment,unused-ignore]  # redefines the 2.x name when mcp 2.x is installed
-    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef,assignment,unused-ignore]  # as above
 
-    MCP_MAJOR = 1
+@contextmanager
+def _without_the_iri_parser() -> Iterator[None]:
+    """Keep ``rfc3987_syntax`` out while jsonschema is first imported; a process that
+    imported jsonschema before (a Jupyter server: jupyter_events) is left as it is."""
+    if "jsonschema" in sys.modules or IRI_PARSER in sys.modules:
+        yield
+        return
+    sys.modules[IRI_PARSER] = None  # type: ignore[assignment]  # import raises ImportError
+    try:
+        yield
+    finally:
+        # Only jsonschema's import saw it missing: a later import finds the real one.
+        if IRI_PARSER in sys.modules and sys.modules[IRI_PARSER] is None:
+            del sys.modules[IRI_PARSER]
+
+
+with _without_the_iri_parser():
+    try:  # mcp 2.x
+        from mcp.server.mcpserver import Context
+        from mcp.server.mcpserver import MCPServer as _Server
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        MCP_MAJOR = 2
+    except ImportError:  # mcp 1.x
+        from mcp.server.fastmcp import Context  # type: ignore[no-redef,assignment,unused-ignore]  # as below
+        from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef,assignment,unused-ignore]  # redefines the 2.x name when mcp 2.x is installed
+        from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef,assignment,unused-ignore]  # as above
+
+        MCP_MAJOR = 1
 
 __all__ = [
     "MCP_MAJOR",

@@ -167,8 +167,30 @@ export class MemoryPanel extends Panel {
     return this._current;
   }
 
-  /** Load everything; called on first show and on every change event. */
-  async refresh(): Promise<void> {
+  /**
+   * Load everything; called on first show and on every change event. One load at a
+   * time: a call while one runs is answered by one more load after it, which every
+   * call meanwhile shares. A burst of change events (5,000 proposals written at once
+   * made nine within a second) had made one full listing each, one after another on
+   * the server's read lane: tens of seconds of its CPU on a busy machine.
+   */
+  refresh(): Promise<void> {
+    if (this._loading) {
+      this._reload ??= this._loading
+        .catch(() => undefined)
+        .then(() => {
+          this._reload = null;
+          return this.refresh();
+        });
+      return this._reload;
+    }
+    this._loading = this.load().finally(() => {
+      this._loading = null;
+    });
+    return this._loading;
+  }
+
+  private async load(): Promise<void> {
     await Promise.all([
       this.queue.refresh(),
       this.settingsView.refresh(),
@@ -278,6 +300,8 @@ export class MemoryPanel extends Panel {
   private _current: TabName = 'queue';
   private _enabled = true;
   private _refreshes = 0;
+  private _loading: Promise<void> | null = null; // the load running now
+  private _reload: Promise<void> | null = null; // the one load after it, shared
   private _justAdded: string | null = null;
   private readonly _badge: HTMLSpanElement;
   private readonly _reviewBadge: HTMLSpanElement;

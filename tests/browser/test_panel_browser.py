@@ -317,6 +317,44 @@ def test_reorganize_says_done_with_the_counts_of_the_file_it_wrote(page, lab, la
         page.unroute("**/jupyter-memory/knowledge/user**", watch)
 
 
+def test_a_burst_of_refreshes_makes_one_more_listing_not_one_each(page, lab, lab_mem):
+    """Ten refreshes asked while one is on its way (a burst of change events: writing
+    5,000 proposals at once sent nine within a second) make one more listing of the queue
+    after it, not ten: each listing reads the whole queue on the server's read lane."""
+    open_panel(page, lab)
+    listings: list[str] = []
+    held: list = []
+
+    def watch(route) -> None:
+        if urlparse(route.request.url).path.endswith("/jupyter-memory/queue"):
+            listings.append(route.request.url)
+            if len(listings) == 1:
+                held.append(route)
+                return
+        route.continue_()
+
+    refresh = "() => { window.jupyterapp.commands.execute('jupyter-memory:refresh'); }"
+    before = refreshes(page)
+    page.route("**/jupyter-memory/queue**", watch)
+    try:
+        page.evaluate(refresh)
+        for _ in range(600):  # the first listing is asked (a minute, as every wait)
+            if held:
+                break
+            page.wait_for_timeout(100)
+        assert held, "the refresh never listed the queue"
+        for _ in range(10):
+            page.evaluate(refresh)
+        held[0].continue_()
+        # The held load and the one after it: two refreshes done.
+        wait_refreshed_after(page, before + 1)
+        # Another change event that came meanwhile (the home reset before the test) may
+        # have joined the one after, never added one per refresh asked.
+        assert len(listings) <= 3, len(listings)
+    finally:
+        page.unroute("**/jupyter-memory/queue**", watch)
+
+
 def test_keyboard_list_and_palette_commands(page, lab, lab_mem):
     first = propose(lab_mem, "Keyboard item one about invoices")
     second = propose(lab_mem, "Keyboard item two about shipping zones")
