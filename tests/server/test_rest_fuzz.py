@@ -50,6 +50,17 @@ BODY_KEYS = [
 ]  # fmt: skip
 
 
+# The server extensions a dev environment enables besides ours (named even where one is absent:
+# jupyter_server skips a disabled extension without importing it).
+OTHER_EXTENSIONS = (
+    "jupyterlab",
+    "notebook",
+    "notebook_shim",
+    "jupyter_lsp",
+    "jupyter_server_terminals",
+)
+
+
 @dataclass
 class Server:
     url: str
@@ -92,7 +103,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "IPYTHONDIR": str(jhome / ".ipython"),
     }
     ids = _seed(home, root)
-    args = ["--ServerApp.jpserver_extensions=jupyter_memory=True"]
+    # Ours alone: the lab, notebook, LSP and terminal extensions the environment enables serve
+    # no route fuzzed here, and loading them was a third of the server's start (~1.5 CPU-s).
+    args = [f"--ServerApp.jpserver_extensions={name}={name == 'jupyter_memory'}" for name in
+            ("jupyter_memory", *OTHER_EXTENSIONS)]  # fmt: skip
     with jupyter_process(root, base / "server.log", env=env, args=args, cwd=root) as process:
         process.ready(timeout=60)
         srv = Server(process.url, process.token, home, root, ids, process.process)
