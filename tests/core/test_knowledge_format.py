@@ -46,8 +46,14 @@ def test_render_parse_round_trip(doc: KnowledgeDoc) -> None:
     assert not back.legacy
 
 
+# The count reads the shape of the entries alone: their words come from a few plain ones, where
+# drawing the round trip's any-script words was ~all of the test's time.
+_plain = st.sampled_from(["a rule", "Q1 starts in February", "收入不含退款"])
+shapes = st.lists(st.builds(Entry, _plain, st.lists(_plain, max_size=3).map(tuple)), max_size=6)
+
+
 @settings(deadline=None)  # timing is benchmarked, not asserted here
-@given(docs)
+@given(st.builds(KnowledgeDoc, shapes.map(tuple), shapes.map(tuple)))
 def test_leaf_count_ignores_group_parents(doc: KnowledgeDoc) -> None:
     expected = sum(len(e.children) if e.children else 1 for e in doc.rules)
     assert doc.leaf_count(RULES) == expected
