@@ -15,13 +15,16 @@ import contextlib
 import json
 import os
 import random
+import select
 import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
@@ -44,31 +47,90 @@ KILLS = 6  # per path; the delays are random, the seed is printed on failure
 DELAY_S = 0.2  # the longest first wait after the writer is set up and starts its loop
 
 
+class Zygotes:
+    """The fork server of the suite's zygotes (``crash_ops.serve``): one interpreter imports
+    the package once, and each path's zygote is a fork of it rather than a new interpreter."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+
+    def _server(self) -> subprocess.Popen[str]:
+        # Started by the first test, in its isolated environment (tests/conftest.py), as a
+        # zygote started per path was; each zygote then takes its own test's environment.
+        if self.proc is None:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "tests.store.crash_ops", "serve"],
+                cwd=REPO,
+                env=dict(os.environ, PYTHONPATH=str(REPO)),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+            )
+        return self.proc
+
+    def start(self, path_name: str, home: Path, ws: Path, folder: Path) -> Zygote:
+        server = self._server()
+        assert server.stdin is not None and server.stdout is not None
+        folder.mkdir(parents=True, exist_ok=True)
+        fifo_in, fifo_out, err = folder / "zygote.in", folder / "zygote.out", folder / "zygote.err"
+        for fifo in (fifo_in, fifo_out):
+            os.mkfifo(fifo)
+        env = dict(os.environ, JUPYTER_MEMORY_HOME=str(home), PYTHONPATH=str(REPO))
+        args = [path_name, str(home), str(ws), str(fifo_in), str(fifo_out), str(err), env]
+        server.stdin.write(json.dumps(args) + "\n")
+        server.stdin.flush()
+        line = server.stdout.readline()
+        assert line.startswith("zygote "), line
+        pid = int(line.split()[1])
+        pidfd = os.pidfd_open(pid)  # its end, waited for without polling (it is not our child)
+        # Opened in the order the zygote opens them: each open waits for the other end.
+        stdin = fifo_in.open("w", encoding="utf-8")
+        stdout = fifo_out.open(encoding="utf-8")
+        return Zygote(pid, pidfd, stdin, stdout, err)
+
+    def close(self) -> None:
+        if self.proc is None:
+            return
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+
+@dataclass
+class Zygote:
+    pid: int
+    pidfd: int
+    stdin: TextIO
+    stdout: TextIO
+    err: Path
+
+    def stderr(self) -> str:
+        return self.err.read_text("utf-8", errors="replace") if self.err.exists() else ""
+
+    def wait(self, timeout: float) -> bool:
+        """Whether it ended within ``timeout`` seconds."""
+        return bool(select.select([self.pidfd], [], [], timeout)[0])
+
+
 class Writer:
     """The zygote process of one path and the acknowledgements its writers sent."""
 
-    def __init__(self, path_name: str, home: Path, ws: Path) -> None:
-        env = dict(os.environ, JUPYTER_MEMORY_HOME=str(home), PYTHONPATH=str(REPO))
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.store.crash_ops", path_name, str(home), str(ws)],
-            cwd=REPO,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,  # its writers are killed with it if a test fails
-        )
+    def __init__(self, zygotes: Zygotes, path_name: str, home: Path, ws: Path) -> None:
+        self.proc = zygotes.start(path_name, home, ws, home.parent / f"zygote-{path_name}")
         self.acks: list[str] = []
         self.kills = 0
-        assert self._line() == "ready", self.proc.stderr.read() if self.proc.stderr else ""
+        assert self._line() == "ready", self.proc.stderr()
 
     def _line(self) -> str:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if not line:
-            err = self.proc.stderr.read() if self.proc.stderr else ""
-            raise AssertionError(f"writer process ended: {err}")
+            raise AssertionError(f"writer process ended: {self.proc.stderr()}")
         return line.rstrip("\n")
 
     def round(self, n: int, delay: float) -> int:
@@ -106,13 +168,13 @@ class Writer:
                 return len(self.acks) - acked
 
     def close(self) -> None:
-        if self.proc.stdin is not None:
-            self.proc.stdin.close()
-        try:
+        self.proc.stdin.close()
+        if not self.proc.wait(timeout=30):  # a writer still running after a failure
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:  # a writer still running after a failure
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
+        self.proc.stdout.close()
+        os.close(self.proc.pidfd)
 
 
 # -- what must hold after the kills ----------------------------------------------------------
@@ -248,7 +310,9 @@ def check_case(ws: Path) -> None:
 _TEMPLATES: dict[Callable[[crash_ops.Ctx], None], Path] = {}
 
 
-def _copy_shared_seeds(path_name: str, tmp_path: Path, factory: pytest.TempPathFactory) -> None:
+def _copy_shared_seeds(
+    zygotes: Zygotes, path_name: str, tmp_path: Path, factory: pytest.TempPathFactory
+) -> None:
     setup = crash_ops.SETUPS.get(path_name)
     if setup is None or list(crash_ops.SETUPS.values()).count(setup) < 2:
         return  # the writer's zygote runs its own setup
@@ -256,22 +320,31 @@ def _copy_shared_seeds(path_name: str, tmp_path: Path, factory: pytest.TempPathF
         base = factory.mktemp("seeds")
         # In a zygote of its own, as before: it runs the setup, says ready and exits, so
         # nothing of this process (an open index, a watcher) holds the home being copied.
-        Writer(path_name, base / "home", base / "ws").close()
+        Writer(zygotes, path_name, base / "home", base / "ws").close()
         _TEMPLATES[setup] = base
     base = _TEMPLATES[setup]
     shutil.copytree(base / "home", tmp_path / "home")  # copy2: contents and mtimes
     shutil.copy2(base / "seeds.json", tmp_path / "seeds.json")
 
 
+@pytest.fixture(scope="module")
+def zygotes() -> Iterator[Zygotes]:
+    server = Zygotes()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
 @pytest.mark.parametrize("path_name", list(crash_ops.LOOPS))
 def test_sigkill_mid_write(
-    path_name: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+    zygotes: Zygotes, path_name: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ):
     home, seed = tmp_path / "home", random.randrange(1 << 30)
     ws = copy_sample(tmp_path) if path_name.startswith("case") else tmp_path / "ws"
-    _copy_shared_seeds(path_name, tmp_path, tmp_path_factory)
+    _copy_shared_seeds(zygotes, path_name, tmp_path, tmp_path_factory)
     rng = random.Random(seed)
-    writer = Writer(path_name, home, ws)
+    writer = Writer(zygotes, path_name, home, ws)
     try:
         span, n = DELAY_S, 0
         # Until KILLS kills and one acknowledged write (a loaded machine may kill every early
