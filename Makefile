@@ -166,7 +166,7 @@ $(DIST_STAMP): pyproject.toml $(DIST_SRC) | $(STAMP)
 # makes them (and dist) while `make test` runs.
 INTEG := .venv-integrations
 MCP2 := .venv-mcp2
-INTEG_PYTEST := env -u PYTHONDONTWRITEBYTECODE $(INTEG)/bin/python -m pytest -p no:cacheprovider
+INTEG_PYTEST := env -u PYTHONDONTWRITEBYTECODE LITELLM_LOCAL_MODEL_COST_MAP=True $(INTEG)/bin/python -m pytest -p no:cacheprovider
 MCP2_PYTEST := env -u PYTHONDONTWRITEBYTECODE $(MCP2)/bin/python -m pytest -p no:cacheprovider
 
 $(INTEG)/.installed: pyproject.toml | $(STAMP)
@@ -192,8 +192,8 @@ integration-venvs: $(INTEG)/.installed $(MCP2)/.installed
 # installed in a fresh venv without Node: extensions, demo, a browser smoke test.
 test-integrations: dist integration-venvs
 	@logs=$$(mktemp -d $${TMPDIR:-/tmp}/jupyter-memory-integrations.XXXXXX) || exit 1; \
-	{ LITELLM_LOCAL_MODEL_COST_MAP=True $(INTEG_PYTEST) -m jupyter_ai tests/agents \
-	  && LITELLM_LOCAL_MODEL_COST_MAP=True $(INTEG_PYTEST) tests/magics/test_ask_magic.py; } > $$logs/jupyter-ai.log 2>&1 & ai=$$!; \
+	{ $(INTEG_PYTEST) -m jupyter_ai tests/agents && $(INTEG_PYTEST) tests/magics/test_ask_magic.py; } \
+	  > $$logs/jupyter-ai.log 2>&1 & ai=$$!; \
 	$(MCP2_PYTEST) -m 'not jupyter_ai' tests/agents > $$logs/mcp2.log 2>&1 & mcp2=$$!; \
 	JM_WHEEL="$$(ls dist/jupyter_memory-*.whl)" $(BIN)/python -m pytest -p no:cacheprovider -m wheel tests/packaging \
 	  > $$logs/wheel.log 2>&1 & wheel=$$!; \

@@ -34,7 +34,7 @@ def _without_the_iri_parser() -> Iterator[None]:
         yield
     finally:
         # Only jsonschema's import saw it missing: a later import finds the real one.
-        if IRI_PARSER in sys.modules and sys.modules[IRI_PARSER] is None:
+        if sys.modules.get(IRI_PARSER, False) is None:
             del sys.modules[IRI_PARSER]
 
 

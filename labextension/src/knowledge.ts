@@ -322,11 +322,8 @@ export class KnowledgeView extends Widget {
 
   /**
    * Reload from the server. Unsaved edits are kept unless `force`; when the
-   * server's file changed under them, the conflict is shown instead.
-   */
-  /**
-   * Load the saved file and its counts. ``fetched``: the file as just read (after a
-   * reorganize), shown in the same task as what came before it, with no wait between.
+   * server's file changed under them, the conflict is shown instead. `fetched`:
+   * the file as just read (after a reorganize), shown at once, with no wait.
    */
   async refresh(force = false, fetched?: IKnowledge): Promise<void> {
     if (this.layer === 'project' && !this._project) {
