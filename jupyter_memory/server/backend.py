@@ -6,18 +6,30 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .._i18n import localized
+from ..core.knowledge.proposals import Proposal
 from ..exceptions import JupyterMemoryError
 from ..service.memory import Memory
 from ..store.mtimes import folder_fingerprint
 from .changes import SCHEMA_ID, ChangeWatcher
 from .contents_follow import ContentsFollower
 from .jsonable import to_jsonable
-from .off_loop import OffLoop, reading
+from .off_loop import LaneName, OffLoop, current_lane
 from .reorganize_jobs import ReorganizeJob, ReorganizeJobs
+
+
+@dataclass(frozen=True)
+class _QueueCache:
+    """The queue as last read, and the folders' fingerprint it was read under."""
+
+    fingerprint: Any
+    pending: list[dict[str, Any]]  # JSON data, oldest first
+    by_id: dict[str, dict[str, Any]]  # JSON data of every proposal, any status
+    proposals: dict[str, Proposal]  # the same proposals, parsed
 
 
 class MemoryBackend:
@@ -36,7 +48,7 @@ class MemoryBackend:
         # The server lives long: it watches the user layer for in-place edits, so a CLI
         # call or a new kernel opens without statting every file (folder_watch.py).
         self._writer.hooks.user.watch()
-        self._reader: Memory | None = None
+        self._readers: dict[LaneName, Memory] = {}
         self.off_loop = OffLoop(workers=workers, deadline=request_deadline)
         self.workspace = workspace
         self.event_logger = event_logger
@@ -46,45 +58,69 @@ class MemoryBackend:
         self._idle_run: threading.Thread | None = None
         # Set by the extension's loader: renames and deletes of the contents service.
         self.contents: ContentsFollower | None = None
-        self._queue_cache: tuple[Any, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
+        self._queue_cache: _QueueCache | None = None
 
     @property
     def memory(self) -> Memory:
-        """The server's ``Memory``; in a read (server/off_loop.py) a second one on the same
-        home, so a read never waits behind a write of this server (as with another
-        process, each sees the other's writes through the files and the index)."""
-        if not reading():
+        """The server's ``Memory``; in a read (server/off_loop.py) the one of its lane."""
+        lane = current_lane()
+        if lane is None or lane == "write":
             return self._writer
-        if self._reader is None:  # one read at a time: made once
-            self._reader = Memory(home=str(self._writer.home))
-        return self._reader
+        return self.reader(lane)
 
-    def _proposals(self) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-        """(pending, every proposal by id) as JSON data, re-read only when the queue folder
+    def reader(self, lane: LaneName) -> Memory:
+        """A read lane's ``Memory``, a second one on the same home, so a read never waits
+        behind a write of this server (as with another process, each sees the other's
+        writes through the files and the index). Made once: one read at a time per lane."""
+        if lane not in self._readers:
+            self._readers[lane] = Memory(home=str(self._writer.home))
+        return self._readers[lane]
+
+    def _proposals(self) -> _QueueCache:
+        """The queue as JSON data and as proposals, re-read only when the queue folder
         changed. The panel asks on first paint and after every change event, and every
         card in an open notebook asks too; parsing 200 files each time is what this saves.
         """
         # The person's queue and each team project's shared queue (issue 17).
         fingerprint = tuple(folder_fingerprint(f) for f in self.memory.hooks.queue_folders())
-        if self._queue_cache is None or self._queue_cache[0] != fingerprint:
-            every = to_jsonable(self.memory.queue(include_decided=True))
-            pending = [p for p in every if p.get("status") == "pending"]
-            self._queue_cache = (fingerprint, pending, {str(p["id"]): p for p in every})
-        return self._queue_cache[1], self._queue_cache[2]
+        cache = self._queue_cache  # one read: another lane may replace it meanwhile
+        if cache is None or cache.fingerprint != fingerprint:
+            proposals = self.memory.queue(include_decided=True)
+            every = to_jsonable(proposals)
+            cache = _QueueCache(
+                fingerprint,
+                [p for p in every if p.get("status") == "pending"],
+                {str(p["id"]): p for p in every},
+                {p.id: p for p in proposals},
+            )
+            self._queue_cache = cache
+        return cache
 
     def pending_proposals(self) -> list[dict[str, Any]]:
         """Pending proposals as JSON data (oldest first)."""
-        return self._proposals()[0]
+        return self._proposals().pending
 
     def proposal_states_all(self) -> list[dict[str, Any]]:
         """Every proposal of the queue in any status, as JSON data."""
-        return list(self._proposals()[1].values())
+        return list(self._proposals().by_id.values())
 
     def proposal_states(self, ids: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
         """The proposals named by ``ids`` in any status (asked order), and the ids not in
         this queue (another memory home, or a file removed by hand)."""
-        by_id = self._proposals()[1]
+        by_id = self._proposals().by_id
         return [by_id[i] for i in ids if i in by_id], [i for i in ids if i not in by_id]
+
+    def with_neighbours(self, page: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each item of a page of the queue with the nearest approved and pending entries
+        (context at decision time), computed per request: they follow the knowledge files
+        as well. From the proposals the page was cut from, not a second read of the queue."""
+        proposals = self._proposals().proposals
+        listed = (proposals[str(item["id"])] for item in page if str(item["id"]) in proposals)
+        context = self.memory.hooks.decision_context(listed)
+        return [
+            {**item, "neighbours": [n.to_dict() for n in context.get(str(item["id"]), [])]}
+            for item in page
+        ]
 
     def digest_idle_sessions(self, idle_minutes: float) -> threading.Thread | None:
         """Digest the agent sessions quiet for ``idle_minutes``, in a thread with its own
@@ -129,8 +165,8 @@ class MemoryBackend:
     def close(self) -> None:
         """The server stops: no more work for the pool."""
         self.off_loop.shutdown()
-        if self._reader is not None:
-            self._reader.close()
+        for reader in self._readers.values():
+            reader.close()
 
     def changed(self, area: str, reason: str, **details: str | None) -> None:
         self.watcher.announce(area, reason, **details)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from jupyter_server.auth.decorator import authorized as _authorized
 from jupyter_server.base.handlers import APIHandler
@@ -33,6 +33,7 @@ from ..exceptions import JupyterMemoryError
 from .backend import MemoryBackend
 from .errors import status_and_payload
 from .jsonable import to_jsonable
+from .off_loop import LaneName
 
 READ = "jupyter_memory:read"
 APPROVE = "jupyter_memory:approve"
@@ -64,8 +65,10 @@ def off_loop(verb: Callable[..., None]) -> Callable[..., Awaitable[None]]:
     async def run(self: MemoryHandler, *args: Any) -> None:
         self._deferred = True
         try:
-            read = self.request.method in ("GET", "HEAD")  # no GET changes anything
-            await self.backend.off_loop.run(lambda: verb(self, *args), read=read)
+            # No GET changes anything: it runs in the handler's read lane.
+            read = self.request.method in ("GET", "HEAD")
+            lane = self.read_lane if read else "write"
+            await self.backend.off_loop.run(lambda: verb(self, *args), lane=lane)
         finally:
             self._deferred = False
         if self._pending is not None:
@@ -94,6 +97,9 @@ class MemoryHandler(APIHandler):
     """Shared plumbing for the ``/jupyter-memory/`` routes."""
 
     auth_resource = READ
+    # The lane this handler's GET runs in (server/off_loop.py): "listing" for the one
+    # read that costs seconds on a large queue, so it never holds up the others.
+    read_lane: ClassVar[LaneName] = "read"
     # Set while an @off_loop body runs in a worker: reply() keeps its payload for the loop.
     _deferred = False
     _pending: tuple[Any, int] | None = None

@@ -86,7 +86,7 @@ class ReorganizeHandler(_LayerHandler):
     @web.authenticated
     @authorized(action="read", resource=READ)
     async def get(self, layer: str) -> None:
-        layer, project = await self.backend.off_loop.run(lambda: self.target(layer), read=True)
+        layer, project = await self.backend.off_loop.run(lambda: self.target(layer), lane="read")
         job = self.backend.jobs.get(layer, project)
         if job is None:
             raise ApiError(404, "no reorganize has run for this file", error="not_found")

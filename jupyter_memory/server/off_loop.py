@@ -8,12 +8,16 @@ one bounded pool owned by the extension, under a deadline
 Past the deadline the work raises :class:`LockTimeoutError` or
 :class:`BusyError` and the route answers ``503 busy`` naming what held it.
 
-Two lanes, each one request at a time (a ``Memory`` was only ever used by one
-thread at a time, the loop's): writes share the server's ``Memory``, reads a
-second one on the same home (server/backend.py), so a read never queues
-behind a write waiting for a lock; it answers from the index as the last
-writer left it. A request that cannot have its lane before its deadline is
-busy too, naming what the request ahead waits on.
+Three lanes, each one request at a time (a ``Memory`` was only ever used by one
+thread at a time, the loop's): writes share the server's ``Memory``; each read
+lane has a second one on the same home (server/backend.py), so a read never
+queues behind a write waiting for a lock; it answers from the index as the last
+writer left it. The queue listing has a read lane of its own: on a queue of
+thousands it reads and analyses every proposal (seconds of CPU, tens of seconds
+on a loaded machine), and the panel's other reads, asked at the same moment and
+a few milliseconds each, had waited behind it past their deadline. A request
+that cannot have its lane before its deadline is busy too, naming what the
+request ahead waits on.
 """
 
 from __future__ import annotations
@@ -23,45 +27,50 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from .._i18n import M_
 from ..exceptions import BusyError
 from ..store.deadline import request_deadline, waited_on
 
 T = TypeVar("T")
+LaneName = Literal["write", "read", "listing"]
+READ_LANES: tuple[LaneName, ...] = ("read", "listing")
 
-_lane = threading.local()
-
-
-def reading() -> bool:
-    """Whether this thread runs a read (a GET) for a route right now."""
-    return bool(getattr(_lane, "read", False))
+_current = threading.local()
 
 
-class _Lane:
+def current_lane() -> LaneName | None:
+    """The lane this thread runs a route's work in right now (``None``: none)."""
+    lane: LaneName | None = getattr(_current, "lane", None)
+    return lane
+
+
+class Lane:
+    """One request at a time; ``holder`` is the thread running in it (``None``: free)."""
+
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.holder: int | None = None  # the thread id running in it
+        self.holder: int | None = None
 
 
 class OffLoop:
     def __init__(self, *, workers: int, deadline: float) -> None:
         self.deadline = deadline
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="jupyter-memory")
-        self._read, self._write = _Lane(), _Lane()
+        self.lanes: dict[LaneName, Lane] = {"write": Lane(), "read": Lane(), "listing": Lane()}
         # The server's loop (noted by run()): what a worker announces is emitted there.
         self.loop: asyncio.AbstractEventLoop | None = None
 
-    async def run(self, work: Callable[[], T], *, read: bool = False) -> T:
+    async def run(self, work: Callable[[], T], *, lane: LaneName = "write") -> T:
         """``work()`` in a worker thread, bounded by this request's deadline (from now)."""
         at = time.monotonic() + self.deadline
         self.loop = asyncio.get_running_loop()
-        return await self.loop.run_in_executor(self._pool, self._call, work, at, read)
+        return await self.loop.run_in_executor(self._pool, self._call, work, at, lane)
 
-    def _call(self, work: Callable[[], T], at: float, read: bool) -> T:
-        lane = self._read if read else self._write
-        with request_deadline(at, read=read):
+    def _call(self, work: Callable[[], T], at: float, name: LaneName) -> T:
+        lane = self.lanes[name]
+        with request_deadline(at, read=name in READ_LANES):
             if not lane.lock.acquire(timeout=max(at - time.monotonic(), 0.0)):
                 held_by = waited_on(lane.holder) or "another memory request"
                 raise BusyError(
@@ -72,23 +81,24 @@ class OffLoop:
                     held_by=held_by,
                     retry_after=max(1.0, round(self.deadline / 2)),
                 )
-            lane.holder, _lane.read = threading.get_ident(), read
+            lane.holder, _current.lane = threading.get_ident(), name
             try:
                 return work()
             finally:
-                lane.holder, _lane.read = None, False
+                lane.holder, _current.lane = None, None
                 lane.lock.release()
 
     def unless_writing(self, work: Callable[[], T]) -> T | None:
         """``work()`` now, in the caller's thread, unless a write runs (then ``None``, at
         once): the change watcher's poll, which must not see a request's write before
         the request announces it as its own."""
-        if not self._write.lock.acquire(blocking=False):
+        write = self.lanes["write"].lock
+        if not write.acquire(blocking=False):
             return None
         try:
             return work()
         finally:
-            self._write.lock.release()
+            write.release()
 
     def shutdown(self) -> None:
         """Stop taking work; what runs finishes within its deadline."""

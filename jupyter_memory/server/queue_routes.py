@@ -27,22 +27,13 @@ def _reply_or_refuse(decided: DecisionResult, proposal_id: str) -> dict[str, Any
     return result
 
 
-def _with_neighbours(memory: Any, page: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each item with the nearest approved and pending entries (issue 32: context at
-    decision time), computed per request: they follow the knowledge files as well."""
-    ids = {str(item["id"]) for item in page}
-    context = memory.hooks.decision_context(p for p in memory.queue() if p.id in ids)
-    return [
-        {**item, "neighbours": [n.to_dict() for n in context.get(str(item["id"]), [])]}
-        for item in page
-    ]
-
-
 QUEUE_PAGE = 100
 MAX_QUEUE_PAGE = 500
 
 
 class QueueHandler(MemoryHandler):
+    read_lane = "listing"
+
     @web.authenticated
     @authorized(action="read", resource=READ)
     @off_loop
@@ -60,7 +51,7 @@ class QueueHandler(MemoryHandler):
         )
         items = self.backend.pending_proposals()
         matched = [p for p in items if wanted.matches(p)] if wanted.active else items
-        page = _with_neighbours(self.backend.memory, matched[offset : offset + limit])
+        page = self.backend.with_neighbours(matched[offset : offset + limit])
         enabled = self.backend.memory.settings["enabled"]
         more = max(0, len(matched) - offset - len(page))
         self.reply(

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from jupyter_memory.exceptions import BusyError
-from jupyter_memory.server.off_loop import OffLoop, reading
+from jupyter_memory.server.off_loop import OffLoop, current_lane
 from jupyter_memory.store.deadline import waiting
 
 
@@ -27,13 +27,15 @@ async def test_a_write_behind_a_waiting_write_is_busy_naming_what_it_waits_on() 
     try:
         with pytest.raises(BusyError) as caught:
             await pool.run(lambda: "never")
-        # A read has a lane of its own: it does not wait behind the write.
-        assert await pool.run(reading, read=True) is True
+        # Each read lane is its own: neither waits behind the write.
+        assert await pool.run(current_lane, lane="read") == "read"
+        assert await pool.run(current_lane, lane="listing") == "listing"
     finally:
         free.set()
     assert await first == "done"
     assert caught.value.held_by == "home lock /h/.jupyter-memory.lock"
-    assert await pool.run(reading) is False
+    assert await pool.run(current_lane) == "write"
+    assert current_lane() is None
     pool.shutdown()
 
 

@@ -7,6 +7,7 @@ never rewritten; the rest of the queue stays usable.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..._i18n import M_
@@ -77,7 +78,14 @@ class QueueStore:
         # A linked queue/ folder, or a linked proposal file, is never read (doctor lists it).
         if linked(self.root, self.folder) or not self.folder.is_dir():
             return []
-        return sorted(p for p in self.folder.glob("*.md") if not p.is_symlink() and p.is_file())
+        # One scandir, whose entries know their type without a stat (a queue of 5,000
+        # was three stats a file per listing with glob, is_symlink and is_file).
+        with os.scandir(self.folder) as entries:
+            return sorted(
+                self.folder / e.name
+                for e in entries
+                if e.name.endswith(".md") and e.is_file(follow_symlinks=False)
+            )
 
     def scan(self) -> tuple[list[tuple[Path, Proposal]], list[tuple[Path, str]]]:
         """Every readable proposal (by file name: date order) and the unreadable files."""
