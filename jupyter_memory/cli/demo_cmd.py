@@ -54,6 +54,7 @@ def run_demo(home: Path, say: Any) -> dict[str, Any]:
     from ..service.memory import Memory
 
     mem = Memory(home=home)
+    mem.hooks.semantic.background = False  # a short process: as every command (cli/output.py)
     ids = []
     say(f"memory home: {home}")
     for text, title, mtype, tier, tags in DEMO_MEMORIES:

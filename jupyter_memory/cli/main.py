@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -98,6 +99,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _reader_gone() -> int:
+    """The output's reader went away (``jupyter-memory recall x | head -1``): end quietly,
+    with the status of a process SIGPIPE ended, as the shell tools do. Standard output
+    goes to /dev/null first, or the interpreter's last flush would say it failed."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's StringIO)
+        return 141
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+    return 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] and args_list[0] in ("merge-knowledge", "merge-proposal"):
@@ -122,6 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(args, exc)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_gone()
     finally:
         say_read_only()
 

@@ -91,6 +91,9 @@ def open_memory(args: argparse.Namespace) -> Memory:
     from ..service.memory import Memory
 
     mem = Memory(home=args.home, project=args.project)
+    # A command ends within moments: embedding is left to kernels, servers and
+    # `jupyter-memory embed` (service/memories/semantic.py, ``background``).
+    mem.hooks.semantic.background = False
     _OPENED.append(mem)
     if shows_progress(args):
         from ..widgets.progress import TqdmProgress

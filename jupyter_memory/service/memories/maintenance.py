@@ -132,7 +132,7 @@ class MemoryMaintenance:
         if rebuild:
             semantic.rebuild(roots)
         else:
-            semantic.notify(roots)
+            semantic.notify(roots, asked=True)
         if self.ctx.progress is None:
             done = semantic.wait(timeout=timeout)
         else:

@@ -97,6 +97,11 @@ class SemanticRecall:
         self.gate: ActivityGate = PROCESS_GATE
         self._worker = None if factory is None else EmbedWorker(factory, self.gate)
         self._query_cache: dict[str, Any] = {}
+        # Off in a short-lived process (the CLI): a recall or a write there wakes no
+        # worker. It would be loading the model (seconds of CPU) when the command ends,
+        # and be stopped before its first batch is saved: paid on every command, and
+        # nothing embedded. Kernels, servers and `jupyter-memory embed` embed.
+        self.background = True
         self.query_encodings = 0  # queries this process encoded (tests, benchmarks)
         self._similarity: Callable[[str, str], float] | None = None
 
@@ -144,9 +149,10 @@ class SemanticRecall:
 
     # -- background embedding ----------------------------------------------------------
 
-    def notify(self, roots: Iterable[StoreRoot]) -> None:
-        """Something may need embedding in ``roots``: wake the worker (never blocks)."""
-        if self._worker is not None:
+    def notify(self, roots: Iterable[StoreRoot], *, asked: bool = False) -> None:
+        """Something may need embedding in ``roots``: wake the worker (never blocks).
+        Only when ``asked`` (an embed the person asked for) if :attr:`background` is off."""
+        if self._worker is not None and (asked or self.background):
             self._worker.notify(list(roots))
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -165,7 +171,7 @@ class SemanticRecall:
             state.read_store.clear()
             state.matrix = None
             state.embedded = 0
-        self.notify(roots)
+        self.notify(roots, asked=True)
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop the worker after its current batch; it closes its own connections."""
