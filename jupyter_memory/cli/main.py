@@ -19,22 +19,48 @@ from .._i18n.argparse_words import ArgumentParser
 from ..exceptions import JupyterMemoryError
 from .output import fail, say_read_only, shown_stdout
 
-# Command modules, in help order. Each adds its sub-commands.
-COMMAND_MODULES = [
-    "jupyter_memory.cli.memory_cmds",
-    "jupyter_memory.cli.import_cmd",
-    "jupyter_memory.cli.knowledge_cmd",
-    "jupyter_memory.cli.team_cmd",
-    "jupyter_memory.cli.demo_cmd",
-    "jupyter_memory.cli.agents_cmd",
-    "jupyter_memory.cli.install_cmd",
-    "jupyter_memory.cli.digest_cmd",
-    "jupyter_memory.cli.learning_cmd",
-    "jupyter_memory.cli.archive_cmd",
-    "jupyter_memory.cli.case_cmd",
-    "jupyter_memory.cli.notebook_demo",
-    "jupyter_memory.cli.notebooks_cmd",
-]
+# Command modules, in help order, and the commands each adds (a test checks the two
+# agree): a command builds the parser of its own module only, so `recall` does not
+# import the modules of two dozen other commands (a fifth of its start-up). Help,
+# an unknown command or none builds them all.
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "jupyter_memory.cli.memory_cmds": (
+        "remember", "recall", "get", "forget", "list", "stats",
+        "import", "export", "rebuild-index", "embed", "doctor",
+    ),
+    "jupyter_memory.cli.import_cmd": ("import-from",),
+    "jupyter_memory.cli.knowledge_cmd": (
+        "queue", "propose", "apply", "dismiss", "process-all", "revert",
+        "knowledge", "context", "expand", "reorganize", "settings",
+    ),
+    "jupyter_memory.cli.team_cmd": ("project", "log", "merge-knowledge", "merge-proposal"),
+    "jupyter_memory.cli.demo_cmd": ("demo",),
+    "jupyter_memory.cli.agents_cmd": ("mcp", "agents-md"),
+    "jupyter_memory.cli.install_cmd": ("install",),
+    "jupyter_memory.cli.digest_cmd": ("digest",),
+    "jupyter_memory.cli.learning_cmd": ("learning",),
+    "jupyter_memory.cli.archive_cmd": ("archive",),
+    "jupyter_memory.cli.case_cmd": ("case",),
+    "jupyter_memory.cli.notebook_demo": ("notebook-demo",),
+    "jupyter_memory.cli.notebooks_cmd": ("notebooks",),
+}  # fmt: skip
+_MODULE_OF = {command: module for module, cs in COMMAND_MODULES.items() for command in cs}
+# The global options that take a value (``--home X``): what follows is not the command.
+_VALUED = ("--home", "--project")
+
+
+def command_module(argv: Sequence[str]) -> str | None:
+    """The module of the command ``argv`` names, or ``None`` (help, none, an unknown one)."""
+    args = iter(argv)
+    for arg in args:
+        if arg in _VALUED:
+            next(args, None)
+        elif arg.startswith("-"):
+            if arg in ("-h", "--help"):
+                return None
+        else:
+            return _MODULE_OF.get(arg)
+    return None
 
 
 def _options(*, suppress: bool) -> argparse.ArgumentParser:
@@ -75,7 +101,9 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``only`` (a module of :data:`COMMAND_MODULES`)
+    just that module's commands."""
     # Ours: argparse's own words (usage, options, its errors) in the person's language.
     parser = ArgumentParser(
         prog="jupyter-memory",
@@ -89,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common = _options(suppress=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in [only] if only else COMMAND_MODULES:
         register = importlib.import_module(name).register
         # A module may take the shared options parser (--home/--project/--json) or not.
         if len(inspect.signature(register).parameters) >= 2:
@@ -125,8 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # What argparse's version action does (print, exit 0) without importing every command.
         print(_version_line())
         raise SystemExit(0)
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser = build_parser(command_module(args_list))
+    args = parser.parse_args(args_list)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
