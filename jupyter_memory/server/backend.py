@@ -49,7 +49,7 @@ class MemoryBackend:
         # call or a new kernel opens without statting every file (folder_watch.py).
         self._writer.hooks.user.watch()
         self._readers: dict[LaneName, Memory] = {}
-        self.off_loop = OffLoop(workers=workers, deadline=request_deadline)
+        self.off_loop = OffLoop(workers=workers, deadline=request_deadline, log=log)
         self.workspace = workspace
         self.event_logger = event_logger
         self.log = log

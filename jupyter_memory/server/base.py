@@ -68,7 +68,8 @@ def off_loop(verb: Callable[..., None]) -> Callable[..., Awaitable[None]]:
             # No GET changes anything: it runs in the handler's read lane.
             read = self.request.method in ("GET", "HEAD")
             lane = self.read_lane if read else "write"
-            await self.backend.off_loop.run(lambda: verb(self, *args), lane=lane)
+            what = f"{self.request.method} {self.request.path}"
+            await self.backend.off_loop.run(lambda: verb(self, *args), lane=lane, what=what)
         finally:
             self._deferred = False
         if self._pending is not None:

@@ -23,6 +23,7 @@ request ahead waits on.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +35,10 @@ from ..exceptions import BusyError
 from ..store.deadline import request_deadline, waited_on
 
 T = TypeVar("T")
+# A request that took this long in all is logged with where its time went (a worker
+# free, its lane free, its own work): what a person or a test log needs to tell a
+# slow machine from a request stuck behind another.
+SLOW_S = 2.0
 LaneName = Literal["write", "read", "listing"]
 READ_LANES: tuple[LaneName, ...] = ("read", "listing")
 
@@ -55,21 +60,35 @@ class Lane:
 
 
 class OffLoop:
-    def __init__(self, *, workers: int, deadline: float) -> None:
+    def __init__(
+        self,
+        *,
+        workers: int,
+        deadline: float,
+        log: logging.Logger | None = None,
+        slow: float = SLOW_S,
+    ) -> None:
         self.deadline = deadline
+        self.log, self.slow = log, slow
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="jupyter-memory")
         self.lanes: dict[LaneName, Lane] = {"write": Lane(), "read": Lane(), "listing": Lane()}
         # The server's loop (noted by run()): what a worker announces is emitted there.
         self.loop: asyncio.AbstractEventLoop | None = None
 
-    async def run(self, work: Callable[[], T], *, lane: LaneName = "write") -> T:
-        """``work()`` in a worker thread, bounded by this request's deadline (from now)."""
-        at = time.monotonic() + self.deadline
+    async def run(
+        self, work: Callable[[], T], *, lane: LaneName = "write", what: str = "memory work"
+    ) -> T:
+        """``work()`` in a worker thread, bounded by this request's deadline (from now);
+        ``what`` names the request in the log when it was slow."""
+        now = time.monotonic()
         self.loop = asyncio.get_running_loop()
-        return await self.loop.run_in_executor(self._pool, self._call, work, at, lane)
+        return await self.loop.run_in_executor(
+            self._pool, self._call, work, now, now + self.deadline, lane, what
+        )
 
-    def _call(self, work: Callable[[], T], at: float, name: LaneName) -> T:
+    def _call(self, work: Callable[[], T], asked: float, at: float, name: LaneName, what: str) -> T:
         lane = self.lanes[name]
+        started = time.monotonic()
         with request_deadline(at, read=name in READ_LANES):
             if not lane.lock.acquire(timeout=max(at - time.monotonic(), 0.0)):
                 held_by = waited_on(lane.holder) or "another memory request"
@@ -82,11 +101,25 @@ class OffLoop:
                     retry_after=max(1.0, round(self.deadline / 2)),
                 )
             lane.holder, _current.lane = threading.get_ident(), name
+            got = time.monotonic()
             try:
                 return work()
             finally:
                 lane.holder, _current.lane = None, None
                 lane.lock.release()
+                self._note_if_slow(what, name, asked, started, got)
+
+    def _note_if_slow(
+        self, what: str, lane: LaneName, asked: float, started: float, got: float
+    ) -> None:
+        done = time.monotonic()
+        if self.log is None or done - asked < self.slow:
+            return
+        self.log.info(
+            "jupyter-memory: %s took %.1f s: %.1f s for a worker, %.1f s for the %s lane, "
+            "%.1f s of its own work",
+            what, done - asked, started - asked, got - started, lane, done - got,
+        )  # fmt: skip
 
     def unless_writing(self, work: Callable[[], T]) -> T | None:
         """``work()`` now, in the caller's thread, unless a write runs (then ``None``, at

@@ -60,3 +60,25 @@ def test_every_route_verb_runs_off_the_loop() -> None:
         if verb in vars(handler) and not runs_off_loop(vars(handler)[verb])
     ]
     assert sync == []
+
+
+async def test_a_slow_request_is_logged_with_where_its_time_went(caplog) -> None:
+    import logging
+
+    log = logging.getLogger("test-off-loop")
+    pool = OffLoop(workers=2, deadline=30, log=log, slow=0.0)  # every request is "slow"
+    with caplog.at_level(logging.INFO, logger="test-off-loop"):
+        assert await pool.run(current_lane, lane="listing", what="GET /jupyter-memory/queue") == (
+            "listing"
+        )
+    pool.shutdown()
+    [line] = [r.getMessage() for r in caplog.records]
+    assert line.startswith("jupyter-memory: GET /jupyter-memory/queue took ")
+    assert " for a worker, " in line and " for the listing lane, " in line
+    assert line.endswith(" of its own work")
+    quiet = OffLoop(workers=1, deadline=30, log=log)  # the default: only past SLOW_S
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="test-off-loop"):
+        await quiet.run(current_lane, lane="read", what="GET /jupyter-memory/settings")
+    quiet.shutdown()
+    assert caplog.records == []
