@@ -13,7 +13,8 @@ time, and the total per top-level package (self time). The import opens nothing
 ``Memory(), small home`` shows what opening a home costs.
 
 Homes: ``empty`` (a new home), ``small`` (``--notes`` memories, lexical recall:
-``JUPYTER_MEMORY_SEMANTIC=0``) and ``small_hybrid`` (the same memories embedded:
+``JUPYTER_MEMORY_SEMANTIC=0``, and once more with the semantic extra on and none of
+them embedded) and ``small_hybrid`` (the same memories embedded:
 the query loads the embedder, which a lexical recall never does).
 
 Usage: python benchmarks/startup_bench.py [--runs 9] [--notes 20] [--no-hybrid]
@@ -142,6 +143,12 @@ def main() -> None:
             "recall, small home (lexical)": (
                 [*CLI, "--home", str(small), "recall", "revenue"],
                 lexical,
+            ),
+            # The extra on and nothing embedded yet (memories written where nothing
+            # embeds): a command must not start the background embedder on its way out.
+            "recall, small home (extra on, none embedded)": (
+                [*CLI, "--home", str(small), "recall", "revenue"],
+                ENV,
             ),
         }
         # An MCP server's start: our server module against the SDK's own import, which
