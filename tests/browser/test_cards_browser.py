@@ -19,6 +19,7 @@ from browser_helpers import (
     save_notebook,
     screenshot,
     wait_idle_after_run,
+    wait_lab_loaded,
     write_notebook,
 )
 
@@ -71,7 +72,7 @@ def wait_state(page, pid: str, state: str, timeout: float = 60_000) -> None:
 
 def open_notebook(page, lab, name: str) -> None:
     page.goto(lab.lab_url(f"lab/tree/{name}"))
-    page.wait_for_selector(f"{PANEL}[data-jm-loaded='true']", state="attached")
+    wait_lab_loaded(page)
 
 
 def rest(lab, method: str, path: str, body: dict | None = None) -> dict:

@@ -8,7 +8,7 @@ language pack. The same page in English reads as it always did.
 
 from __future__ import annotations
 
-from browser_helpers import PANEL, cards_notebook, screenshot, set_language
+from browser_helpers import PANEL, cards_notebook, screenshot, set_language, wait_lab_loaded
 
 CARD = ".jp-OutputArea .jm-card"
 STATUS = "#jp-main-statusbar .jm-focus-status"
@@ -27,7 +27,7 @@ def open_cards(page, lab, mem, name: str, texts: tuple[str, str]) -> tuple[str, 
     mem.apply(applied, to="user")
     cards_notebook(lab.root / f"{name}.ipynb", lab.home, [[pending, applied]])
     page.goto(lab.lab_url(f"lab/tree/{name}.ipynb"))
-    page.wait_for_selector(f"{PANEL}[data-jm-loaded='true']", state="attached")
+    wait_lab_loaded(page)
     if not page.locator(PANEL).is_visible():
         page.locator(".jp-SideBar [data-id='jupyter-memory-panel']").click()
     page.wait_for_selector(f"{CARD}[data-id='{pending}'][data-state='pending']", timeout=60_000)

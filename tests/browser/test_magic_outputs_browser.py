@@ -9,7 +9,13 @@ on two lines has two client rects.
 
 from __future__ import annotations
 
-from browser_helpers import PANEL, run_command, screenshot, wait_idle_after_run, write_notebook
+from browser_helpers import (
+    run_command,
+    screenshot,
+    wait_idle_after_run,
+    wait_lab_loaded,
+    write_notebook,
+)
 from test_i18n_browser import set_language
 
 CELLS = [
@@ -55,7 +61,7 @@ def output(page, index: int):
 def open_notebook(page, lab, name: str) -> None:
     """Open a notebook and wait for its kernel to be idle, in whatever language the lab is."""
     page.goto(lab.lab_url(f"lab/tree/{name}"))
-    page.wait_for_selector(f"{PANEL}[data-jm-loaded='true']", state="attached")
+    wait_lab_loaded(page)
     page.wait_for_function(
         "() => window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel"
         "?.status === 'idle'",

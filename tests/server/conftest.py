@@ -15,19 +15,14 @@ import pytest
 from pytest_jupyter.jupyter_server import *  # noqa: F403
 from tornado.httpclient import HTTPClientError
 
+from tests.server.server_config import memory_server_config
+
 Api = Callable[..., Awaitable[tuple[int, Any]]]
 
 
 @pytest.fixture
 def jp_server_config():  # replaces pytest-jupyter's (imported above)
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_memory": True},
-            # every route must refuse a request without a token
-            "allow_unauthenticated_access": False,
-        },
-        "JupyterMemoryServer": {"poll_interval": 0.2},
-    }
+    return memory_server_config()
 
 
 @pytest.fixture

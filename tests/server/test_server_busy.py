@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from tests.lock_holder import Holder
+from tests.server.server_config import memory_server_config
 from tests.server.test_rest_schemas import check
 from tests.server.test_server_queue import propose
 from tests.team.gitrepo import git, require_git
@@ -33,13 +34,7 @@ DEADLINE_S = 3.0
 
 @pytest.fixture
 def jp_server_config():
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_memory": True},
-            "allow_unauthenticated_access": False,
-        },
-        "JupyterMemoryServer": {"poll_interval": 0.2, "request_deadline": DEADLINE_S},
-    }
+    return memory_server_config(request_deadline=DEADLINE_S)
 
 
 @pytest.fixture

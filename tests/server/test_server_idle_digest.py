@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from tests.server.server_config import memory_server_config
 from tests.support.waiting import until
 
 
 @pytest.fixture
 def jp_server_config():
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_memory": True},
-            "allow_unauthenticated_access": False,
-        },
-        # quiet for 0.06 s is idle here; looked at five times a second
-        "JupyterMemoryServer": {
-            "poll_interval": 0.2,
-            "digest_idle_minutes": 0.001,
-            "idle_check_interval": 0.2,
-        },
-    }
+    # quiet for 0.06 s is idle here; looked at five times a second
+    return memory_server_config(digest_idle_minutes=0.001, idle_check_interval=0.2)
 
 
 async def test_a_quiet_chat_session_is_digested_by_the_server(api, server_memory):

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.server.queue_seed import seed_pending
+from tests.server.server_config import memory_server_config
 
 DEADLINE_S = 0.3
 CHEAP_READS = ("settings", "projects", "knowledge/user", "learning", "review/count")
@@ -27,13 +28,7 @@ CHEAP_READS = ("settings", "projects", "knowledge/user", "learning", "review/cou
 
 @pytest.fixture
 def jp_server_config():
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_memory": True},
-            "allow_unauthenticated_access": False,
-        },
-        "JupyterMemoryServer": {"poll_interval": 0.2, "request_deadline": DEADLINE_S},
-    }
+    return memory_server_config(request_deadline=DEADLINE_S)
 
 
 async def _listing_runs(backend: Any, listing: asyncio.Future[Any]) -> None:

@@ -4,19 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from tests.server.server_config import memory_server_config
 from tests.support.waiting import polled
 
 
 @pytest.fixture
 def jp_server_config():
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_memory": True},
-            "allow_unauthenticated_access": False,
-        },
-        # far below a worker's start-up time, so the job cannot finish in time
-        "JupyterMemoryServer": {"reorganize_timeout": 0.05},
-    }
+    # far below a worker's start-up time, so the job cannot finish in time
+    return memory_server_config(reorganize_timeout=0.05)
 
 
 async def test_past_timeout_the_job_is_stopped_and_file_unchanged(api, memory_home):
