@@ -63,6 +63,7 @@ class QueueStore:
         # Parsed proposals by path, valid while (mtime_ns, size, inode) is unchanged:
         # every enqueue compares against the whole pending queue.
         self._parsed: dict[Path, tuple[tuple[int, int, int], Proposal]] = {}
+        self._paths: dict[str, Path] = {}  # each file's path, by name (see _files)
 
     def _read(self, path: Path) -> Proposal:
         st = path.stat()
@@ -79,13 +80,18 @@ class QueueStore:
         if linked(self.root, self.folder) or not self.folder.is_dir():
             return []
         # One scandir, whose entries know their type without a stat (a queue of 5,000
-        # was three stats a file per listing with glob, is_symlink and is_file).
+        # was three stats a file per listing with glob, is_symlink and is_file). Names
+        # sort as their paths in one folder do, and each path is made once and kept:
+        # pathlib's joins and comparisons were most of an apply's time on that queue.
         with os.scandir(self.folder) as entries:
-            return sorted(
-                self.folder / e.name
+            names = sorted(
+                e.name
                 for e in entries
                 if e.name.endswith(".md") and e.is_file(follow_symlinks=False)
             )
+        known = self._paths
+        self._paths = {name: known.get(name) or self.folder / name for name in names}
+        return list(self._paths.values())
 
     def scan(self) -> tuple[list[tuple[Path, Proposal]], list[tuple[Path, str]]]:
         """Every readable proposal (by file name: date order) and the unreadable files."""
