@@ -27,6 +27,17 @@ def wait_lab_loaded(page, timeout: float = LAB_LOAD_MS) -> None:
     page.wait_for_selector(f"{PANEL}[data-jm-loaded='true']", state="attached", timeout=timeout)
 
 
+# A bound on a reorganize's end, not a speed check: the job is a worker process (the
+# package's import, the merge, the write) and the panel polls for its end; beside a CPU
+# burner on 2 cores it passed a minute (seen in two burner runs).
+REORGANIZE_MS = 180_000
+
+
+def wait_reorganized(page, view: str) -> None:
+    """Until the knowledge view ``view`` (its element id) is no longer masked by a reorganize."""
+    page.wait_for_selector(f"#{view}[data-busy='false']", timeout=REORGANIZE_MS)
+
+
 def open_panel(page, lab, path: str = "lab", timeout: float = LAB_LOAD_MS) -> None:
     """Load the lab (workspace reset) and show the Agent Memory panel once it has loaded
     (within ``timeout`` ms)."""

@@ -17,6 +17,7 @@ from browser_helpers import (
     wait_idle_after_run,
     wait_lab_settled,
     wait_refreshed_after,
+    wait_reorganized,
     write_notebook,
 )
 
@@ -260,7 +261,7 @@ def test_reorganize_masks_the_editor_then_reloads(page, lab, lab_mem):
     page.wait_for_selector("#jm-knowledge-user[data-busy='true']")
     assert view.locator(".jm-mask").inner_text().startswith("Reorganiz")
     screenshot(page, "14-reorganize-running")
-    page.wait_for_selector("#jm-knowledge-user[data-busy='false']")
+    wait_reorganized(page, "jm-knowledge-user")
     view.locator(".jm-status[data-tone='ok']").wait_for()
     assert view.locator("textarea").input_value().lower().count("use utc everywhere") == 1
     assert (lab.home / "knowledge.md.bak").exists()
@@ -400,7 +401,7 @@ def test_project_tab_edits_and_reorganizes_the_picked_project(page, lab, lab_mem
     )
     view.locator(".jm-reorganize").click()
     page.wait_for_selector("#jm-knowledge-project[data-busy='true']")
-    page.wait_for_selector("#jm-knowledge-project[data-busy='false']")
+    wait_reorganized(page, "jm-knowledge-project")
     view.locator(".jm-status[data-tone='ok']").wait_for()
     saved = (lab.root / "sales-q3" / ".jupyter-memory" / "knowledge.md").read_text("utf-8")
     assert saved.lower().count("join on order_id") == 1

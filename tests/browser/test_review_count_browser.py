@@ -6,7 +6,14 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from browser_helpers import PANEL, open_panel, refreshes, show_tab, wait_refreshed_after
+from browser_helpers import (
+    PANEL,
+    open_panel,
+    refreshes,
+    show_tab,
+    wait_refreshed_after,
+    wait_reorganized,
+)
 
 from jupyter_memory.store.llm_spend import LLMSpendFile
 
@@ -92,7 +99,7 @@ def test_a_reorganize_past_the_spent_budget_asks_first_and_says_it_went_over(pag
             assert llm.requests == []
             view.locator(".jm-reorganize").click()
             page.locator(".jp-Dialog .jp-Dialog-button.jp-mod-accept").click()
-            page.wait_for_selector("#jm-knowledge-user[data-busy='false']")
+            wait_reorganized(page, "jm-knowledge-user")
             note = view.locator(".jm-preview-note")
             note.wait_for()
             assert "went over today's LLM budget" in note.inner_text()
