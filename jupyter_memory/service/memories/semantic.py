@@ -100,7 +100,9 @@ class SemanticRecall:
         # Off in a short-lived process (the CLI): a recall or a write there wakes no
         # worker. It would be loading the model (seconds of CPU) when the command ends,
         # and be stopped before its first batch is saved: paid on every command, and
-        # nothing embedded. Kernels, servers and `jupyter-memory embed` embed.
+        # nothing embedded. Kernels, servers and `jupyter-memory embed` embed. Nor is
+        # the faster query engine built behind a query there (_prepare_query_engine):
+        # the command ends before it is ready, and it cost the recall's own CPU.
         self.background = True
         self.query_encodings = 0  # queries this process encoded (tests, benchmarks)
         self._similarity: Callable[[str, str], float] | None = None
@@ -319,7 +321,8 @@ class SemanticRecall:
         if self._query_model is None:
             assert self._factory is not None
             self._query_model = self._factory()
-            self._prepare_query_engine(self._query_model)
+            if self.background:
+                self._prepare_query_engine(self._query_model)
         qvec = self._query_cache.get(text)
         if qvec is None:
             qvec = self._query_model.embed_query(text)
