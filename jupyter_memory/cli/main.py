@@ -7,6 +7,7 @@ a parsed command carries ``func(args) -> int`` (the exit code).
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import inspect
 import os
@@ -171,5 +172,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         say_read_only()
 
 
+def run() -> int:
+    """The ``jupyter-memory`` program (its console script, ``python -m``): :func:`main`,
+    then what the command leaves in memory is kept out of the exit's collection."""
+    try:
+        return main()
+    finally:
+        # The interpreter's exit runs a garbage collection over every object the
+        # command's imports made (pydantic's schemas, the models, the parsers): ~35 ms
+        # of CPU of a 0.33 s recall on a small home, measured. By then the memories are
+        # closed and the output is written; frozen objects are still freed as their
+        # references go, only cycles among them are left to the process's end.
+        gc.freeze()
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(run())
