@@ -29,7 +29,7 @@ from IPython.core.error import UsageError
 
 from .._i18n import N_, localized, tr
 from ..exceptions import ValidationError
-from ..service.knowledge.decisions import PICK_A_PROJECT
+from ..service.knowledge.results import PICK_A_PROJECT
 from . import decide_cmd, digest_cmd, focus_cmd, propose_cmd
 from .args import MagicParser, argument, magic_arguments, parse
 from .host import MagicsHost

@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_memory.core.knowledge.dedup import (
-    DUPLICATE_AT,
-    REWORDING_AT,
-    Known,
-    decide_duplicate,
-    dedup_hash,
-    similarity,
-)
+from jupyter_memory.core.knowledge.dedup import Known, decide_duplicate
 from jupyter_memory.core.knowledge.evidence import find_evidence, to_sources
 from jupyter_memory.core.knowledge.extract import (
     classify,
     execution_state_reason,
     extract_candidates,
 )
+from jupyter_memory.core.knowledge.keys import dedup_hash
+from jupyter_memory.core.knowledge.word_overlap import DUPLICATE_AT, REWORDING_AT, similarity
 
 
 def test_only_marked_notes_are_extracted_in_english_and_chinese() -> None:

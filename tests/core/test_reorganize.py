@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from jupyter_memory.core.knowledge.context import CATALOG_THRESHOLD
-from jupyter_memory.core.knowledge.dedup import dedup_key
 from jupyter_memory.core.knowledge.format import (
     Entry,
     KnowledgeDoc,
@@ -16,6 +15,7 @@ from jupyter_memory.core.knowledge.format import (
     parse_knowledge,
     render_knowledge,
 )
+from jupyter_memory.core.knowledge.keys import dedup_key
 from jupyter_memory.core.knowledge.reorganize import (
     condense,
     needs_preinject_reorganize,

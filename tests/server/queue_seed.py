@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from jupyter_memory.core.knowledge.dedup import dedup_hash
+from jupyter_memory.core.knowledge.keys import dedup_hash
 from jupyter_memory.core.knowledge.proposals import (
     Proposal,
     build_proposal,

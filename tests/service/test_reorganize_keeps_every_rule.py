@@ -13,7 +13,7 @@ import pytest
 from openai_test_server import Scripted, llm_server
 
 from jupyter_memory import Memory
-from jupyter_memory.core.knowledge.dedup import dedup_key
+from jupyter_memory.core.knowledge.keys import dedup_key
 from jupyter_memory.core.knowledge.reorganize_check import ReorganizeError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))

@@ -1,36 +1,14 @@
-"""Near-duplicate detection for knowledge proposals (spec 002 §4.2).
+"""Whether a new proposal is already known (spec 002 §4.2).
 
-Normalisation (:func:`dedup_key`): NFKC, casefold, punctuation and symbols
-removed, whitespace collapsed, and spaces next to CJK characters dropped. Two
-texts with the same key are the same proposal; the dismissed-hash list stores
-the sha256 of this key, so a dismissed proposal is never suggested again
-however it is punctuated or spaced.
-
-Similarity (:func:`similarity`) is the Dice coefficient of token sets: English
-words (lower-cased, a plural ``s`` dropped, a few function words ignored; the
-negations stay, they carry meaning) and, for Chinese, every character *and*
-every character bigram, since Chinese has no spaces and single characters
-alone over-match. Measured on pairs such as
-
-* "Revenue excludes refunds." / "revenue excludes refunds" → 1.0 (duplicate)
-* "Revenue excludes refunds" / "Revenue should exclude refunds" → 0.86 (rewording)
-* "Revenue excludes refunds" / "Revenue excludes taxes" → 0.67 (different)
-* "收入不含退款" / "收入口径不含退款" → 0.77 (rewording)
-* "收入不含退款" / "收入不含税费" → 0.64 (different)
-
-the thresholds are :data:`DUPLICATE_AT` = 0.9 and :data:`REWORDING_AT` = 0.72.
-Texts whose numbers differ ("before 2020" / "before 2021") are never
-duplicates: their score is capped just below :data:`DUPLICATE_AT`.
-:func:`similarity` is kept for Reorganize's own pass; the queue's verdict
-(:func:`decide_duplicate`) is the identity module's (:mod:`.identity`).
+:func:`decide_duplicate` skips a proposal whose normalised key was dismissed
+(:mod:`.keys`) and otherwise asks the identity module (:mod:`.identity`) how it
+relates to each known entry; :class:`NeighbourIndex` finds the few entries
+worth asking about. Reorganize's word-overlap score is :mod:`.word_overlap`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import heapq
-import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,63 +17,7 @@ from ..._i18n import M_
 from .identity import Identity, Relation, Similarity, relate
 from .identity_analysis import analyse
 from .identity_gate import may_relate
-
-DUPLICATE_AT = 0.9
-REWORDING_AT = 0.72
-NUMBERS_DIFFER_CAP = 0.89
-
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
-_STOP = frozenset(
-    ("a", "an", "the", "is", "are", "be", "been", "to", "of", "in", "on", "at", "for")
-    + ("and", "or", "that", "this", "it", "its", "we", "our", "you", "your", "by", "with")
-    + ("as", "from")
-)
-
-
-def dedup_key(text: str) -> str:
-    norm = unicodedata.normalize("NFKC", text).casefold()
-    kept = "".join(
-        ch if not unicodedata.category(ch).startswith(("P", "S")) else " " for ch in norm
-    )
-    kept = " ".join(kept.split())
-    return re.sub(rf"(?<=[{_CJK}]) | (?=[{_CJK}])", "", kept)
-
-
-def dedup_hash(text: str) -> str:
-    return hashlib.sha256(dedup_key(text).encode("utf-8")).hexdigest()
-
-
-def _stem(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def tokens(text: str) -> frozenset[str]:
-    out: set[str] = set()
-    for match in _TOKEN_RE.finditer(unicodedata.normalize("NFKC", text).casefold()):
-        tok = match.group(0)
-        if "\u3400" <= tok[0] <= "\ufaff":
-            out.update(tok)
-            out.update(tok[i : i + 2] for i in range(len(tok) - 1))
-        elif tok not in _STOP:
-            out.add(_stem(tok))
-    return frozenset(out)
-
-
-def similarity(a: str, b: str) -> float:
-    if dedup_key(a) == dedup_key(b):
-        return 1.0
-    ta, tb = tokens(a), tokens(b)
-    if not ta or not tb:
-        return 0.0
-    score = 2 * len(ta & tb) / (len(ta) + len(tb))
-    if {t for t in ta if t.isdigit()} != {t for t in tb if t.isdigit()}:
-        # "before 2020" vs "before 2021" is a different fact, never a duplicate
-        # (it may still be a rewording that supersedes a pending item).
-        score = min(score, NUMBERS_DIFFER_CAP)
-    return score
+from .keys import dedup_hash
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 
 from ..._i18n import M_
 from ...exceptions import ParseError
-from .dedup import dedup_key
 from .format import (
     INFO,
     RULES,
@@ -41,6 +40,7 @@ from .format import (
     clean_entry_text,
     parse_knowledge,
 )
+from .keys import dedup_key
 
 OURS_MARK = "<<<<<<< ours"
 SPLIT_MARK = "======="

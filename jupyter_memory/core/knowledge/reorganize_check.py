@@ -21,7 +21,6 @@ import unicodedata
 
 from ..._i18n import M_
 from ...exceptions import ParseError, ValidationError
-from .dedup import dedup_key, similarity
 from .format import (
     INFO,
     RULES,
@@ -30,6 +29,7 @@ from .format import (
     parse_knowledge,
     render_knowledge,
 )
+from .keys import dedup_key
 from .reorganize_result import (
     Condensed,
     Group,
@@ -38,6 +38,7 @@ from .reorganize_result import (
     SameEntry,
     strict_same_entry,
 )
+from .word_overlap import similarity
 
 OTHER_SHARE_MAX = 0.2
 # A reworded entry must still be recognisably the one it replaces.

@@ -13,7 +13,7 @@ The same-entry test is a parameter, :data:`SameEntry`: a function of two
 entry texts that returns why they are one entry, or ``None`` when they are
 not. The default, :func:`strict_same_entry`, calls two texts the same only
 when they are identical once whitespace, case and punctuation are normalised
-(:func:`~.dedup.dedup_key`); a meaning-aware identity module can be passed in
+(:func:`~.keys.dedup_key`); a meaning-aware identity module can be passed in
 instead without touching the reorganizer.
 """
 
@@ -25,8 +25,8 @@ from functools import lru_cache
 from typing import Any
 
 from ..._i18n import M_
-from .dedup import dedup_key
 from .format import KnowledgeDoc
+from .keys import dedup_key
 
 SameEntry = Callable[[str, str], "str | None"]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .dedup import dedup_key
 from .format import Entry, KnowledgeDoc, append_entry
+from .keys import dedup_key
 
 
 def replace_leaf(

@@ -14,8 +14,8 @@ import dataclasses
 from collections.abc import Callable
 
 from ..._i18n import M_, Message
-from ...core.knowledge.dedup import dedup_hash, dedup_key
 from ...core.knowledge.format import INFO, RULES, append_entry, check_save_size, render_knowledge
+from ...core.knowledge.keys import dedup_hash, dedup_key
 from ...core.knowledge.proposal_merge import reopened
 from ...core.knowledge.proposals import Proposal
 from ...core.knowledge.replace_entry import replace_leaf

@@ -21,7 +21,6 @@ from ...core.knowledge.format import (
     prepare_save,
     render_knowledge,
 )
-from ...core.knowledge.identity import same_entry_reason
 from ...core.knowledge.reorganize import reorganize_doc
 from ...core.knowledge.reorganize_check import ReorganizeError, check_reorganized
 from ...core.knowledge.reorganize_result import ReorganizeOutcome, SameEntry
@@ -37,6 +36,16 @@ from .arrival import Arrivals
 from .results import KnowledgeFileStatus, KnowledgeRead, ReorganizeResult
 
 ProjectArg = str | os.PathLike[str]
+
+
+def identity_same_entry(a: str, b: str) -> str | None:
+    """The identity module's "same entry" reason for two entry texts, or ``None``."""
+    # Imported when a Reorganize first compares entries: the identity analysis is a
+    # few hundred compiled patterns, which every kernel's first cell paid for when
+    # it reached this module through the pre-inject path.
+    from ...core.knowledge.identity import same_entry_reason
+
+    return same_entry_reason(a, b)
 
 
 def editor_text(loaded: LoadedKnowledge) -> str:
@@ -101,7 +110,7 @@ class KnowledgeFiles:
         # entry" decision, so paraphrases merge while rules about different
         # regions, tables, metrics or periods never do. ``same_entry(a, b)``
         # returns why a and b are one entry, or None.
-        self.same_entry: SameEntry = same_entry_reason
+        self.same_entry: SameEntry = identity_same_entry
         self.arrivals = Arrivals(ctx.audit, ctx.who)
 
     @property

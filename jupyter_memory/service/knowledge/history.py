@@ -15,8 +15,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.knowledge.dedup import dedup_hash
 from ...core.knowledge.format import parse_knowledge
+from ...core.knowledge.keys import dedup_hash
 from ...core.knowledge.merge import parse_conflicted
 from ...core.knowledge.proposals import Proposal
 from ...exceptions import ParseError

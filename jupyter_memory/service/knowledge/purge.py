@@ -12,7 +12,7 @@ and an applied one's text is in a knowledge file, where the person edits it.
 from __future__ import annotations
 
 from ..._i18n import M_
-from ...core.knowledge.dedup import dedup_hash
+from ...core.knowledge.keys import dedup_hash
 from ...exceptions import ConflictError, NotFoundError
 from ..context import ServiceContext
 from .events import QueueEvents

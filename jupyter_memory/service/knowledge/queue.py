@@ -14,12 +14,7 @@ from typing import Any
 
 from ..._i18n import M_, localized
 from ...core.ids import new_id
-from ...core.knowledge.dedup import (
-    Known,
-    Neighbour,
-    decide_duplicate,
-    dedup_hash,
-)
+from ...core.knowledge.dedup import Known, Neighbour, decide_duplicate
 from ...core.knowledge.evidence import SourceText, find_evidence, to_source, to_sources
 from ...core.knowledge.extract import (
     MAX_PER_ROUND,
@@ -28,6 +23,7 @@ from ...core.knowledge.extract import (
     extract_candidates,
     recent_person_texts,
 )
+from ...core.knowledge.keys import dedup_hash
 from ...core.knowledge.proposal_merge import reopened
 from ...core.knowledge.proposals import KINDS, LAYERS, SOURCES, Proposal, build_proposal
 from ...core.llm import extraction_prompt, parse_extraction

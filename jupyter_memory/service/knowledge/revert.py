@@ -13,8 +13,8 @@ never suggested again), as the person chooses. Either way it keeps
 from __future__ import annotations
 
 from ..._i18n import M_
-from ...core.knowledge.dedup import dedup_hash, dedup_key
 from ...core.knowledge.format import remove_entry, render_knowledge
+from ...core.knowledge.keys import dedup_hash, dedup_key
 from ...exceptions import ConflictError, ValidationError
 from ..context import ServiceContext
 from .decisions import KnowledgeDecisions, also_locked
