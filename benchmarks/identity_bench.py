@@ -67,9 +67,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from jupyter_memory.core.knowledge.dedup import Known, NeighbourIndex
+from jupyter_memory.core.knowledge.dedup import NeighbourIndex
 from jupyter_memory.core.knowledge.identity import Relation, Similarity, relate
 from jupyter_memory.core.knowledge.identity_analysis import analyse
+from jupyter_memory.core.knowledge.known import Known
 from jupyter_memory.core.text import search_word
 
 DATA = Path(__file__).parent / "data"

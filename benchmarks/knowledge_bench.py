@@ -26,7 +26,7 @@ from pathlib import Path
 
 from jupyter_memory import Memory
 from jupyter_memory.core.knowledge.context import CATALOG_THRESHOLD
-from jupyter_memory.core.knowledge.dedup import Known, decide_duplicate
+from jupyter_memory.core.knowledge.dedup import decide_duplicate
 from jupyter_memory.core.knowledge.evidence import find_evidence, to_sources
 from jupyter_memory.core.knowledge.extract import extract_candidates
 from jupyter_memory.core.knowledge.format import (
@@ -35,6 +35,7 @@ from jupyter_memory.core.knowledge.format import (
     chars_of,
     render_knowledge,
 )
+from jupyter_memory.core.knowledge.known import Known
 
 # Explicit notes and ordinary prose: only the notes are candidates (issue 32).
 MESSAGES = [

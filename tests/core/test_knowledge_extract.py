@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_memory.core.knowledge.dedup import Known, decide_duplicate
+from jupyter_memory.core.knowledge.dedup import decide_duplicate
 from jupyter_memory.core.knowledge.evidence import find_evidence, to_sources
 from jupyter_memory.core.knowledge.extract import (
     classify,
@@ -12,6 +12,7 @@ from jupyter_memory.core.knowledge.extract import (
     extract_candidates,
 )
 from jupyter_memory.core.knowledge.keys import dedup_hash
+from jupyter_memory.core.knowledge.known import Known
 from jupyter_memory.core.knowledge.word_overlap import DUPLICATE_AT, REWORDING_AT, similarity
 
 

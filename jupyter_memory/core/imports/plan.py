@@ -19,10 +19,11 @@ from pydantic import ValidationError as PydanticValidationError
 
 from ..._i18n import M_
 from ...exceptions import JupyterMemoryError
-from ..knowledge.dedup import Known, decide_duplicate
+from ..knowledge.dedup import decide_duplicate
 from ..knowledge.evidence import SourceText, find_evidence
 from ..knowledge.extract import execution_state_reason
 from ..knowledge.keys import dedup_hash
+from ..knowledge.known import Known
 from ..memories.models import MAX_TEXT_CHARS, MemoryMeta
 from ..validation import first_problem
 from .drafts import MemoryDraft, ParsedFile, ProposalDraft, text_key

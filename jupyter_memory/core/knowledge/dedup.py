@@ -18,15 +18,7 @@ from .identity import Identity, Relation, Similarity, relate
 from .identity_analysis import analyse
 from .identity_gate import may_relate
 from .keys import dedup_hash
-
-
-@dataclass(frozen=True)
-class Known:
-    """Something a new proposal is compared with."""
-
-    text: str
-    where: str  # "knowledge" (an approved file), "pending" or "dismissed" (the queue)
-    ref: str  # layer label for knowledge, proposal id for pending and dismissed
+from .known import Known
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,6 @@ from datetime import datetime
 
 from ...exceptions import ValidationError
 from ..knowledge.evidence import check_quote_shape
-from ..knowledge.identity import same_entry
 from ..text import normalize, squash_whitespace
 
 FIRST_GAP = 0.7  # 1 - confidence of a single piece of evidence (0.3)
@@ -131,6 +130,10 @@ def same_candidate(rule: str, candidates: Iterable[LearningCandidate]) -> Learni
     "Don't use the legacy_orders table." and "Don't use legacy_orders." are one
     candidate collecting evidence, decided by the identity module like the queue.
     """
+    # Imported here: the learning services are built with every kernel's first cell,
+    # and only a correction to match needs the identity analysis loaded.
+    from ..knowledge.identity import same_entry
+
     for cand in candidates:
         if cand.source == "correction" and same_entry(rule, cand.rule):
             return cand

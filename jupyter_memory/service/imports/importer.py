@@ -18,8 +18,8 @@ from ..._i18n import M_
 from ...core.imports import agents_md, basic_memory, bounds, claude_memory, mem0, nbi
 from ...core.imports.drafts import SOURCES, MemoryDraft, ParsedFile, text_key
 from ...core.imports.plan import ExistingState, ImportPlan, plan_import
-from ...core.knowledge.dedup import Known
 from ...core.knowledge.keys import dedup_hash
+from ...core.knowledge.known import Known
 from ...core.progress import NoProgress, Progress
 from ...exceptions import JupyterMemoryError, ParseError, PolicyError, ValidationError
 from ...store.imports.source_files import (

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...core.knowledge.dedup import Known, Neighbour, NeighbourIndex
+from ...core.knowledge.known import Known
 from ...core.knowledge.proposals import Proposal
+
+if TYPE_CHECKING:  # the identity analysis loads with the first index built, not the queue
+    from ...core.knowledge.dedup import Neighbour, NeighbourIndex
 
 
 @dataclass
@@ -66,6 +69,8 @@ class NeighbourCache:
         if layer is None or layer.key != key:
             pending = self._pending_now(stamp)
             known = [*knowledge, *(Known(p.text, "pending", p.id) for p in pending)]
+            from ...core.knowledge.dedup import NeighbourIndex
+
             layer = _Layer(key, NeighbourIndex(known))
             self.builds += 1
             self._layers[pid] = layer

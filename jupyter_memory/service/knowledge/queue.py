@@ -10,11 +10,10 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._i18n import M_, localized
 from ...core.ids import new_id
-from ...core.knowledge.dedup import Known, Neighbour, decide_duplicate
 from ...core.knowledge.evidence import SourceText, find_evidence, to_source, to_sources
 from ...core.knowledge.extract import (
     MAX_PER_ROUND,
@@ -24,6 +23,7 @@ from ...core.knowledge.extract import (
     recent_person_texts,
 )
 from ...core.knowledge.keys import dedup_hash
+from ...core.knowledge.known import Known
 from ...core.knowledge.proposal_merge import reopened
 from ...core.knowledge.proposals import KINDS, LAYERS, SOURCES, Proposal, build_proposal
 from ...core.llm import extraction_prompt, parse_extraction
@@ -38,6 +38,9 @@ from .events import QueueEvents
 from .files import KnowledgeFiles, ProjectArg, check_layer
 from .neighbours import NeighbourCache
 from .results import ProposeResult
+
+if TYPE_CHECKING:
+    from ...core.knowledge.dedup import Neighbour
 
 AGENT_PROPOSALS_PER_CONVERSATION = 5
 DEFAULT_CONVERSATION = "default"
@@ -137,6 +140,10 @@ class KnowledgeQueue:
         pid: str | None,
         conversation: str | None,
     ) -> ProposeResult:
+        # The identity analysis loads with the first proposal decided, not with the
+        # service every kernel's first cell builds.
+        from ...core.knowledge.dedup import decide_duplicate
+
         store = self.store
         with self.ctx.semantic.foreground(), self.ctx.user.locked():
             scanned = [p for _, p in store.scan()[0]]

@@ -15,7 +15,6 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from ..._i18n import M_
-from ...core.knowledge.identity import Relation, relate
 from ...core.memories.forgotten import holder, needles
 from ...core.memories.inputs import check_text, default_title, parse_enum, parse_iso, split_list
 from ...core.memories.models import (
@@ -242,6 +241,12 @@ class MemoryWriter:
         # names the slot). "The same rule, wider" keeps the older statement true
         # ("volunteers at a shelter" / "… and is driven to make a difference"): on
         # the LoCoMo dev half those were all 6 of 1,210 links without this check.
+        if not known:
+            return []
+        # Imported here: the writer is built with every kernel's first cell, and only
+        # a memory with older ones to compare needs the identity analysis loaded.
+        from ...core.knowledge.identity import Relation, relate
+
         out = []
         for memory_id, old in known:
             found = relate(entry.text, old)

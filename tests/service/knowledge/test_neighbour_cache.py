@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from jupyter_memory import Memory
-from jupyter_memory.core.knowledge.dedup import NEIGHBOUR_CANDIDATES, Known, NeighbourIndex
+from jupyter_memory.core.knowledge.dedup import NEIGHBOUR_CANDIDATES, NeighbourIndex
 from jupyter_memory.core.knowledge.identity import Relation, relate
+from jupyter_memory.core.knowledge.known import Known
 
 REGIONS = ["North", "South", "East", "West", "Central", "EMEA", "APAC", "LATAM"]
 KNOWLEDGE = "## Rules\n- Revenue excludes refunds\n- Report times in UTC\n## Info\n"
