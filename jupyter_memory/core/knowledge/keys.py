@@ -17,6 +17,8 @@ import hashlib
 import re
 import unicodedata
 
+# Not core.text's wider class (it adds kana and hangul): the dismissed hashes stored in
+# every queue were made with this one, and a wider class would change their keys.
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_SPACE = re.compile(rf"(?<=[{CJK}]) | (?=[{CJK}])")
 
